@@ -1,0 +1,46 @@
+import { SetMetadata } from '@nestjs/common';
+import { MCP_BIND_STATE_METADATA } from '../mcp.constants.js';
+import type { McpMachine } from '../fsm/machine.interface.js';
+
+/** Options of `@BindState`. */
+export interface BindStateOptions {
+  /** Machine (or its id) the states belong to. @default the class's `@McpWorkflow` machine */
+  machine?: McpMachine | string;
+  /**
+   * Run the claim as a row lock in a transaction the handler joins (stores that support it,
+   * such as `TypeOrmFsmStateStore`): the handler receives the transaction's manager in its
+   * context, and its writes commit or roll back with the state change.
+   * @default the module's `transactional` option
+   */
+  transactional?: boolean;
+}
+
+/** Metadata stored by `@BindState`. */
+export interface BindStateMetadata {
+  states: string[];
+  transition?: string;
+  machine?: McpMachine | string;
+  transactional?: boolean;
+}
+
+/**
+ * Binds a tool to workflow states: the tool is listed and callable only while its instance
+ * is in one of `states` (a parent state matches its children), and a successful call sends
+ * `transition` to the machine.
+ *
+ * @example
+ * \@McpTool({ name: 'invoice.discharge', description: 'Discharge an approved invoice' })
+ * \@BindState('approved', 'DISCHARGE')
+ * discharge() { ... }
+ */
+export const BindState = (
+  states: string | string[],
+  transition?: string,
+  options: BindStateOptions = {},
+): MethodDecorator =>
+  SetMetadata<string, BindStateMetadata>(MCP_BIND_STATE_METADATA, {
+    states: Array.isArray(states) ? [...states] : [states],
+    transition,
+    machine: options.machine,
+    transactional: options.transactional,
+  });

@@ -1,0 +1,31 @@
+import { SetMetadata } from '@nestjs/common';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ZodType } from 'zod';
+import { MCP_TOOL_METADATA } from '../mcp.constants.js';
+
+/** Options of `@McpTool`. */
+export interface McpToolOptions {
+  /** Tool name, unique in the server (`'invoice.discharge'`). */
+  name: string;
+  /** Full description, shown in every state but the machine's initial one when `compactDescription` is set. */
+  description: string;
+  /** Short description shown while the tool's instance is in the machine's initial state. */
+  compactDescription?: string;
+  /** zod object schema of the arguments; validated on every call. @default an empty object */
+  inputSchema?: ZodType;
+  /** zod object schema of `structuredContent`; the handler's return value is checked against it. */
+  outputSchema?: ZodType;
+  /** MCP tool annotations (`readOnlyHint`, `destructiveHint`, ...). */
+  annotations?: ToolAnnotations;
+  /** Title shown by hosts. */
+  title?: string;
+}
+
+/**
+ * Exposes a provider method as an MCP tool.
+ *
+ * @example
+ * \@McpTool({ name: 'invoice.status', description: 'Show the invoice', compactDescription: 'Invoice status' })
+ * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ */
+export const McpTool = (options: McpToolOptions): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);

@@ -1,0 +1,14 @@
+import { SetMetadata } from '@nestjs/common';
+import { MCP_WORKFLOW_METADATA } from '../mcp.constants.js';
+import type { McpMachine } from '../fsm/machine.interface.js';
+
+/**
+ * Sets the default machine of a class's `@BindState` and `@StartWorkflow` tools.
+ *
+ * @example
+ * \@Injectable()
+ * \@McpWorkflow(invoiceMachine)
+ * export class InvoiceTools { ... }
+ */
+export const McpWorkflow = (machine: McpMachine | string): ClassDecorator =>
+  SetMetadata(MCP_WORKFLOW_METADATA, machine);

@@ -1,0 +1,52 @@
+import type { PipeTransform, Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+
+/** Kinds of handler parameters that MCP tool handlers can ask for. */
+export enum McpParamtype {
+  ARGS = 'mcp:args',
+  CONTEXT = 'mcp:context',
+}
+
+/** Metadata of one decorated handler parameter. */
+export interface McpParamMetadata {
+  index: number;
+  data?: string;
+  pipes: (Type<PipeTransform> | PipeTransform)[];
+}
+
+function createMcpParamDecorator(paramtype: McpParamtype) {
+  return (
+    dataOrPipe?: string | Type<PipeTransform> | PipeTransform,
+    ...pipes: (Type<PipeTransform> | PipeTransform)[]
+  ): ParameterDecorator =>
+    (target, key, index) => {
+      const hasData = typeof dataOrPipe === 'string';
+      const allPipes = hasData || dataOrPipe === undefined ? pipes : [dataOrPipe, ...pipes];
+      const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key!) ?? {};
+      const entry: McpParamMetadata = { index, data: hasData ? dataOrPipe : undefined, pipes: allPipes };
+      Reflect.defineMetadata(
+        ROUTE_ARGS_METADATA,
+        { ...args, [`${paramtype}:${index}`]: entry },
+        target.constructor,
+        key!,
+      );
+    };
+}
+
+/**
+ * Injects the tool's validated arguments, or one property of them with `@ToolArgs('id')`.
+ * Pipes run on the value, as on HTTP route parameters.
+ *
+ * @example
+ * capture(\@ToolArgs() input: { paymentId: string }, \@ToolArgs('paymentId') id: string) { ... }
+ */
+export const ToolArgs = createMcpParamDecorator(McpParamtype.ARGS);
+
+/**
+ * Injects the call's {@link McpToolContext} (session, handle, state, auth info, the SDK's extra,
+ * and the transaction's manager in transactional mode).
+ *
+ * @example
+ * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ */
+export const ToolContext = createMcpParamDecorator(McpParamtype.CONTEXT);

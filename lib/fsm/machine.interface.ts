@@ -1,0 +1,47 @@
+/** A transition in an XState v5 config: a target name or an object with one. */
+export type McpTransitionConfig =
+  | string
+  | { target?: string | string[]; guard?: unknown; actions?: unknown; reenter?: boolean }
+  | ReadonlyArray<string | { target?: string | string[]; guard?: unknown; actions?: unknown }>;
+
+/** One state node of an XState v5 config. */
+export interface McpStateNodeConfig {
+  type?: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+  initial?: string;
+  on?: Record<string, McpTransitionConfig | undefined>;
+  states?: Record<string, McpStateNodeConfig>;
+  always?: unknown;
+  after?: unknown;
+  entry?: unknown;
+  exit?: unknown;
+  invoke?: unknown;
+  [key: string]: unknown;
+}
+
+/** An XState v5 machine config, as plain data. */
+export interface McpMachineConfig extends McpStateNodeConfig {
+  id: string;
+  initial: string;
+  states: Record<string, McpStateNodeConfig>;
+}
+
+/** Options of `defineMachine`. */
+export interface McpMachineOptions {
+  /**
+   * Name of the tool argument that carries the instance handle (for example `'paymentId'`).
+   * Set it to make the machine handle-keyed; leave it out for a session-keyed machine.
+   */
+  stateHandleKey?: string;
+}
+
+/** A workflow machine as the module uses it: its config plus how its instances are keyed. */
+export interface McpMachine {
+  /** The machine id (the config's `id`). */
+  readonly id: string;
+  /** The XState v5 config (plain data). */
+  readonly config: McpMachineConfig;
+  /** The machine created with XState's `setup(...).createMachine(...)`, when one was given. */
+  readonly xstateMachine?: unknown;
+  /** Argument name of the handle of a handle-keyed machine; absent for session-keyed ones. */
+  readonly stateHandleKey?: string;
+}

@@ -1,0 +1,77 @@
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { McpMachine } from '../fsm/machine.interface.js';
+
+/** Streamable HTTP transport options. */
+export interface McpHttpTransportOptions {
+  /** Path the MCP endpoint is served on (POST, GET, DELETE). @default '/mcp' */
+  path?: string;
+  /**
+   * Stateless mode: no `Mcp-Session-Id`, GET answers 405, and `list_changed` is sent on the
+   * call's own response stream. Only handle-keyed gating applies there.
+   * @default false
+   */
+  stateless?: boolean;
+  /**
+   * Host header values accepted (DNS rebinding protection). `undefined` accepts the loopback
+   * names (`localhost`, `127.0.0.1`, `[::1]`, any port) when the server listens on loopback.
+   * Set it when the server is reached by another name.
+   */
+  allowedHosts?: string[];
+  /** Origin header values accepted; requests without Origin are allowed. @default loopback origins */
+  allowedOrigins?: string[];
+}
+
+/** Session limits of stateful HTTP. */
+export interface McpSessionOptions {
+  /** A session idle this long is closed. @default 1_800_000 (30 minutes) */
+  idleTtlMs?: number;
+  /** More live sessions than this are refused with HTTP 503. @default 1000 */
+  maxSessions?: number;
+}
+
+/** Options of `McpModule.forRoot` / `forRootAsync`. */
+export interface McpModuleOptions {
+  /** Server name sent in `initialize`. */
+  name: string;
+  /** Server version sent in `initialize`. */
+  version: string;
+  /** Instructions sent in `initialize`. */
+  instructions?: string;
+  /** Machines tools can bind to (`defineMachine(...)`). @default [] */
+  machines?: McpMachine[];
+  /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
+  store?: FsmStateStore;
+  /** Transports to serve. @default `{ http: { path: '/mcp' } }` */
+  transports?: {
+    /** Streamable HTTP on Nest's own HTTP server, or `false`. */
+    http?: McpHttpTransportOptions | false;
+    /** Serve stdio (stdin/stdout) when the application starts. @default false */
+    stdio?: boolean;
+  };
+  /**
+   * One tenant per process: session-keyed machines on stateless HTTP share one
+   * in-process instance instead of being refused.
+   * @default false
+   */
+  singleTenant?: boolean;
+  /** Session limits of stateful HTTP. */
+  sessions?: McpSessionOptions;
+  /**
+   * How a gated refusal reaches the client: a tool result with `isError: true` (what hosts
+   * show the model), or a JSON-RPC error -32602 for strict clients.
+   * @default 'result'
+   */
+  refusal?: 'result' | 'jsonrpc';
+  /** Lease duration of a claimed instance, in milliseconds. @default 60_000 */
+  leaseMs?: number;
+  /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
+  transactional?: boolean;
+  /** Keep one history row per transition (stores that support it). @default false */
+  history?: boolean;
+  /**
+   * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
+   * and refused at bootstrap when `false`.
+   * @default true
+   */
+  allowRequestScoped?: boolean;
+}

@@ -1,0 +1,16 @@
+/** Metadata key written by `@McpTool` on a method. */
+export const MCP_TOOL_METADATA = 'nestjs-mcp-fsm:tool';
+/** Metadata key written by `@BindState` on a method. */
+export const MCP_BIND_STATE_METADATA = 'nestjs-mcp-fsm:bind-state';
+/** Metadata key written by `@StartWorkflow` on a method. */
+export const MCP_START_WORKFLOW_METADATA = 'nestjs-mcp-fsm:start-workflow';
+/** Metadata key written by `@McpWorkflow` on a class. */
+export const MCP_WORKFLOW_METADATA = 'nestjs-mcp-fsm:workflow';
+/** Context type reported by `ExecutionContext.getType()` inside tool handlers. */
+export const MCP_CONTEXT_TYPE = 'mcp';
+/** `_meta` key of a refusal: `{ code, tool, machine, state, allowedTools }`. */
+export const MCP_ERROR_META_KEY = 'nestjs-mcp-fsm/error';
+/** `_meta` key of a gated success: `{ machine, state, allowedTools }`. */
+export const MCP_STATE_META_KEY = 'nestjs-mcp-fsm/state';
+/** JSON-RPC error code of a refusal in `refusal: 'jsonrpc'` mode (Invalid params). */
+export const MCP_REFUSAL_JSONRPC_CODE = -32602;

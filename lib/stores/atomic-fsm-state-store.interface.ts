@@ -1,0 +1,70 @@
+import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+
+/** A request to take the lease of one instance before a gated handler runs. */
+export interface FsmClaimRequest {
+  /** Store key of the instance. */
+  handle: string;
+  /**
+   * States the instance may be in. A stored state matches a listed one when it is equal
+   * to it or is one of its descendants (`'review.legal'` matches `'review'`).
+   */
+  allowedStates: readonly string[];
+  /** Lease token (random); commit and release must present it. */
+  token: string;
+  /** Lease duration in milliseconds; after it another call may claim the instance. */
+  leaseMs: number;
+  /**
+   * Snapshot to create, already leased, when the instance does not exist yet
+   * (session-keyed machines start implicitly). Without it an absent instance is `unknown`.
+   */
+  createWith?: FsmSnapshot;
+  /** Owner the instance must have; an instance with another owner is `unknown`. */
+  owner?: string;
+}
+
+/** Outcome of a claim. */
+export type FsmClaimResult =
+  | { status: 'claimed'; state: string }
+  | { status: 'forbidden'; state: string }
+  | { status: 'busy'; state: string }
+  | { status: 'unknown' };
+
+/** What a commit stores: the new snapshot, and a history row when history is kept. */
+export interface FsmCommit {
+  snapshot: FsmSnapshot;
+  record?: FsmTransitionRecord;
+}
+
+/**
+ * The atomic protocol of design §5: claim (one conditional write) → handler →
+ * commit (conditional on the lease token) or release. The gate uses it whenever
+ * a store offers it, so concurrent calls on one handle run the handler once,
+ * also across processes that share the store.
+ */
+export interface AtomicFsmStateStore extends FsmStateStore {
+  /** Creates a new instance; rejects when `handle` already exists. */
+  create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void>;
+  /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
+  claim(request: FsmClaimRequest): Promise<FsmClaimResult>;
+  /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */
+  commit(handle: string, token: string, commit: FsmCommit): Promise<boolean>;
+  /** Clears the lease without changing the state (no-op for a stale token). */
+  release(handle: string, token: string): Promise<void>;
+  /** Snapshots of many handles in one round trip (absent handles are left out). */
+  loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>>;
+  /** Transition history of one instance, oldest first (empty when history is off). */
+  history(handle: string): Promise<FsmTransitionRecord[]>;
+}
+
+/** Whether `store` implements the atomic protocol. */
+export function isAtomicFsmStateStore(store: FsmStateStore): store is AtomicFsmStateStore {
+  const candidate = store as Partial<AtomicFsmStateStore>;
+  return (
+    typeof candidate.claim === 'function' &&
+    typeof candidate.commit === 'function' &&
+    typeof candidate.release === 'function' &&
+    typeof candidate.create === 'function' &&
+    typeof candidate.loadMany === 'function'
+  );
+}

@@ -1,0 +1,19 @@
+/** One row of transition history: which call moved which instance from where to where. */
+export interface FsmTransitionRecord {
+  /** Machine id. */
+  machine: string;
+  /** Store key of the instance. */
+  handle: string;
+  /** State before the call; `null` when the call started the instance. */
+  from: string | null;
+  /** State after the call. */
+  to: string;
+  /** Event that was sent; `null` when a start tool only created the instance. */
+  event: string | null;
+  /** Tool whose successful call fired the transition. */
+  tool: string;
+  /** Session id or auth client id of the caller, when known. */
+  principal: string | null;
+  /** ISO-8601 time of the transition. */
+  at: string;
+}

@@ -1,0 +1,38 @@
+import type {
+  AtomicFsmStateStore,
+  FsmClaimRequest,
+  FsmClaimResult,
+  FsmCommit,
+} from './atomic-fsm-state-store.interface.js';
+
+/** A lock request inside a transaction: the claim request without lease fields. */
+export type FsmLockRequest = Omit<FsmClaimRequest, 'token' | 'leaseMs'>;
+
+/**
+ * One open database transaction that a gated handler joins (transactional mode):
+ * the handler's writes through `manager` and the state change commit or roll back together.
+ */
+export interface FsmTransaction {
+  /** The transaction's entity manager (a TypeORM `EntityManager` for the TypeORM store). */
+  readonly manager: unknown;
+  /**
+   * Locks the instance row for the rest of the transaction (without waiting: a row that
+   * another transaction holds, or that a live lease holds, is `busy`).
+   */
+  lock(request: FsmLockRequest): Promise<FsmClaimResult>;
+  /** Writes the new state (inserts it when `insert`), then commits the transaction. */
+  commit(handle: string, commit: FsmCommit, options?: { insert?: boolean }): Promise<void>;
+  /** Rolls the transaction back; safe to call after a failed commit. */
+  rollback(): Promise<void>;
+}
+
+/** A store that can run the claim as a row lock inside a transaction the handler joins. */
+export interface TransactionalFsmStateStore extends AtomicFsmStateStore {
+  /** Opens a transaction on a connection of its own. */
+  beginTransaction(): Promise<FsmTransaction>;
+}
+
+/** Whether `store` supports transactional mode. */
+export function isTransactionalFsmStateStore(store: object): store is TransactionalFsmStateStore {
+  return typeof (store as Partial<TransactionalFsmStateStore>).beginTransaction === 'function';
+}
