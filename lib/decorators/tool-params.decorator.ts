@@ -3,8 +3,8 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 
 /** Kinds of handler parameters that MCP tool handlers can ask for. */
 export enum McpParamtype {
-  ARGS = 'mcp:args',
-  CONTEXT = 'mcp:context',
+  ARGS = 0,
+  CONTEXT = 1,
 }
 
 /** Metadata of one decorated handler parameter. */

@@ -1,9 +1,10 @@
 import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
 
-interface XStateMachineLike {
+/** The parts of an XState machine (`createMachine(...)`) that `defineMachine` reads. */
+export interface XStateMachineLike {
   id: string;
-  config: McpMachineConfig;
-  getInitialSnapshot: unknown;
+  config: unknown;
+  getInitialSnapshot: (...args: never[]) => unknown;
 }
 
 function isXStateMachine(value: unknown): value is XStateMachineLike {
@@ -40,7 +41,7 @@ export function defineMachine(
   options: McpMachineOptions = {},
 ): McpMachine {
   const xstateMachine = isXStateMachine(config) ? config : undefined;
-  const plain = xstateMachine ? xstateMachine.config : (config as McpMachineConfig);
+  const plain = (xstateMachine ? xstateMachine.config : config) as McpMachineConfig;
   const id = xstateMachine?.id ?? plain.id;
   if (!id) {
     throw new Error('defineMachine: the machine config needs an "id".');

@@ -39,6 +39,12 @@ export interface McpModuleOptions {
   instructions?: string;
   /** Machines tools can bind to (`defineMachine(...)`). @default [] */
   machines?: McpMachine[];
+  /**
+   * Which engine runs the machines: XState when installed (`'auto'`), XState always
+   * (`'xstate'`, fails without it), or the built-in table for flat machines (`'table'`).
+   * @default 'auto'
+   */
+  engine?: 'auto' | 'xstate' | 'table';
   /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
   store?: FsmStateStore;
   /** Transports to serve. @default `{ http: { path: '/mcp' } }` */
@@ -54,6 +60,12 @@ export interface McpModuleOptions {
    * @default false
    */
   singleTenant?: boolean;
+  /**
+   * Identity of the one in-process attachment (stdio, and stateless HTTP in single-tenant
+   * mode): the key of its session-keyed instances, so they survive a restart on a durable store.
+   * @default 'local'
+   */
+  attachmentId?: string;
   /** Session limits of stateful HTTP. */
   sessions?: McpSessionOptions;
   /**

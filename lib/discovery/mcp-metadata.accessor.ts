@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  MCP_BIND_STATE_METADATA,
+  MCP_START_WORKFLOW_METADATA,
+  MCP_TOOL_METADATA,
+  MCP_WORKFLOW_METADATA,
+} from '../mcp.constants.js';
+import type { BindStateMetadata } from '../decorators/bind-state.decorator.js';
+import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
+import type { StartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
+import type { McpMachine } from '../fsm/machine.interface.js';
+
+type Handler = (...args: unknown[]) => unknown;
+
+/** Reads the module's decorator metadata from provider classes and methods. */
+@Injectable()
+export class McpMetadataAccessor {
+  constructor(private readonly reflector: Reflector) {}
+
+  getTool(handler: Handler): McpToolOptions | undefined {
+    return this.reflector.get(MCP_TOOL_METADATA, handler);
+  }
+
+  getBinding(handler: Handler): BindStateMetadata | undefined {
+    return this.reflector.get(MCP_BIND_STATE_METADATA, handler);
+  }
+
+  getStart(handler: Handler): StartWorkflowMetadata | undefined {
+    return this.reflector.get(MCP_START_WORKFLOW_METADATA, handler);
+  }
+
+  getWorkflow(target: Function): McpMachine | string | undefined {
+    return this.reflector.get(MCP_WORKFLOW_METADATA, target);
+  }
+}

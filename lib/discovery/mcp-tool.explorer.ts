@@ -1,0 +1,284 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { createContextId, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator.js';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { z, type ZodObject } from 'zod';
+import { FsmStateGuard } from '../gating/fsm-state.guard.js';
+import { FsmTransitionInterceptor } from '../gating/fsm-transition.interceptor.js';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import * as messages from '../mcp.messages.js';
+import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
+import type { McpMachine } from '../fsm/machine.interface.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpToolRegistry } from './mcp-tool.registry.js';
+import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import type { McpToolBinding, McpToolDefinition, McpToolInvoker, McpToolStart } from './mcp-tool-definition.interface.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/** Finds `@McpTool` methods on every provider and turns them into validated tool definitions. */
+@Injectable()
+export class McpToolExplorer implements OnModuleInit {
+  private readonly paramsFactory = new McpParamsFactory();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+    private readonly machines: McpMachineRegistry,
+    private readonly registry: McpToolRegistry,
+    private readonly stateGuard: FsmStateGuard,
+    private readonly transitionInterceptor: FsmTransitionInterceptor,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.machines.build();
+    this.registry.register(this.explore());
+  }
+
+  /** All tools, validated; throws on the first definition error, naming class, method and decorator. */
+  explore(): McpToolDefinition[] {
+    const tools: McpToolDefinition[] = [];
+    const seen = new Set<Function>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const metatype = wrapper.metatype as Function | undefined;
+      if (!metatype || wrapper.isAlias || wrapper.inject || seen.has(metatype) || !metatype.prototype) {
+        continue;
+      }
+      seen.add(metatype);
+      for (const methodName of this.scanner.getAllMethodNames(metatype.prototype)) {
+        const method = metatype.prototype[methodName] as Method;
+        const options = this.accessor.getTool(method);
+        if (options) {
+          tools.push(this.define(wrapper, metatype, methodName, method, options));
+        }
+      }
+    }
+    this.assertUniqueNames(tools);
+    return tools;
+  }
+
+  private define(
+    wrapper: InstanceWrapper,
+    metatype: Function,
+    methodName: string,
+    method: Method,
+    options: McpToolOptions,
+  ): McpToolDefinition {
+    const source = `${metatype.name}.${methodName}`;
+    if (!options.name || !options.description) {
+      throw new Error(messages.toolNeedsNameAndDescription(source));
+    }
+    const classMachine = this.accessor.getWorkflow(metatype);
+    const binding = this.resolveBinding(source, method, classMachine);
+    const start = this.resolveStart(source, method, classMachine);
+    if (binding && start) {
+      throw new Error(messages.bindAndStartTogether(source));
+    }
+    const workflow = binding?.machine ?? start?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
+    const inputSchema = this.inputSchema(source, options, binding);
+    const outputSchema = this.outputSchema(source, options, start);
+    return {
+      name: options.name,
+      title: options.title,
+      description: options.description,
+      compactDescription: options.compactDescription,
+      annotations: options.annotations,
+      inputSchema,
+      outputSchema,
+      inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,
+      outputJsonSchema: outputSchema
+        ? (z.toJSONSchema(outputSchema, { io: 'output' }) as Record<string, unknown>)
+        : undefined,
+      workflow,
+      binding,
+      start,
+      source,
+      invoke: this.createInvoker(wrapper, metatype, methodName, method, source, Boolean(binding || start)),
+    };
+  }
+
+  private resolveBinding(source: string, method: Method, classMachine?: McpMachine | string): McpToolBinding | undefined {
+    const meta = this.accessor.getBinding(method);
+    if (!meta) {
+      return undefined;
+    }
+    const machine = this.requireMachineId(source, '@BindState', meta.machine ?? classMachine);
+    const engine = this.machines.engine(machine);
+    const paths = new Set(engine.statePaths());
+    for (const state of meta.states) {
+      if (!paths.has(state)) {
+        throw new Error(messages.unknownState(source, '@BindState', machine, state, [...paths]));
+      }
+    }
+    if (meta.states.length === 0) {
+      throw new Error(messages.noStates(source));
+    }
+    this.assertEvent(source, '@BindState', machine, meta.transition);
+    return {
+      machine,
+      states: meta.states,
+      transition: meta.transition,
+      transactional: this.transactional(source, '@BindState', meta.transactional),
+    };
+  }
+
+  private resolveStart(source: string, method: Method, classMachine?: McpMachine | string): McpToolStart | undefined {
+    const meta = this.accessor.getStart(method);
+    if (!meta) {
+      return undefined;
+    }
+    const machine = this.requireMachineId(source, '@StartWorkflow', meta.machine ?? classMachine);
+    if (!this.machines.machine(machine).stateHandleKey) {
+      throw new Error(messages.startNeedsHandleKey(source, machine));
+    }
+    this.assertEvent(source, '@StartWorkflow', machine, meta.transition);
+    return { machine, transition: meta.transition, transactional: this.transactional(source, '@StartWorkflow', meta.transactional) };
+  }
+
+  private transactional(source: string, decorator: string, requested?: boolean): boolean {
+    const transactional = requested ?? this.options.transactional ?? false;
+    if (transactional && !isTransactionalFsmStateStore(this.store)) {
+      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
+    }
+    return transactional;
+  }
+
+  private assertEvent(source: string, decorator: string, machine: string, event?: string): void {
+    const events = this.machines.engine(machine).eventNames();
+    if (event !== undefined && !events.includes(event)) {
+      throw new Error(messages.unknownEvent(source, decorator, machine, event, events));
+    }
+  }
+
+  private requireMachineId(source: string, decorator: string, machine?: McpMachine | string): string {
+    const id = this.optionalMachineId(source, decorator, machine);
+    if (!id) {
+      throw new Error(messages.noMachine(source, decorator));
+    }
+    return id;
+  }
+
+  private optionalMachineId(source: string, decorator: string, machine?: McpMachine | string): string | undefined {
+    if (machine === undefined) {
+      return undefined;
+    }
+    const id = typeof machine === 'string' ? machine : machine.id;
+    if (!this.machines.has(id)) {
+      throw new Error(messages.unknownMachine(source, decorator, id, this.machines.ids()));
+    }
+    return id;
+  }
+
+  private inputSchema(source: string, options: McpToolOptions, binding?: McpToolBinding): ZodObject {
+    const schema = options.inputSchema ?? z.object({});
+    if (!(schema instanceof z.ZodObject)) {
+      throw new Error(messages.inputSchemaNotObject(source));
+    }
+    const key = binding && this.machines.machine(binding.machine).stateHandleKey;
+    if (!key || key in schema.shape) {
+      return schema;
+    }
+    return schema.extend({ [key]: z.string().describe(messages.handleArgumentDescription(binding.machine)) });
+  }
+
+  private outputSchema(source: string, options: McpToolOptions, start?: McpToolStart): McpToolOptions['outputSchema'] {
+    const schema = options.outputSchema;
+    if (!schema) {
+      return undefined;
+    }
+    if (!(schema instanceof z.ZodObject)) {
+      throw new Error(messages.outputSchemaNotObject(source));
+    }
+    const key = start && this.machines.machine(start.machine).stateHandleKey;
+    return key && !(key in schema.shape) ? schema.extend({ [key]: z.string() }) : schema;
+  }
+
+  private createInvoker(
+    wrapper: InstanceWrapper,
+    metatype: Function,
+    methodName: string,
+    method: Method,
+    source: string,
+    gated: boolean,
+  ): McpToolInvoker {
+    const callback = this.withGateEnhancers(method, gated);
+    if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
+      const run = this.wrap(wrapper.instance as object, callback, methodName);
+      return (args) => run(...args);
+    }
+    if (this.options.allowRequestScoped === false) {
+      throw new Error(messages.requestScopedRefused(source));
+    }
+    return async (args) => {
+      const contextId = createContextId();
+      this.moduleRef.registerRequestByContextId({ args: args[0], context: args[1] }, contextId);
+      const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
+      return this.wrap(instance as object, callback, methodName, contextId, wrapper.id)(...args);
+    };
+  }
+
+  private wrap(
+    instance: object,
+    callback: Method,
+    methodName: string,
+    contextId?: ReturnType<typeof createContextId>,
+    inquirerId?: string,
+  ): (...args: unknown[]) => Promise<unknown> {
+    return this.contextCreator.create(
+      instance as never,
+      callback,
+      methodName,
+      ROUTE_ARGS_METADATA,
+      this.paramsFactory,
+      contextId,
+      inquirerId,
+      { guards: true, interceptors: true, filters: true },
+      MCP_CONTEXT_TYPE,
+    );
+  }
+
+  /**
+   * A stand-in for the method that carries all of its metadata plus the gate's guard and
+   * interceptor, last among the method's own: the user's guards run before the claim,
+   * and the transition interceptor sits closest to the handler. The user's method
+   * itself is never changed, so several applications in one process stay independent.
+   */
+  private withGateEnhancers(method: Method, gated: boolean): Method {
+    const callback = function (this: unknown, ...args: unknown[]) {
+      return method.apply(this, args);
+    };
+    for (const key of Reflect.getMetadataKeys(method)) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, method), callback);
+    }
+    if (gated) {
+      const guards = Reflect.getMetadata(GUARDS_METADATA, method) ?? [];
+      const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
+      Reflect.defineMetadata(GUARDS_METADATA, [...guards, this.stateGuard], callback);
+      Reflect.defineMetadata(INTERCEPTORS_METADATA, [...interceptors, this.transitionInterceptor], callback);
+    }
+    return callback;
+  }
+
+  private assertUniqueNames(tools: McpToolDefinition[]): void {
+    const byName = new Map<string, McpToolDefinition>();
+    for (const tool of tools) {
+      const other = byName.get(tool.name);
+      if (other) {
+        throw new Error(messages.duplicateTool(tool.name, other.source, tool.source));
+      }
+      byName.set(tool.name, tool);
+    }
+  }
+}

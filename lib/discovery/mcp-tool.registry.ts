@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
+
+/** The server's tools, filled once at bootstrap by the explorer. */
+@Injectable()
+export class McpToolRegistry {
+  private readonly tools = new Map<string, McpToolDefinition>();
+
+  constructor(private readonly machines: McpMachineRegistry) {}
+
+  /** Adds the discovered tools (names are already unique). */
+  register(tools: McpToolDefinition[]): void {
+    for (const tool of tools) {
+      this.tools.set(tool.name, tool);
+    }
+  }
+
+  /** The tool named `name`, if there is one. */
+  get(name: string): McpToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Every tool, in registration order. */
+  all(): McpToolDefinition[] {
+    return [...this.tools.values()];
+  }
+
+  /** Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound tools. */
+  allowedNames(machine: string, state: string): string[] {
+    const engine = this.machines.engine(machine);
+    return this.all()
+      .filter((tool) => {
+        if (tool.start) {
+          return tool.start.machine === machine;
+        }
+        if (tool.binding) {
+          return tool.binding.machine === machine && tool.binding.states.some((s) => engine.matches(state, s));
+        }
+        return tool.workflow === machine;
+      })
+      .map((tool) => tool.name);
+  }
+
+  /** Tools usable without an instance of `machine`: its start tools and unbound tools. */
+  entryNames(machine: string): string[] {
+    return this.all()
+      .filter((tool) => (tool.start ? tool.start.machine === machine : !tool.binding && tool.workflow === machine))
+      .map((tool) => tool.name);
+  }
+}

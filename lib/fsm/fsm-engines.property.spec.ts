@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import * as xstate from 'xstate';
+import { defineMachine } from './define-machine.js';
+import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
+import { TableFsmEngine } from './table-fsm.engine.js';
+import { XStateFsmEngine } from './xstate-fsm.engine.js';
+
+const UNKNOWN_EVENT = 'NOT_IN_ANY_MACHINE';
+
+const invoiceConfig: McpMachineConfig = {
+  id: 'invoice',
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
+    approved: { on: { DISCHARGE: 'discharged' } },
+    discharged: { type: 'final' },
+  },
+};
+
+// Object.prototype member names catch lookups that read inherited properties.
+const prototypeNames = fc.constantFrom('constructor', 'toString', 'valueOf', 'hasOwnProperty');
+const stateName = fc.oneof(fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,6}$/), prototypeNames);
+const eventName = fc.oneof(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,6}$/), prototypeNames);
+
+interface GeneratedCase {
+  config: McpMachineConfig;
+  events: string[];
+  sequence: string[];
+}
+
+const flatMachine: fc.Arbitrary<GeneratedCase> = fc
+  .record({
+    names: fc.uniqueArray(stateName, { minLength: 1, maxLength: 6 }),
+    events: fc.uniqueArray(eventName, { minLength: 1, maxLength: 5 }),
+  })
+  .chain(({ names, events }) => {
+    const transition = fc.option(
+      fc.record({ target: fc.constantFrom(...names), asObject: fc.boolean() }),
+      { nil: undefined, freq: 2 },
+    );
+    const state = fc.record({
+      final: fc.nat(3).map((n) => n === 0),
+      on: fc.tuple(...events.map(() => transition)),
+    });
+    return fc.record({
+      initial: fc.constantFrom(...names),
+      states: fc.tuple(...names.map(() => state)),
+      sequence: fc.array(fc.constantFrom(...events, UNKNOWN_EVENT), { maxLength: 25 }),
+    }).map(({ initial, states, sequence }): GeneratedCase => {
+      const nodes = names.map((name, i): [string, McpStateNodeConfig] => {
+        const on = events.flatMap((event, j) => {
+          const t = states[i].on[j];
+          return t ? [[event, t.asObject ? { target: t.target } : t.target] as const] : [];
+        });
+        return [name, { ...(states[i].final ? { type: 'final' as const } : {}), on: Object.fromEntries(on) }];
+      });
+      return { config: { id: 'generated', initial, states: Object.fromEntries(nodes) }, events, sequence };
+    });
+  });
+
+function expectEnginesAgree({ config, events, sequence }: GeneratedCase): void {
+  const machine = defineMachine(config);
+  const table = new TableFsmEngine(machine);
+  const real = new XStateFsmEngine(machine, xstate);
+
+  expect(table.initialState()).toBe(real.initialState());
+  expect(table.statePaths()).toEqual(real.statePaths());
+  expect(table.eventNames()).toEqual(real.eventNames());
+
+  const states = table.statePaths();
+  for (const state of states) {
+    expect([state, table.isFinal(state)]).toEqual([state, real.isFinal(state)]);
+    for (const binding of states) {
+      expect([state, binding, table.matches(state, binding)]).toEqual([state, binding, real.matches(state, binding)]);
+    }
+    for (const event of [...events, UNKNOWN_EVENT]) {
+      expect([state, event, table.transition(state, event)]).toEqual([state, event, real.transition(state, event)]);
+    }
+  }
+
+  let state = table.initialState();
+  for (const event of sequence) {
+    const next = table.transition(state, event);
+    expect([state, event, next]).toEqual([state, event, real.transition(state, event)]);
+    state = next ?? state;
+    expect(table.isFinal(state)).toBe(real.isFinal(state));
+  }
+}
+
+describe('TableFsmEngine and XStateFsmEngine', () => {
+  it('agree on the invoice machine', () => {
+    expectEnginesAgree({
+      config: invoiceConfig,
+      events: ['SUBMIT', 'APPROVE', 'REJECT', 'DISCHARGE'],
+      sequence: ['APPROVE', 'SUBMIT', 'REJECT', 'SUBMIT', 'APPROVE', 'SUBMIT', 'DISCHARGE', 'SUBMIT', 'DISCHARGE'],
+    });
+  });
+
+  it('agree on every generated flat machine and event sequence', () => {
+    fc.assert(fc.property(flatMachine, expectEnginesAgree), { numRuns: 300 });
+  });
+});

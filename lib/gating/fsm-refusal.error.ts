@@ -1,0 +1,28 @@
+/** Why a gated call was refused before its handler ran (or why its transition was not stored). */
+export type FsmRefusalCode =
+  | 'FORBIDDEN'
+  | 'BUSY'
+  | 'UNKNOWN_HANDLE'
+  | 'STATE_UNAVAILABLE'
+  | 'NO_SESSION'
+  | 'LEASE_EXPIRED';
+
+/** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */
+export interface FsmRefusalData {
+  code: FsmRefusalCode;
+  tool: string;
+  machine: string;
+  state: string | null;
+  allowedTools: string[];
+}
+
+/** A gated refusal; the call handler turns it into an `isError` result or a JSON-RPC error. */
+export class FsmRefusal extends Error {
+  constructor(
+    message: string,
+    readonly data: FsmRefusalData,
+  ) {
+    super(message);
+    this.name = 'FsmRefusal';
+  }
+}

@@ -1,0 +1,70 @@
+import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
+import type { FsmStateStore } from '../../stores/fsm-state-store.interface.js';
+import { stateMatchesAny } from '../../stores/state-match.js';
+import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
+
+/**
+ * Locks for a plain `load`/`save` store: an in-process mutex per handle, so calls on one
+ * handle run one after the other in this process. It cannot exclude other processes.
+ */
+export class MutexLocker implements FsmLocker {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  constructor(private readonly store: FsmStateStore) {}
+
+  async acquire(request: FsmClaimRequest): Promise<FsmLockOutcome> {
+    const unlock = await this.lock(request.handle);
+    try {
+      const snapshot = (await this.store.load(request.handle)) ?? request.createWith;
+      if (!snapshot || (request.owner !== undefined && snapshot.owner !== undefined && snapshot.owner !== request.owner)) {
+        unlock();
+        return { status: 'unknown' };
+      }
+      if (!stateMatchesAny(snapshot.state, request.allowedStates)) {
+        unlock();
+        return { status: 'forbidden', state: snapshot.state };
+      }
+      let held = true;
+      const letGo = () => {
+        if (held) {
+          held = false;
+          unlock();
+        }
+      };
+      return {
+        status: 'claimed',
+        lock: {
+          state: snapshot.state,
+          owner: snapshot.owner,
+          commit: async (commit) => {
+            try {
+              await this.store.save(request.handle, commit.snapshot);
+              return true;
+            } finally {
+              letGo();
+            }
+          },
+          release: async () => letGo(),
+        },
+      };
+    } catch (error) {
+      unlock();
+      throw error;
+    }
+  }
+
+  private async lock(handle: string): Promise<() => void> {
+    const previous = this.tails.get(handle) ?? Promise.resolve();
+    let unlock!: () => void;
+    const current = new Promise<void>((resolve) => (unlock = resolve));
+    const tail = previous.then(() => current);
+    this.tails.set(handle, tail);
+    await previous;
+    return () => {
+      unlock();
+      if (this.tails.get(handle) === tail) {
+        this.tails.delete(handle);
+      }
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
+import type { TransactionalFsmStateStore } from '../../stores/transactional-fsm-state-store.interface.js';
+import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
+
+/** Locks the instance row inside a transaction that the handler joins. */
+export class TransactionLocker implements FsmLocker {
+  constructor(private readonly store: TransactionalFsmStateStore) {}
+
+  async acquire({ token: _token, leaseMs: _leaseMs, ...request }: FsmClaimRequest): Promise<FsmLockOutcome> {
+    const transaction = await this.store.beginTransaction();
+    let result;
+    try {
+      result = await transaction.lock(request);
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
+    }
+    if (result.status !== 'claimed') {
+      await transaction.rollback();
+      return result;
+    }
+    return {
+      status: 'claimed',
+      lock: {
+        state: result.state,
+        manager: transaction.manager,
+        commit: async (commit) => {
+          await transaction.commit(request.handle, commit);
+          return true;
+        },
+        release: () => transaction.rollback(),
+      },
+    };
+  }
+}

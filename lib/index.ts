@@ -1,0 +1,12 @@
+export * from './mcp.constants.js';
+export * from './mcp.module.js';
+export { MCP_MODULE_OPTIONS, type McpModuleAsyncOptions, type McpOptionsFactory } from './mcp.module-definition.js';
+export * from './interfaces/index.js';
+export * from './decorators/index.js';
+export { defineMachine } from './fsm/define-machine.js';
+export type * from './fsm/machine.interface.js';
+export type { FsmEngine } from './fsm/fsm-engine.interface.js';
+export * from './stores/index.js';
+export * from './gating/index.js';
+export { McpToolRegistry } from './discovery/mcp-tool.registry.js';
+export type { McpToolDefinition } from './discovery/mcp-tool-definition.interface.js';

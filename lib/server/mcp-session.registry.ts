@@ -1,0 +1,89 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import * as messages from '../mcp.messages.js';
+import { FsmTransitionBus, type FsmTransitionEvent } from './fsm-transition.bus.js';
+import type { McpSession } from './mcp-session.js';
+import { ToolMenuService } from './tool-menu.service.js';
+
+/** Default idle time after which a stateful session is closed. */
+export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
+/** Default limit of live stateful sessions. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+interface LiveSession {
+  session: McpSession;
+  close: () => Promise<void>;
+}
+
+/**
+ * The live connections of this process: closes idle ones, caps their number, and sends
+ * `list_changed` to every session whose menu a transition changed (the caller is told in-band).
+ */
+@Injectable()
+export class McpSessionRegistry implements OnApplicationShutdown {
+  private readonly logger = new Logger('McpSessions');
+  private readonly live = new Map<string, LiveSession>();
+  private readonly unsubscribe: () => void;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly idleTtlMs: number;
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly bus: FsmTransitionBus,
+    private readonly menu: ToolMenuService,
+  ) {
+    this.idleTtlMs = options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS;
+    this.unsubscribe = bus.subscribe((event) => this.notify(event));
+    this.sweeper = setInterval(() => void this.evictIdle(), Math.min(this.idleTtlMs, 60_000)).unref();
+  }
+
+  /** Whether another stateful session would exceed `sessions.maxSessions`. */
+  isFull(): boolean {
+    return this.live.size >= (this.options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  }
+
+  add(key: string, session: McpSession, close: () => Promise<void>): void {
+    this.live.set(key, { session, close });
+  }
+
+  get(key: string): McpSession | undefined {
+    return this.live.get(key)?.session;
+  }
+
+  remove(key: string): void {
+    this.live.delete(key);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.unsubscribe();
+    const sessions = [...this.live.values()];
+    this.live.clear();
+    await Promise.allSettled(sessions.map((entry) => entry.close()));
+  }
+
+  private notify(event: FsmTransitionEvent): void {
+    for (const { session } of this.live.values()) {
+      if (session !== event.origin && this.menu.applyTransition(session, event.storeKey, event.state)) {
+        session.server
+          .sendToolListChanged()
+          .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
+      }
+    }
+  }
+
+  private async evictIdle(): Promise<void> {
+    const cutoff = Date.now() - this.idleTtlMs;
+    for (const [key, entry] of this.live) {
+      if (entry.session.kind === 'stateful' && entry.session.lastSeen < cutoff) {
+        this.live.delete(key);
+        await entry.close().catch((error: unknown) => this.logger.warn(messages.closeFailed(key, error)));
+      }
+    }
+  }
+}

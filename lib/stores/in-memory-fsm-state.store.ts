@@ -1,0 +1,214 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { storeFull, storeHandleExists } from '../mcp.messages.js';
+import type {
+  AtomicFsmStateStore,
+  FsmClaimRequest,
+  FsmClaimResult,
+  FsmCommit,
+} from './atomic-fsm-state-store.interface.js';
+import type { FsmSnapshot } from './fsm-state-store.interface.js';
+import { matchesAllowedState } from './fsm-state-match.js';
+import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+
+/** Options of {@link InMemoryFsmStateStore}. */
+export interface InMemoryFsmStateStoreOptions {
+  /**
+   * Most instances held at once. Idle instances are dropped first; when the store is still
+   * full, creating an instance throws (live workflow state is never evicted).
+   * @default 10_000
+   */
+  maxEntries?: number;
+  /** An instance no call has claimed or written for this long is dropped. @default 86_400_000 (24 hours) */
+  idleTtlMs?: number;
+  /** Keep one history row per transition. @default false */
+  history?: boolean;
+  /** History rows kept per instance; older rows are dropped first. @default 1_000 */
+  maxHistoryPerHandle?: number;
+  /** Clock in epoch milliseconds, for leases and idle expiry (tests inject a fake one). @default Date.now */
+  clock?: () => number;
+}
+
+interface Entry {
+  state: string;
+  owner?: string;
+  updatedAt: number;
+  touchedAt: number;
+  leaseToken?: string;
+  leaseUntil?: number;
+}
+
+const MAX_SWEEP_INTERVAL_MS = 60_000;
+const MIN_SWEEP_INTERVAL_MS = 1_000;
+
+/**
+ * The module's default store: workflow state in process memory, bounded in size and idle
+ * time. It implements the atomic protocol (claims with leases), so concurrent calls on one
+ * handle run the handler once within this process; state is lost on restart and is not
+ * shared between processes (use `TypeOrmFsmStateStore` for that).
+ */
+export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplicationShutdown {
+  private readonly entries = new Map<string, Entry>();
+  private readonly records = new Map<string, FsmTransitionRecord[]>();
+  private readonly maxEntries: number;
+  private readonly idleTtlMs: number;
+  private readonly keepHistory: boolean;
+  private readonly maxHistoryPerHandle: number;
+  private readonly clock: () => number;
+  private readonly sweepTimer: NodeJS.Timeout;
+
+  constructor(options: InMemoryFsmStateStoreOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
+    this.keepHistory = options.history ?? false;
+    this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.clock = options.clock ?? Date.now;
+    const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
+    this.sweepTimer = setInterval(() => this.sweep(), interval);
+    this.sweepTimer.unref();
+  }
+
+  /** Stops the sweep timer. */
+  onApplicationShutdown(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /** @inheritdoc */
+  async load(handle: string): Promise<FsmSnapshot | undefined> {
+    const entry = this.live(handle);
+    return entry && toSnapshot(entry);
+  }
+
+  /** @inheritdoc */
+  async save(handle: string, snapshot: FsmSnapshot): Promise<void> {
+    const entry = this.live(handle);
+    if (entry) {
+      entry.state = snapshot.state;
+      entry.owner = snapshot.owner;
+      entry.updatedAt = Date.parse(snapshot.updatedAt);
+      entry.touchedAt = this.clock();
+      return;
+    }
+    this.insert(handle, snapshot);
+  }
+
+  /** @inheritdoc */
+  async create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void> {
+    if (this.live(handle)) throw new Error(storeHandleExists(handle));
+    this.insert(handle, snapshot);
+    if (record) this.record(record);
+  }
+
+  /** @inheritdoc */
+  async claim(request: FsmClaimRequest): Promise<FsmClaimResult> {
+    const now = this.clock();
+    const entry = this.live(request.handle);
+    if (!entry) {
+      if (!request.createWith) return { status: 'unknown' };
+      const created = this.insert(request.handle, request.createWith);
+      created.leaseToken = request.token;
+      created.leaseUntil = now + request.leaseMs;
+      return { status: 'claimed', state: created.state };
+    }
+    if (request.owner !== undefined && entry.owner !== request.owner) return { status: 'unknown' };
+    if (!matchesAllowedState(entry.state, request.allowedStates)) return { status: 'forbidden', state: entry.state };
+    if (isLeased(entry, now)) return { status: 'busy', state: entry.state };
+    entry.leaseToken = request.token;
+    entry.leaseUntil = now + request.leaseMs;
+    entry.touchedAt = now;
+    return { status: 'claimed', state: entry.state };
+  }
+
+  /** @inheritdoc */
+  async commit(handle: string, token: string, commit: FsmCommit): Promise<boolean> {
+    const entry = this.live(handle);
+    if (!entry || entry.leaseToken !== token) return false;
+    entry.state = commit.snapshot.state;
+    entry.owner = commit.snapshot.owner ?? entry.owner;
+    entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
+    entry.touchedAt = this.clock();
+    entry.leaseToken = entry.leaseUntil = undefined;
+    if (commit.record) this.record(commit.record);
+    return true;
+  }
+
+  /** @inheritdoc */
+  async release(handle: string, token: string): Promise<void> {
+    const entry = this.live(handle);
+    if (!entry || entry.leaseToken !== token) return;
+    entry.leaseToken = entry.leaseUntil = undefined;
+    entry.touchedAt = this.clock();
+  }
+
+  /** @inheritdoc */
+  async loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
+    const snapshots = new Map<string, FsmSnapshot>();
+    for (const handle of handles) {
+      const entry = this.live(handle);
+      if (entry) snapshots.set(handle, toSnapshot(entry));
+    }
+    return snapshots;
+  }
+
+  /** @inheritdoc */
+  async history(handle: string): Promise<FsmTransitionRecord[]> {
+    return [...(this.records.get(handle) ?? [])];
+  }
+
+  private live(handle: string): Entry | undefined {
+    const entry = this.entries.get(handle);
+    if (entry && this.isExpired(entry, this.clock())) {
+      this.drop(handle);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private insert(handle: string, snapshot: FsmSnapshot): Entry {
+    if (this.entries.size >= this.maxEntries) {
+      this.sweep();
+      if (this.entries.size >= this.maxEntries) throw new Error(storeFull(this.maxEntries));
+    }
+    const entry: Entry = {
+      state: snapshot.state,
+      owner: snapshot.owner,
+      updatedAt: Date.parse(snapshot.updatedAt),
+      touchedAt: this.clock(),
+    };
+    this.entries.set(handle, entry);
+    return entry;
+  }
+
+  private record(record: FsmTransitionRecord): void {
+    if (!this.keepHistory) return;
+    const rows = this.records.get(record.handle) ?? [];
+    rows.push({ ...record });
+    if (rows.length > this.maxHistoryPerHandle) rows.splice(0, rows.length - this.maxHistoryPerHandle);
+    this.records.set(record.handle, rows);
+  }
+
+  private isExpired(entry: Entry, now: number): boolean {
+    return !isLeased(entry, now) && now - entry.touchedAt >= this.idleTtlMs;
+  }
+
+  private sweep(): void {
+    const now = this.clock();
+    for (const [handle, entry] of this.entries) {
+      if (this.isExpired(entry, now)) this.drop(handle);
+    }
+  }
+
+  private drop(handle: string): void {
+    this.entries.delete(handle);
+    this.records.delete(handle);
+  }
+}
+
+function isLeased(entry: Entry, now: number): boolean {
+  return entry.leaseUntil !== undefined && entry.leaseUntil >= now;
+}
+
+function toSnapshot(entry: Entry): FsmSnapshot {
+  const snapshot: FsmSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
+  if (entry.owner !== undefined) snapshot.owner = entry.owner;
+  return snapshot;
+}

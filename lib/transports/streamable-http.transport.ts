@@ -1,0 +1,115 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpHttpTransportOptions, McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import * as messages from '../mcp.messages.js';
+import { McpServerFactory } from '../server/mcp-server.factory.js';
+import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { rejectHostOrOrigin } from './host-origin.validator.js';
+import { attachmentKey } from './attachment-key.js';
+
+type Request = IncomingMessage & { body?: unknown };
+
+/** JSON-RPC error codes the transport answers with outside any request. */
+const SERVER_ERROR = -32000;
+const SESSION_NOT_FOUND = -32001;
+
+/**
+ * Serves Streamable HTTP on Nest's own HTTP server (Express): stateful, with one SDK server
+ * per session and `list_changed` on the session's GET stream, or stateless, with a fresh
+ * server per request and GET answering 405.
+ */
+@Injectable()
+export class StreamableHttpTransport implements OnModuleInit {
+  private readonly logger = new Logger('McpHttp');
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly factory: McpServerFactory,
+    private readonly sessions: McpSessionRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    const http = this.httpOptions();
+    const adapter = this.adapterHost.httpAdapter;
+    if (!http || !adapter) {
+      return;
+    }
+    const path = http.path ?? '/mcp';
+    const handle = (method: 'POST' | 'GET' | 'DELETE') => (req: Request, res: ServerResponse) =>
+      void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
+    adapter.post(path, handle('POST'));
+    adapter.get(path, handle('GET'));
+    adapter.delete(path, handle('DELETE'));
+  }
+
+  private httpOptions(): McpHttpTransportOptions | undefined {
+    const http = this.options.transports?.http;
+    return http === false ? undefined : (http ?? {});
+  }
+
+  private async serve(method: string, req: Request, res: ServerResponse, http: McpHttpTransportOptions): Promise<void> {
+    const rejection = rejectHostOrOrigin(req, http);
+    if (rejection) {
+      return this.reply(res, 403, SERVER_ERROR, rejection);
+    }
+    if (http.stateless) {
+      return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method));
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (!session) {
+        return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId));
+      }
+      session.touch();
+      return (session.server.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body);
+    }
+    if (method !== 'POST' || !isInitializeRequest(req.body)) {
+      return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired());
+    }
+    if (this.sessions.isFull()) {
+      return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions());
+    }
+    await this.openSession(req, res);
+  }
+
+  private async openSession(req: Request, res: ServerResponse): Promise<void> {
+    const id = randomUUID();
+    const session = this.factory.createSession('stateful', id, `session:${id}`);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => this.sessions.add(id, session, () => session.server.close()),
+      onsessionclosed: () => this.sessions.remove(id),
+    });
+    transport.onclose = () => this.sessions.remove(id);
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
+    const instanceKey = this.options.singleTenant ? attachmentKey(this.options) : undefined;
+    const session = this.factory.createSession('stateless', undefined, instanceKey);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void session.server.close());
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  private fail(res: ServerResponse, error: unknown): void {
+    this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
+    if (!res.headersSent) {
+      this.reply(res, 500, -32603, messages.transportFailed(error));
+    }
+  }
+
+  private reply(res: ServerResponse, status: number, code: number, message: string): void {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  }
+}
