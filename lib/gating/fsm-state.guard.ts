@@ -5,7 +5,7 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import { stateMatchesAny } from '../stores/state-match.js';
+import { matchesAllowedState } from '../stores/fsm-state-match.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
@@ -100,24 +100,24 @@ export class FsmStateGuard implements CanActivate {
 
   /** The claim for a bound call: session-keyed instances start implicitly in the initial state. */
   protected claimRequest(call: FsmCall, instance: FsmInstanceRef): FsmClaimRequest {
+    const allowedStates = call.tool.binding!.states;
+    const initial = this.machines.engine(instance.machine).initialState();
+    const startsHere = instance.keyedBy === 'session' && matchesAllowedState(initial, allowedStates);
     return {
       handle: instance.storeKey,
-      allowedStates: call.tool.binding!.states,
+      allowedStates,
       token: randomUUID(),
       leaseMs: this.options.leaseMs ?? DEFAULT_LEASE_MS,
       owner: instance.keyedBy === 'handle' ? call.owner : undefined,
-      createWith:
-        instance.keyedBy === 'session'
-          ? { state: this.machines.engine(instance.machine).initialState(), updatedAt: new Date().toISOString() }
-          : undefined,
+      createWith: startsHere ? { state: initial, updatedAt: new Date().toISOString() } : undefined,
     };
   }
 
   private readOutcome(request: FsmClaimRequest, snapshot: FsmSnapshot | undefined): FsmLockOutcome {
-    if (!snapshot || (request.owner !== undefined && snapshot.owner !== undefined && snapshot.owner !== request.owner)) {
+    if (!snapshot || (request.owner !== undefined && snapshot.owner !== request.owner)) {
       return { status: 'unknown' };
     }
-    if (!stateMatchesAny(snapshot.state, request.allowedStates)) {
+    if (!matchesAllowedState(snapshot.state, request.allowedStates)) {
       return { status: 'forbidden', state: snapshot.state };
     }
     return { status: 'claimed', lock: { state: snapshot.state, commit: async () => true, release: async () => {} } };
@@ -127,6 +127,10 @@ export class FsmStateGuard implements CanActivate {
     const key = this.machines.machine(instance.machine).stateHandleKey ?? '';
     switch (outcome.status) {
       case 'unknown':
+        if (instance.keyedBy === 'session') {
+          this.enter(call, instance);
+          throw this.refusals.forbidden(call, instance.machine, this.machines.engine(instance.machine).initialState());
+        }
         throw this.refusals.unknownHandle(call, instance.machine, key, instance.handle);
       case 'forbidden':
         this.enter(call, instance);

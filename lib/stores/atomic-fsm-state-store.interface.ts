@@ -16,7 +16,8 @@ export interface FsmClaimRequest {
   leaseMs: number;
   /**
    * Snapshot to create, already leased, when the instance does not exist yet
-   * (session-keyed machines start implicitly). Without it an absent instance is `unknown`.
+   * (session-keyed machines start implicitly). The gate passes it only when its state is
+   * one of `allowedStates`. Without it an absent instance is `unknown`.
    */
   createWith?: FsmSnapshot;
   /** Owner the instance must have; an instance with another owner is `unknown`. */

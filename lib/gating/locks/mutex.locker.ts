@@ -1,6 +1,6 @@
 import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
 import type { FsmStateStore } from '../../stores/fsm-state-store.interface.js';
-import { stateMatchesAny } from '../../stores/state-match.js';
+import { matchesAllowedState } from '../../stores/fsm-state-match.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /**
@@ -16,11 +16,11 @@ export class MutexLocker implements FsmLocker {
     const unlock = await this.lock(request.handle);
     try {
       const snapshot = (await this.store.load(request.handle)) ?? request.createWith;
-      if (!snapshot || (request.owner !== undefined && snapshot.owner !== undefined && snapshot.owner !== request.owner)) {
+      if (!snapshot || (request.owner !== undefined && snapshot.owner !== request.owner)) {
         unlock();
         return { status: 'unknown' };
       }
-      if (!stateMatchesAny(snapshot.state, request.allowedStates)) {
+      if (!matchesAllowedState(snapshot.state, request.allowedStates)) {
         unlock();
         return { status: 'forbidden', state: snapshot.state };
       }

@@ -1,0 +1,3 @@
+export * from './typeorm-fsm-state-store-options.interface.js';
+export * from './typeorm-fsm-state.store.js';
+export * from './fsm-state.migration.js';

@@ -1,0 +1,37 @@
+/**
+ * A first-in first-out async mutex. The TypeORM better-sqlite3 driver runs every query of a
+ * DataSource on one shared connection (and one shared QueryRunner), so the store serialises
+ * its writes and transactions per DataSource with this queue: otherwise a second
+ * transaction would silently nest as a SAVEPOINT inside the first.
+ */
+export class SerialQueue {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Waits for the turn; resolves with the function that ends it (calling it twice is harmless). */
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => turn);
+    return ready;
+  }
+
+  /** Runs `work` in its turn. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
+
+const queues = new WeakMap<object, SerialQueue>();
+
+/** The queue shared by every store on one DataSource. */
+export function sqliteWriteQueue(owner: object): SerialQueue {
+  let queue = queues.get(owner);
+  if (!queue) queues.set(owner, (queue = new SerialQueue()));
+  return queue;
+}

@@ -1,0 +1,56 @@
+import type { INestApplication } from '@nestjs/common';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** An SDK client connected over Streamable HTTP, counting the list_changed notifications it got. */
+export interface TestClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  listChanged: () => number;
+  names: () => Promise<string[]>;
+  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
+  close: () => Promise<void>;
+}
+
+/** The URL of the app's MCP endpoint (the app listens on an ephemeral loopback port). */
+export async function mcpUrl(app: INestApplication, path = '/mcp'): Promise<URL> {
+  const address = app.getHttpServer().address() as { port: number };
+  return new URL(`http://127.0.0.1:${address.port}${path}`);
+}
+
+/** Connects a new SDK client (a new session on stateful servers). */
+export async function connectClient(url: URL): Promise<TestClient> {
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    changes += 1;
+  });
+  const transport = new StreamableHTTPClientTransport(url);
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    listChanged: () => changes,
+    names: async () => (await client.listTools()).tools.map((tool) => tool.name),
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
+
+/** The first text content of a result. */
+export function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
+}
+
+/** Waits until `check` holds (notifications arrive asynchronously on the GET stream). */
+export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) {
+      throw new Error('condition not met in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
