@@ -129,6 +129,13 @@ describe('stateful Streamable HTTP', () => {
     expect(app.get(HandlerLog).count('payment.capture')).toBe(1);
   });
 
+  it('answers an unknown tool with a JSON-RPC error naming it', async () => {
+    const agent = await connect();
+    await expect(agent.call('invoice.teleport')).rejects.toThrow(
+      'Unknown tool "invoice.teleport". Call tools/list for the tools available now.',
+    );
+  });
+
   it('rejects invalid arguments with a message naming them', async () => {
     const agent = await connect();
     const result = await agent.call('payment.authorize', { amount: -1, currency: 'EURO' });

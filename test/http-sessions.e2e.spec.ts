@@ -1,0 +1,119 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
+import { billingModule } from './fixtures/billing.app.js';
+import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+function post(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('stateful HTTP sessions', () => {
+  let app: INestApplication;
+  let url: URL;
+  let clients: TestClient[];
+
+  async function start(options: Parameters<typeof billingModule>[0] = {}) {
+    const moduleRef = await Test.createTestingModule({ imports: [billingModule(options)] }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = await mcpUrl(app);
+  }
+
+  const connect = async () => {
+    const client = await connectClient(url);
+    clients.push(client);
+    return client;
+  };
+
+  beforeEach(() => {
+    clients = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await app.close();
+  });
+
+  it('sends list_changed only to the sessions whose menu changed', async () => {
+    await start();
+    const owner = await connect();
+    const watcher = await connect();
+    const bystander = await connect();
+    const started = await owner.call('payment.authorize', { amount: 3, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    await watcher.call('payment.refund', { paymentId });
+    await Promise.all([owner.names(), watcher.names(), bystander.names()]);
+    const before = [owner.listChanged(), watcher.listChanged(), bystander.listChanged()];
+    await owner.call('payment.capture', { paymentId });
+    await eventually(() => owner.listChanged() === before[0] + 1 && watcher.listChanged() === before[1] + 1);
+    expect(await watcher.names()).toContain('payment.refund');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(bystander.listChanged()).toBe(before[2]);
+  });
+
+  it('answers 404 for an unknown session and 400 for a request without one', async () => {
+    await start();
+    const unknown = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.message).toMatch(/^Session "nope" was not found/);
+    const missing = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(missing.status).toBe(400);
+  });
+
+  it('closes a session on DELETE', async () => {
+    await start();
+    const agent = await connect();
+    const sessionId = agent.transport.sessionId!;
+    expect(app.get(McpSessionRegistry).get(sessionId)).toBeDefined();
+    await agent.transport.terminateSession();
+    expect(app.get(McpSessionRegistry).get(sessionId)).toBeUndefined();
+    const after = await post(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
+    expect(after.status).toBe(404);
+  });
+
+  it('refuses sessions beyond maxSessions with 503', async () => {
+    await start({ sessions: { maxSessions: 1 } });
+    await connect();
+    const refused = await post(url, initialize);
+    expect(refused.status).toBe(503);
+  });
+
+  it('evicts idle sessions', async () => {
+    await start({ sessions: { idleTtlMs: 50 } });
+    const agent = await connect();
+    const registry = app.get(McpSessionRegistry);
+    await eventually(() => registry.get(agent.transport.sessionId!) === undefined, 3000);
+  });
+
+  it('rejects a foreign Host or Origin on loopback (DNS rebinding protection)', async () => {
+    await start();
+    const badOrigin = await post(url, initialize, { origin: 'http://evil.example' });
+    expect(badOrigin.status).toBe(403);
+    expect((await badOrigin.json()).error.message).toMatch(/Origin "http:\/\/evil.example" is not allowed/);
+    const goodOrigin = await post(url, initialize, { origin: `http://localhost:${url.port}` });
+    expect(goodOrigin.status).toBe(200);
+    const badHost = await new Promise<number>((resolve, reject) => {
+      import('node:http').then(({ request }) => {
+        const req = request(
+          { host: '127.0.0.1', port: url.port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+          (res) => resolve(res.statusCode ?? 0),
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(initialize));
+      }, reject);
+    });
+    expect(badHost).toBe(403);
+  });
+});

@@ -1,0 +1,85 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { billingModule } from './fixtures/billing.app.js';
+import { HandlerLog } from './fixtures/billing.tools.js';
+import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+
+async function startApp(singleTenant: boolean): Promise<{ app: INestApplication; url: URL }> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [billingModule({ transports: { http: { path: '/mcp', stateless: true } }, singleTenant })],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.listen(0, '127.0.0.1');
+  return { app, url: await mcpUrl(app) };
+}
+
+describe('stateless Streamable HTTP', () => {
+  let app: INestApplication;
+  let url: URL;
+  let agent: TestClient;
+
+  afterEach(async () => {
+    await agent?.close();
+    await app.close();
+  });
+
+  describe('multi-tenant (default)', () => {
+    beforeEach(async () => {
+      ({ app, url } = await startApp(false));
+      agent = await connectClient(url);
+    });
+
+    it('has no session id and answers GET with 405', async () => {
+      expect(agent.transport.sessionId).toBeUndefined();
+      const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
+      expect(response.status).toBe(405);
+    });
+
+    it('lists handle-keyed tools and unbound tools, hides session-keyed bound tools', async () => {
+      expect((await agent.names()).sort()).toEqual(
+        ['invoice.status', 'payment.authorize', 'payment.capture', 'payment.refund', 'payment.void'].sort(),
+      );
+    });
+
+    it('refuses session-keyed tools with NO_SESSION instead of sharing one instance', async () => {
+      const result = await agent.call('invoice.submit');
+      expect(result._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'NO_SESSION', tool: 'invoice.submit' });
+      expect(textOf(result)).toMatch(/^NO_SESSION: "invoice.submit" keeps invoice state per session/);
+      expect(app.get(HandlerLog).count('invoice.submit')).toBe(0);
+    });
+
+    it('gates handle-keyed tools by the handle, across connections', async () => {
+      const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+      const other = await connectClient(url);
+      try {
+        const refund = await other.call('payment.refund', { paymentId });
+        expect(refund._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: 'authorized' });
+        const capture = await other.call('payment.capture', { paymentId });
+        expect(capture.isError).toBeFalsy();
+        expect(capture._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'captured' });
+        expect(other.listChanged()).toBe(1);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  describe('single-tenant', () => {
+    beforeEach(async () => {
+      ({ app, url } = await startApp(true));
+      agent = await connectClient(url);
+    });
+
+    it('keeps session-keyed state in the one in-process attachment', async () => {
+      expect(await agent.names()).toContain('invoice.submit');
+      await agent.call('invoice.submit');
+      const second = await connectClient(url);
+      try {
+        expect(await second.names()).toContain('invoice.approve');
+      } finally {
+        await second.close();
+      }
+    });
+  });
+});
