@@ -19,6 +19,10 @@ function post(url: URL, body: unknown, headers: Record<string, string> = {}): Pr
   });
 }
 
+async function errorMessageOf(response: Response): Promise<string> {
+  return ((await response.json()) as { error: { message: string } }).error.message;
+}
+
 describe('stateful HTTP sessions', () => {
   let app: INestApplication;
   let url: URL;
@@ -67,7 +71,7 @@ describe('stateful HTTP sessions', () => {
     await start();
     const unknown = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toMatch(/^Session "nope" was not found/);
+    expect(await errorMessageOf(unknown)).toMatch(/^Session "nope" was not found/);
     const missing = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(missing.status).toBe(400);
   });
@@ -101,7 +105,7 @@ describe('stateful HTTP sessions', () => {
     await start();
     const badOrigin = await post(url, initialize, { origin: 'http://evil.example' });
     expect(badOrigin.status).toBe(403);
-    expect((await badOrigin.json()).error.message).toMatch(/Origin "http:\/\/evil.example" is not allowed/);
+    expect(await errorMessageOf(badOrigin)).toMatch(/Origin "http:\/\/evil.example" is not allowed/);
     const goodOrigin = await post(url, initialize, { origin: `http://localhost:${url.port}` });
     expect(goodOrigin.status).toBe(200);
     const badHost = await new Promise<number>((resolve, reject) => {

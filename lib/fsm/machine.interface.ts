@@ -1,7 +1,7 @@
 /** A transition in an XState v5 config: a target name or an object with one. */
 export type McpTransitionConfig =
   | string
-  | { target?: string | string[]; guard?: unknown; actions?: unknown; reenter?: boolean }
+  | { target?: string | string[]; guard?: unknown; actions?: unknown; reenter?: boolean; description?: string; meta?: unknown }
   | ReadonlyArray<string | { target?: string | string[]; guard?: unknown; actions?: unknown }>;
 
 /** One state node of an XState v5 config. */

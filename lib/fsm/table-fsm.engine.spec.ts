@@ -1,5 +1,5 @@
 import { defineMachine } from './define-machine.js';
-import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
+import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 
 const invoiceConfig: McpMachineConfig = {
@@ -81,7 +81,7 @@ describe('TableFsmEngine', () => {
           description: 'shut',
           meta: { colour: 'red' },
           tags: ['shut'],
-          on: { OPEN: { target: 'open', description: 'open it' }, KNOCK: { target: 'closed', reenter: true } },
+          on: { OPEN: { target: 'open', description: 'open it' } as McpTransitionConfig, KNOCK: { target: 'closed', reenter: true } },
         },
         open: { on: { CLOSE: 'closed', LEAVE: 'gone' } },
         gone: { type: 'final', output: { ok: true }, on: { BACK: 'open' } },

@@ -8,6 +8,7 @@ import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.inter
 import { matchesAllowedState } from '../stores/fsm-state-match.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
+import { judgeSnapshot } from './locks/snapshot-verdict.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { FsmRefusal } from './fsm-refusal.error.js';
 import { FsmRefusals } from './fsm-refusals.js';
@@ -72,8 +73,7 @@ export class FsmStateGuard implements CanActivate {
     const instance = this.resolveInstance(call);
     const request = this.claimRequest(call, instance);
     if (!binding.transition) {
-      const snapshot = (await this.store.load(instance.storeKey)) ?? request.createWith;
-      this.admitOutcome(call, instance, this.readOutcome(request, snapshot));
+      this.admitOutcome(call, instance, this.readOutcome(request, await this.store.load(instance.storeKey)));
       return;
     }
     const locker = binding.transactional ? this.transactionLocker! : this.locker;
@@ -114,13 +114,12 @@ export class FsmStateGuard implements CanActivate {
   }
 
   private readOutcome(request: FsmClaimRequest, snapshot: FsmSnapshot | undefined): FsmLockOutcome {
-    if (!snapshot || (request.owner !== undefined && snapshot.owner !== request.owner)) {
-      return { status: 'unknown' };
+    const verdict = judgeSnapshot(request, snapshot);
+    if (verdict.status !== 'allowed') {
+      return verdict;
     }
-    if (!matchesAllowedState(snapshot.state, request.allowedStates)) {
-      return { status: 'forbidden', state: snapshot.state };
-    }
-    return { status: 'claimed', lock: { state: snapshot.state, commit: async () => true, release: async () => {} } };
+    const { state } = verdict.snapshot;
+    return { status: 'claimed', lock: { state, commit: async () => true, release: async () => {} } };
   }
 
   private admitOutcome(call: FsmCall, instance: FsmInstanceRef, outcome: FsmLockOutcome): void {

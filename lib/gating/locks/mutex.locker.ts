@@ -1,7 +1,7 @@
 import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
 import type { FsmStateStore } from '../../stores/fsm-state-store.interface.js';
-import { matchesAllowedState } from '../../stores/fsm-state-match.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
+import { judgeSnapshot } from './snapshot-verdict.js';
 
 /**
  * Locks for a plain `load`/`save` store: an in-process mutex per handle, so calls on one
@@ -15,15 +15,12 @@ export class MutexLocker implements FsmLocker {
   async acquire(request: FsmClaimRequest): Promise<FsmLockOutcome> {
     const unlock = await this.lock(request.handle);
     try {
-      const snapshot = (await this.store.load(request.handle)) ?? request.createWith;
-      if (!snapshot || (request.owner !== undefined && snapshot.owner !== request.owner)) {
+      const verdict = judgeSnapshot(request, await this.store.load(request.handle));
+      if (verdict.status !== 'allowed') {
         unlock();
-        return { status: 'unknown' };
+        return verdict;
       }
-      if (!matchesAllowedState(snapshot.state, request.allowedStates)) {
-        unlock();
-        return { status: 'forbidden', state: snapshot.state };
-      }
+      const { snapshot } = verdict;
       let held = true;
       const letGo = () => {
         if (held) {

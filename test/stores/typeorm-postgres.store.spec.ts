@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
+import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
+
+const url = process.env.TEST_POSTGRES_URL;
+if (!url) {
+  console.warn(
+    'SKIPPED: TypeOrmFsmStateStore on PostgreSQL — TEST_POSTGRES_URL is not set (for example postgres://postgres@127.0.0.1:5432/test).',
+  );
+}
+
+(url ? describe : describe.skip)('TypeOrmFsmStateStore on PostgreSQL', () => {
+  const applicationName = `fsm-store-spec-${randomUUID()}`;
+  const database = new TypeOrmTestDatabase({ type: 'postgres', url, applicationName });
+
+  describeTypeOrmStore('PostgreSQL', database, { claim: 1, commitWithHistory: 1, transactionCommitWithHistory: 2 });
+
+  it('throws while its connections are gone and works again without a restart', async () => {
+    const store = new TypeOrmFsmStateStore(database.dataSource, database.tables);
+    const handle = `invoice:${randomUUID()}`;
+    await store.create(handle, { state: 'draft', updatedAt: new Date().toISOString() });
+    const admin = new DataSource({ type: 'postgres', url });
+    await admin.initialize();
+    try {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+        applicationName,
+      ]);
+    } finally {
+      await admin.destroy();
+    }
+    const outcomes = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      outcomes.push(await store.load(handle).then((snapshot) => snapshot?.state, (error: Error) => error));
+    }
+    expect(outcomes.every((outcome) => outcome === 'draft' || outcome instanceof Error)).toBe(true);
+    expect(outcomes.at(-1)).toBe('draft');
+  });
+});

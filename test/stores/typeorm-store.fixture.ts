@@ -1,0 +1,173 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource, type DataSourceOptions, type EntityManager, type Logger } from 'typeorm';
+import { TypeOrmFsmStateStore, createFsmStateMigration } from '../../lib/stores/typeorm/index.js';
+import {
+  describeFsmStateStoreContract,
+  type FsmStoreBusinessTable,
+  type FsmStoreFactory,
+} from './fsm-state-store.contract.js';
+
+/** A TypeORM logger that records every query sent (one entry per round trip). */
+export class QueryCountingLogger implements Logger {
+  readonly queries: string[] = [];
+
+  logQuery(query: string): void {
+    this.queries.push(query);
+  }
+  logQueryError(): void {}
+  logQuerySlow(): void {}
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(): void {}
+
+  /** The queries `work` sends. */
+  async during(work: () => Promise<unknown>): Promise<string[]> {
+    this.queries.length = 0;
+    await work();
+    return this.queries.splice(0);
+  }
+}
+
+/** Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). */
+export interface ExpectedRoundTrips {
+  claim: number;
+  commitWithHistory: number;
+  transactionCommitWithHistory: number;
+}
+
+/**
+ * A DataSource on tables unique to this run, created by the shipped migration (run through
+ * TypeORM's migration runner, no `synchronize`) and dropped again after the suite.
+ */
+export class TypeOrmTestDatabase {
+  readonly logger = new QueryCountingLogger();
+  readonly tables: { tableName: string; historyTableName: string };
+  private readonly ledger: string;
+  private readonly migrationsTable: string;
+  private source?: DataSource;
+
+  constructor(private readonly options: DataSourceOptions) {
+    const prefix = `fsm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    this.tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition` };
+    this.ledger = `${prefix}_ledger`;
+    this.migrationsTable = `${prefix}_migrations`;
+  }
+
+  get dataSource(): DataSource {
+    return this.source!;
+  }
+
+  /** Stores on this database. */
+  readonly factory: FsmStoreFactory<TypeOrmFsmStateStore> = async ({ history }) => ({
+    store: new TypeOrmFsmStateStore(this.dataSource, { ...this.tables, history }),
+    cleanup: async () => undefined,
+  });
+
+  /** The ledger table the transactional cases write to. */
+  readonly business: FsmStoreBusinessTable = {
+    write: async (manager, id) => {
+      await (manager as EntityManager).query(`INSERT INTO ${this.ledger} (id) VALUES (${this.placeholder})`, [id]);
+    },
+    count: async (id) => {
+      const rows = await this.dataSource.query(`SELECT COUNT(*) AS n FROM ${this.ledger} WHERE id = ${this.placeholder}`, [
+        id,
+      ]);
+      return Number(rows[0].n);
+    },
+  };
+
+  async open(): Promise<void> {
+    this.source = new DataSource({
+      ...this.options,
+      logger: this.logger,
+      migrations: [createFsmStateMigration(this.tables)],
+      migrationsTableName: this.migrationsTable,
+    } as DataSourceOptions);
+    await this.source.initialize();
+    await this.source.runMigrations();
+    await this.source.query(`CREATE TABLE ${this.ledger} (id varchar(64) NOT NULL PRIMARY KEY)`);
+  }
+
+  async close(): Promise<void> {
+    if (!this.source?.isInitialized) return;
+    try {
+      await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
+      await this.source.query(`DROP TABLE ${this.migrationsTable}`);
+    } finally {
+      await this.source.destroy();
+    }
+  }
+
+  private get placeholder(): string {
+    return this.options.type === 'postgres' ? '$1' : '?';
+  }
+}
+
+/** The contract suite plus round-trip counts, for one TypeORM database. */
+export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase, expected: ExpectedRoundTrips): void {
+  beforeAll(() => database.open(), 60_000);
+  afterAll(() => database.close(), 60_000);
+
+  describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
+
+  describe(`${name}: round trips per operation (counted with a query logger)`, () => {
+    const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
+    const record = (handle: string) => ({
+      machine: 'invoice',
+      handle,
+      from: 'draft',
+      to: 'review',
+      event: 'SUBMIT',
+      tool: 'invoice.submit',
+      principal: null,
+      at: new Date().toISOString(),
+    });
+    const during = (work: () => Promise<unknown>) => database.logger.during(work);
+
+    it('claim, commit, release, loadMany and load (history off)', async () => {
+      const { store } = await database.factory({ history: false });
+      const handles = [`invoice:${randomUUID()}`, `invoice:${randomUUID()}`, `invoice:${randomUUID()}`];
+      for (const handle of handles) await store.create(handle, snapshot('draft'));
+      const [h] = handles;
+      const first = { handle: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
+      expect(await during(() => store.claim(first))).toHaveLength(expected.claim);
+      expect(await during(() => store.commit(h, first.token, { snapshot: snapshot('review') }))).toHaveLength(1);
+      const second = { handle: h, allowedStates: ['review'], token: randomUUID(), leaseMs: 60_000 };
+      await store.claim(second);
+      expect(await during(() => store.release(h, second.token))).toHaveLength(1);
+      expect(await during(() => store.loadMany(handles))).toHaveLength(1);
+      expect(await during(() => store.load(h))).toHaveLength(1);
+      expect(await during(() => store.save(h, snapshot('approved')))).toHaveLength(1);
+    });
+
+    it('a refused claim adds one diagnostic SELECT', async () => {
+      const { store } = await database.factory({ history: false });
+      const h = `invoice:${randomUUID()}`;
+      await store.create(h, snapshot('draft'));
+      const refused = await during(() => store.claim({ handle: h, allowedStates: ['review'], token: 't', leaseMs: 1 }));
+      expect(refused).toHaveLength(2);
+    });
+
+    it('commit with a history row', async () => {
+      const { store } = await database.factory({ history: true });
+      const h = `invoice:${randomUUID()}`;
+      await store.create(h, snapshot('draft'));
+      const held = { handle: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
+      await store.claim(held);
+      const queries = await during(() => store.commit(h, held.token, { snapshot: snapshot('review'), record: record(h) }));
+      expect(queries).toHaveLength(expected.commitWithHistory);
+    });
+
+    it('transactional mode: begin 1, lock 1, commit = state write + COMMIT', async () => {
+      const { store } = await database.factory({ history: true });
+      const h = `invoice:${randomUUID()}`;
+      await store.create(h, snapshot('draft'));
+      let tx!: Awaited<ReturnType<typeof store.beginTransaction>>;
+      expect(await during(async () => (tx = await store.beginTransaction()))).toHaveLength(1);
+      expect(await during(() => tx.lock({ handle: h, allowedStates: ['draft'] }))).toHaveLength(1);
+      const commit = await during(() => tx.commit(h, { snapshot: snapshot('review'), record: record(h) }));
+      expect(commit).toHaveLength(expected.transactionCommitWithHistory);
+    });
+  });
+}
