@@ -37,7 +37,7 @@ describe('stateless Streamable HTTP', () => {
 
     it('lists handle-keyed tools and unbound tools, hides session-keyed bound tools', async () => {
       expect((await agent.names()).sort()).toEqual(
-        ['invoice.status', 'payment.authorize', 'payment.capture', 'payment.refund', 'payment.void'].sort(),
+        ['invoice.status', 'payment.authorize', 'payment.capture', 'payment.receipt', 'payment.refund', 'payment.void'].sort(),
       );
     });
 

@@ -108,16 +108,8 @@ export class FsmTransitionInterceptor implements NestInterceptor {
     this.bus.publish({ machine, storeKey, state, origin: call.session });
   }
 
-  private record(
-    call: FsmCall,
-    from: string | null,
-    to: string,
-    event: string | null,
-    at: string,
-  ): FsmTransitionRecord | undefined {
-    if (!this.options.history) {
-      return undefined;
-    }
-    return { machine: call.instance!.machine, handle: call.instance!.storeKey, from, to, event, tool: call.tool.name, principal: call.principal, at };
+  private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
+    const { machine, storeKey } = call.instance!;
+    return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal: call.principal, at };
   }
 }

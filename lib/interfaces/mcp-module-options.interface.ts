@@ -78,8 +78,6 @@ export interface McpModuleOptions {
   leaseMs?: number;
   /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
   transactional?: boolean;
-  /** Keep one history row per transition (stores that support it). @default false */
-  history?: boolean;
   /**
    * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
    * and refused at bootstrap when `false`.

@@ -31,7 +31,7 @@ export type FsmClaimResult =
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
 
-/** What a commit stores: the new snapshot, and a history row when history is kept. */
+/** What a commit stores: the new snapshot, and the history row (kept when the store keeps history). */
 export interface FsmCommit {
   snapshot: FsmSnapshot;
   record?: FsmTransitionRecord;
