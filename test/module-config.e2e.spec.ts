@@ -162,9 +162,11 @@ describe('McpModule options', () => {
     });
   });
 
-  describe('history: true with the default in-memory store', () => {
+  describe('history, kept by the store (InMemoryFsmStateStore({ history: true }))', () => {
+    const startWithHistory = () => start({ store: new InMemoryFsmStateStore({ history: true }) });
+
     it('keeps one row per transition with from, to, event and tool', async () => {
-      await start({ history: true });
+      await startWithHistory();
       const store = app.get<AtomicFsmStateStore>(FsmStateStore);
       await agent.call('invoice.submit');
       await agent.call('invoice.reject');
@@ -188,11 +190,14 @@ describe('McpModule options', () => {
       }
     });
 
-    it('records the start of a handle-keyed workflow', async () => {
-      await start({ history: true });
+    it('records the start of a handle-keyed workflow, and no row for refused or failed calls', async () => {
+      await startWithHistory();
       const store = app.get<AtomicFsmStateStore>(FsmStateStore);
       const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
       const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
+      await agent.call('payment.refund', { paymentId });
+      app.get(HandlerLog).failNext = 'throw';
+      expect((await agent.call('payment.capture', { paymentId })).isError).toBe(true);
       await agent.call('payment.capture', { paymentId });
       const rows = await store.history(`payment:${paymentId}`);
       expect(rows.map(({ from, to, event, tool }) => ({ from, to, event, tool }))).toEqual([
@@ -201,19 +206,10 @@ describe('McpModule options', () => {
       ]);
     });
 
-    it('keeps the rows with an explicit InMemoryFsmStateStore({ history: true })', async () => {
-      await start({ history: true, store: new InMemoryFsmStateStore({ history: true }) });
-      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
-      await agent.call('invoice.submit');
-      const rows = await store.history(`invoice:session:${agent.transport.sessionId}`);
-      expect(rows.map(({ from, to, event, tool }) => ({ from, to, event, tool }))).toEqual([
-        { from: 'draft', to: 'review', event: 'SUBMIT', tool: 'invoice.submit' },
-      ]);
-    });
-
-    it('keeps no rows without the option', async () => {
+    it('keeps no rows with the default in-memory store', async () => {
       await start({});
       const store = app.get<AtomicFsmStateStore>(FsmStateStore);
+      expect(store).toBeInstanceOf(InMemoryFsmStateStore);
       await agent.call('invoice.submit');
       expect(await store.history(`invoice:session:${agent.transport.sessionId}`)).toEqual([]);
     });

@@ -308,6 +308,32 @@ function describeTransactionalContract(
       }
     });
 
+    it('starts 10 new instances concurrently from createWith without a double run or an error', async () => {
+      const calls = Array.from({ length: 10 }, () => ({ h: handle(), id: randomUUID() }));
+      const results = await Promise.all(
+        calls.map(async ({ h, id }): Promise<FsmClaimResult> => {
+          const tx = await store.beginTransaction();
+          try {
+            const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: snapshot('draft') });
+            if (locked.status === 'claimed') {
+              await business.write(tx.manager, id);
+              await tx.commit(h, { snapshot: snapshot('review') });
+            }
+            return locked;
+          } finally {
+            await tx.rollback();
+          }
+        }),
+      );
+      console.log('DEBUG', results.map((r) => r.status).join(','));
+      for (const [index, { h, id }] of calls.entries()) {
+        const claimed = results[index].status === 'claimed';
+        expect(['claimed', 'busy']).toContain(results[index].status);
+        expect(await business.count(id)).toBe(claimed ? 1 : 0);
+        expect((await store.load(h))?.state).toBe(claimed ? 'review' : undefined);
+      }
+    });
+
     it('runs the handler once among 10 concurrent transactional calls', async () => {
       const h = handle();
       await store.create(h, snapshot('draft'));
