@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { CountingFsmStateStore } from './fixtures/counting-fsm-state.store.js';
@@ -175,6 +175,43 @@ describe('tool handlers run inside the Nest pipeline', () => {
         { progress: 1, total: 2, message: 'half way' },
         { progress: 2, total: 2, message: 'done' },
       ]);
+    });
+  });
+
+  describe('logging through Nest\'s exception handling', () => {
+    class CapturingLogger extends ConsoleLogger {
+      readonly errors: string[] = [];
+
+      override error(message: unknown, ...rest: unknown[]): void {
+        const text = message instanceof Error ? message.message : String(message);
+        this.errors.push([text, ...rest.map(String)].join(' | '));
+      }
+      override warn(): void {}
+      override log(): void {}
+      override debug(): void {}
+      override verbose(): void {}
+    }
+
+    it('does not log a gate refusal as an application error; a crashing handler is logged', async () => {
+      const logger = new CapturingLogger();
+      const moduleRef = await Test.createTestingModule({ imports: [orderPipelineModule()] }).compile();
+      const logged = moduleRef.createNestApplication({ logger });
+      await logged.listen(0, '127.0.0.1');
+      const client = await connectClient(await mcpUrl(logged));
+      try {
+        const refused = await client.call('order.ship');
+        expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: 'cart' });
+        expect(logger.errors.filter((line) => line.includes('FORBIDDEN'))).toEqual([]);
+
+        logged.get(Principal).roles.add('clerk');
+        await client.call('order.checkout');
+        logged.get(PipelineLog).warehouseDown = 'crash';
+        expect(textOf(await client.call('order.cancel'))).toBe('warehouse crashed');
+        expect(logger.errors.some((line) => line.includes('Tool "order.cancel" failed: warehouse crashed'))).toBe(true);
+      } finally {
+        await client.close();
+        await logged.close();
+      }
     });
   });
 });

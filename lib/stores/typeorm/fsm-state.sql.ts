@@ -79,6 +79,7 @@ interface Result<T> {
 }
 
 const DUPLICATE_KEY_ERRNO = 1062;
+const DEADLOCK_ERRNO = 1213;
 
 /**
  * The SQL of the state and history tables in one dialect. Every method is one statement
@@ -367,6 +368,18 @@ function toSnapshot(row: FsmStateRow): FsmSnapshot {
 }
 
 function isDuplicateKey(error: unknown): boolean {
-  const driverError = (error as { driverError?: { errno?: number } }).driverError;
-  return driverError?.errno === DUPLICATE_KEY_ERRNO;
+  return driverErrno(error) === DUPLICATE_KEY_ERRNO;
+}
+
+/**
+ * Whether InnoDB chose this transaction as a deadlock victim (and rolled it back). Under
+ * REPEATABLE READ a locking read of an absent row takes a gap lock, so two transactions
+ * inserting new instances into the same index gap can deadlock.
+ */
+export function isDeadlock(error: unknown): boolean {
+  return driverErrno(error) === DEADLOCK_ERRNO;
+}
+
+function driverErrno(error: unknown): number | undefined {
+  return (error as { driverError?: { errno?: number } }).driverError?.errno;
 }

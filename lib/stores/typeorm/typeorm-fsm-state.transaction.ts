@@ -3,7 +3,7 @@ import { storeHandleExists, storeTransactionClosed, storeTransactionMissingInsta
 import type { FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
-import { type FsmStateSql, judgeFsmClaim, notTaken } from './fsm-state.sql.js';
+import { type FsmStateSql, isDeadlock, judgeFsmClaim, notTaken } from './fsm-state.sql.js';
 
 /**
  * One transaction of the TypeORM store (transactional mode) on a QueryRunner of its own:
@@ -30,7 +30,10 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
    * Locks the instance row without waiting for another transaction; inserts it (locked)
    * from `createWith` when it is absent. PostgreSQL/MySQL: one `SELECT … FOR UPDATE SKIP
    * LOCKED` when the row is free; a row held by another transaction costs one more SELECT
-   * to report its state as `busy`.
+   * to report its state as `busy`. MySQL/MariaDB with `createWith`: a plain SELECT comes
+   * first, because under REPEATABLE READ a locking read of an absent row takes a gap lock
+   * and concurrent inserts into one gap deadlock; a remaining deadlock victim (rolled back
+   * by InnoDB) is answered `busy`.
    */
   async lock(request: FsmLockRequest): Promise<FsmClaimResult> {
     this.assertOpen();
@@ -69,13 +72,25 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
 
   private async tryLock(request: FsmLockRequest, createWith: FsmSnapshot | undefined): Promise<FsmClaimResult> {
     const now = Date.now();
+    if (createWith && this.sql.dialect === 'mysql' && !(await this.sql.inspect(this.runner, request.handle))) {
+      return this.insertLocked(request, createWith);
+    }
     const row = await this.sql.lock(this.runner, request.handle);
     if (row) return judgeFsmClaim(row, request, now);
     const held = await this.sql.inspect(this.runner, request.handle);
     if (held) return notTaken(judgeFsmClaim(held, request, now));
-    if (!createWith) return { status: 'unknown' };
-    if (await this.sql.insert(this.runner, request.handle, createWith)) return { status: 'claimed', state: createWith.state };
-    return this.tryLock(request, undefined);
+    return createWith ? this.insertLocked(request, createWith) : { status: 'unknown' };
+  }
+
+  private async insertLocked(request: FsmLockRequest, createWith: FsmSnapshot): Promise<FsmClaimResult> {
+    let inserted: boolean;
+    try {
+      inserted = await this.sql.insert(this.runner, request.handle, createWith);
+    } catch (error) {
+      if (isDeadlock(error)) return { status: 'busy', state: createWith.state };
+      throw error;
+    }
+    return inserted ? { status: 'claimed', state: createWith.state } : this.tryLock(request, undefined);
   }
 
   private assertOpen(): void {

@@ -1,0 +1,74 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
+import { createFsmStateMigration } from '../lib/stores/typeorm/index.js';
+import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
+import { databaseTargets, uniqueSuffix } from './utils/databases.js';
+import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { TcpProxy } from './utils/tcp-proxy.js';
+
+const targets = databaseTargets('database-down e2e', { networkedOnly: true });
+const describeTargets = targets.length ? describe.each(targets) : describe.skip.each([{ name: 'no server', url: '' }]);
+
+describeTargets('when $name goes away', ({ url, ...target }) => {
+  const suffix = uniqueSuffix();
+  const tables = { tableName: `down_state_${suffix}`, historyTableName: `down_history_${suffix}` };
+  let proxy: TcpProxy;
+  let entity: EntitySchema<LedgerRow>;
+  let dataSource: DataSource;
+  let app: INestApplication;
+  let agent: TestClient;
+
+  beforeAll(async () => {
+    const server = new URL(url!);
+    proxy = new TcpProxy(server.hostname, Number(server.port));
+    await proxy.start();
+    entity = ledgerEntity(`down_ledger_${suffix}`);
+    const options = (target as { options: (url?: string) => DataSourceOptions }).options(proxy.rewrite(url!));
+    dataSource = new DataSource({ ...options, entities: [entity], connectTimeout: 1000, connectionTimeoutMillis: 1000 } as DataSourceOptions);
+    await dataSource.initialize();
+    await dataSource.synchronize();
+    const runner = dataSource.createQueryRunner();
+    await new (createFsmStateMigration(tables))().up(runner);
+    await runner.release();
+    const moduleRef = await Test.createTestingModule({ imports: [ledgerModule(dataSource, entity, tables)] }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    agent = await connectClient(await mcpUrl(app));
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await app.close();
+    const runner = dataSource.createQueryRunner();
+    await new (createFsmStateMigration(tables))().down(runner);
+    await runner.dropTable(entity.options.tableName!, true);
+    await runner.release();
+    await dataSource.destroy();
+    await proxy.stop();
+  });
+
+  it('fails closed with STATE_UNAVAILABLE, then works again without a restart', async () => {
+    const started = await agent.call('payment.authorize', { amount: 7, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    const behaviour = app.get(LedgerBehaviour);
+    const runsBefore = behaviour.runs;
+
+    await proxy.stop();
+    for (const tool of ['payment.void', 'payment.capture']) {
+      const refused = await agent.call(tool, { paymentId });
+      expect(refused.isError).toBe(true);
+      expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'STATE_UNAVAILABLE', tool });
+      expect(textOf(refused)).toMatch(new RegExp(`^STATE_UNAVAILABLE: the state of payment could not be read .* so "${tool}" did not run`));
+    }
+    expect(behaviour.runs).toBe(runsBefore);
+    await expect(agent.names()).rejects.toThrow(/STATE_UNAVAILABLE/);
+
+    await proxy.start();
+    expect(await agent.names()).toEqual(['payment.authorize', 'payment.capture', 'payment.void']);
+    const captured = await agent.call('payment.capture', { paymentId });
+    expect(captured.isError).toBeFalsy();
+    expect(captured._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'captured' });
+    expect(await agent.names()).toEqual(['payment.authorize']);
+  });
+});
