@@ -173,9 +173,9 @@ export const unknownHandle = (tool: string, machine: string, key: string, handle
     : `UNKNOWN_HANDLE: there is no ${machine} workflow "${String(handle)}" (it is malformed, unknown, expired or not yours), so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
 
 /** STATE_UNAVAILABLE: the store failed; the gate failed closed. */
-export const stateUnavailable = (tool: string, machine: string, reason: string, handlerRan: boolean): string =>
+export const stateUnavailable = (tool: string, machine: string, reason: string, handlerRan: boolean, handle?: string): string =>
   handlerRan
-    ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine} could not be stored (${reason}). Check its status before retrying.`
+    ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine}${handle ? ` "${handle}"` : ''} could not be stored (${reason}). Check its status before retrying.`
     : `STATE_UNAVAILABLE: the state of ${machine} could not be read (${reason}), so "${tool}" did not run. Try again later.`;
 
 /** NO_SESSION: a session-keyed tool on a connection without sessions. */
@@ -185,6 +185,10 @@ export const noSession = (tool: string, machine: string): string =>
 /** LEASE_EXPIRED: the handler outlived its lease. */
 export const leaseExpired = (tool: string, machine: string, state: string, leaseMs: number): string =>
   `LEASE_EXPIRED: "${tool}" ran longer than its ${leaseMs} ms lease, so its transition was not stored; ${machine} is still "${state}".`;
+
+/** A freshly minted handle already exists (never expected with 128 random bits). */
+export const handleCollision = (storeKey: string): string =>
+  `the new handle "${storeKey}" already exists; no instance was started`;
 
 /** Unknown tool name in `tools/call`. */
 export const unknownTool = (name: string): string =>
@@ -198,7 +202,7 @@ export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: Pro
 export const menuUnavailable = (error: unknown): string =>
   `STATE_UNAVAILABLE: the tool list could not be computed because workflow state could not be read (${reasonOf(error)}).`;
 
-/** Log line: a handler threw an unexpected error. */
+/** Log line: a handler (or a guard, pipe or interceptor) threw an unexpected error. */
 export const handlerFailed = (tool: string, error: unknown): string => `Tool "${tool}" failed: ${reasonOf(error)}`;
 
 /** Log line: a lease or transaction could not be released. */

@@ -177,7 +177,7 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
 
   it('@BindState under an @McpWorkflow machine that was not registered', async () => {
     expect(await bootstrapError(appWith([UnregisteredWorkflowTools]))).toBe(
-      'UnregisteredWorkflowTools.send: @BindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
+      'UnregisteredWorkflowTools.send: @McpWorkflow names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 

@@ -25,7 +25,7 @@ describeTargets('when $name goes away', ({ url, ...target }) => {
     await proxy.start();
     entity = ledgerEntity(`down_ledger_${suffix}`);
     const options = (target as { options: (url?: string) => DataSourceOptions }).options(proxy.rewrite(url!));
-    dataSource = new DataSource({ ...options, entities: [entity], connectTimeout: 1000, connectionTimeoutMillis: 1000 } as DataSourceOptions);
+    dataSource = new DataSource({ ...options, entities: [entity] } as DataSourceOptions);
     await dataSource.initialize();
     await dataSource.synchronize();
     const runner = dataSource.createQueryRunner();

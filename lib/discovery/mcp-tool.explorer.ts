@@ -114,7 +114,7 @@ export class McpToolExplorer implements OnModuleInit {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, '@BindState', meta.machine ?? classMachine);
+    const machine = this.requireMachineId(source, meta.machine ? '@BindState' : '@McpWorkflow', meta.machine ?? classMachine, '@BindState');
     const engine = this.machines.engine(machine);
     const paths = new Set(engine.statePaths());
     for (const state of meta.states) {
@@ -139,7 +139,7 @@ export class McpToolExplorer implements OnModuleInit {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, '@StartWorkflow', meta.machine ?? classMachine);
+    const machine = this.requireMachineId(source, meta.machine ? '@StartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@StartWorkflow');
     if (!this.machines.machine(machine).stateHandleKey) {
       throw new Error(messages.startNeedsHandleKey(source, machine));
     }
@@ -162,10 +162,10 @@ export class McpToolExplorer implements OnModuleInit {
     }
   }
 
-  private requireMachineId(source: string, decorator: string, machine?: McpMachine | string): string {
+  private requireMachineId(source: string, decorator: string, machine: McpMachine | string | undefined, user: string): string {
     const id = this.optionalMachineId(source, decorator, machine);
     if (!id) {
-      throw new Error(messages.noMachine(source, decorator));
+      throw new Error(messages.noMachine(source, user));
     }
     return id;
   }

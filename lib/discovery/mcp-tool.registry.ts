@@ -42,6 +42,13 @@ export class McpToolRegistry {
       .map((tool) => tool.name);
   }
 
+  /** Start tools of `machine`. */
+  startNames(machine: string): string[] {
+    return this.all()
+      .filter((tool) => tool.start?.machine === machine)
+      .map((tool) => tool.name);
+  }
+
   /** Tools usable without an instance of `machine`: its start tools and unbound tools. */
   entryNames(machine: string): string[] {
     return this.all()

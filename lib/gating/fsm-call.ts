@@ -3,6 +3,7 @@ import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interfa
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import type { McpSession } from '../server/mcp-session.js';
 import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { FsmRefusal } from './fsm-refusal.error.js';
 import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
 
 /** Which stored instance a call acts on. */
@@ -31,6 +32,11 @@ export class FsmCall {
   transaction?: FsmTransaction;
   /** State after a stored transition. */
   nextState?: string;
+  /**
+   * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
+   * may swallow the thrown one, but the call is refused all the same.
+   */
+  refusal?: FsmRefusal;
   settled = false;
 
   constructor(

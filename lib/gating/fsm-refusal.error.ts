@@ -1,3 +1,5 @@
+import { IntrinsicException } from '@nestjs/common';
+
 /** Why a gated call was refused before its handler ran (or why its transition was not stored). */
 export type FsmRefusalCode =
   | 'FORBIDDEN'
@@ -16,8 +18,11 @@ export interface FsmRefusalData {
   allowedTools: string[];
 }
 
-/** A gated refusal; the call handler turns it into an `isError` result or a JSON-RPC error. */
-export class FsmRefusal extends Error {
+/**
+ * A gated refusal; the call handler turns it into an `isError` result or a JSON-RPC error.
+ * Intrinsic: Nest does not log it as an application error (it is an expected outcome).
+ */
+export class FsmRefusal extends IntrinsicException {
   constructor(
     message: string,
     readonly data: FsmRefusalData,

@@ -24,14 +24,14 @@ export class FsmRefusals {
   /** The handle argument is missing, malformed, unknown, expired or someone else's. */
   unknownHandle(call: FsmCall, machine: string, key: string, handle: unknown): FsmRefusal {
     const entry = this.tools.entryNames(machine);
-    const text = messages.unknownHandle(call.tool.name, machine, key, handle, entry);
+    const text = messages.unknownHandle(call.tool.name, machine, key, handle, this.tools.startNames(machine));
     return this.create('UNKNOWN_HANDLE', text, call, machine, null, entry);
   }
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
   stateUnavailable(call: FsmCall, machine: string, error: unknown, handlerRan: boolean): FsmRefusal {
-    const reason = error instanceof Error ? error.message : String(error);
-    const text = messages.stateUnavailable(call.tool.name, machine, reason, handlerRan);
+    const handle = call.tool.start ? call.instance?.handle : undefined;
+    const text = messages.stateUnavailable(call.tool.name, machine, messages.reasonOf(error), handlerRan, handle);
     return this.create('STATE_UNAVAILABLE', text, call, machine, null, []);
   }
 

@@ -6,7 +6,11 @@ import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import { matchesAllowedState } from '../stores/fsm-state-match.js';
-import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import {
+  isTransactionalFsmStateStore,
+  type TransactionalFsmStateStore,
+} from '../stores/transactional-fsm-state-store.interface.js';
+import * as messages from '../mcp.messages.js';
 import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
 import { judgeSnapshot } from './locks/snapshot-verdict.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
@@ -30,6 +34,8 @@ export const DEFAULT_LEASE_MS = 60_000;
 export class FsmStateGuard implements CanActivate {
   protected readonly locker: FsmLocker;
   protected readonly transactionLocker?: FsmLocker;
+  /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
+  protected readonly transactionalStore?: TransactionalFsmStateStore;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) protected readonly options: McpModuleOptions,
@@ -38,7 +44,10 @@ export class FsmStateGuard implements CanActivate {
     protected readonly refusals: FsmRefusals,
   ) {
     this.locker = isAtomicFsmStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
-    this.transactionLocker = isTransactionalFsmStateStore(store) ? new TransactionLocker(store) : undefined;
+    if (isTransactionalFsmStateStore(store)) {
+      this.transactionalStore = store;
+      this.transactionLocker = new TransactionLocker(store);
+    }
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -50,21 +59,29 @@ export class FsmStateGuard implements CanActivate {
     try {
       await (call.tool.start ? this.admitStart(call) : this.admitBound(call));
     } catch (error) {
-      throw error instanceof FsmRefusal ? error : this.refusals.stateUnavailable(call, machine, error, false);
+      call.refusal = error instanceof FsmRefusal ? error : this.refusals.stateUnavailable(call, machine, error, false);
+      throw call.refusal;
     }
     return true;
   }
 
-  /** Mints the handle of a start tool and, in transactional mode, opens the transaction it writes in. */
+  /**
+   * Mints the handle of a start tool and makes sure the store is there before the handler
+   * runs (fail closed): in transactional mode by opening the transaction it writes in,
+   * otherwise by reading the new handle (which must not exist).
+   */
   protected async admitStart(call: FsmCall): Promise<void> {
     const start = call.tool.start!;
     const handle = mintHandle();
-    this.enter(call, { machine: start.machine, storeKey: `${start.machine}:${handle}`, handle, keyedBy: 'handle' });
-    call.context.state = this.machines.engine(start.machine).initialState();
+    const storeKey = `${start.machine}:${handle}`;
     if (start.transactional) {
-      call.transaction = await this.transactional().beginTransaction();
+      call.transaction = await this.transactionalStore!.beginTransaction();
       call.context.manager = call.transaction.manager;
+    } else if (await this.store.load(storeKey)) {
+      throw new Error(messages.handleCollision(storeKey));
     }
+    this.enter(call, { machine: start.machine, storeKey, handle, keyedBy: 'handle' });
+    call.context.state = this.machines.engine(start.machine).initialState();
   }
 
   /** Checks (and, for transition tools, claims) the instance of a bound tool. */
@@ -139,6 +156,7 @@ export class FsmStateGuard implements CanActivate {
         throw this.refusals.busy(call, instance.machine, outcome.state);
       case 'claimed':
         this.enter(call, instance);
+        call.session.knownStates.set(instance.storeKey, outcome.lock.state);
         call.context.state = outcome.lock.state;
         call.context.manager = outcome.lock.manager;
         if (call.tool.binding!.transition) {
@@ -156,10 +174,4 @@ export class FsmStateGuard implements CanActivate {
     }
   }
 
-  private transactional() {
-    if (!isTransactionalFsmStateStore(this.store)) {
-      throw new Error('unreachable: transactional tools are refused at bootstrap without a transactional store');
-    }
-    return this.store;
-  }
 }

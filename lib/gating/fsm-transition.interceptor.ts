@@ -58,7 +58,8 @@ export class FsmTransitionInterceptor implements NestInterceptor {
         await this.completeTransition(call);
       }
     } catch (error) {
-      throw error instanceof FsmRefusal ? error : this.refusals.stateUnavailable(call, machine, error, true);
+      call.refusal = error instanceof FsmRefusal ? error : this.refusals.stateUnavailable(call, machine, error, true);
+      throw call.refusal;
     }
   }
 

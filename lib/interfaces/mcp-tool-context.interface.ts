@@ -21,6 +21,12 @@ export interface McpToolContext {
    * writes through it commit or roll back together with the state change.
    */
   readonly manager?: unknown;
+  /**
+   * Store key of this connection's instance of a session-keyed machine (to read its state or
+   * history from the store, for example in an unbound status tool); `undefined` on a
+   * connection without session state (stateless HTTP that is not single-tenant).
+   */
+  readonly sessionStoreKey: (machine: string) => string | undefined;
   /** The SDK's request extra: `signal`, `sendNotification` (progress), `requestId`, ... */
   readonly extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
 }

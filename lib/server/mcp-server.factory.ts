@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import * as messages from '../mcp.messages.js';
+import { JsonRpcError } from './json-rpc.error.js';
 import { McpSession, type McpSessionKind } from './mcp-session.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from './tool-menu.service.js';
@@ -31,7 +32,7 @@ export class McpServerFactory {
       try {
         return { tools: await this.menu.list(session) };
       } catch (error) {
-        throw new McpError(ErrorCode.InternalError, messages.menuUnavailable(error));
+        throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable(error));
       }
     });
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.calls.handle(session, request.params, extra));

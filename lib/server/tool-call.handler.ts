@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
@@ -9,6 +9,7 @@ import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import * as messages from '../mcp.messages.js';
+import { JsonRpcError } from './json-rpc.error.js';
 import type { McpSession } from './mcp-session.js';
 import { ToolMenuService } from './tool-menu.service.js';
 import { errorMessage, toCallToolResult, toolErrorResult } from './tool-result.mapper.js';
@@ -33,20 +34,27 @@ export class ToolCallHandler {
     session.touch();
     const tool = this.tools.get(params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, messages.unknownTool(params.name));
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownTool(params.name));
     }
     const parsed = tool.inputSchema.safeParse(params.arguments ?? {});
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
     const args = parsed.data as Record<string, unknown>;
-    const context: MutableToolContext = { toolName: tool.name, sessionId: session.id, authInfo: extra.authInfo, extra };
+    const context: MutableToolContext = {
+      toolName: tool.name,
+      sessionId: session.id,
+      authInfo: extra.authInfo,
+      sessionStoreKey: (machine) => session.sessionStoreKey(machine),
+      extra,
+    };
     const call = new FsmCall(tool, session, args, context);
     let result: CallToolResult;
     try {
-      result = this.success(call, await tool.invoke([args, context, call]));
+      const value = await tool.invoke([args, context, call]);
+      result = call.refusal ? this.failure(call, call.refusal) : this.success(call, value);
     } catch (error) {
-      result = this.failure(call, error);
+      result = this.failure(call, call.refusal ?? error);
     } finally {
       await call.settle().catch((error: unknown) => this.logger.error(messages.releaseFailed(tool.name, error)));
     }
@@ -71,11 +79,11 @@ export class ToolCallHandler {
   private failure(call: FsmCall, error: unknown): CallToolResult {
     if (error instanceof FsmRefusal) {
       if (this.options.refusal === 'jsonrpc') {
-        throw new McpError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
+        throw new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
       }
       return toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data });
     }
-    if (!(error instanceof Error) || !('getStatus' in error)) {
+    if (!(error instanceof HttpException)) {
       this.logger.error(messages.handlerFailed(call.tool.name, error), error instanceof Error ? error.stack : undefined);
     }
     return toolErrorResult(errorMessage(error));

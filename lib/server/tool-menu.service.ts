@@ -47,6 +47,7 @@ export class ToolMenuService {
     if (!ownsInstance) {
       return false;
     }
+    session.lastMenu ??= this.signature(this.compute(session));
     session.knownStates.set(storeKey, state);
     const signature = this.signature(this.compute(session));
     if (signature === session.lastMenu) {

@@ -5,8 +5,12 @@ import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixtu
 
 describe('TypeOrmFsmStateStore on SQLite (better-sqlite3)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'fsm-sqlite-'));
-  const database = new TypeOrmTestDatabase({ type: 'better-sqlite3', database: join(directory, 'store.sqlite') });
+  const database = new TypeOrmTestDatabase({
+    type: 'better-sqlite3',
+    database: join(directory, 'store.sqlite'),
+    enableWAL: true,
+  });
 
-  describeTypeOrmStore('SQLite', database, { claim: 1, commitWithHistory: 4, transactionCommitWithHistory: 3 });
+  describeTypeOrmStore('SQLite', database, { claimDescendant: 1, commitWithHistory: 4, transactionCommitWithHistory: 3 });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 });

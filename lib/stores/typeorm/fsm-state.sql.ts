@@ -33,7 +33,7 @@ export function assertFsmTableName(name: string): string {
 }
 
 /** The machine id of a store key `"<machineId>:<instanceKey>"`. */
-export function machineOfHandle(handle: string): string {
+function machineOfHandle(handle: string): string {
   const colon = handle.indexOf(':');
   return colon === -1 ? handle : handle.slice(0, colon);
 }
@@ -76,6 +76,8 @@ interface Statement {
 interface Result<T> {
   records: T[];
   affected: number;
+  /** MySQL's insert id (the OK packet's `LAST_INSERT_ID`). */
+  insertId?: number;
 }
 
 const DUPLICATE_KEY_ERRNO = 1062;
@@ -107,8 +109,8 @@ export class FsmStateSql {
 
   /** Snapshot of one instance. */
   async load(runner: QueryRunner, handle: string): Promise<FsmSnapshot | undefined> {
-    const { records } = await this.run<FsmStateRow & { handle: string }>(runner, {
-      sql: `SELECT handle, state, owner, updated_at FROM ${this.state} WHERE handle = ?`,
+    const { records } = await this.run<FsmStateRow>(runner, {
+      sql: `SELECT state, owner, updated_at FROM ${this.state} WHERE handle = ?`,
       params: [handle],
     });
     return records[0] && toSnapshot(records[0]);
@@ -190,20 +192,33 @@ export class FsmStateSql {
    * The claim's conditional UPDATE: takes the lease when the instance is in an allowed state,
    * owned by `request.owner` (when given) and not leased. Returns the state when it took the
    * lease. PostgreSQL and SQLite: one `UPDATE … RETURNING`. MySQL/MariaDB have no
-   * `UPDATE … RETURNING`, and a parent state may match a descendant, so a taken lease costs a
-   * second round trip: a SELECT by lease token.
+   * `UPDATE … RETURNING`: the UPDATE passes the position of the allowed state that the
+   * stored state equals through `LAST_INSERT_ID(expr)` (the OK packet's insert id), so an
+   * exact match is one round trip; a descendant (`'review.legal'` for `'review'`) costs a
+   * second one, a SELECT by lease token.
    */
   async claim(runner: QueryRunner, request: FsmClaimRequest, lease: FsmLease, now: number): Promise<string | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
-    const owner = request.owner === undefined ? '' : ' AND owner = ?';
-    const params = [lease.token, lease.until, request.handle, ...allowed.params, now];
-    if (request.owner !== undefined) params.push(request.owner);
-    const update = `UPDATE ${this.state} SET lease_token = ?, lease_until = ? WHERE handle = ? AND ${allowed.sql} AND (lease_until IS NULL OR lease_until < ?)${owner}`;
+    const where = `WHERE handle = ? AND ${allowed.sql} AND (lease_until IS NULL OR lease_until < ?)${
+      request.owner === undefined ? '' : ' AND owner = ?'
+    }`;
+    const whereParams = [request.handle, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
     if (this.dialect !== 'mysql') {
-      const { records } = await this.run<{ state: string }>(runner, { sql: `${update} RETURNING state`, params });
+      const { records } = await this.run<{ state: string }>(runner, {
+        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING state`,
+        params: [lease.token, lease.until, ...whereParams],
+      });
       return records[0]?.state;
     }
-    if ((await this.run(runner, { sql: update, params })).affected !== 1) return undefined;
+    const position = request.allowedStates.length
+      ? `CASE state ${request.allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`
+      : '0';
+    const updated = await this.run(runner, {
+      sql: `UPDATE ${this.state} SET lease_token = IF(LAST_INSERT_ID(${position}) < 0, NULL, ?), lease_until = ? ${where}`,
+      params: [...request.allowedStates, lease.token, lease.until, ...whereParams],
+    });
+    if (updated.affected !== 1) return undefined;
+    if (updated.insertId) return request.allowedStates[updated.insertId - 1];
     const { records } = await this.run<{ state: string }>(runner, {
       sql: `SELECT state FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
       params: [request.handle, lease.token],
@@ -310,7 +325,11 @@ export class FsmStateSql {
     let index = 0;
     const sql = this.dialect === 'postgres' ? statement.sql.replace(/\?/g, () => `$${++index}`) : statement.sql;
     const result = await runner.query(sql, statement.params, true);
-    return { records: result.records ?? [], affected: result.affected ?? result.records?.length ?? 0 };
+    return {
+      records: result.records ?? [],
+      affected: result.affected ?? result.records?.length ?? 0,
+      insertId: result.raw?.insertId === undefined ? undefined : Number(result.raw.insertId),
+    };
   }
 
   private quote(name: string): string {

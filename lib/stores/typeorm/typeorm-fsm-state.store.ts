@@ -20,11 +20,12 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * `createFsmStateMigration(options)`); `synchronize` is not needed. The store never
  * initializes or destroys the DataSource, and database errors are thrown, never swallowed.
  *
- * Round trips per operation (history off): `claim` 1 (MySQL/MariaDB 2: no `UPDATE …
- * RETURNING`), plus 1 diagnostic SELECT when the claim is refused (plus 1 INSERT for
- * `createWith`); `commit`, `release`, `load`, `save`, `loadMany`: 1. With history on,
- * `commit` and `create` stay 1 statement on PostgreSQL (data-modifying CTE) and become a
- * 4-statement transaction elsewhere. Lease expiry compares with this process's clock
+ * Round trips per operation (history off): `claim` 1 (MySQL/MariaDB, which lack `UPDATE …
+ * RETURNING`: 2 when the stored state is a descendant of the allowed one), plus 1 diagnostic
+ * SELECT when the claim is refused (plus 1 INSERT for `createWith`); `commit`, `release`,
+ * `load`, `save`, `loadMany`: 1. With history on, `commit` and `create` stay 1 statement on
+ * PostgreSQL (data-modifying CTE) and become a 4-statement transaction elsewhere (BEGIN,
+ * UPDATE/INSERT, history INSERT, COMMIT). Lease expiry compares with this process's clock
  * (`Date.now()`), so processes sharing a database need synchronised clocks.
  *
  * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the

@@ -1,0 +1,47 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { McpModule } from '../lib/index.js';
+import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { sampleDataSourceOptions } from './database.js';
+import { invoiceMachine } from './invoice.machine.js';
+import { InvoiceTools } from './invoice.tools.js';
+import { LedgerEntry } from './ledger-entry.entity.js';
+import { paymentMachine } from './payment.machine.js';
+import { PaymentTools } from './payment.tools.js';
+import { sampleTransport } from './transport.js';
+
+/**
+ * The sample: the invoice and payment workflows as MCP tools, their state and the payment
+ * ledger in one database (SQLite by default, `DATABASE_URL` for PostgreSQL or MySQL/MariaDB).
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({ useFactory: () => sampleDataSourceOptions() }),
+    TypeOrmModule.forFeature([LedgerEntry]),
+    McpModule.forRootAsync({
+      imports: [TypeOrmModule],
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => {
+        const transport = sampleTransport();
+        return {
+          name: 'nestjs-mcp-fsm-sample',
+          version: '1.0.0',
+          instructions:
+            'Invoices: one per session, draft → review → approved → discharged. ' +
+            'Payments: payment.authorize returns a paymentId; pass it to payment.capture, payment.void, ' +
+            'payment.refund and payment.status. Tools appear and disappear as the workflows move.',
+          machines: [invoiceMachine, paymentMachine],
+          // History rows back `invoice.status`.
+          store: new TypeOrmFsmStateStore(dataSource, { history: true }),
+          transports:
+            transport === 'stdio'
+              ? { http: false, stdio: true }
+              : { http: { path: '/mcp', stateless: transport === 'stateless' }, stdio: false },
+        };
+      },
+    }),
+  ],
+  providers: [InvoiceTools, PaymentTools],
+})
+export class AppModule {}

@@ -1,0 +1,38 @@
+import type { DataSourceOptions } from 'typeorm';
+import { CreateMcpFsmState1764460800000 } from '../lib/stores/typeorm/index.js';
+import { LedgerEntry } from './ledger-entry.entity.js';
+import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
+
+/** Default SQLite file of the sample. */
+export const DEFAULT_SAMPLE_DB = 'sample.sqlite';
+
+/**
+ * The sample's DataSource options from the environment: `DATABASE_URL=postgres://…` (or
+ * `postgresql://…`) → PostgreSQL, `mysql://…` or `mariadb://…` → MySQL/MariaDB, otherwise the
+ * better-sqlite3 file `SAMPLE_DB` (default `sample.sqlite`). The workflow tables and the
+ * ledger come from migrations that run at startup; `synchronize` stays off.
+ */
+export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): DataSourceOptions {
+  const common = {
+    entities: [LedgerEntry],
+    migrations: [CreateMcpFsmState1764460800000, CreateSampleLedger1764460900000],
+    migrationsRun: true,
+    synchronize: false,
+  };
+  const url = env.DATABASE_URL;
+  if (url) {
+    const scheme = new URL(url).protocol.slice(0, -1);
+    if (scheme === 'postgres' || scheme === 'postgresql') {
+      return { ...common, type: 'postgres', url };
+    }
+    if (scheme === 'mysql' || scheme === 'mariadb') {
+      return { ...common, type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
+    }
+    throw new Error(`DATABASE_URL: unsupported scheme "${scheme}:" (use postgres://, mysql:// or mariadb://).`);
+  }
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: env.SAMPLE_DB || DEFAULT_SAMPLE_DB,
+  };
+}

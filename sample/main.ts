@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { ConsoleLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from './app.module.js';
+import { sampleTransport } from './transport.js';
+
+/** A console logger that writes every level to stderr: on stdio, stdout carries the protocol. */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    ...[messages, context, logLevel, , errorStack, params]: Parameters<ConsoleLogger['printMessages']>
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
+async function bootstrap(): Promise<void> {
+  const logger = new StderrLogger();
+  if (sampleTransport() === 'stdio') {
+    const app = await NestFactory.createApplicationContext(AppModule, { logger });
+    app.enableShutdownHooks();
+    // One client per process: when it goes away, close the database and exit.
+    process.stdin.once('end', () => void app.close());
+    return;
+  }
+  const app = await NestFactory.create(AppModule, { logger });
+  app.enableShutdownHooks();
+  await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  logger.log(`MCP endpoint: http://127.0.0.1:${port}/mcp`, 'Sample');
+}
+
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { z } from 'zod';
+import {
+  BindState,
+  FsmStateStore,
+  McpTool,
+  McpWorkflow,
+  StartWorkflow,
+  ToolArgs,
+  ToolContext,
+  type McpToolContext,
+} from '../lib/index.js';
+import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
+import { paymentMachine } from './payment.machine.js';
+
+const authorizeInput = z.object({
+  amount: z
+    .number()
+    .positive()
+    .max(1_000_000_000)
+    .refine((amount) => Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6, 'amount has at most 2 decimal places')
+    .describe('Amount to authorize, in major units (12.34)'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'currency is a 3-letter ISO 4217 code in capitals (EUR, USD)')
+    .describe('ISO 4217 currency code (EUR, USD, BRL)'),
+});
+
+const statusInput = z.object({
+  paymentId: z.string().min(1).max(64).describe('The paymentId returned by payment.authorize'),
+});
+
+const statusOutput = z.object({
+  paymentId: z.string(),
+  state: z.string(),
+  ledger: z.array(z.object({ kind: z.enum(['authorize', 'capture', 'void', 'refund']), amount: z.number() })),
+});
+
+/**
+ * The payment workflow's tools. A payment is handle-keyed: `payment.authorize` starts one and
+ * returns its `paymentId`, which every other payment tool takes. The transition tools run in
+ * transactional mode: the handler writes its ledger entry through the transaction's
+ * `EntityManager` (`ctx.manager`), so the entry and the state change commit together or not
+ * at all, and concurrent calls on one payment run the handler once.
+ */
+@Injectable()
+@McpWorkflow(paymentMachine)
+export class PaymentTools {
+  constructor(
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
+  ) {}
+
+  @McpTool({
+    name: 'payment.authorize',
+    description:
+      'Authorize a payment of `amount` in `currency`. Returns the `paymentId` that payment.capture, ' +
+      'payment.void, payment.refund and payment.status take.',
+    inputSchema: authorizeInput,
+    annotations: { idempotentHint: false },
+  })
+  @StartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
+  async authorize(@ToolArgs() input: z.infer<typeof authorizeInput>, @ToolContext() ctx: McpToolContext) {
+    await this.write(ctx, 'authorize', input.amount, input.currency);
+    return { amount: input.amount, currency: input.currency, message: 'Payment authorized: capture it or void it.' };
+  }
+
+  @McpTool({ name: 'payment.capture', description: 'Capture the full authorized amount of a payment.' })
+  @BindState('authorized', 'CAPTURE', { transactional: true })
+  async capture(@ToolContext() ctx: McpToolContext) {
+    const entry = await this.settle(ctx, 'capture');
+    return { captured: entry.amount, currency: entry.currency, message: 'Payment captured.' };
+  }
+
+  @McpTool({
+    name: 'payment.void',
+    description: 'Void an authorized payment that was not captured, releasing the authorization. This ends the payment.',
+    annotations: { destructiveHint: true },
+  })
+  @BindState('authorized', 'VOID', { transactional: true })
+  async void(@ToolContext() ctx: McpToolContext) {
+    const entry = await this.settle(ctx, 'void');
+    return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
+  }
+
+  @McpTool({
+    name: 'payment.refund',
+    description: 'Refund a captured payment in full. This ends the payment.',
+    annotations: { destructiveHint: true },
+  })
+  @BindState('captured', 'REFUND', { transactional: true })
+  async refund(@ToolContext() ctx: McpToolContext) {
+    const entry = await this.settle(ctx, 'refund');
+    return { refunded: entry.amount, currency: entry.currency, message: 'Payment refunded.' };
+  }
+
+  @McpTool({
+    name: 'payment.status',
+    description: "Show a payment's workflow state and its ledger entries (authorize, capture, void, refund).",
+    inputSchema: statusInput,
+    outputSchema: statusOutput,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  })
+  async status(
+    @ToolArgs() input: z.infer<typeof statusInput>,
+    @ToolContext() ctx: McpToolContext,
+  ): Promise<z.infer<typeof statusOutput>> {
+    const snapshot = await this.store.load(`${paymentMachine.id}:${input.paymentId}`);
+    if (!snapshot || (snapshot.owner !== undefined && snapshot.owner !== ctx.authInfo?.clientId)) {
+      throw new NotFoundException(`No payment "${input.paymentId}". Start one with payment.authorize.`);
+    }
+    const entries = await this.ledger.find({ where: { paymentId: input.paymentId }, order: { id: 'ASC' } });
+    return {
+      paymentId: input.paymentId,
+      state: snapshot.state,
+      ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
+    };
+  }
+
+  /** Writes the entry of a capture, void or refund for the authorized amount. */
+  private async settle(ctx: McpToolContext, kind: Exclude<LedgerKind, 'authorize'>): Promise<LedgerEntry> {
+    const authorization = await this.transaction(ctx)
+      .getRepository(LedgerEntry)
+      .findOneBy({ paymentId: ctx.handle!, kind: 'authorize' });
+    if (!authorization) {
+      throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
+    }
+    return this.write(ctx, kind, authorization.amount, authorization.currency);
+  }
+
+  /** Inserts one ledger entry in the call's transaction. */
+  private async write(ctx: McpToolContext, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
+    const repository = this.transaction(ctx).getRepository(LedgerEntry);
+    const entry = repository.create({ paymentId: ctx.handle!, kind, amount, currency, createdAt: Date.now() });
+    await repository.insert(entry);
+    return entry;
+  }
+
+  /** The transaction the gate opened for this call (the payment tools are transactional). */
+  private transaction(ctx: McpToolContext): EntityManager {
+    if (!ctx.manager) {
+      throw new Error(`${ctx.toolName} must run in transactional mode: the call has no transaction manager.`);
+    }
+    return ctx.manager as EntityManager;
+  }
+}
