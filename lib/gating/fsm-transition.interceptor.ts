@@ -105,7 +105,6 @@ export class FsmTransitionInterceptor implements NestInterceptor {
   private stored(call: FsmCall, state: string): void {
     const { machine, storeKey } = call.instance!;
     call.nextState = state;
-    call.session.knownStates.set(storeKey, state);
     this.bus.publish({ machine, storeKey, state, origin: call.session });
   }
 
