@@ -8,4 +8,5 @@ export default {
   },
   testMatch: ['<rootDir>/lib/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };

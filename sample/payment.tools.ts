@@ -12,6 +12,7 @@ import {
   ToolContext,
   type McpToolContext,
 } from '../lib/index.js';
+import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { paymentMachine } from './payment.machine.js';
 
@@ -135,6 +136,7 @@ export class PaymentTools {
     const repository = this.transaction(ctx).getRepository(LedgerEntry);
     const entry = repository.create({ paymentId: ctx.handle!, kind, amount, currency, createdAt: Date.now() });
     await repository.insert(entry);
+    await sampleHandlerDelay();
     return entry;
   }
 

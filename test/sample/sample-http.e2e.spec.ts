@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
+import { startSample, type SampleProcess } from '../utils/sample-process.js';
+
+type Status = { paymentId: string; state: string; ledger: { kind: string; amount: number }[] };
+
+describe('the sample over stateful HTTP, on its SQLite file', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let sample: SampleProcess;
+  let clients: TestClient[];
+
+  const connect = async () => {
+    const client = await connectClient(sample.url);
+    clients.push(client);
+    return client;
+  };
+  const status = async (agent: TestClient, paymentId: string) =>
+    (await agent.call('payment.status', { paymentId })).structuredContent as Status;
+  const authorize = async (agent: TestClient, amount = 12.5) => {
+    const started = await agent.call('payment.authorize', { amount, currency: 'EUR' });
+    expect(started.isError).toBeFalsy();
+    return (started.structuredContent as { paymentId: string }).paymentId;
+  };
+  const restart = async (extra: Record<string, string> = {}, signal: NodeJS.Signals = 'SIGTERM') => {
+    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
+    await sample.stop(signal);
+    sample = await startSample({ ...env, ...extra });
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-fsm-sample-'));
+    env = { SAMPLE_DB: join(dir, 'sample.sqlite') };
+    sample = await startSample(env);
+    clients = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await sample.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('walks the invoice workflow: menus per state, FORBIDDEN, list_changed, compact description', async () => {
+    const agent = await connect();
+    const tools = async () => (await agent.client.listTools()).tools;
+    const draft = await tools();
+    expect(draft.map((tool) => tool.name)).toEqual(['invoice.submit', 'invoice.status', 'payment.authorize', 'payment.status']);
+    expect(draft.find((tool) => tool.name === 'invoice.status')?.description).toBe('Show the invoice state.');
+    const early = await agent.call('invoice.discharge');
+    expect(textOf(early)).toBe(
+      'FORBIDDEN: "invoice.discharge" is not available while invoice is "draft". Allowed now: invoice.submit, invoice.status.',
+    );
+    await agent.call('invoice.submit');
+    await eventually(() => agent.listChanged() === 1);
+    const review = await tools();
+    expect(review.map((tool) => tool.name)).toEqual(['invoice.approve', 'invoice.reject', 'invoice.status', 'payment.authorize', 'payment.status']);
+    expect(review.find((tool) => tool.name === 'invoice.status')?.description).toMatch(/^Show this session's invoice/);
+    await agent.call('invoice.approve');
+    await agent.call('invoice.discharge');
+    const history = (await agent.call('invoice.status')).structuredContent as { state: string; history: { event: string }[] };
+    expect(history.state).toBe('discharged');
+    expect(history.history.map((row) => row.event)).toEqual(['SUBMIT', 'APPROVE', 'DISCHARGE']);
+  });
+
+  it('captures a payment exactly once under 50 concurrent calls, with the ledger to show it', async () => {
+    const agent = await connect();
+    const paymentId = await authorize(agent);
+    const results = await Promise.all(Array.from({ length: 50 }, () => agent.call('payment.capture', { paymentId })));
+    expect(results.filter((result) => !result.isError)).toHaveLength(1);
+    expect(await status(agent, paymentId)).toEqual({
+      paymentId,
+      state: 'captured',
+      ledger: [
+        { kind: 'authorize', amount: 12.5 },
+        { kind: 'capture', amount: 12.5 },
+      ],
+    });
+    const forged = await agent.call('payment.capture', { paymentId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(forged._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+  });
+
+  it('keeps a payment authorized before a restart, capturable after it', async () => {
+    const paymentId = await authorize(await connect());
+    await restart();
+    const agent = await connect();
+    expect((await agent.call('payment.capture', { paymentId })).isError).toBeFalsy();
+    expect((await status(agent, paymentId)).state).toBe('captured');
+  });
+
+  it('a process killed inside a handler leaves no stuck payment and no half-written capture', async () => {
+    const paymentId = await authorize(await connect());
+    await restart({ SAMPLE_HANDLER_DELAY_MS: '3000' });
+    const doomed = await connect();
+    const inFlight = doomed.call('payment.capture', { paymentId }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await restart({}, 'SIGKILL');
+    await inFlight;
+    const agent = await connect();
+    expect((await status(agent, paymentId)).ledger.map((entry) => entry.kind)).toEqual(['authorize']);
+    const captured = await agent.call('payment.capture', { paymentId });
+    expect(captured.isError).toBeFalsy();
+    expect((await status(agent, paymentId)).ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture']);
+  });
+});
