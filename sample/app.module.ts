@@ -34,6 +34,8 @@ import { sampleTransport } from './transport.js';
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`.
           store: new TypeOrmFsmStateStore(dataSource, { history: true }),
+          // For clients that list before every call and keep no session (the Inspector CLI).
+          handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used',
           transports:
             transport === 'stdio'
               ? { http: false, stdio: true }

@@ -67,6 +67,16 @@ describe('stateful HTTP sessions', () => {
     expect(bystander.listChanged()).toBe(before[2]);
   });
 
+  it("lists every handle-keyed tool with handleToolsMenu: 'all', still gated at call time", async () => {
+    await start({ handleToolsMenu: 'all' });
+    const agent = await connect();
+    expect(await agent.names()).toEqual(expect.arrayContaining(['payment.capture', 'payment.refund']));
+    const started = await agent.call('payment.authorize', { amount: 3, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    const early = await agent.call('payment.refund', { paymentId });
+    expect(early._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: 'authorized' });
+  });
+
   it('answers 404 for an unknown session and 400 for a request without one', async () => {
     await start();
     const unknown = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' });

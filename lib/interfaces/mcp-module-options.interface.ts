@@ -69,6 +69,14 @@ export interface McpModuleOptions {
   /** Session limits of stateful HTTP. */
   sessions?: McpSessionOptions;
   /**
+   * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
+   * handle the session started or used (`'used'`), or all of them, gated at call time
+   * (`'all'`), for clients that list before every call and keep no session, such as the
+   * MCP Inspector CLI. Stateless HTTP always lists all of them.
+   * @default 'used'
+   */
+  handleToolsMenu?: 'used' | 'all';
+  /**
    * How a gated refusal reaches the client: a tool result with `isError: true` (what hosts
    * show the model), or a JSON-RPC error -32602 for strict clients.
    * @default 'result'

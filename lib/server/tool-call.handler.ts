@@ -4,6 +4,7 @@ import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { isWellFormedHandle } from '../gating/fsm-handle.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
@@ -58,10 +59,24 @@ export class ToolCallHandler {
     } finally {
       await call.settle().catch((error: unknown) => this.logger.error(messages.releaseFailed(tool.name, error)));
     }
-    if (call.nextState !== undefined && this.menu.applyTransition(session, call.instance!.storeKey, call.nextState)) {
+    if (await this.menuChanged(call, result)) {
       await extra.sendNotification({ method: 'notifications/tools/list_changed' });
     }
     return result;
+  }
+
+  /** Whether the call changed its own session's menu: by a transition, or by using a handle it did not know. */
+  private async menuChanged(call: FsmCall, result: CallToolResult): Promise<boolean> {
+    if (call.nextState !== undefined) {
+      return this.menu.applyTransition(call.session, call.instance!.storeKey, call.nextState);
+    }
+    const machine = call.tool.workflow;
+    const key = machine && !call.tool.binding && !call.tool.start && this.machines.machine(machine).stateHandleKey;
+    const handle = key ? call.args[key] : undefined;
+    if (result.isError || !isWellFormedHandle(handle)) {
+      return false;
+    }
+    return this.menu.adoptHandle(call.session, `${machine}:${handle}`).catch(() => false);
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {

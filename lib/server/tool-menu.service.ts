@@ -5,6 +5,8 @@ import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import type { McpSession } from './mcp-session.js';
 
 /** One entry of a session's menu. */
@@ -20,11 +22,16 @@ interface MenuEntry {
  */
 @Injectable()
 export class ToolMenuService {
+  private readonly listAllHandleTools: boolean;
+
   constructor(
+    @Inject(MCP_MODULE_OPTIONS) options: McpModuleOptions,
     private readonly tools: McpToolRegistry,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
-  ) {}
+  ) {
+    this.listAllHandleTools = options.handleToolsMenu === 'all';
+  }
 
   /** The session's menu as `tools/list` returns it; reads the store once. */
   async list(session: McpSession): Promise<Tool[]> {
@@ -55,6 +62,24 @@ export class ToolMenuService {
     }
     session.lastMenu = signature;
     return true;
+  }
+
+  /**
+   * Adds a handle that the session used through an unbound tool (a status tool, say) to the
+   * handles its menu follows; `true` when its menu changed. Reads the store once, the first
+   * time a session uses a handle; an unknown handle is not kept.
+   */
+  async adoptHandle(session: McpSession, storeKey: string): Promise<boolean> {
+    if (session.handles.has(storeKey)) {
+      return false;
+    }
+    const state = (await this.loadStates([storeKey])).get(storeKey);
+    if (state === undefined) {
+      return false;
+    }
+    session.lastMenu ??= this.signature(this.compute(session));
+    session.handles.add(storeKey);
+    return this.applyTransition(session, storeKey, state);
   }
 
   private instanceKeys(session: McpSession): string[] {
@@ -117,7 +142,7 @@ export class ToolMenuService {
     if (!tool.binding) {
       return true;
     }
-    if (session.kind === 'stateless' && this.machines.machine(machine).stateHandleKey) {
+    if (this.machines.machine(machine).stateHandleKey && (session.kind === 'stateless' || this.listAllHandleTools)) {
       return true;
     }
     const engine = this.machines.engine(machine);

@@ -82,6 +82,17 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(forged._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
   });
 
+  it('shows a new session the tools of a payment it looked up with payment.status', async () => {
+    const paymentId = await authorize(await connect());
+    const other = await connect();
+    expect(await other.names()).not.toContain('payment.capture');
+    await status(other, paymentId);
+    await eventually(() => other.listChanged() === 1);
+    expect(await other.names()).toEqual(expect.arrayContaining(['payment.capture', 'payment.void']));
+    await other.call('payment.status', { paymentId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(other.listChanged()).toBe(1);
+  });
+
   it('keeps a payment authorized before a restart, capturable after it', async () => {
     const paymentId = await authorize(await connect());
     await restart();
