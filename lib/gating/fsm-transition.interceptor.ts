@@ -85,7 +85,7 @@ export class FsmTransitionInterceptor implements NestInterceptor {
   /** Sends the bound event from the claimed state and commits it under the claim. */
   protected async completeTransition(call: FsmCall): Promise<void> {
     const lock = call.lock!;
-    const { machine, storeKey } = call.instance!;
+    const { machine } = call.instance!;
     const event = call.tool.binding!.transition!;
     const state = this.machines.engine(machine).transition(lock.state, event, call.args);
     if (state === undefined) {

@@ -16,7 +16,7 @@ export interface SampleProcess {
 /** Starts the sample on an ephemeral port with `env` and waits for its endpoint line. */
 export async function startSample(env: Record<string, string>): Promise<SampleProcess> {
   const child = spawn(process.execPath, [SAMPLE_MAIN], {
-    env: { ...process.env, PORT: '0', ...env },
+    env: { ...process.env, PORT: '0', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -25,7 +25,7 @@ export async function startSample(env: Record<string, string>): Promise<SamplePr
     const timer = setTimeout(() => reject(new Error(`sample did not start:\n${log}`)), 20_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString();
-      const match = /MCP endpoint: (http:\/\/[^\s\u001b]+)/.exec(log);
+      const match = /MCP endpoint: (http:\/\/\S+)/.exec(log);
       if (match) {
         clearTimeout(timer);
         resolve(new URL(match[1]));
