@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { createFsmStateMigration } from '../lib/stores/typeorm/index.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
+import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
 import { TcpProxy } from './utils/tcp-proxy.js';
 
@@ -28,9 +28,7 @@ describeTargets('when $name goes away', ({ url, ...target }) => {
     dataSource = new DataSource({ ...options, entities: [entity] } as DataSourceOptions);
     await dataSource.initialize();
     await dataSource.synchronize();
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().up(runner);
-    await runner.release();
+    await createStoreTables(dataSource, tables);
     const moduleRef = await Test.createTestingModule({ imports: [ledgerModule(dataSource, entity, tables)] }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
@@ -40,10 +38,8 @@ describeTargets('when $name goes away', ({ url, ...target }) => {
   afterAll(async () => {
     await agent.close();
     await app.close();
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().down(runner);
-    await runner.dropTable(entity.options.tableName!, true);
-    await runner.release();
+    await dropStoreTables(dataSource, tables);
+    await dataSource.query(`DROP TABLE ${entity.options.tableName}`);
     await dataSource.destroy();
     await proxy.stop();
   });

@@ -1,38 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { createFsmStateMigration, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { CountingLogger } from './utils/counting-logger.js';
+import { databaseTargets, uniqueSuffix } from './utils/databases.js';
+import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
 
-type Target = { name: string; options: () => DataSourceOptions; cleanup?: () => void };
+const targets = databaseTargets('round trips');
 
-const sqliteDir = mkdtempSync(join(tmpdir(), 'mcp-fsm-rt-'));
-const targets: Target[] = [
-  {
-    name: 'SQLite',
-    options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'rt.sqlite') }),
-    cleanup: () => rmSync(sqliteDir, { recursive: true, force: true }),
-  },
-];
-if (process.env.TEST_POSTGRES_URL) {
-  targets.push({ name: 'PostgreSQL', options: () => ({ type: 'postgres', url: process.env.TEST_POSTGRES_URL }) });
-} else {
-  console.warn('round trips on PostgreSQL skipped: TEST_POSTGRES_URL is not set');
-}
-
-if (process.env.TEST_MYSQL_URL) {
-  targets.push({ name: 'MariaDB', options: () => ({ type: 'mysql', url: process.env.TEST_MYSQL_URL }) });
-} else {
-  console.warn('round trips on MariaDB skipped: TEST_MYSQL_URL is not set');
-}
-
-describe.each(targets)('round trips per call on $name (lease mode)', ({ options, cleanup }) => {
-  const suffix = `rt_${process.pid}_${Date.now()}`;
+describe.each(targets)('round trips per call on $name (lease mode)', ({ options }) => {
+  const suffix = `rt_${uniqueSuffix()}`;
   const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}` };
   let dataSource: DataSource;
   let logger: CountingLogger;
@@ -43,9 +22,7 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ options,
     logger = new CountingLogger();
     dataSource = new DataSource({ ...options(), logger, logging: ['query'] } as DataSourceOptions);
     await dataSource.initialize();
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().up(runner);
-    await runner.release();
+    await createStoreTables(dataSource, tables);
   });
 
   beforeEach(async () => {
@@ -62,11 +39,8 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ options,
   });
 
   afterAll(async () => {
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().down(runner);
-    await runner.release();
+    await dropStoreTables(dataSource, tables);
     await dataSource.destroy();
-    cleanup?.();
   });
 
   it('a transition call makes 2 (claim, commit)', async () => {

@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { createFsmStateMigration, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
+import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
 
 describe.each(databaseTargets('transactional e2e'))('transactional mode on $name', ({ options }) => {
@@ -29,9 +30,7 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
     dataSource = new DataSource({ ...options(), entities: [entity] } as DataSourceOptions);
     await dataSource.initialize();
     await dataSource.synchronize();
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().up(runner);
-    await runner.release();
+    await createStoreTables(dataSource, tables);
     store = new TypeOrmFsmStateStore(dataSource, tables);
   });
 
@@ -48,10 +47,8 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
   });
 
   afterAll(async () => {
-    const runner = dataSource.createQueryRunner();
-    await new (createFsmStateMigration(tables))().down(runner);
-    await runner.dropTable(entity.options.tableName!, true);
-    await runner.release();
+    await dropStoreTables(dataSource, tables);
+    await dataSource.query(`DROP TABLE ${entity.options.tableName}`);
     await dataSource.destroy();
   });
 

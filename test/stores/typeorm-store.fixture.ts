@@ -1,32 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource, type DataSourceOptions, type EntityManager, type Logger } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
+import { CountingLogger } from '../utils/counting-logger.js';
 import { TypeOrmFsmStateStore, createFsmStateMigration } from '../../lib/stores/typeorm/index.js';
 import {
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,
   type FsmStoreFactory,
 } from './fsm-state-store.contract.js';
-
-/** A TypeORM logger that records every query sent (one entry per round trip). */
-export class QueryCountingLogger implements Logger {
-  readonly queries: string[] = [];
-
-  logQuery(query: string): void {
-    this.queries.push(query);
-  }
-  logQueryError(): void {}
-  logQuerySlow(): void {}
-  logSchemaBuild(): void {}
-  logMigration(): void {}
-  log(): void {}
-
-  /** The queries `work` sends. */
-  async during(work: () => Promise<unknown>): Promise<string[]> {
-    this.queries.length = 0;
-    await work();
-    return this.queries.splice(0);
-  }
-}
 
 /** Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). */
 export interface ExpectedRoundTrips {
@@ -41,7 +21,7 @@ export interface ExpectedRoundTrips {
  * TypeORM's migration runner, no `synchronize`) and dropped again after the suite.
  */
 export class TypeOrmTestDatabase {
-  readonly logger = new QueryCountingLogger();
+  readonly logger = new CountingLogger();
   readonly tables: { tableName: string; historyTableName: string };
   private readonly ledger: string;
   private readonly migrationsTable: string;
