@@ -10,3 +10,4 @@ export * from './stores/index.js';
 export * from './gating/index.js';
 export { McpToolRegistry } from './discovery/mcp-tool.registry.js';
 export type { McpToolDefinition } from './discovery/mcp-tool-definition.interface.js';
+export type * from './server/fsm-transition-relay.interface.js';

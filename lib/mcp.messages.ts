@@ -213,6 +213,25 @@ export const releaseFailed = (tool: string, error: unknown): string =>
 export const transitionNotAccepted = (tool: string, machine: string, state: string, event: string): string =>
   `Tool "${tool}" succeeded, but ${machine} did not accept "${event}" in state "${state}" (a guard said no); the state is unchanged.`;
 
+/** Bootstrap error: the PostgreSQL relay was given another database. */
+export const relayNeedsPostgres = (type: string): string =>
+  `PostgresFsmTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
+
+/** Bootstrap error: a LISTEN/NOTIFY channel name that is not a plain identifier. */
+export const relayInvalidChannel = (channel: string): string =>
+  `PostgresFsmTransitionRelay: channel "${channel}" is not a plain lower-case SQL identifier (a-z, 0-9, "_").`;
+
+/** Log line: a NOTIFY failed (the menu of other instances refreshes on their next list). */
+export const relayPublishFailed = (error: unknown): string =>
+  `Could not relay a transition to the other instances: ${reasonOf(error)}`;
+
+/** Log line: a relayed payload was not one of ours. */
+export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;
+
+/** Log line: the LISTEN connection was lost. */
+export const relayLost = (error: unknown, retryMs: number): string =>
+  `Transition relay connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again in ${retryMs} ms.`;
+
 // Transports.
 
 /** The reason text of any thrown value. */

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { sampleDataSourceOptions } from './database.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
@@ -34,6 +34,9 @@ import { sampleTransport } from './transport.js';
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`.
           store: new TypeOrmFsmStateStore(dataSource, { history: true }),
+          // Several sample processes on one PostgreSQL tell each other's sessions about transitions.
+          transitionRelay:
+            dataSource.options.type === 'postgres' ? new PostgresFsmTransitionRelay(dataSource) : undefined,
           // For clients that list before every call and keep no session (the Inspector CLI).
           handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used',
           transports:

@@ -1,5 +1,6 @@
 import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpMachine } from '../fsm/machine.interface.js';
+import type { FsmTransitionRelay } from '../server/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
@@ -68,6 +69,12 @@ export interface McpModuleOptions {
   attachmentId?: string;
   /** Session limits of stateful HTTP. */
   sessions?: McpSessionOptions;
+  /**
+   * Carries transitions between processes that share the store, so sessions on every
+   * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).
+   * @default none: notifications reach the sessions of this process only
+   */
+  transitionRelay?: FsmTransitionRelay;
   /**
    * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
    * handle the session started or used (`'used'`), or all of them, gated at call time

@@ -1,0 +1,22 @@
+/** A transition as it travels between processes: which instance is now in which state. */
+export interface FsmRelayedTransition {
+  machine: string;
+  storeKey: string;
+  state: string;
+}
+
+/**
+ * Carries transitions between the processes that share a store, so a session on one
+ * instance gets `list_changed` when a call on another instance moved a handle it shows.
+ * Pass one as `McpModule` option `transitionRelay` (for example `PostgresFsmTransitionRelay`
+ * from `nestjs-mcp-fsm/typeorm`). Delivery is best effort: a client that misses a
+ * notification still sees the right menu on its next `tools/list`, and calls stay gated.
+ */
+export interface FsmTransitionRelay {
+  /** Starts receiving; `listener` gets the transitions of the other processes only. */
+  start(listener: (transition: FsmRelayedTransition) => void): Promise<void>;
+  /** Sends a transition of this process to the others (must not throw). */
+  publish(transition: FsmRelayedTransition): void;
+  /** Stops receiving and lets go of its connection. */
+  stop(): Promise<void>;
+}
