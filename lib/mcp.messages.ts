@@ -184,7 +184,7 @@ export const noSession = (tool: string, machine: string): string =>
 
 /** LEASE_EXPIRED: the handler outlived its lease. */
 export const leaseExpired = (tool: string, machine: string, state: string, leaseMs: number): string =>
-  `LEASE_EXPIRED: "${tool}" ran longer than its ${leaseMs} ms lease, so its transition was not stored; ${machine} is still "${state}".`;
+  `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${state}". Check its status before retrying.`;
 
 /** A freshly minted handle already exists (never expected with 128 random bits). */
 export const handleCollision = (storeKey: string): string =>

@@ -22,7 +22,7 @@ import { MutexLocker } from './locks/mutex.locker.js';
 import { TransactionLocker } from './locks/transaction.locker.js';
 
 /** Default lease of a claimed instance. */
-export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_LEASE_MS = 15_000;
 
 /**
  * Admits a gated call: resolves its instance, and for transition tools claims it (lease,

@@ -89,7 +89,12 @@ export interface McpModuleOptions {
    * @default 'result'
    */
   refusal?: 'result' | 'jsonrpc';
-  /** Lease duration of a claimed instance, in milliseconds. @default 60_000 */
+  /**
+   * Lease of a claimed instance, in milliseconds. The lease is renewed every third of it
+   * while the handler runs (stores with `renew`); after a crash, the instance is free again
+   * once it runs out.
+   * @default 15_000
+   */
   leaseMs?: number;
   /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
   transactional?: boolean;

@@ -50,6 +50,12 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   claim(request: FsmClaimRequest): Promise<FsmClaimResult>;
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */
   commit(handle: string, token: string, commit: FsmCommit): Promise<boolean>;
+  /**
+   * Extends a lease that `token` still holds to `leaseMs` from now (a heartbeat while a
+   * handler runs); `false` when the lease was lost. Optional: without it a handler must
+   * finish within one lease.
+   */
+  renew?(handle: string, token: string, leaseMs: number): Promise<boolean>;
   /** Clears the lease without changing the state (no-op for a stale token). */
   release(handle: string, token: string): Promise<void>;
   /** Snapshots of many handles in one round trip (absent handles are left out). */

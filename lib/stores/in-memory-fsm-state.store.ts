@@ -132,6 +132,14 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
+  async renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
+    const entry = this.live(handle);
+    if (!entry || entry.leaseToken !== token) return false;
+    entry.leaseUntil = this.clock() + leaseMs;
+    return true;
+  }
+
+  /** @inheritdoc */
   async release(handle: string, token: string): Promise<void> {
     const entry = this.live(handle);
     if (!entry || entry.leaseToken !== token) return;

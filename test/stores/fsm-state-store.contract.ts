@@ -136,6 +136,20 @@ export function describeFsmStateStoreContract(
       expect((await store.load(h))?.state).toBe('approved');
     });
 
+    it('renews a lease only for its holder, keeping the instance busy past the first lease', async () => {
+      const h = handle();
+      await store.create(h, snapshot('draft'));
+      const held = claim(h, ['draft'], { leaseMs: 200 });
+      expect((await store.claim(held)).status).toBe('claimed');
+      expect(await store.renew!(h, 'not-the-token', 200)).toBe(false);
+      await sleep(120);
+      expect(await store.renew!(h, held.token, 400)).toBe(true);
+      await sleep(150);
+      expect((await store.claim(claim(h, ['draft']))).status).toBe('busy');
+      expect(await store.commit(h, held.token, { snapshot: snapshot('review') })).toBe(true);
+      expect(await store.renew!(h, held.token, 200)).toBe(false);
+    });
+
     it('refuses a commit with a stale token and leaves the state unchanged', async () => {
       const h = handle();
       await store.create(h, snapshot('draft'));

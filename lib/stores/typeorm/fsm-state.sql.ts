@@ -278,6 +278,15 @@ export class FsmStateSql {
   }
 
   /** Clears the lease when `token` still holds it. */
+  /** Extends a live lease; `false` when `token` no longer holds it. */
+  async renew(runner: QueryRunner, handle: string, token: string, leaseUntil: number): Promise<boolean> {
+    const { affected } = await this.run(runner, {
+      sql: `UPDATE ${this.state} SET lease_until = ? WHERE handle = ? AND lease_token = ?`,
+      params: [leaseUntil, handle, token],
+    });
+    return affected === 1;
+  }
+
   async release(runner: QueryRunner, handle: string, token: string): Promise<void> {
     await this.run(runner, {
       sql: `UPDATE ${this.state} SET lease_token = NULL, lease_until = NULL WHERE handle = ? AND lease_token = ?`,
