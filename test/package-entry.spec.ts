@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** Bare modules that the runtime import graph of `entry` loads (type-only imports excluded). */
+function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<string> } {
+  const seen = new Set<string>();
+  const found = { static: new Set<string>(), dynamic: new Set<string>() };
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)) {
+      const spec = match[1];
+      if (spec.startsWith('.')) walk(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      else found.static.add(spec);
+    }
+    for (const match of source.matchAll(/import\('([^']+)'\)/g)) found.dynamic.add(match[1]);
+  };
+  walk(resolve(entry));
+  return found;
+}
+
+describe('package entry points', () => {
+  it('the root entry needs neither typeorm nor xstate at load time (both are optional peers)', () => {
+    const imports = runtimeImports('lib/index.ts');
+    const optional = [...imports.static].filter((spec) => /^(typeorm|xstate|@nestjs\/typeorm|pg|mysql2|better-sqlite3)(\/|$)/.test(spec));
+    expect(optional).toEqual([]);
+    expect([...imports.dynamic]).toEqual(['xstate']);
+  });
+
+  it('the typeorm subpath is where typeorm is loaded', () => {
+    const imports = runtimeImports('lib/stores/typeorm/index.ts');
+    expect(imports.static.has('typeorm')).toBe(true);
+  });
+});
