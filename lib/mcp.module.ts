@@ -5,10 +5,8 @@ import { McpToolExplorer } from './discovery/mcp-tool.explorer.js';
 import { McpToolRegistry } from './discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from './fsm/machine-registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
-import { FsmStateGuard } from './gating/fsm-state.guard.js';
-import { FsmTransitionInterceptor } from './gating/fsm-transition.interceptor.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
-import { fsmStateStoreProvider } from './mcp.providers.js';
+import { fsmStateGuardProvider, fsmStateStoreProvider, fsmTransitionInterceptorProvider } from './mcp.providers.js';
 import { FsmTransitionBus } from './server/fsm-transition.bus.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
@@ -36,8 +34,8 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpToolRegistry,
     McpToolExplorer,
     FsmRefusals,
-    FsmStateGuard,
-    FsmTransitionInterceptor,
+    fsmStateGuardProvider,
+    fsmTransitionInterceptorProvider,
     FsmTransitionBus,
     ToolMenuService,
     ToolCallHandler,

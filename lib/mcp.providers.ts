@@ -1,4 +1,7 @@
 import type { Provider } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { FsmStateGuard } from './gating/fsm-state.guard.js';
+import { FsmTransitionInterceptor } from './gating/fsm-transition.interceptor.js';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
@@ -9,4 +12,19 @@ export const fsmStateStoreProvider: Provider = {
   provide: FsmStateStore,
   useFactory: (options: McpModuleOptions) => options.store ?? new InMemoryFsmStateStore(),
   inject: [MCP_MODULE_OPTIONS],
+};
+
+/** The gate's guard: `options.stateGuard` (a subclass) when given, with its dependencies injected. */
+export const fsmStateGuardProvider: Provider = {
+  provide: FsmStateGuard,
+  useFactory: (options: McpModuleOptions, moduleRef: ModuleRef) => moduleRef.create(options.stateGuard ?? FsmStateGuard),
+  inject: [MCP_MODULE_OPTIONS, ModuleRef],
+};
+
+/** The gate's interceptor: `options.transitionInterceptor` (a subclass) when given. */
+export const fsmTransitionInterceptorProvider: Provider = {
+  provide: FsmTransitionInterceptor,
+  useFactory: (options: McpModuleOptions, moduleRef: ModuleRef) =>
+    moduleRef.create(options.transitionInterceptor ?? FsmTransitionInterceptor),
+  inject: [MCP_MODULE_OPTIONS, ModuleRef],
 };
