@@ -196,7 +196,15 @@ export const unknownTool = (name: string): string =>
 
 /** Arguments that fail the tool's input schema. */
 export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  `Invalid arguments for "${tool}": ${issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ')}.`;
+  `Invalid arguments for "${tool}": ${formatIssues(issues)}.`;
+
+/** zod issues as `path: message; path: message`. */
+const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(value)'}: ${issue.message}`).join('; ');
+
+/** A handler's return value that fails the tool's output schema (no transition fires). */
+export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  `"${tool}" returned a result that does not match its outputSchema: ${formatIssues(issues)}.`;
 
 /** `tools/list` failed because the store could not be read. */
 export const menuUnavailable = (error: unknown): string =>

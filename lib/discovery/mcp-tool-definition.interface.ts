@@ -16,6 +16,8 @@ export interface McpToolBinding {
 /** A start tool: mints a handle of a handle-keyed machine. */
 export interface McpToolStart {
   machine: string;
+  /** The machine's `stateHandleKey`: the result carries the minted handle under it. */
+  handleKey: string;
   transition?: string;
   transactional: boolean;
 }

@@ -140,11 +140,13 @@ export class McpToolExplorer implements OnModuleInit {
       return undefined;
     }
     const machine = this.requireMachineId(source, meta.machine ? '@StartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@StartWorkflow');
-    if (!this.machines.machine(machine).stateHandleKey) {
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    if (!handleKey) {
       throw new Error(messages.startNeedsHandleKey(source, machine));
     }
     this.assertEvent(source, '@StartWorkflow', machine, meta.transition);
-    return { machine, transition: meta.transition, transactional: this.transactional(source, '@StartWorkflow', meta.transactional) };
+    const transactional = this.transactional(source, '@StartWorkflow', meta.transactional);
+    return { machine, handleKey, transition: meta.transition, transactional };
   }
 
   private transactional(source: string, decorator: string, requested?: boolean): boolean {

@@ -56,6 +56,11 @@ export class FsmCall {
     return this.context.authInfo?.clientId ?? this.context.sessionId ?? null;
   }
 
+  /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
+  resultExtra(): Record<string, unknown> {
+    return this.tool.start && this.instance ? { [this.tool.start.handleKey]: this.instance.handle } : {};
+  }
+
   /** The call of a handler's execution context. */
   static from(context: ExecutionContext): FsmCall | undefined {
     const call = context.getArgByIndex(2);

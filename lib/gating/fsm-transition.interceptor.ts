@@ -5,6 +5,7 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import * as messages from '../mcp.messages.js';
 import { FsmTransitionBus } from '../server/fsm-transition.bus.js';
+import { assertToolOutput } from '../server/tool-output.validator.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
@@ -41,6 +42,7 @@ export class FsmTransitionInterceptor implements NestInterceptor {
     return next.handle().pipe(
       mergeMap(async (result) => {
         if (call && !isToolErrorResult(result)) {
+          assertToolOutput(call.tool, result, call.resultExtra());
           await this.complete(call);
         }
         return result;

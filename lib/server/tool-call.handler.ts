@@ -13,6 +13,7 @@ import * as messages from '../mcp.messages.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import type { McpSession } from './mcp-session.js';
 import { ToolMenuService } from './tool-menu.service.js';
+import { assertToolOutput } from './tool-output.validator.js';
 import { errorMessage, toCallToolResult, toolErrorResult } from './tool-result.mapper.js';
 
 /**
@@ -81,8 +82,10 @@ export class ToolCallHandler {
 
   private success(call: FsmCall, value: unknown): CallToolResult {
     const instance = call.instance;
-    const startKey = call.tool.start && this.machines.machine(call.tool.start.machine).stateHandleKey!;
-    const result = toCallToolResult(value, startKey ? { [startKey]: instance!.handle } : {});
+    if (!call.tool.binding && !call.tool.start) {
+      assertToolOutput(call.tool, value, {});
+    }
+    const result = toCallToolResult(value, call.resultExtra());
     const state = call.nextState ?? call.context.state;
     if (!instance || state === undefined) {
       return result;
