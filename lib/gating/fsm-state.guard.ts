@@ -13,7 +13,7 @@ import {
 import * as messages from '../mcp.messages.js';
 import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
 import { judgeSnapshot } from './locks/snapshot-verdict.js';
-import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
+import { instanceStoreKey, isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { FsmRefusal } from './fsm-refusal.error.js';
 import { FsmRefusals } from './fsm-refusals.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
@@ -73,7 +73,7 @@ export class FsmStateGuard implements CanActivate {
   protected async admitStart(call: FsmCall): Promise<void> {
     const start = call.tool.start!;
     const handle = mintHandle();
-    const storeKey = `${start.machine}:${handle}`;
+    const storeKey = instanceStoreKey(start.machine, handle);
     if (start.transactional) {
       call.transaction = await this.transactionalStore!.beginTransaction();
       call.context.manager = call.transaction.manager;
@@ -106,7 +106,7 @@ export class FsmStateGuard implements CanActivate {
       if (!isWellFormedHandle(handle)) {
         throw this.refusals.unknownHandle(call, machine, key, handle);
       }
-      return { machine, storeKey: `${machine}:${handle}`, handle, keyedBy: 'handle' };
+      return { machine, storeKey: instanceStoreKey(machine, handle), handle, keyedBy: 'handle' };
     }
     const storeKey = call.session.sessionStoreKey(machine);
     if (!storeKey) {

@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { instanceStoreKey } from '../gating/fsm-handle.js';
 
 /** How a connection reached the server. */
 export type McpSessionKind = 'stateful' | 'stateless' | 'stdio';
@@ -30,7 +31,7 @@ export class McpSession {
 
   /** Store key of this session's instance of a session-keyed machine. */
   sessionStoreKey(machine: string): string | undefined {
-    return this.instanceKey === undefined ? undefined : `${machine}:${this.instanceKey}`;
+    return this.instanceKey === undefined ? undefined : instanceStoreKey(machine, this.instanceKey);
   }
 
   touch(): void {

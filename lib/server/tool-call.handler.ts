@@ -4,7 +4,7 @@ import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
-import { isWellFormedHandle } from '../gating/fsm-handle.js';
+import { instanceStoreKey, isWellFormedHandle } from '../gating/fsm-handle.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
@@ -77,7 +77,7 @@ export class ToolCallHandler {
     if (result.isError || !isWellFormedHandle(handle)) {
       return false;
     }
-    return this.menu.adoptHandle(call.session, `${machine}:${handle}`).catch(() => false);
+    return this.menu.adoptHandle(call.session, instanceStoreKey(machine, handle)).catch(() => false);
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {
