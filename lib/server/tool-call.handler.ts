@@ -74,7 +74,7 @@ export class ToolCallHandler {
     const machine = call.tool.workflow;
     const key = machine && !call.tool.binding && !call.tool.start && this.machines.machine(machine).stateHandleKey;
     const handle = key ? call.args[key] : undefined;
-    if (result.isError || !isWellFormedHandle(handle)) {
+    if (!machine || result.isError || !isWellFormedHandle(handle)) {
       return false;
     }
     return this.menu.adoptHandle(call.session, instanceStoreKey(machine, handle)).catch(() => false);
