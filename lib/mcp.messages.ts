@@ -276,6 +276,10 @@ export const transportFailed = (error: unknown): string => `Internal error while
 export const notifyFailed = (session: string | undefined, error: unknown): string =>
   `Could not send tools/list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
 
+/** Log line: a closed session's instances could not be deleted (they expire with the store). */
+export const forgetFailed = (error: unknown): string =>
+  `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
+
 /** Log line: closing an idle session failed. */
 export const closeFailed = (session: string, error: unknown): string =>
   `Could not close idle session ${session}: ${reasonOf(error)}`;

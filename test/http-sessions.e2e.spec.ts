@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
@@ -86,15 +87,31 @@ describe('stateful HTTP sessions', () => {
     expect(missing.status).toBe(400);
   });
 
-  it('closes a session on DELETE', async () => {
+  it('closes a session on DELETE and deletes its session-keyed instance', async () => {
     await start();
     const agent = await connect();
     const sessionId = agent.transport.sessionId!;
+    await agent.call('invoice.submit');
+    const store = app.get<FsmStateStore>(FsmStateStore);
+    expect((await store.load(`invoice:session:${sessionId}`))?.state).toBe('review');
     expect(app.get(McpSessionRegistry).get(sessionId)).toBeDefined();
     await agent.transport.terminateSession();
     expect(app.get(McpSessionRegistry).get(sessionId)).toBeUndefined();
+    await eventually(async () => (await store.load(`invoice:session:${sessionId}`)) === undefined);
     const after = await post(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(after.status).toBe(404);
+  });
+
+  it('shuts down promptly while clients keep their sessions (and GET streams) open', async () => {
+    await start();
+    const agent = await connect();
+    await agent.names();
+    const started = Date.now();
+    await app.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+    app = await Test.createTestingModule({ imports: [billingModule()] })
+      .compile()
+      .then((moduleRef) => moduleRef.createNestApplication({ logger: false }));
   });
 
   it('refuses sessions beyond maxSessions with 503', async () => {

@@ -1,4 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import * as messages from '../mcp.messages.js';
@@ -17,11 +20,13 @@ interface LiveSession {
 }
 
 /**
- * The live connections of this process: closes idle ones, caps their number, and sends
- * `list_changed` to every session whose menu a transition changed (the caller is told in-band).
+ * The live connections of this process: closes idle ones, caps their number, sends
+ * `list_changed` to every session whose menu a transition changed (the caller is told
+ * in-band), and deletes a closed HTTP session's session-keyed instances, which nobody can
+ * address again (their history stays).
  */
 @Injectable()
-export class McpSessionRegistry implements OnApplicationShutdown {
+export class McpSessionRegistry implements BeforeApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
   private readonly live = new Map<string, LiveSession>();
   private readonly unsubscribe: () => void;
@@ -32,6 +37,8 @@ export class McpSessionRegistry implements OnApplicationShutdown {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly bus: FsmTransitionBus,
     private readonly menu: ToolMenuService,
+    private readonly machines: McpMachineRegistry,
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
   ) {
     this.idleTtlMs = options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
@@ -51,20 +58,30 @@ export class McpSessionRegistry implements OnApplicationShutdown {
     return this.live.get(key)?.session;
   }
 
+  /** Forgets a closed session and deletes its session-keyed instances. */
   remove(key: string): void {
+    const entry = this.live.get(key);
     this.live.delete(key);
+    if (entry) {
+      void this.forget([entry.session]);
+    }
   }
 
   get size(): number {
     return this.live.size;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Closes every session before Nest closes the HTTP server, which would otherwise wait
+   * for the clients' open GET streams.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     this.unsubscribe();
-    const sessions = [...this.live.values()];
+    const entries = [...this.live.values()];
     this.live.clear();
-    await Promise.allSettled(sessions.map((entry) => entry.close()));
+    await Promise.allSettled(entries.map((entry) => entry.close()));
+    await this.forget(entries.map((entry) => entry.session));
   }
 
   private notify(event: FsmTransitionEvent): void {
@@ -81,9 +98,20 @@ export class McpSessionRegistry implements OnApplicationShutdown {
     const cutoff = Date.now() - this.idleTtlMs;
     for (const [key, entry] of this.live) {
       if (entry.session.kind === 'stateful' && entry.session.lastSeen < cutoff) {
-        this.live.delete(key);
+        this.remove(key);
         await entry.close().catch((error: unknown) => this.logger.warn(messages.closeFailed(key, error)));
       }
     }
+  }
+
+  private async forget(sessions: McpSession[]): Promise<void> {
+    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
+      return;
+    }
+    const keys = sessions
+      .filter((session) => session.kind === 'stateful')
+      .flatMap((session) => this.machines.ids().map((id) => this.machines.machine(id).stateHandleKey ? undefined : session.sessionStoreKey(id)))
+      .filter((key): key is string => key !== undefined);
+    await this.store.delete(keys).catch((error: unknown) => this.logger.warn(messages.forgetFailed(error)));
   }
 }

@@ -51,6 +51,12 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */
   commit(handle: string, token: string, commit: FsmCommit): Promise<boolean>;
   /**
+   * Deletes instances that can never be addressed again (the session-keyed instances of a
+   * closed session); their history stays. Optional: without it they stay until the store
+   * expires them.
+   */
+  delete?(handles: readonly string[]): Promise<void>;
+  /**
    * Extends a lease that `token` still holds to `leaseMs` from now (a heartbeat while a
    * handler runs); `false` when the lease was lost. Optional: without it a handler must
    * finish within one lease.

@@ -132,6 +132,11 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
+  async delete(handles: readonly string[]): Promise<void> {
+    for (const handle of handles) this.entries.delete(handle);
+  }
+
+  /** @inheritdoc */
   async renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
     const entry = this.live(handle);
     if (!entry || entry.leaseToken !== token) return false;

@@ -174,6 +174,15 @@ export function describeFsmStateStoreContract(
       expect((await store.load(h))?.state).toBe('draft');
     });
 
+    it('deletes instances, leaving the others', async () => {
+      const [gone, kept] = [handle(), handle()];
+      await store.create(gone, snapshot('draft'));
+      await store.create(kept, snapshot('review'));
+      await store.delete!([gone, handle()]);
+      expect(await store.load(gone)).toBeUndefined();
+      expect((await store.load(kept))?.state).toBe('review');
+    });
+
     it('loads many instances at once, leaving absent ones out', async () => {
       const [a, b, c] = [handle(), handle(), handle()];
       await store.create(a, snapshot('draft'));

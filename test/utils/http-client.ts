@@ -44,10 +44,10 @@ export function textOf(result: CallToolResult): string {
   return first?.type === 'text' ? first.text : '';
 }
 
-/** Waits until `check` holds (notifications arrive asynchronously on the GET stream). */
-export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<void> {
+/** Waits until `check` holds (notifications and clean-ups happen asynchronously). */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) {
       throw new Error('condition not met in time');
     }

@@ -120,14 +120,9 @@ export class FsmStateSql {
   async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
     const snapshots = new Map<string, FsmSnapshot>();
     if (!handles.length) return snapshots;
-    const where = {
-      postgres: 'handle = ANY(?)',
-      mysql: 'handle IN (?)',
-      sqlite: 'handle IN (SELECT value FROM json_each(?))',
-    }[this.dialect];
     const { records } = await this.run<FsmStateRow & { handle: string }>(runner, {
-      sql: `SELECT handle, state, owner, updated_at FROM ${this.state} WHERE ${where}`,
-      params: [this.dialect === 'sqlite' ? JSON.stringify(handles) : [...handles]],
+      sql: `SELECT handle, state, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
+      params: [this.handleList(handles)],
     });
     for (const row of records) snapshots.set(row.handle, toSnapshot(row));
     return snapshots;
@@ -278,6 +273,26 @@ export class FsmStateSql {
   }
 
   /** Clears the lease when `token` still holds it. */
+  /** Deletes instances (their history stays). */
+  async delete(runner: QueryRunner, handles: readonly string[]): Promise<void> {
+    if (!handles.length) return;
+    await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.handleList(handles)] });
+  }
+
+  /** `handle` is one of a list bound as one parameter (see `handleList`). */
+  private handleIn(): string {
+    return {
+      postgres: 'handle = ANY(?)',
+      mysql: 'handle IN (?)',
+      sqlite: 'handle IN (SELECT value FROM json_each(?))',
+    }[this.dialect];
+  }
+
+  /** A list of handles as the one parameter of `handleIn`. */
+  private handleList(handles: readonly string[]): unknown {
+    return this.dialect === 'sqlite' ? JSON.stringify(handles) : [...handles];
+  }
+
   /** Extends a live lease; `false` when `token` no longer holds it. */
   async renew(runner: QueryRunner, handle: string, token: string, leaseUntil: number): Promise<boolean> {
     const { affected } = await this.run(runner, {

@@ -113,6 +113,11 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore {
   }
 
   /** @inheritdoc */
+  delete(handles: readonly string[]): Promise<void> {
+    return this.write((runner) => this.sql.delete(runner, handles));
+  }
+
+  /** @inheritdoc */
   renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
     return this.write((runner) => this.sql.renew(runner, handle, token, Date.now() + leaseMs));
   }

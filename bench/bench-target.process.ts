@@ -1,0 +1,116 @@
+import 'reflect-metadata';
+import { FsmStateStore } from '../lib/index.js';
+import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
+import { startBaselineServer } from './baseline.server.js';
+import { startNestApp } from './bench.app.js';
+
+/**
+ * Servers the bench runs (in a child process: one core serves, the other drives the clients):
+ * the bare SDK, and `McpModule` with the in-memory store (XState engine, table engine, and a
+ * copy that scenario 3c crowds with idle sessions) or `TypeOrmFsmStateStore` on better-sqlite3.
+ */
+export type BenchTarget = 'baseline' | 'nest-memory' | 'nest-memory-table' | 'nest-memory-crowd' | 'nest-sqlite';
+
+/** Request from the bench runner to a target process. */
+export type TargetRequest =
+  | { id: number; cmd: 'cpu' }
+  | { id: number; cmd: 'mem' }
+  | { id: number; cmd: 'retained'; keys: string[] }
+  | { id: number; cmd: 'close' };
+
+/** Reply of a target process. */
+export interface TargetReply {
+  id: number;
+  cpuUs?: number;
+  heapUsed?: number;
+  rss?: number;
+  gc?: boolean;
+  /** Live sessions of every server in the process. */
+  sessions?: number;
+  retained?: number;
+  error?: string;
+}
+
+interface Running {
+  port: number;
+  sessions: () => number;
+  retained: (keys: string[]) => Promise<number>;
+  close: () => Promise<void>;
+}
+
+async function start(target: BenchTarget): Promise<Running> {
+  if (target === 'baseline') {
+    const server = await startBaselineServer();
+    return { ...server, retained: async () => 0 };
+  }
+  const nest = await startNestApp(
+    target === 'nest-sqlite' ? { store: 'sqlite' } : { store: 'memory', engine: target === 'nest-memory-table' ? 'table' : 'auto' },
+  );
+  const registry = nest.app.get(McpSessionRegistry, { strict: false });
+  const store = nest.app.get<symbol, FsmStateStore>(FsmStateStore, { strict: false });
+  return {
+    port: nest.port,
+    sessions: () => registry.size,
+    retained: async (keys) => {
+      const loaded = await Promise.all(keys.map((key) => store.load(key)));
+      return loaded.filter(Boolean).length;
+    },
+    close: nest.close,
+  };
+}
+
+/** Two full collections, so what is left is what is reachable. */
+function collect(): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return false;
+  gc();
+  gc();
+  return true;
+}
+
+/**
+ * Serves every target named in argv[2] (comma-separated), each on its own port. Sharing one
+ * process lets the code they have in common (SDK, HTTP, Nest) warm up once for all of them.
+ */
+async function main(): Promise<void> {
+  const send = (message: object) => process.send!(message);
+  // The runner owns this process: when it goes away, so do the servers.
+  process.on('disconnect', () => process.exit(0));
+  const names = process.argv[2].split(',') as BenchTarget[];
+  const servers: Running[] = [];
+  for (const name of names) servers.push(await start(name));
+  const running = {
+    sessions: () => servers.reduce((sum, server) => sum + server.sessions(), 0),
+    retained: async (keys: string[]) => (await Promise.all(servers.map((server) => server.retained(keys)))).reduce((a, b) => a + b, 0),
+    close: async () => void (await Promise.all(servers.map((server) => server.close()))),
+  };
+  process.on('message', (request: TargetRequest) => {
+    void (async (): Promise<TargetReply> => {
+      switch (request.cmd) {
+        case 'cpu': {
+          const usage = process.cpuUsage();
+          return { id: request.id, cpuUs: usage.user + usage.system };
+        }
+        case 'mem': {
+          const gc = collect();
+          const memory = process.memoryUsage();
+          return { id: request.id, gc, heapUsed: memory.heapUsed, rss: memory.rss, sessions: running.sessions() };
+        }
+        case 'retained':
+          return { id: request.id, retained: await running.retained(request.keys) };
+        case 'close':
+          await running.close();
+          setImmediate(() => process.exit(0));
+          return { id: request.id };
+      }
+    })()
+      .catch((error: unknown) => ({ id: request.id, error: String(error) }))
+      .then(send);
+  });
+  send({ ready: true, ports: Object.fromEntries(names.map((name, index) => [name, servers[index].port])) });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench target failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
