@@ -86,7 +86,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   private notify(event: FsmTransitionEvent): void {
     for (const { session } of this.live.values()) {
-      if (session !== event.origin && this.menu.applyTransition(session, event.storeKey, event.state)) {
+      if (session !== event.origin && this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
         session.server
           .sendToolListChanged()
           .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));

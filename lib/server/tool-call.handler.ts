@@ -69,7 +69,8 @@ export class ToolCallHandler {
   /** Whether the call changed its own session's menu: by a transition, or by using a handle it did not know. */
   private async menuChanged(call: FsmCall, result: CallToolResult): Promise<boolean> {
     if (call.nextState !== undefined) {
-      return this.menu.applyTransition(call.session, call.instance!.storeKey, call.nextState);
+      const { machine, storeKey } = call.instance!;
+      return this.menu.applyTransition(call.session, machine, storeKey, call.nextState);
     }
     const machine = call.tool.workflow;
     const key = machine && !call.tool.binding && !call.tool.start && this.machines.machine(machine).stateHandleKey;
@@ -77,7 +78,7 @@ export class ToolCallHandler {
     if (!machine || result.isError || !isWellFormedHandle(handle)) {
       return false;
     }
-    return this.menu.adoptHandle(call.session, instanceStoreKey(machine, handle)).catch(() => false);
+    return this.menu.adoptHandle(call.session, machine, instanceStoreKey(machine, handle)).catch(() => false);
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {

@@ -49,8 +49,8 @@ export class ToolMenuService {
    * Records a transition of one of the session's instances; `true` when its menu changed
    * since it was last shown or told, so it should get `list_changed`.
    */
-  applyTransition(session: McpSession, storeKey: string, state: string): boolean {
-    const ownsInstance = session.handles.has(storeKey) || this.instanceKeys(session).includes(storeKey);
+  applyTransition(session: McpSession, machine: string, storeKey: string, state: string): boolean {
+    const ownsInstance = session.handles.has(storeKey) || session.sessionStoreKey(machine) === storeKey;
     if (!ownsInstance) {
       return false;
     }
@@ -69,7 +69,7 @@ export class ToolMenuService {
    * handles its menu follows; `true` when its menu changed. Reads the store once, the first
    * time a session uses a handle; an unknown handle is not kept.
    */
-  async adoptHandle(session: McpSession, storeKey: string): Promise<boolean> {
+  async adoptHandle(session: McpSession, machine: string, storeKey: string): Promise<boolean> {
     if (session.handles.has(storeKey)) {
       return false;
     }
@@ -79,7 +79,7 @@ export class ToolMenuService {
     }
     session.lastMenu ??= this.signature(this.compute(session));
     session.handles.add(storeKey);
-    return this.applyTransition(session, storeKey, state);
+    return this.applyTransition(session, machine, storeKey, state);
   }
 
   private instanceKeys(session: McpSession): string[] {
