@@ -3,17 +3,9 @@ import { createMachine } from 'xstate';
 import { defineMachine } from './define-machine.js';
 import { createFsmEngine } from './fsm-engine.factory.js';
 import { loadXState, type XStateModule } from './xstate.loader.js';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
-const invoiceMachine = defineMachine({
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-});
+const invoiceMachine = sampleInvoiceMachine;
 
 const nestedMachine = defineMachine({
   id: 'review',

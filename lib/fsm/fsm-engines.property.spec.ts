@@ -4,19 +4,11 @@ import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
 const UNKNOWN_EVENT = 'NOT_IN_ANY_MACHINE';
 
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+const invoiceConfig: McpMachineConfig = sampleInvoiceMachine.config;
 
 // Object.prototype member names catch lookups that read inherited properties.
 const prototypeNames = fc.constantFrom('constructor', 'toString', 'valueOf', 'hasOwnProperty');

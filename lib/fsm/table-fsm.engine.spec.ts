@@ -1,17 +1,9 @@
 import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+const invoiceConfig: McpMachineConfig = sampleInvoiceMachine.config;
 
 const table = (config: McpMachineConfig) => new TableFsmEngine(defineMachine(config));
 

@@ -3,17 +3,9 @@ import { setup } from 'xstate';
 import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig } from './machine.interface.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+const invoiceConfig: McpMachineConfig = sampleInvoiceMachine.config;
 
 const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) =>
   new XStateFsmEngine(defineMachine(config), xstate);
