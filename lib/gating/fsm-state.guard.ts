@@ -173,5 +173,4 @@ export class FsmStateGuard implements CanActivate {
       call.session.handles.add(instance.storeKey);
     }
   }
-
 }
