@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
 import { TcpProxy } from './utils/tcp-proxy.js';
+import { listenApp } from './utils/test-app.js';
 
 const targets = databaseTargets('database-down e2e', { networkedOnly: true });
 const describeTargets = targets.length ? describe.each(targets) : describe.skip.each([{ name: 'no server', url: '' }]);
@@ -29,9 +29,7 @@ describeTargets('when $name goes away', ({ url, ...target }) => {
     await dataSource.initialize();
     await dataSource.synchronize();
     await createStoreTables(dataSource, tables);
-    const moduleRef = await Test.createTestingModule({ imports: [ledgerModule(dataSource, entity, tables)] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([ledgerModule(dataSource, entity, tables)]);
     agent = await connectClient(await mcpUrl(app));
   });
 

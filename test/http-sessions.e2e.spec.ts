@@ -4,6 +4,7 @@ import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -30,9 +31,7 @@ describe('stateful HTTP sessions', () => {
   let clients: TestClient[];
 
   async function start(options: Parameters<typeof billingModule>[0] = {}) {
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule(options)] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([billingModule(options)]);
     url = await mcpUrl(app);
   }
 

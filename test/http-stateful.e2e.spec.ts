@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { connectClient, eventually, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe('stateful Streamable HTTP', () => {
   let app: INestApplication;
@@ -16,9 +16,7 @@ describe('stateful Streamable HTTP', () => {
   };
 
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule()] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([billingModule()]);
     url = await mcpUrl(app);
     clients = [];
   });

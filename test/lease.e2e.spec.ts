@@ -1,17 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe('leases while a handler runs', () => {
   let app: INestApplication;
   let agent: TestClient;
 
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule({ leaseMs: 300 })] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([billingModule({ leaseMs: 300 })]);
     agent = await connectClient(await mcpUrl(app));
   });
 

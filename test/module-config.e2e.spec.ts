@@ -1,5 +1,4 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   FsmStateStore,
@@ -14,6 +13,7 @@ import { billingModule } from './fixtures/billing.app.js';
 import { invoiceMachine, paymentMachine } from './fixtures/billing.machines.js';
 import { HandlerLog, InvoiceTools, PaymentTools } from './fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 /** Configuration the MCP options are built from, as an app's ConfigService would hold it. */
 @Injectable()
@@ -46,9 +46,7 @@ function appModule(mcp: DynamicModule): DynamicModule {
 }
 
 async function listen(module: DynamicModule): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.listen(0, '127.0.0.1');
+  const app = await listenApp([module]);
   return app;
 }
 

@@ -4,6 +4,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { CountingFsmStateStore } from './fixtures/counting-fsm-state.store.js';
 import { orderPipelineModule, PipelineLog, Principal } from './fixtures/order.pipeline.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe('tool handlers run inside the Nest pipeline', () => {
   let app: INestApplication;
@@ -18,9 +19,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
 
   beforeEach(async () => {
     store = new CountingFsmStateStore();
-    const moduleRef = await Test.createTestingModule({ imports: [orderPipelineModule(store)] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([orderPipelineModule(store)]);
     log = app.get(PipelineLog);
     agent = await connectClient(await mcpUrl(app));
   });

@@ -2,6 +2,7 @@ import { Scope, type INestApplication, type Provider } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AuditTools, RequestScopedTools, requestScopedModule } from './fixtures/request-scoped.tools.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe('request-scoped tool providers', () => {
   describe('allowRequestScoped: true (the default)', () => {
@@ -9,9 +10,7 @@ describe('request-scoped tool providers', () => {
     let agent: TestClient;
 
     beforeEach(async () => {
-      const moduleRef = await Test.createTestingModule({ imports: [requestScopedModule()] }).compile();
-      app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
+      app = await listenApp([requestScopedModule()]);
       agent = await connectClient(await mcpUrl(app));
     });
 

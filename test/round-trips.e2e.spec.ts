@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { billingModule } from './fixtures/billing.app.js';
@@ -7,6 +6,7 @@ import { CountingLogger } from './utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 const targets = databaseTargets('round trips');
 
@@ -27,9 +27,7 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ options 
 
   beforeEach(async () => {
     const store = new TypeOrmFsmStateStore(dataSource, tables);
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule({ store })] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([billingModule({ store })]);
     agent = await connectClient(await mcpUrl(app));
   });
 

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { FlakyFsmStateStore } from './fixtures/flaky-fsm-state.store.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe('a plain load/save store (the seed interface)', () => {
   let app: INestApplication;
@@ -28,9 +28,7 @@ describe('a plain load/save store (the seed interface)', () => {
 
   beforeEach(async () => {
     store = new FlakyFsmStateStore();
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule({ store })] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([billingModule({ store })]);
     log = app.get(HandlerLog);
     agent = await connectClient(await mcpUrl(app));
   });

@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
+import { listenApp } from './utils/test-app.js';
 
 describe.each(databaseTargets('transactional e2e'))('transactional mode on $name', ({ options }) => {
   const suffix = uniqueSuffix();
@@ -35,9 +35,7 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
   });
 
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [ledgerModule(dataSource, entity, tables)] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
+    app = await listenApp([ledgerModule(dataSource, entity, tables)]);
     agent = await connectClient(await mcpUrl(app));
   });
 
