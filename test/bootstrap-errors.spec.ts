@@ -11,6 +11,7 @@ import {
   type McpModuleOptions,
 } from '../lib/index.js';
 import { invoiceMachine, paymentMachine } from './fixtures/billing.machines.js';
+import { bootstrapError } from './utils/test-app.js';
 
 function appWith(providers: Type[], options: Partial<McpModuleOptions> = {}): DynamicModule {
   @Module({})
@@ -31,17 +32,6 @@ function appWith(providers: Type[], options: Partial<McpModuleOptions> = {}): Dy
 }
 
 /** Compiles the module (which succeeds), then initialises the app and returns why that failed. */
-async function bootstrapError(module: DynamicModule): Promise<string> {
-  const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  const error = await app.init().then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  await app.close().catch(() => undefined);
-  expect(error).toBeInstanceOf(Error);
-  return (error as Error).message;
-}
 
 @Injectable()
 @McpWorkflow(invoiceMachine)
@@ -164,74 +154,74 @@ class SearchTools {
 
 describe('bootstrap errors name the class, the method and the decorator', () => {
   it('duplicate tool names', async () => {
-    expect(await bootstrapError(appWith([InvoiceStatusTools, InvoiceReportTools]))).toBe(
+    expect(await bootstrapError([appWith([InvoiceStatusTools, InvoiceReportTools])])).toBe(
       'Tool name "invoice.status" is declared twice: by @McpTool on InvoiceStatusTools.status and on InvoiceReportTools.report. Tool names must be unique.',
     );
   });
 
   it('@BindState naming an unknown machine', async () => {
-    expect(await bootstrapError(appWith([ShippingTools]))).toBe(
+    expect(await bootstrapError([appWith([ShippingTools])])).toBe(
       'ShippingTools.dispatch: @BindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
   it('@BindState under an @McpWorkflow machine that was not registered', async () => {
-    expect(await bootstrapError(appWith([UnregisteredWorkflowTools]))).toBe(
+    expect(await bootstrapError([appWith([UnregisteredWorkflowTools])])).toBe(
       'UnregisteredWorkflowTools.send: @McpWorkflow names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
   it('@BindState naming an unknown state', async () => {
-    expect(await bootstrapError(appWith([ArchiveTools]))).toBe(
+    expect(await bootstrapError([appWith([ArchiveTools])])).toBe(
       'ArchiveTools.archive: @BindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
     );
   });
 
   it('@BindState firing an unknown event', async () => {
-    expect(await bootstrapError(appWith([SendTools]))).toBe(
+    expect(await bootstrapError([appWith([SendTools])])).toBe(
       'SendTools.send: @BindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
     );
   });
 
   it('@StartWorkflow firing an unknown event', async () => {
-    expect(await bootstrapError(appWith([StartWithUnknownEventTools]))).toBe(
+    expect(await bootstrapError([appWith([StartWithUnknownEventTools])])).toBe(
       'StartWithUnknownEventTools.open: @StartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
     );
   });
 
   it('@StartWorkflow on a session-keyed machine', async () => {
-    expect(await bootstrapError(appWith([NewInvoiceTools]))).toBe(
+    expect(await bootstrapError([appWith([NewInvoiceTools])])).toBe(
       'NewInvoiceTools.create: @StartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
     );
   });
 
   it('@BindState without any machine', async () => {
-    expect(await bootstrapError(appWith([LooseTools]))).toBe(
+    expect(await bootstrapError([appWith([LooseTools])])).toBe(
       'LooseTools.step: @BindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
     );
   });
 
   it('transactional: true (module option) with the in-memory store', async () => {
-    expect(await bootstrapError(appWith([SubmitTools], { transactional: true }))).toBe(
+    expect(await bootstrapError([appWith([SubmitTools], { transactional: true })])).toBe(
       'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
   it('transactional: true (@BindState option) with the in-memory store', async () => {
-    expect(await bootstrapError(appWith([TransactionalSubmitTools]))).toBe(
+    expect(await bootstrapError([appWith([TransactionalSubmitTools])])).toBe(
       'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
   it('an inputSchema that is not a zod object', async () => {
-    expect(await bootstrapError(appWith([SearchTools]))).toBe(
+    expect(await bootstrapError([appWith([SearchTools])])).toBe(
       'SearchTools.search: @McpTool inputSchema must be a zod object schema (z.object({...})).',
     );
   });
 
   it('two machines with the same id', async () => {
     const otherInvoice = defineMachine({ id: 'invoice', initial: 'open', states: { open: {} } });
-    expect(await bootstrapError(appWith([], { machines: [invoiceMachine, otherInvoice] }))).toBe(
+    expect(await bootstrapError([appWith([], { machines: [invoiceMachine, otherInvoice] })])).toBe(
       'McpModule: two machines have the id "invoice"; machine ids must be unique.',
     );
   });

@@ -1,8 +1,7 @@
 import { Scope, type INestApplication, type Provider } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { AuditTools, RequestScopedTools, requestScopedModule } from './fixtures/request-scoped.tools.js';
 import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { bootstrapError, listenApp } from './utils/test-app.js';
 
 describe('request-scoped tool providers', () => {
   describe('allowRequestScoped: true (the default)', () => {
@@ -61,27 +60,17 @@ describe('request-scoped tool providers', () => {
   });
 
   describe('allowRequestScoped: false', () => {
-    const bootstrapError = async (providers: Provider[]) => {
-      const moduleRef = await Test.createTestingModule({ imports: [requestScopedModule(false, providers)] }).compile();
-      const app = moduleRef.createNestApplication({ logger: false });
-      const error = await app.init().then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-      await app.close().catch(() => undefined);
-      expect(error).toBeInstanceOf(Error);
-      return (error as Error).message;
-    };
+    const bootstrapErrorWith = (providers: Provider[]) => bootstrapError([requestScopedModule(false, providers)]);
 
     it('refuses a request-scoped tool provider at bootstrap with the documented message', async () => {
-      expect(await bootstrapError([RequestScopedTools])).toBe(
+      expect(await bootstrapErrorWith([RequestScopedTools])).toBe(
         'RequestScopedTools.whoami: the provider is request-scoped (or depends on one), and McpModule\'s allowRequestScoped is false; make it a singleton or allow request scope.',
       );
     });
 
     it('refuses a provider that depends on a request-scoped one', async () => {
       const scopedDependency = { provide: RequestScopedTools, useFactory: () => ({ instance: 0 }), scope: Scope.REQUEST };
-      expect(await bootstrapError([AuditTools, scopedDependency])).toBe(
+      expect(await bootstrapErrorWith([AuditTools, scopedDependency])).toBe(
         'AuditTools.audit: the provider is request-scoped (or depends on one), and McpModule\'s allowRequestScoped is false; make it a singleton or allow request scope.',
       );
     });
