@@ -3,11 +3,19 @@ import { DiscoveryModule } from '@nestjs/core';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpToolExplorer } from './discovery/mcp-tool.explorer.js';
 import { McpToolRegistry } from './discovery/mcp-tool.registry.js';
-import { McpMachineRegistry } from './fsm/machine-registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
+import { FsmTransitionBus } from './gating/fsm-transition.bus.js';
+import { McpWorkflowService } from './gating/mcp-workflow.service.js';
+import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
-import { fsmStateGuardProvider, fsmStateStoreProvider, fsmTransitionInterceptorProvider } from './mcp.providers.js';
-import { FsmTransitionBus } from './server/fsm-transition.bus.js';
+import {
+  fsmGateOptionsProvider,
+  fsmGateProvider,
+  fsmStateStoreProvider,
+  fsmTransitionRelayProvider,
+  machineRegistryProvider,
+  resolvedOptionsProvider,
+} from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
@@ -28,15 +36,19 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    resolvedOptionsProvider,
     fsmStateStoreProvider,
+    fsmGateOptionsProvider,
+    fsmTransitionRelayProvider,
+    machineRegistryProvider,
     McpMetadataAccessor,
-    McpMachineRegistry,
     McpToolRegistry,
     McpToolExplorer,
+    UnknownStateReporter,
     FsmRefusals,
-    fsmStateGuardProvider,
-    fsmTransitionInterceptorProvider,
     FsmTransitionBus,
+    fsmGateProvider,
+    McpWorkflowService,
     ToolMenuService,
     ToolCallHandler,
     McpServerFactory,
@@ -44,6 +56,6 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpSessionRegistry, FsmTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
 })
 export class McpModule extends ConfigurableModuleClass {}

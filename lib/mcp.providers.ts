@@ -1,30 +1,52 @@
 import type { Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { FsmStateGuard } from './gating/fsm-state.guard.js';
-import { FsmTransitionInterceptor } from './gating/fsm-transition.interceptor.js';
+import { McpMachineRegistry } from './fsm/machine-registry.js';
+import { FsmGate } from './gating/fsm-gate.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
+import { FSM_TRANSITION_RELAY } from './gating/fsm-transition.bus.js';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './mcp-options.resolver.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
-import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
+
+/** The module options with their defaults, resolved once. */
+export const resolvedOptionsProvider: Provider = {
+  provide: MCP_RESOLVED_OPTIONS,
+  useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
+  inject: [MCP_MODULE_OPTIONS],
+};
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
   provide: FsmStateStore,
-  useFactory: (options: McpModuleOptions) => options.store ?? new InMemoryFsmStateStore(),
-  inject: [MCP_MODULE_OPTIONS],
+  useFactory: (options: McpResolvedOptions) => options.store,
+  inject: [MCP_RESOLVED_OPTIONS],
 };
 
-/** The gate's guard: `options.stateGuard` (a subclass) when given, with its dependencies injected. */
-export const fsmStateGuardProvider: Provider = {
-  provide: FsmStateGuard,
-  useFactory: (options: McpModuleOptions, moduleRef: ModuleRef) => moduleRef.create(options.stateGuard ?? FsmStateGuard),
-  inject: [MCP_MODULE_OPTIONS, ModuleRef],
+/** What the gate reads of the options. */
+export const fsmGateOptionsProvider: Provider = {
+  provide: FSM_GATE_OPTIONS,
+  useFactory: ({ leaseMs }: McpResolvedOptions): FsmGateOptions => ({ leaseMs }),
+  inject: [MCP_RESOLVED_OPTIONS],
 };
 
-/** The gate's interceptor: `options.transitionInterceptor` (a subclass) when given. */
-export const fsmTransitionInterceptorProvider: Provider = {
-  provide: FsmTransitionInterceptor,
-  useFactory: (options: McpModuleOptions, moduleRef: ModuleRef) =>
-    moduleRef.create(options.transitionInterceptor ?? FsmTransitionInterceptor),
-  inject: [MCP_MODULE_OPTIONS, ModuleRef],
+/** The transition relay of the options (`null` without one). */
+export const fsmTransitionRelayProvider: Provider = {
+  provide: FSM_TRANSITION_RELAY,
+  useFactory: (options: McpResolvedOptions) => options.transitionRelay ?? null,
+  inject: [MCP_RESOLVED_OPTIONS],
+};
+
+/** The machines with their engines, built once (a machine its engine cannot run fails here). */
+export const machineRegistryProvider: Provider = {
+  provide: McpMachineRegistry,
+  useFactory: (options: McpResolvedOptions) => McpMachineRegistry.build(options.machines, options.engine),
+  inject: [MCP_RESOLVED_OPTIONS],
+};
+
+/** The gate: `options.gate` (a subclass) when given, with its dependencies injected. */
+export const fsmGateProvider: Provider = {
+  provide: FsmGate,
+  useFactory: (options: McpResolvedOptions, moduleRef: ModuleRef) => moduleRef.create(options.gate),
+  inject: [MCP_RESOLVED_OPTIONS, ModuleRef],
 };

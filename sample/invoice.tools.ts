@@ -1,12 +1,10 @@
-import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import {
   BindState,
-  FsmStateStore,
-  isAtomicFsmStateStore,
   McpTool,
-  McpToolRegistry,
   McpWorkflow,
+  McpWorkflowService,
   ToolArgs,
   ToolContext,
   type McpToolContext,
@@ -39,10 +37,7 @@ const statusOutput = z.object({
 @Injectable()
 @McpWorkflow(invoiceMachine)
 export class InvoiceTools {
-  constructor(
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
-    private readonly tools: McpToolRegistry,
-  ) {}
+  constructor(private readonly workflows: McpWorkflowService) {}
 
   @McpTool({ name: 'invoice.submit', description: 'Submit the draft invoice for review.' })
   @BindState('draft', 'SUBMIT')
@@ -86,20 +81,13 @@ export class InvoiceTools {
     annotations: { readOnlyHint: true },
   })
   async status(@ToolContext() ctx: McpToolContext): Promise<z.infer<typeof statusOutput>> {
-    const key = ctx.sessionStoreKey(invoiceMachine.id);
-    if (!key) {
-      throw new BadRequestException(
-        'The invoice workflow needs a session: connect over stateful HTTP or stdio (stateless HTTP has no session).',
-      );
-    }
-    // A session's invoice exists once its first bound call has run; before that it is in draft.
-    const state = (await this.store.load(key))?.state ?? invoiceMachine.config.initial;
-    const history = isAtomicFsmStateStore(this.store) ? await this.store.history(key) : [];
+    // The gate resolved this session's invoice (NO_SESSION on stateless HTTP); it is in draft until its first transition.
+    const invoice = (await this.workflows.get(ctx))!;
+    const history = await this.workflows.history(ctx);
     return {
-      state,
-      allowedTools: this.tools.allowedNames(invoiceMachine.id, state),
+      state: invoice.state,
+      allowedTools: invoice.allowedTools,
       history: history.map(({ from, to, event, tool, at }) => ({ from, to, event, tool, at })),
     };
   }
-
 }

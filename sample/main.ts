@@ -3,6 +3,7 @@ import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module.js';
+import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
 import { sampleTransport } from './transport.js';
 
 /** A console logger that writes every level to stderr: on stdio, stdout carries the protocol. */
@@ -25,6 +26,9 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.create(AppModule, { logger });
   app.enableShutdownHooks();
+  if (sampleAuthMode() === 'optional') {
+    app.use(demoBearerAuth);
+  }
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   logger.log(`MCP endpoint: http://127.0.0.1:${port}/mcp`, 'Sample');

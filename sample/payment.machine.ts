@@ -1,21 +1,77 @@
+import { assign, setup } from 'xstate';
 import { defineMachine } from '../lib/index.js';
+
+/** What a payment carries between calls: amounts in major units (EUR 12.34 is 12.34). */
+export interface PaymentContext {
+  authorized: number;
+  captured: number;
+  refunded: number;
+}
+
+/** What is left to refund, in cents (amounts have at most two decimals). */
+export const refundableCents = (context: PaymentContext): number =>
+  Math.round(context.captured * 100) - Math.round(context.refunded * 100);
+
+/** The amount a refund call asks for, in cents: `input.amount`, or everything that is left. */
+const requestedCents = (context: PaymentContext, input: unknown): number => {
+  const amount = (input as { amount?: number } | undefined)?.amount;
+  return amount === undefined ? refundableCents(context) : Math.round(amount * 100);
+};
 
 /**
  * The payment workflow, one instance per payment, keyed by the `paymentId` handle that
- * `payment.authorize` returns: pending → AUTHORIZE → authorized, then CAPTURE → captured
- * → REFUND → refunded, or VOID → voided.
+ * `payment.authorize` returns: pending → AUTHORIZE → authorized, then CAPTURE → captured, or
+ * VOID → voided. Refunds may be partial: REFUND goes to `partially_refunded` while something
+ * is left and to `refunded` when nothing is; a refund larger than what is left is not enabled
+ * (the gate answers GUARD_REJECTED and the handler does not run). The amounts live in the
+ * machine's context, stored with the state in one write.
  */
 export const paymentMachine = defineMachine(
-  {
+  setup({
+    types: { context: {} as PaymentContext, events: {} as { type: string; input?: unknown } },
+    guards: {
+      refundLeavesNothing: ({ context, event }) => {
+        const cents = requestedCents(context, event.input);
+        return cents > 0 && cents === refundableCents(context);
+      },
+      refundLeavesSome: ({ context, event }) => {
+        const cents = requestedCents(context, event.input);
+        return cents > 0 && cents < refundableCents(context);
+      },
+    },
+    actions: {
+      recordAuthorization: assign({ authorized: ({ event }) => (event.input as { amount: number }).amount }),
+      recordCapture: assign({ captured: ({ context }) => context.authorized }),
+      recordRefund: assign({
+        refunded: ({ context, event }) => (Math.round(context.refunded * 100) + requestedCents(context, event.input)) / 100,
+      }),
+    },
+  }).createMachine({
     id: 'payment',
     initial: 'pending',
+    context: { authorized: 0, captured: 0, refunded: 0 },
     states: {
-      pending: { on: { AUTHORIZE: 'authorized' } },
-      authorized: { on: { CAPTURE: 'captured', VOID: 'voided' } },
-      captured: { on: { REFUND: 'refunded' } },
+      pending: { on: { AUTHORIZE: { target: 'authorized', actions: 'recordAuthorization' } } },
+      authorized: { on: { CAPTURE: { target: 'captured', actions: 'recordCapture' }, VOID: 'voided' } },
+      captured: {
+        on: {
+          REFUND: [
+            { guard: 'refundLeavesNothing', target: 'refunded', actions: 'recordRefund' },
+            { guard: 'refundLeavesSome', target: 'partially_refunded', actions: 'recordRefund' },
+          ],
+        },
+      },
+      partially_refunded: {
+        on: {
+          REFUND: [
+            { guard: 'refundLeavesNothing', target: 'refunded', actions: 'recordRefund' },
+            { guard: 'refundLeavesSome', target: 'partially_refunded', actions: 'recordRefund' },
+          ],
+        },
+      },
       voided: { type: 'final' },
       refunded: { type: 'final' },
     },
-  },
+  }),
   { stateHandleKey: 'paymentId' },
 );

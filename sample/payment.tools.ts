@@ -1,10 +1,9 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import {
   BindState,
-  FsmStateStore,
   McpTool,
   McpWorkflow,
   StartWorkflow,
@@ -14,7 +13,7 @@ import {
 } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
-import { paymentMachine } from './payment.machine.js';
+import { paymentMachine, refundableCents, type PaymentContext } from './payment.machine.js';
 
 const authorizeInput = z.object({
   amount: z
@@ -33,9 +32,20 @@ const statusInput = z.object({
   paymentId: z.string().min(1).max(64).describe('The paymentId returned by payment.authorize'),
 });
 
+const refundInput = z.object({
+  amount: z
+    .number()
+    .positive()
+    .max(1_000_000_000)
+    .refine((amount) => Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6, 'amount has at most 2 decimal places')
+    .optional()
+    .describe('Amount to refund, in major units; default: everything not refunded yet'),
+});
+
 const statusOutput = z.object({
   paymentId: z.string(),
   state: z.string(),
+  refundable: z.number().describe('What can still be refunded'),
   ledger: z.array(z.object({ kind: z.enum(['authorize', 'capture', 'void', 'refund']), amount: z.number() })),
 });
 
@@ -49,10 +59,7 @@ const statusOutput = z.object({
 @Injectable()
 @McpWorkflow(paymentMachine)
 export class PaymentTools {
-  constructor(
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
-    @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
-  ) {}
+  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {}
 
   @McpTool({
     name: 'payment.authorize',
@@ -63,14 +70,14 @@ export class PaymentTools {
     annotations: { idempotentHint: false },
   })
   @StartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
-  async authorize(@ToolArgs() input: z.infer<typeof authorizeInput>, @ToolContext() ctx: McpToolContext) {
+  async authorize(@ToolArgs() input: z.infer<typeof authorizeInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
     await this.write(ctx, 'authorize', input.amount, input.currency);
     return { amount: input.amount, currency: input.currency, message: 'Payment authorized: capture it or void it.' };
   }
 
   @McpTool({ name: 'payment.capture', description: 'Capture the full authorized amount of a payment.' })
   @BindState('authorized', 'CAPTURE', { transactional: true })
-  async capture(@ToolContext() ctx: McpToolContext) {
+  async capture(@ToolContext() ctx: McpToolContext<EntityManager>) {
     const entry = await this.settle(ctx, 'capture');
     return { captured: entry.amount, currency: entry.currency, message: 'Payment captured.' };
   }
@@ -81,58 +88,64 @@ export class PaymentTools {
     annotations: { destructiveHint: true },
   })
   @BindState('authorized', 'VOID', { transactional: true })
-  async void(@ToolContext() ctx: McpToolContext) {
+  async void(@ToolContext() ctx: McpToolContext<EntityManager>) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
   }
 
   @McpTool({
     name: 'payment.refund',
-    description: 'Refund a captured payment in full. This ends the payment.',
+    description:
+      'Refund a captured payment, in full or in part (`amount`, default: everything not refunded yet). ' +
+      'Refunding what is left ends the payment; more than what is left is refused.',
+    inputSchema: refundInput,
     annotations: { destructiveHint: true },
   })
-  @BindState('captured', 'REFUND', { transactional: true })
-  async refund(@ToolContext() ctx: McpToolContext) {
-    const entry = await this.settle(ctx, 'refund');
-    return { refunded: entry.amount, currency: entry.currency, message: 'Payment refunded.' };
+  @BindState(['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  async refund(@ToolArgs() input: z.infer<typeof refundInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
+    // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
+    const amount = input.amount ?? refundableCents(ctx.workflowContext as unknown as PaymentContext) / 100;
+    const entry = await this.settle(ctx, 'refund', amount);
+    return { refunded: entry.amount, currency: entry.currency, message: 'Refund recorded.' };
   }
 
   @McpTool({
     name: 'payment.status',
-    description: "Show a payment's workflow state and its ledger entries (authorize, capture, void, refund).",
+    description:
+      "Show a payment's workflow state, what can still be refunded, and its ledger entries (authorize, capture, void, refund).",
     inputSchema: statusInput,
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true, idempotentHint: true },
   })
-  async status(
-    @ToolArgs() input: z.infer<typeof statusInput>,
-    @ToolContext() ctx: McpToolContext,
-  ): Promise<z.infer<typeof statusOutput>> {
-    const snapshot = await this.store.load(`${paymentMachine.id}:${input.paymentId}`);
-    if (!snapshot || (snapshot.owner !== undefined && snapshot.owner !== ctx.authInfo?.clientId)) {
-      throw new NotFoundException(`No payment "${input.paymentId}". Start one with payment.authorize.`);
-    }
-    const entries = await this.ledger.find({ where: { paymentId: input.paymentId }, order: { id: 'ASC' } });
+  async status(@ToolContext() ctx: McpToolContext): Promise<z.infer<typeof statusOutput>> {
+    // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
+    const context = ctx.workflowContext as unknown as PaymentContext;
+    const entries = await this.ledger.find({ where: { paymentId: ctx.handle! }, order: { id: 'ASC' } });
     return {
-      paymentId: input.paymentId,
-      state: snapshot.state,
+      paymentId: ctx.handle!,
+      state: ctx.state!,
+      refundable: refundableCents(context) / 100,
       ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
     };
   }
 
-  /** Writes the entry of a capture, void or refund for the authorized amount. */
-  private async settle(ctx: McpToolContext, kind: Exclude<LedgerKind, 'authorize'>): Promise<LedgerEntry> {
+  /** Writes the entry of a capture, void or refund: `amount`, or the authorized amount. */
+  private async settle(
+    ctx: McpToolContext<EntityManager>,
+    kind: Exclude<LedgerKind, 'authorize'>,
+    amount?: number,
+  ): Promise<LedgerEntry> {
     const authorization = await this.transaction(ctx)
       .getRepository(LedgerEntry)
       .findOneBy({ paymentId: ctx.handle!, kind: 'authorize' });
     if (!authorization) {
       throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
     }
-    return this.write(ctx, kind, authorization.amount, authorization.currency);
+    return this.write(ctx, kind, amount ?? authorization.amount, authorization.currency);
   }
 
   /** Inserts one ledger entry in the call's transaction. */
-  private async write(ctx: McpToolContext, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
+  private async write(ctx: McpToolContext<EntityManager>, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
     const repository = this.transaction(ctx).getRepository(LedgerEntry);
     const entry = repository.create({ paymentId: ctx.handle!, kind, amount, currency, createdAt: Date.now() });
     await repository.insert(entry);
@@ -141,10 +154,10 @@ export class PaymentTools {
   }
 
   /** The transaction the gate opened for this call (the payment tools are transactional). */
-  private transaction(ctx: McpToolContext): EntityManager {
+  private transaction(ctx: McpToolContext<EntityManager>): EntityManager {
     if (!ctx.manager) {
       throw new Error(`${ctx.toolName} must run in transactional mode: the call has no transaction manager.`);
     }
-    return ctx.manager as EntityManager;
+    return ctx.manager;
   }
 }

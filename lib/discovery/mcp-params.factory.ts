@@ -1,16 +1,17 @@
 import type { ParamData } from '@nestjs/common';
 import type { ParamsFactory } from '@nestjs/core/helpers/external-context-creator.js';
 import { McpParamtype } from '../decorators/tool-params.decorator.js';
+import type { FsmCall } from '../gating/fsm-call.js';
 
-/** Maps `@ToolArgs()` and `@ToolContext()` to the values of a call (`[args, context, call]`). */
+/** Maps `@ToolArgs()` and `@ToolContext()` to the values of a call (handler arguments `[request, response, call]`). */
 export class McpParamsFactory implements ParamsFactory {
   exchangeKeyForValue(type: number, data: ParamData, args: unknown[]): unknown {
-    const [input, context] = args;
+    const call = args[2] as FsmCall;
     switch (type) {
       case McpParamtype.ARGS:
-        return typeof data === 'string' ? (input as Record<string, unknown> | undefined)?.[data] : input;
+        return typeof data === 'string' ? call.args[data] : call.args;
       case McpParamtype.CONTEXT:
-        return context;
+        return call.context;
       default:
         return undefined;
     }

@@ -22,7 +22,7 @@ export interface McpToolStart {
   transactional: boolean;
 }
 
-/** Runs the handler through the Nest pipeline with `[args, context, call]`. */
+/** Runs the handler through the Nest pipeline with `[request, response, call]`. */
 export type McpToolInvoker = (args: unknown[]) => Promise<unknown>;
 
 /** One discovered tool, ready to list and call. */
@@ -42,6 +42,13 @@ export interface McpToolDefinition {
   workflow?: string;
   binding?: McpToolBinding;
   start?: McpToolStart;
+  /**
+   * Machine whose instance an unbound workflow tool reads (a status tool): its class's
+   * session-keyed machine, or its handle-keyed machine when the tool takes the handle argument.
+   */
+  reads?: string;
+  /** Whether the gate resolves an instance for the tool (bound, start or read). */
+  gated: boolean;
   /** `Class.method`, for messages. */
   source: string;
   invoke: McpToolInvoker;

@@ -1,16 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { createContextId, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { z, type ZodObject } from 'zod';
-import { FsmStateGuard } from '../gating/fsm-state.guard.js';
-import { FsmTransitionInterceptor } from '../gating/fsm-transition.interceptor.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { FsmCall } from '../gating/fsm-call.js';
+import { FsmGate } from '../gating/fsm-gate.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import * as messages from '../mcp.messages.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import * as messages from './discovery.messages.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { McpMachine } from '../fsm/machine.interface.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
@@ -36,14 +35,12 @@ export class McpToolExplorer implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     private readonly machines: McpMachineRegistry,
     private readonly registry: McpToolRegistry,
-    private readonly stateGuard: FsmStateGuard,
-    private readonly transitionInterceptor: FsmTransitionInterceptor,
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly gate: FsmGate,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await this.machines.build();
+  onModuleInit(): void {
     this.registry.register(this.explore());
   }
 
@@ -89,6 +86,7 @@ export class McpToolExplorer implements OnModuleInit {
     const workflow = binding?.machine ?? start?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
     const inputSchema = this.inputSchema(source, options, binding);
     const outputSchema = this.outputSchema(source, options, start);
+    const reads = binding || start ? undefined : this.readsMachine(workflow, inputSchema);
     return {
       name: options.name,
       title: options.title,
@@ -104,8 +102,10 @@ export class McpToolExplorer implements OnModuleInit {
       workflow,
       binding,
       start,
+      reads,
+      gated: Boolean(binding || start || reads),
       source,
-      invoke: this.createInvoker(wrapper, metatype, methodName, method, source, Boolean(binding || start)),
+      invoke: this.createInvoker(wrapper, metatype, methodName, method, source),
     };
   }
 
@@ -149,8 +149,20 @@ export class McpToolExplorer implements OnModuleInit {
     return { machine, handleKey, transition: meta.transition, transactional };
   }
 
+  /**
+   * The machine an unbound tool of a workflow class reads: a session-keyed machine always (its
+   * session's instance), a handle-keyed one when the tool takes the handle argument.
+   */
+  private readsMachine(workflow: string | undefined, inputSchema: ZodObject): string | undefined {
+    if (!workflow) {
+      return undefined;
+    }
+    const key = this.machines.machine(workflow).stateHandleKey;
+    return !key || key in inputSchema.shape ? workflow : undefined;
+  }
+
   private transactional(source: string, decorator: string, requested?: boolean): boolean {
-    const transactional = requested ?? this.options.transactional ?? false;
+    const transactional = requested ?? this.options.transactional;
     if (transactional && !isTransactionalFsmStateStore(this.store)) {
       throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
     }
@@ -213,19 +225,19 @@ export class McpToolExplorer implements OnModuleInit {
     methodName: string,
     method: Method,
     source: string,
-    gated: boolean,
   ): McpToolInvoker {
-    const callback = this.withGateEnhancers(method, gated);
+    const callback = this.withGate(method);
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
       const run = this.wrap(wrapper.instance as object, callback, methodName);
       return (args) => run(...args);
     }
-    if (this.options.allowRequestScoped === false) {
+    if (!this.options.allowRequestScoped) {
       throw new Error(messages.requestScopedRefused(source));
     }
     return async (args) => {
       const contextId = createContextId();
-      this.moduleRef.registerRequestByContextId({ args: args[0], context: args[1] }, contextId);
+      const call = args[2] as FsmCall;
+      this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
       return this.wrap(instance as object, callback, methodName, contextId, wrapper.id)(...args);
     };
@@ -252,24 +264,20 @@ export class McpToolExplorer implements OnModuleInit {
   }
 
   /**
-   * A stand-in for the method that carries all of its metadata plus the gate's guard and
-   * interceptor, last among the method's own: the user's guards run before the claim,
-   * and the transition interceptor sits closest to the handler. The user's method
-   * itself is never changed, so several applications in one process stay independent.
+   * A stand-in for the method that carries all of its metadata plus the gate, first among
+   * the method's interceptors: every guard runs before the gate claims anything, and the
+   * method's own interceptors and pipes run inside the claim. The user's method itself is
+   * never changed, so several applications in one process stay independent.
    */
-  private withGateEnhancers(method: Method, gated: boolean): Method {
+  private withGate(method: Method): Method {
     const callback = function (this: unknown, ...args: unknown[]) {
       return method.apply(this, args);
     };
     for (const key of Reflect.getMetadataKeys(method)) {
       Reflect.defineMetadata(key, Reflect.getMetadata(key, method), callback);
     }
-    if (gated) {
-      const guards = Reflect.getMetadata(GUARDS_METADATA, method) ?? [];
-      const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
-      Reflect.defineMetadata(GUARDS_METADATA, [...guards, this.stateGuard], callback);
-      Reflect.defineMetadata(INTERCEPTORS_METADATA, [...interceptors, this.transitionInterceptor], callback);
-    }
+    const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
+    Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);
     return callback;
   }
 

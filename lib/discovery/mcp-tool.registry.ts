@@ -26,9 +26,12 @@ export class McpToolRegistry {
     return [...this.tools.values()];
   }
 
-  /** Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound tools. */
+  /** Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound tools (none for an unknown state). */
   allowedNames(machine: string, state: string): string[] {
     const engine = this.machines.engine(machine);
+    if (!engine.knows(state)) {
+      return this.entryNames(machine);
+    }
     return this.all()
       .filter((tool) => {
         if (tool.start) {

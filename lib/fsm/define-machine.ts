@@ -1,3 +1,4 @@
+import { machineNeedsId } from './fsm.messages.js';
 import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
 
 /** The parts of an XState machine (`createMachine(...)`) that `defineMachine` reads. */
@@ -44,7 +45,7 @@ export function defineMachine(
   const plain = (xstateMachine ? xstateMachine.config : config) as McpMachineConfig;
   const id = xstateMachine?.id ?? plain.id;
   if (!id) {
-    throw new Error('defineMachine: the machine config needs an "id".');
+    throw new Error(machineNeedsId());
   }
   return Object.freeze({
     id,

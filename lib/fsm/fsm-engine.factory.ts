@@ -1,5 +1,5 @@
-import { xstateEngineUnavailable, xstateMachineWithoutXState } from '../mcp.messages.js';
 import type { FsmEngine } from './fsm-engine.interface.js';
+import { xstateEngineUnavailable, xstateMachineWithoutXState } from './fsm.messages.js';
 import type { McpMachine } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';

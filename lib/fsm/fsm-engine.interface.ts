@@ -1,22 +1,61 @@
+/** What an instance of a machine is: its state value and its XState context. */
+export interface FsmMachineState {
+  /**
+   * The state value as stored, always down to the leaves: a dotted path of state node keys
+   * (`'review'`, `'review.legal'`) when the value is one chain, or else (several regions of a
+   * parallel state are active) the XState state value as JSON with the keys of every level
+   * in document order (`'{"order":{"shipping":"packed","billing":"paid"}}'`; a region without
+   * child states is `{}`). Each configuration has exactly this one spelling; any other (a
+   * parent path, other key order, a missing region) is a state the engine does not know.
+   */
+  state: string;
+  /** The XState context (JSON data); `undefined` for a machine that declares no context (and assigns none). */
+  context?: Record<string, unknown>;
+}
+
+/** The outcome of sending one event to an instance. */
+export type FsmStep =
+  /** A transition was enabled; `next` is the instance after it (possibly equal to the current one). */
+  | { status: 'moved'; next: FsmMachineState }
+  /** Transitions for the event exist in this state, but every guard said no; `guards` names them. */
+  | { status: 'guarded'; guards: string[] }
+  /** No transition of the current state accepts the event (or the machine is done). */
+  | { status: 'ignored' };
+
 /**
- * Runs one machine. States are dotted paths of state node keys (`'review'`,
- * `'review.legal'`); the engine is pure and keeps no instance of its own.
+ * Runs one machine. It is pure and keeps no instance of its own: the gate loads an instance
+ * from the store, asks the engine, and stores what it answers.
  */
 export interface FsmEngine {
   /** Id of the machine this engine runs. */
   readonly machineId: string;
   /** Which engine this is, for messages and tests. */
   readonly kind: 'xstate' | 'table';
-  /** The state a new instance starts in (resolved to a leaf path). */
-  initialState(): string;
-  /** Every state node path of the machine, parents included (`['review', 'review.legal']`). */
+  /** The instance a new workflow starts as (after XState's initial transition: leaf state, initial context). */
+  initial(): FsmMachineState;
+  /** Every state node path of the machine, parents included (`['review', 'review.legal']`), in document order. */
   statePaths(): string[];
   /** Every event name that appears in a transition. */
   eventNames(): string[];
-  /** Whether `state` is `binding` or one of its descendants (XState's `matches`). */
+  /**
+   * Whether `state` is a state value this machine can be in, spelled as the engine stores it:
+   * every key exists in its place, with a leaf in each active region (a stored value from an
+   * older machine may not be).
+   */
+  knows(state: string): boolean;
+  /**
+   * The stored state values (as `FsmMachineState.state` spells them) that match any of
+   * `bindings`, or `undefined` when there are too many to list (more than 256: parallel
+   * states with many combinations); the store uses the list for an exact-match claim.
+   */
+  valuesMatching(bindings: readonly string[]): readonly string[] | undefined;
+  /** Whether the instance is in `binding` or one of its descendants (XState's `matches`); `false` for an unknown state. */
   matches(state: string, binding: string): boolean;
-  /** The state after `event` from `state`, or `undefined` when the event is not accepted there. */
-  transition(state: string, event: string, input?: unknown): string | undefined;
-  /** Whether `state` is a final state. */
+  /**
+   * Sends `{ type: event, input }` to the instance; guards read `context` (the initial context
+   * when `from` has none) and `event.input`. An unknown stored state ignores every event.
+   */
+  transition(from: FsmMachineState, event: string, input?: unknown): FsmStep;
+  /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean;
 }

@@ -4,11 +4,21 @@ import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
-import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
 const UNKNOWN_EVENT = 'NOT_IN_ANY_MACHINE';
+const UNKNOWN_STATE = 'notInAnyMachine';
 
-const invoiceConfig: McpMachineConfig = sampleInvoiceMachine.config;
+// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
+const invoiceConfig: McpMachineConfig = {
+  id: 'invoice',
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
+    approved: { on: { DISCHARGE: 'discharged' } },
+    discharged: { type: 'final' },
+  },
+};
 
 // Object.prototype member names catch lookups that read inherited properties.
 const prototypeNames = fc.constantFrom('constructor', 'toString', 'valueOf', 'hasOwnProperty');
@@ -38,8 +48,10 @@ const flatMachine: fc.Arbitrary<GeneratedCase> = fc
     return fc.record({
       initial: fc.constantFrom(...names),
       states: fc.tuple(...names.map(() => state)),
+      // JSON data the machine never changes: both engines hand it back as it came.
+      context: fc.option(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), { nil: undefined }),
       sequence: fc.array(fc.constantFrom(...events, UNKNOWN_EVENT), { maxLength: 25 }),
-    }).map(({ initial, states, sequence }): GeneratedCase => {
+    }).map(({ initial, states, context, sequence }): GeneratedCase => {
       const nodes = names.map((name, i): [string, McpStateNodeConfig] => {
         const on = events.flatMap((event, j) => {
           const t = states[i].on[j];
@@ -47,7 +59,8 @@ const flatMachine: fc.Arbitrary<GeneratedCase> = fc
         });
         return [name, { ...(states[i].final ? { type: 'final' as const } : {}), on: Object.fromEntries(on) }];
       });
-      return { config: { id: 'generated', initial, states: Object.fromEntries(nodes) }, events, sequence };
+      const config: McpMachineConfig = { id: 'generated', initial, states: Object.fromEntries(nodes) };
+      return { config: context === undefined ? config : { ...config, context }, events, sequence };
     });
   });
 
@@ -56,27 +69,32 @@ function expectEnginesAgree({ config, events, sequence }: GeneratedCase): void {
   const table = new TableFsmEngine(machine);
   const real = new XStateFsmEngine(machine, xstate);
 
-  expect(table.initialState()).toBe(real.initialState());
+  expect(table.initial()).toStrictEqual(real.initial());
   expect(table.statePaths()).toEqual(real.statePaths());
   expect(table.eventNames()).toEqual(real.eventNames());
 
   const states = table.statePaths();
-  for (const state of states) {
-    expect([state, table.isFinal(state)]).toEqual([state, real.isFinal(state)]);
-    for (const binding of states) {
+  const stored = [...states, UNKNOWN_STATE];
+  for (const state of stored) {
+    expect([state, table.knows(state), table.isFinal(state)]).toEqual([state, real.knows(state), real.isFinal(state)]);
+    for (const binding of stored) {
       expect([state, binding, table.matches(state, binding)]).toEqual([state, binding, real.matches(state, binding)]);
     }
     for (const event of [...events, UNKNOWN_EVENT]) {
-      expect([state, event, table.transition(state, event)]).toEqual([state, event, real.transition(state, event)]);
+      const from = { state };
+      expect([state, event, table.transition(from, event)]).toStrictEqual([state, event, real.transition(from, event)]);
     }
   }
+  expect(table.valuesMatching(stored)).toEqual(real.valuesMatching(stored));
+  expect(table.valuesMatching([...stored].reverse())).toEqual(real.valuesMatching([...stored].reverse()));
 
-  let state = table.initialState();
+  let instance = table.initial();
   for (const event of sequence) {
-    const next = table.transition(state, event);
-    expect([state, event, next]).toEqual([state, event, real.transition(state, event)]);
-    state = next ?? state;
-    expect(table.isFinal(state)).toBe(real.isFinal(state));
+    const step = table.transition(instance, event);
+    expect([instance.state, event, step]).toStrictEqual([instance.state, event, real.transition(instance, event)]);
+    expect(step.status).not.toBe('guarded');
+    instance = step.status === 'moved' ? step.next : instance;
+    expect(table.isFinal(instance.state)).toBe(real.isFinal(instance.state));
   }
 }
 

@@ -1,44 +1,63 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { createFsmEngine } from './fsm-engine.factory.js';
 import type { FsmEngine } from './fsm-engine.interface.js';
+import { duplicateMachine, machineIdHasColon } from './fsm.messages.js';
 import type { McpMachine } from './machine.interface.js';
 import { loadXState } from './xstate.loader.js';
-import { duplicateMachine } from '../mcp.messages.js';
+
+/** Which engine runs the machines: see {@link createFsmEngine}. */
+export type McpMachineEngineChoice = 'auto' | 'xstate' | 'table';
 
 /** The module's machines with their engines, built once at bootstrap. */
-@Injectable()
 export class McpMachineRegistry {
-  private readonly engines = new Map<string, FsmEngine>();
-  private readonly machines = new Map<string, McpMachine>();
+  private constructor(
+    private readonly machines: ReadonlyMap<string, McpMachine>,
+    private readonly engines: ReadonlyMap<string, FsmEngine>,
+  ) {}
 
-  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions) {}
-
-  /** Creates every engine; a config the chosen engine cannot run fails here. */
-  async build(): Promise<void> {
-    const xstate = await loadXState();
-    for (const machine of this.options.machines ?? []) {
-      if (this.machines.has(machine.id)) {
+  /**
+   * Loads xstate (when installed) and creates the engine of every machine.
+   *
+   * @param engine `'auto'` runs XState when it is installed, else the table; `'xstate'`
+   *   requires XState; `'table'` always uses the built-in table (flat machines only).
+   * @throws when two machines share an id, an id contains `':'` (the separator of store
+   *   keys), or the chosen engine cannot run a machine.
+   */
+  static async build(machines: readonly McpMachine[], engine: McpMachineEngineChoice): Promise<McpMachineRegistry> {
+    const byId = new Map<string, McpMachine>();
+    for (const machine of machines) {
+      if (byId.has(machine.id)) {
         throw new Error(duplicateMachine(machine.id));
       }
-      this.machines.set(machine.id, machine);
-      this.engines.set(machine.id, createFsmEngine(machine, xstate, this.options.engine ?? 'auto'));
+      if (machine.id.includes(':')) {
+        throw new Error(machineIdHasColon(machine.id));
+      }
+      byId.set(machine.id, machine);
     }
+    // Only a registry that needs XState imports it: the table engine runs without it.
+    const xstate = engine === 'table' || byId.size === 0 ? undefined : await loadXState();
+    const engines = new Map<string, FsmEngine>();
+    for (const machine of byId.values()) {
+      engines.set(machine.id, createFsmEngine(machine, xstate, engine));
+    }
+    return new McpMachineRegistry(byId, engines);
   }
 
+  /** Whether a machine has this id. */
   has(id: string): boolean {
     return this.machines.has(id);
   }
 
+  /** The machine ids, in the order the machines were given. */
   ids(): string[] {
     return [...this.machines.keys()];
   }
 
+  /** The machine with this id; call `has` first for an id that may be unknown. */
   machine(id: string): McpMachine {
     return this.machines.get(id)!;
   }
 
+  /** The engine that runs the machine with this id; call `has` first for an id that may be unknown. */
   engine(id: string): FsmEngine {
     return this.engines.get(id)!;
   }

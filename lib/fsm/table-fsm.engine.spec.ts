@@ -1,9 +1,25 @@
 import { defineMachine } from './define-machine.js';
+import type { FsmStep } from './fsm-engine.interface.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
-import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 
-const invoiceConfig: McpMachineConfig = sampleInvoiceMachine.config;
+// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
+const invoiceConfig: McpMachineConfig = {
+  id: 'invoice',
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
+    approved: { on: { DISCHARGE: 'discharged' } },
+    discharged: { type: 'final' },
+  },
+};
+
+const moved = (state: string, context?: Record<string, unknown>): FsmStep => ({
+  status: 'moved',
+  next: context === undefined ? { state } : { state, context },
+});
+const ignored: FsmStep = { status: 'ignored' };
 
 const table = (config: McpMachineConfig) => new TableFsmEngine(defineMachine(config));
 
@@ -16,36 +32,37 @@ const withReview = (review: McpStateNodeConfig): McpMachineConfig => ({
 describe('TableFsmEngine', () => {
   describe('on the invoice machine', () => {
     const engine = table(invoiceConfig);
+    const step = (state: string, event: string) => engine.transition({ state }, event);
 
     it('describes the machine', () => {
       expect(engine.kind).toBe('table');
       expect(engine.machineId).toBe('invoice');
-      expect(engine.initialState()).toBe('draft');
+      expect(engine.initial()).toStrictEqual({ state: 'draft' });
       expect(engine.statePaths()).toEqual(['draft', 'review', 'approved', 'discharged']);
       expect(engine.eventNames()).toEqual(['SUBMIT', 'APPROVE', 'REJECT', 'DISCHARGE']);
     });
 
     it('follows the transitions of the table', () => {
-      expect(engine.transition('draft', 'SUBMIT')).toBe('review');
-      expect(engine.transition('review', 'APPROVE')).toBe('approved');
-      expect(engine.transition('review', 'REJECT')).toBe('draft');
-      expect(engine.transition('approved', 'DISCHARGE')).toBe('discharged');
+      expect(step('draft', 'SUBMIT')).toStrictEqual(moved('review'));
+      expect(step('review', 'APPROVE')).toStrictEqual(moved('approved'));
+      expect(step('review', 'REJECT')).toStrictEqual(moved('draft'));
+      expect(step('approved', 'DISCHARGE')).toStrictEqual(moved('discharged'));
     });
 
-    it('does not accept an event the state has no transition for', () => {
-      expect(engine.transition('draft', 'APPROVE')).toBeUndefined();
-      expect(engine.transition('draft', 'NOPE')).toBeUndefined();
+    it('ignores an event the state has no transition for (never "guarded")', () => {
+      expect(step('draft', 'APPROVE')).toStrictEqual(ignored);
+      expect(step('draft', 'NOPE')).toStrictEqual(ignored);
     });
 
     it('does not take Object.prototype members for transitions', () => {
-      expect(engine.transition('draft', 'toString')).toBeUndefined();
-      expect(engine.transition('draft', 'constructor')).toBeUndefined();
+      expect(step('draft', 'toString')).toStrictEqual(ignored);
+      expect(step('draft', 'constructor')).toStrictEqual(ignored);
     });
 
-    it('knows final states and accepts nothing there', () => {
+    it('knows final states and ignores every event there', () => {
       expect(engine.isFinal('discharged')).toBe(true);
       expect(engine.isFinal('approved')).toBe(false);
-      expect(engine.transition('discharged', 'SUBMIT')).toBeUndefined();
+      expect(step('discharged', 'SUBMIT')).toStrictEqual(ignored);
     });
 
     it('matches a state only by its own name', () => {
@@ -54,12 +71,40 @@ describe('TableFsmEngine', () => {
       expect(engine.matches('review', 'nowhere')).toBe(false);
     });
 
-    it('refuses a state the machine does not have', () => {
-      const message = 'Machine "invoice" has no state "archived".';
-      expect(() => engine.transition('archived', 'SUBMIT')).toThrow(message);
-      expect(() => engine.matches('archived', 'draft')).toThrow(message);
-      expect(() => engine.isFinal('archived')).toThrow(message);
+    it('lists its bindings that are states as the stored values', () => {
+      expect(engine.valuesMatching(['review', 'approved', 'review', 'nowhere', 'toString'])).toEqual(['review', 'approved']);
+      expect(engine.valuesMatching([])).toEqual([]);
     });
+
+    it('answers without throwing for a state the machine does not have', () => {
+      for (const state of ['archived', '', 'toString', '{"draft":{}}']) {
+        expect([state, engine.knows(state)]).toEqual([state, false]);
+        expect([state, engine.matches(state, state)]).toEqual([state, false]);
+        expect([state, engine.isFinal(state)]).toEqual([state, false]);
+        expect([state, engine.transition({ state }, 'SUBMIT')]).toEqual([state, ignored]);
+      }
+      expect(engine.knows('draft')).toBe(true);
+    });
+  });
+
+  it('keeps the config\'s context, unchanged, without sharing objects', () => {
+    const engine = table({ ...invoiceConfig, context: { owner: 'ann', tags: ['a'] } });
+    const start = engine.initial();
+    expect(start).toStrictEqual({ state: 'draft', context: { owner: 'ann', tags: ['a'] } });
+    (start.context!.tags as string[]).push('b');
+    expect(engine.initial().context).toEqual({ owner: 'ann', tags: ['a'] });
+    expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual(moved('review', { owner: 'ann', tags: ['a'] }));
+    const stored = { state: 'draft', context: { owner: 'bob', tags: [] } };
+    const next = engine.transition(stored, 'SUBMIT');
+    expect(next).toStrictEqual(moved('review', { owner: 'bob', tags: [] }));
+    expect(next.status === 'moved' && next.next.context).not.toBe(stored.context);
+  });
+
+  it('refuses a context that is not a plain object of JSON data', () => {
+    expect(() => table({ ...invoiceConfig, context: () => ({}) })).toThrow(
+      'Machine "invoice": the root node uses a context that is not a plain object (a context function needs XState to compute it); install xstate (an optional peer) to run it.',
+    );
+    expect(() => table({ ...invoiceConfig, context: { at: new Date(0) } })).toThrow('Machine "invoice": context.at is an instance of Date;');
   });
 
   it('runs { target } transitions, self-transitions and behaviour-neutral keys', () => {
@@ -79,10 +124,11 @@ describe('TableFsmEngine', () => {
         gone: { type: 'final', output: { ok: true }, on: { BACK: 'open' } },
       },
     });
-    expect(engine.transition('closed', 'OPEN')).toBe('open');
-    expect(engine.transition('closed', 'KNOCK')).toBe('closed');
-    expect(engine.transition('open', 'LEAVE')).toBe('gone');
-    expect(engine.transition('gone', 'BACK')).toBeUndefined();
+    const context = { count: 0 };
+    expect(engine.transition({ state: 'closed', context }, 'OPEN')).toStrictEqual(moved('open', context));
+    expect(engine.transition({ state: 'closed', context }, 'KNOCK')).toStrictEqual(moved('closed', context));
+    expect(engine.transition({ state: 'open', context }, 'LEAVE')).toStrictEqual(moved('gone', context));
+    expect(engine.transition({ state: 'gone', context }, 'BACK')).toStrictEqual(ignored);
     expect(engine.eventNames()).toEqual(['OPEN', 'KNOCK', 'CLOSE', 'LEAVE', 'BACK']);
   });
 
@@ -119,11 +165,13 @@ describe('TableFsmEngine', () => {
     expect(() => table(config)).toThrow(message);
   });
 
-  it('refuses parallel states, at the root or in a state', () => {
+  it('refuses parallel states, at the root or in a state, naming xstate', () => {
     expect(() => table(withReview({ type: 'parallel', states: { legal: {}, finance: {} } }))).toThrow(
-      `Machine "invoice": state "review" is parallel (type: 'parallel'); nestjs-mcp-fsm stores one state path per instance, so parallel states are not supported.`,
+      `Machine "invoice": state "review" uses parallel states (type: 'parallel'); install xstate (an optional peer) to run it.`,
     );
-    expect(() => table({ ...invoiceConfig, type: 'parallel' })).toThrow('Machine "invoice": the root node is parallel');
+    expect(() => table({ ...invoiceConfig, type: 'parallel' })).toThrow(
+      `Machine "invoice": the root node uses parallel states (type: 'parallel'); install xstate`,
+    );
   });
 
   it('refuses a transition to an unknown state', () => {
@@ -141,9 +189,10 @@ describe('TableFsmEngine', () => {
     );
   });
 
-  it('refuses a state name with a dot', () => {
+  it('refuses a state name with a dot or starting with "{"', () => {
     expect(() => table({ id: 'x', initial: 'a.b', states: { 'a.b': {} } })).toThrow(
       'Machine "x": state name "a.b" contains "."',
     );
+    expect(() => table({ id: 'x', initial: '{a', states: { '{a': {} } })).toThrow('Machine "x": state name "{a" starts with "{"');
   });
 });

@@ -1,13 +1,13 @@
+import type { FsmEngine, FsmMachineState, FsmStep } from './fsm-engine.interface.js';
 import {
-  machineParallelState,
   machineStateNameHasDot,
+  machineStateNameIsJson,
   machineUnknownInitial,
-  machineUnknownState,
   machineUnknownTarget,
   tableEngineFeature,
   tableEngineNeedsXState,
-} from '../mcp.messages.js';
-import type { FsmEngine } from './fsm-engine.interface.js';
+} from './fsm.messages.js';
+import { copyContext } from './machine-context.js';
 import type { McpMachine, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 
 // Keys that never change which state a flat machine is in; everything else needs XState.
@@ -22,22 +22,26 @@ interface TableState {
   readonly on: ReadonlyMap<string, string>;
 }
 
+const IGNORED: FsmStep = { status: 'ignored' };
+
 /**
  * Runs a flat machine from a transition table, without XState: string or `{ target }`
  * transitions to sibling states and `type: 'final'`. A config it cannot run exactly
- * throws at construction, naming what needs XState.
+ * throws at construction, naming what needs XState. The context is the config's
+ * `context`; without actions, nothing ever changes it.
  */
 export class TableFsmEngine implements FsmEngine {
   readonly kind = 'table';
   readonly machineId: string;
   private readonly states = new Map<string, TableState>();
   private readonly events = new Set<string>();
-  private readonly initial: string;
+  private readonly start: FsmMachineState;
 
   constructor(machine: McpMachine) {
     this.machineId = machine.id;
     const { config } = machine;
     this.checkNode(undefined, config, ROOT_KEYS, [undefined, 'compound']);
+    const context = this.readContext(config.context);
     for (const [name, node] of Object.entries(config.states ?? {})) {
       this.states.set(name, this.readState(name, node));
     }
@@ -51,12 +55,12 @@ export class TableFsmEngine implements FsmEngine {
     if (typeof config.initial !== 'string' || !this.states.has(config.initial)) {
       throw new Error(machineUnknownInitial(this.machineId, config.initial, [...this.states.keys()]));
     }
-    this.initial = config.initial;
+    this.start = context === undefined ? { state: config.initial } : { state: config.initial, context };
   }
 
-  /** The machine's `initial` state. */
-  initialState(): string {
-    return this.initial;
+  /** The machine's `initial` state, with the config's `context`. */
+  initial(): FsmMachineState {
+    return this.instance(this.start.state, this.start.context);
   }
 
   /** Every state name, in document order. */
@@ -69,34 +73,62 @@ export class TableFsmEngine implements FsmEngine {
     return [...this.events];
   }
 
-  /** Whether `state` is `binding` (a flat machine has no parents). */
+  /** Whether `state` is one of the machine's states. */
+  knows(state: string): boolean {
+    return this.states.has(state);
+  }
+
+  /** The bindings that are states of the machine (a flat machine's states are its stored values). */
+  valuesMatching(bindings: readonly string[]): readonly string[] {
+    return [...new Set(bindings.filter((binding) => this.states.has(binding)))];
+  }
+
+  /** Whether `state` is `binding` (a flat machine has no parents); `false` for an unknown state. */
   matches(state: string, binding: string): boolean {
-    this.state(state);
-    return state === binding;
+    return this.states.has(state) && state === binding;
   }
 
-  /** The target of `event` in `state`, or `undefined` when `state` has none or is final. */
-  transition(state: string, event: string): string | undefined {
-    const current = this.state(state);
-    return current.final ? undefined : current.on.get(event);
-  }
-
-  /** Whether `state` has `type: 'final'`. */
-  isFinal(state: string): boolean {
-    return this.state(state).final;
-  }
-
-  private state(name: string): TableState {
-    const state = this.states.get(name);
-    if (!state) {
-      throw new Error(machineUnknownState(this.machineId, name));
+  /**
+   * Moves to the target of `event` in the instance's state, keeping its context; ignores the
+   * event when the state has no transition for it, is final or is unknown.
+   */
+  transition(from: FsmMachineState, event: string): FsmStep {
+    const target = this.states.get(from.state)?.on.get(event);
+    if (target === undefined || this.isFinal(from.state)) {
+      return IGNORED;
     }
-    return state;
+    return { status: 'moved', next: this.instance(target, from.context ?? this.start.context) };
+  }
+
+  /** Whether `state` has `type: 'final'`; `false` for an unknown state. */
+  isFinal(state: string): boolean {
+    return this.states.get(state)?.final ?? false;
+  }
+
+  private instance(state: string, context: Record<string, unknown> | undefined): FsmMachineState {
+    // The same rule as the XState engine: no context unless the machine declares one or it holds data.
+    return context === undefined || (this.start.context === undefined && Object.keys(context).length === 0)
+      ? { state }
+      : { state, context: copyContext(this.machineId, context) };
+  }
+
+  private readContext(context: unknown): Record<string, unknown> | undefined {
+    if (context === undefined) {
+      return undefined;
+    }
+    const prototype = typeof context === 'object' && context !== null ? (Object.getPrototypeOf(context) as unknown) : undefined;
+    if (Array.isArray(context) || (prototype !== Object.prototype && prototype !== null)) {
+      this.refuse(undefined, tableEngineFeature.context());
+    }
+    return copyContext(this.machineId, context as object);
   }
 
   private readState(name: string, node: McpStateNodeConfig): TableState {
     if (name.includes('.')) {
       throw new Error(machineStateNameHasDot(this.machineId, name));
+    }
+    if (name.startsWith('{')) {
+      throw new Error(machineStateNameIsJson(this.machineId, name));
     }
     this.checkNode(name, node, STATE_KEYS, [undefined, 'atomic', 'final']);
     const on = new Map<string, string>();
@@ -114,7 +146,7 @@ export class TableFsmEngine implements FsmEngine {
     allowedTypes: ReadonlyArray<string | undefined>,
   ): void {
     if (node.type === 'parallel') {
-      throw new Error(machineParallelState(this.machineId, state));
+      this.refuse(state, tableEngineFeature.parallel());
     }
     if (!allowedTypes.includes(node.type)) {
       this.refuse(state, tableEngineFeature.stateType(String(node.type)));

@@ -1,28 +1,55 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
+import type { FsmEngine, FsmMachineState, FsmStep } from './fsm-engine.interface.js';
 import {
-  machineParallelState,
+  machineInitialFailed,
+  machineSpawnedActor,
   machineStateNameHasDot,
+  machineStateNameIsJson,
+  machineUnexpectedValue,
   machineUnknownInitial,
-  machineUnknownState,
-} from '../mcp.messages.js';
-import type { FsmEngine } from './fsm-engine.interface.js';
+} from './fsm.messages.js';
+import { copyContext } from './machine-context.js';
 import type { McpMachine } from './machine.interface.js';
+import { assertRunnableNode } from './xstate-machine.check.js';
+import {
+  childNodes,
+  decodeStateValue,
+  encodeStateValue,
+  enumerateStateValues,
+  normalizeStateValue,
+  stateValueMatches,
+} from './xstate-state-value.js';
 import type { XStateModule } from './xstate.loader.js';
 
+/** The most state values `valuesMatching` lists; beyond it, the store cannot claim by exact match. */
+export const MAX_MATCHING_STATE_VALUES = 256;
+
+// Decoded stored values, kept for the states instances are actually in; cleared when full.
+const MAX_CACHED_STATE_VALUES = 1024;
+
+interface DecodedState {
+  readonly value: StateValue;
+  readonly final: boolean;
+}
+
+const IGNORED: FsmStep = { status: 'ignored' };
+
 /**
- * Runs a machine on XState v5's pure APIs: nested states, guards (which read the tool's
- * arguments as `event.input`) and eventless transitions; actions are resolved, never run.
- * Parallel states are refused at construction: an instance stores one state path.
+ * Runs a machine on XState v5's pure APIs (`initialTransition`, `transition`): nested and
+ * parallel states, guards (which read `context` and the tool's arguments as `event.input`),
+ * `assign`, eventless transitions and immediate `raise`. Each call starts from the stored
+ * instance and answers the next one; nothing runs between calls, so a machine with delayed
+ * transitions, invoked actors or other actions is refused at construction.
  */
 export class XStateFsmEngine implements FsmEngine {
   readonly kind = 'xstate';
   readonly machineId: string;
   private readonly machine: AnyStateMachine;
-  private readonly paths = new Set<string>();
+  private readonly paths: string[] = [];
   private readonly events = new Set<string>();
-  private readonly snapshots = new Map<string, AnyMachineSnapshot>();
-  private readonly initial: string;
-  private readonly context: unknown;
+  private readonly decoded = new Map<string, DecodedState | undefined>();
+  private readonly start: FsmMachineState;
+  private readonly hasContext: boolean;
 
   constructor(
     machine: McpMachine,
@@ -32,21 +59,28 @@ export class XStateFsmEngine implements FsmEngine {
     this.machine =
       (machine.xstateMachine as AnyStateMachine | undefined) ??
       xstate.createMachine(machine.config as Parameters<XStateModule['createMachine']>[0]);
+    this.hasContext = this.machine.config.context !== undefined;
     this.collect(this.machine.root);
-    const [initialSnapshot] = xstate.initialTransition(this.machine);
-    this.initial = toPath(initialSnapshot.value);
-    this.context = initialSnapshot.context;
-    if (!this.paths.has(this.initial)) {
-      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, [...this.paths]));
+    if (childNodes(this.machine.root).length === 0) {
+      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
+    const [snapshot] = xstate.initialTransition(this.machine);
+    if (snapshot.status === 'error') {
+      throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
+    }
+    const value = normalizeStateValue(this.machine.root, snapshot.value);
+    if (value === undefined) {
+      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
+    }
+    this.start = this.toInstance(snapshot, value);
   }
 
-  /** The leaf state a new instance is in after XState's initial transition. */
-  initialState(): string {
-    return this.initial;
+  /** The leaf state value and context after XState's initial transition (entry `assign`s applied). */
+  initial(): FsmMachineState {
+    return this.copy(this.start);
   }
 
-  /** Every state node path, parents before their children, in document order. */
+  /** Every state node path, parallel regions included, parents before their children, in document order. */
   statePaths(): string[] {
     return [...this.paths];
   }
@@ -56,64 +90,139 @@ export class XStateFsmEngine implements FsmEngine {
     return [...this.events];
   }
 
-  /** Whether `state` is `binding` or one of its descendants (XState's `snapshot.matches`). */
-  matches(state: string, binding: string): boolean {
-    return this.resolve(state).matches(this.xstate.pathToStateValue(binding.split('.')));
+  /** Whether `state` is a complete configuration of this machine, spelled as the engine stores it. */
+  knows(state: string): boolean {
+    return this.decode(state) !== undefined;
   }
 
   /**
-   * The leaf state after `{ type: event, input }`, or `undefined` when no transition is
-   * enabled (unknown event, every guard false) or the machine is done.
+   * Every stored state value in which one of `bindings` is active, in binding order and then
+   * document order; `undefined` when there are more than {@link MAX_MATCHING_STATE_VALUES}.
    */
-  transition(state: string, event: string, input?: unknown): string | undefined {
-    const snapshot = this.resolve(state);
-    if (snapshot.status !== 'active') {
-      return undefined;
+  valuesMatching(bindings: readonly string[]): readonly string[] | undefined {
+    const values = new Set<string>();
+    for (const binding of bindings) {
+      const matching = enumerateStateValues(this.machine.root, binding.split('.'), MAX_MATCHING_STATE_VALUES);
+      if (matching === undefined) {
+        return undefined;
+      }
+      for (const value of matching) {
+        values.add(encodeStateValue(value));
+      }
+      if (values.size > MAX_MATCHING_STATE_VALUES) {
+        return undefined;
+      }
     }
+    return [...values];
+  }
+
+  /**
+   * Whether `binding` or one of its descendants is active in `state` (XState's
+   * `snapshot.matches(pathToStateValue(binding.split('.')))`); `false` for an unknown state.
+   */
+  matches(state: string, binding: string): boolean {
+    const decoded = this.decode(state);
+    return decoded !== undefined && stateValueMatches(decoded.value, binding.split('.'));
+  }
+
+  /**
+   * Sends `{ type: event, input }` to the instance, with its context (the initial context
+   * when it has none). An unknown stored state, or a done machine, ignores every event.
+   */
+  transition(from: FsmMachineState, event: string, input?: unknown): FsmStep {
+    const decoded = this.decode(from.state);
+    if (decoded === undefined || decoded.final) {
+      return IGNORED;
+    }
+    const snapshot = this.machine.resolveState({
+      value: decoded.value,
+      context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
+    });
     const xEvent = { type: event, input };
     // `transition` returns the very same snapshot both for an ignored event and for a
     // self-transition without actions, so only the enabled transitions tell them apart.
     if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
-      return undefined;
+      const guards = this.guardsFor(snapshot, event);
+      return guards.length ? { status: 'guarded', guards } : IGNORED;
     }
-    return toPath(this.xstate.transition(this.machine, snapshot, xEvent)[0].value);
+    const [next] = this.xstate.transition(this.machine, snapshot, xEvent);
+    if (next.status === 'error') {
+      throw next.error;
+    }
+    const value = normalizeStateValue(this.machine.root, next.value);
+    if (value === undefined) {
+      throw new Error(machineUnexpectedValue(this.machineId, next.value));
+    }
+    return { status: 'moved', next: this.toInstance(next, value) };
   }
 
-  /** Whether the machine is done in `state` (a top-level final state). */
+  /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean {
-    return this.resolve(state).status === 'done';
+    return this.decode(state)?.final ?? false;
   }
 
-  private resolve(state: string): AnyMachineSnapshot {
-    let snapshot = this.snapshots.get(state);
-    if (!snapshot) {
-      if (!this.paths.has(state)) {
-        throw new Error(machineUnknownState(this.machineId, state));
-      }
-      // Only the state path is stored per instance, so guards see the machine's initial context.
-      snapshot = this.machine.resolveState({
-        value: this.xstate.pathToStateValue(state.split('.')),
-        context: this.context,
-      });
-      this.snapshots.set(state, snapshot);
+  private decode(state: string): DecodedState | undefined {
+    if (this.decoded.has(state)) {
+      return this.decoded.get(state);
     }
-    return snapshot;
+    const value = decodeStateValue(this.machine.root, state);
+    const decoded = value === undefined ? undefined : { value, final: this.machine.resolveState({ value, context: {} }).status === 'done' };
+    if (this.decoded.size >= MAX_CACHED_STATE_VALUES) {
+      this.decoded.clear();
+    }
+    this.decoded.set(state, decoded);
+    return decoded;
+  }
+
+  /** The names of the guards of the active state nodes' transitions for `event` (all of which said no). */
+  private guardsFor(snapshot: AnyMachineSnapshot, event: string): string[] {
+    const names = new Set<string>();
+    for (const node of snapshot._nodes) {
+      for (const [descriptor, transitions] of node.transitions) {
+        if (!matchesEventDescriptor(event, descriptor)) {
+          continue;
+        }
+        for (const { guard } of transitions) {
+          if (guard !== undefined) {
+            names.add(guardName(guard));
+          }
+        }
+      }
+    }
+    return [...names];
+  }
+
+  private toInstance(snapshot: AnyMachineSnapshot, value: StateValue): FsmMachineState {
+    if (Object.keys(snapshot.children).length > 0) {
+      throw new Error(machineSpawnedActor(this.machineId));
+    }
+    const context = copyContext(this.machineId, snapshot.context as object);
+    return this.hasContext || Object.keys(context).length > 0
+      ? { state: encodeStateValue(value), context }
+      : { state: encodeStateValue(value) };
+  }
+
+  private copy(instance: FsmMachineState): FsmMachineState {
+    return instance.context === undefined
+      ? { state: instance.state }
+      : { state: instance.state, context: copyContext(this.machineId, instance.context) };
   }
 
   private collect(node: AnyStateNode): void {
     const path = node.path.join('.');
-    if (node.type === 'parallel') {
-      throw new Error(machineParallelState(this.machineId, path || undefined));
-    }
     if (path && node.key.includes('.')) {
       throw new Error(machineStateNameHasDot(this.machineId, node.key));
+    }
+    if (node.path.length === 1 && node.key.startsWith('{')) {
+      throw new Error(machineStateNameIsJson(this.machineId, node.key));
     }
     // A history node is a pseudo-state: no instance is ever in it, so it is no path.
     if (node.type === 'history') {
       return;
     }
+    assertRunnableNode(this.machineId, node);
     if (path) {
-      this.paths.add(path);
+      this.paths.push(path);
     }
     for (const event of Object.keys(node.config.on ?? {})) {
       this.events.add(event);
@@ -124,14 +233,31 @@ export class XStateFsmEngine implements FsmEngine {
   }
 }
 
-function toPath(value: StateValue): string {
-  return toKeys(value).join('.');
+/** XState's event descriptor matching: the exact type, `'*'`, or a `'prefix.*'` wildcard. */
+function matchesEventDescriptor(event: string, descriptor: string): boolean {
+  if (descriptor === event || descriptor === '*') {
+    return true;
+  }
+  if (!descriptor.endsWith('.*')) {
+    return false;
+  }
+  const prefix = descriptor.slice(0, -2).split('.');
+  const tokens = event.split('.');
+  return prefix.every((token, index) => token === tokens[index]);
 }
 
-// Without parallel states, every level of a state value has exactly one key.
-function toKeys(value: StateValue): string[] {
-  if (typeof value === 'string') {
-    return [value];
+function guardName(guard: unknown): string {
+  if (typeof guard === 'string') {
+    return guard;
   }
-  return Object.entries(value).flatMap(([key, child]) => [key, ...(child === undefined ? [] : toKeys(child))]);
+  if (typeof guard === 'function') {
+    // An inline arrow function is named after the config key it is written under.
+    return guard.name && guard.name !== 'guard' ? guard.name : 'inline guard';
+  }
+  const { type } = (guard ?? {}) as { type?: unknown };
+  return typeof type === 'string' ? type : 'inline guard';
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,9 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
+import type { FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
-import type { McpSession } from '../server/mcp-session.js';
+import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
 import type { FsmRefusal } from './fsm-refusal.error.js';
 import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
@@ -9,51 +11,65 @@ import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
 /** Which stored instance a call acts on. */
 export interface FsmInstanceRef {
   machine: string;
-  /** Key in the store: `"<machine>:<handle>"`, `"<machine>:session:<id>"` or `"<machine>:attachment:<id>"`. */
+  /** Key in the store (see `formatInstanceKey`). */
   storeKey: string;
+  scope: FsmInstanceScope;
   /** The handle argument (handle-keyed machines), or the minted handle of a start tool. */
   handle?: string;
-  /** How the instance was found. */
-  keyedBy: 'handle' | 'session';
+}
+
+/** What the connection a call came on knows about its caller. */
+export interface FsmCaller {
+  /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
+  sessionStoreKey(machine: string): string | undefined;
 }
 
 /** The mutable context handed to the handler as `@ToolContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
+const callsByContext = new WeakMap<object, FsmCall>();
+
 /**
- * One tool call as the gate sees it: what the guard admitted, the lock it holds, and
- * whether the transition interceptor stored a new state. Passed as the third handler argument.
+ * One tool call as the gate sees it, from admission to the stored outcome. The gate fills
+ * it; the call handler reads the outcome (refusal, stored state) after the handler ran.
+ * Passed to the handler pipeline as its third argument.
  */
 export class FsmCall {
+  /** The instance the call acts on, once resolved and found to be the caller's. */
   instance?: FsmInstanceRef;
+  /** The instance as the call was admitted on it. */
+  snapshot?: FsmSnapshot;
+  /** Where the bound transition leads, computed before the handler ran. */
+  next?: FsmMachineState;
   /** Lock held between admission and commit (transition tools). */
   lock?: FsmInstanceLock;
-  /** Transaction a transactional start tool writes its instance in. */
+  /** Transaction a transactional start tool creates its instance in. */
   transaction?: FsmTransaction;
-  /** State after a stored transition. */
-  nextState?: string;
+  /** The state stored by this call's transition (or start). */
+  storedState?: string;
   /**
    * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
    * may swallow the thrown one, but the call is refused all the same.
    */
   refusal?: FsmRefusal;
-  settled = false;
 
   constructor(
     readonly tool: McpToolDefinition,
-    readonly session: McpSession,
+    readonly caller: FsmCaller,
     readonly args: Record<string, unknown>,
     readonly context: MutableToolContext,
-  ) {}
+  ) {
+    callsByContext.set(context, this);
+  }
 
-  /** Owner recorded on and required of handle-keyed instances: the auth client id, when authenticated. */
-  get owner(): string | undefined {
+  /** The caller's principal: the auth client id, `undefined` for an anonymous caller. */
+  get principal(): string | undefined {
     return this.context.authInfo?.clientId;
   }
 
-  /** Principal recorded in history: the auth client id, else the session id. */
-  get principal(): string | null {
-    return this.context.authInfo?.clientId ?? this.context.sessionId ?? null;
+  /** The state the call leaves its instance in: the stored one, else the one it was admitted on. */
+  get state(): string | undefined {
+    return this.storedState ?? this.snapshot?.state;
   }
 
   /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
@@ -67,13 +83,8 @@ export class FsmCall {
     return call instanceof FsmCall ? call : undefined;
   }
 
-  /** Releases whatever the call still holds (no-op after a commit). */
-  async settle(): Promise<void> {
-    if (this.settled) {
-      return;
-    }
-    this.settled = true;
-    await this.lock?.release();
-    await this.transaction?.rollback();
+  /** The call a tool context belongs to. */
+  static of(context: McpToolContext): FsmCall | undefined {
+    return callsByContext.get(context);
   }
 }

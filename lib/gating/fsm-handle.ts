@@ -7,11 +7,6 @@ export function mintHandle(): string {
   return randomBytes(16).toString('base64url');
 }
 
-/** Store key of an instance: `"<machine>:<handle>"`, or `"<machine>:session:<id>"` for a session's. */
-export function instanceStoreKey(machine: string, key: string): string {
-  return `${machine}:${key}`;
-}
-
 /** Whether `value` has the shape of a minted handle. */
 export function isWellFormedHandle(value: unknown): value is string {
   return typeof value === 'string' && HANDLE_PATTERN.test(value);

@@ -1,13 +1,19 @@
 import { IntrinsicException } from '@nestjs/common';
 
-/** Why a gated call was refused before its handler ran (or why its transition was not stored). */
+/**
+ * Why a gated call was refused before its handler ran (or why its transition was not
+ * stored). A gate subclass may refuse with a code of its own (any other string).
+ */
 export type FsmRefusalCode =
   | 'FORBIDDEN'
   | 'BUSY'
   | 'UNKNOWN_HANDLE'
+  | 'UNKNOWN_STATE'
+  | 'GUARD_REJECTED'
   | 'STATE_UNAVAILABLE'
   | 'NO_SESSION'
-  | 'LEASE_EXPIRED';
+  | 'LEASE_EXPIRED'
+  | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */
 export interface FsmRefusalData {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
-import * as messages from '../mcp.messages.js';
 import type { FsmCall } from './fsm-call.js';
 import { FsmRefusal, type FsmRefusalCode } from './fsm-refusal.error.js';
+import * as messages from './gating.messages.js';
 
 /** Builds refusals with the allowed actions the model needs to recover. */
 @Injectable()
@@ -12,49 +12,65 @@ export class FsmRefusals {
   /** The call may not run while the instance is in `state`. */
   forbidden(call: FsmCall, machine: string, state: string): FsmRefusal {
     const allowed = this.tools.allowedNames(machine, state);
-    return this.create('FORBIDDEN', messages.forbidden(call.tool.name, machine, state, allowed), call, machine, state, allowed);
+    return this.refuse(call, 'FORBIDDEN', messages.forbidden(call.tool.name, machine, state, allowed), machine, state, allowed);
+  }
+
+  /** The bound event is not enabled in `state` for the call's input and the instance's context. */
+  guardRejected(call: FsmCall, machine: string, state: string, event: string, guards: readonly string[]): FsmRefusal {
+    const allowed = this.tools.allowedNames(machine, state);
+    const text = messages.guardRejected(call.tool.name, machine, state, event, guards, allowed);
+    return this.refuse(call, 'GUARD_REJECTED', text, machine, state, allowed);
   }
 
   /** Another call holds the instance. */
   busy(call: FsmCall, machine: string, state: string): FsmRefusal {
     const allowed = this.tools.allowedNames(machine, state);
-    return this.create('BUSY', messages.busy(call.tool.name, machine, allowed), call, machine, state, allowed);
+    return this.refuse(call, 'BUSY', messages.busy(call.tool.name, machine, allowed), machine, state, allowed);
   }
 
   /** The handle argument is missing, malformed, unknown, expired or someone else's. */
   unknownHandle(call: FsmCall, machine: string, key: string, handle: unknown): FsmRefusal {
-    const entry = this.tools.entryNames(machine);
     const text = messages.unknownHandle(call.tool.name, machine, key, handle, this.tools.startNames(machine));
-    return this.create('UNKNOWN_HANDLE', text, call, machine, null, entry);
+    return this.refuse(call, 'UNKNOWN_HANDLE', text, machine, null, this.tools.entryNames(machine));
+  }
+
+  /** The instance is stored in a state the machine does not have. */
+  unknownState(call: FsmCall, machine: string, state: string): FsmRefusal {
+    const text = messages.unknownState(call.tool.name, machine, state);
+    return this.refuse(call, 'UNKNOWN_STATE', text, machine, state, this.tools.entryNames(machine));
   }
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
-  stateUnavailable(call: FsmCall, machine: string, error: unknown, handlerRan: boolean): FsmRefusal {
+  stateUnavailable(call: FsmCall, machine: string, handlerRan: boolean): FsmRefusal {
     const handle = call.tool.start ? call.instance?.handle : undefined;
-    const text = messages.stateUnavailable(call.tool.name, machine, messages.reasonOf(error), handlerRan, handle);
-    return this.create('STATE_UNAVAILABLE', text, call, machine, null, []);
+    const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
+    return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
   }
 
   /** A session-keyed tool was called on a transport without sessions. */
   noSession(call: FsmCall, machine: string): FsmRefusal {
-    const entry = this.tools.entryNames(machine);
-    return this.create('NO_SESSION', messages.noSession(call.tool.name, machine), call, machine, null, entry);
+    const text = messages.noSession(call.tool.name, machine);
+    return this.refuse(call, 'NO_SESSION', text, machine, null, this.tools.entryNames(machine));
   }
 
   /** The handler ran longer than its lease; the transition was not stored. */
   leaseExpired(call: FsmCall, machine: string, state: string, leaseMs: number): FsmRefusal {
     const allowed = this.tools.allowedNames(machine, state);
     const text = messages.leaseExpired(call.tool.name, machine, state, leaseMs);
-    return this.create('LEASE_EXPIRED', text, call, machine, state, allowed);
+    return this.refuse(call, 'LEASE_EXPIRED', text, machine, state, allowed);
   }
 
-  private create(
+  /**
+   * A refusal with any code, for gate subclasses (`'FROZEN'`, say): `text` is what the model
+   * reads; the allowed tools are those of `state` when given, else the workflow's entry tools.
+   */
+  refuse(
+    call: FsmCall,
     code: FsmRefusalCode,
     text: string,
-    call: FsmCall,
     machine: string,
-    state: string | null,
-    allowedTools: string[],
+    state: string | null = null,
+    allowedTools: string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
   ): FsmRefusal {
     return new FsmRefusal(text, { code, tool: call.tool.name, machine, state, allowedTools });
   }

@@ -1,9 +1,8 @@
 import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
 import type { McpMachine } from '../fsm/machine.interface.js';
-import type { FsmStateGuard } from '../gating/fsm-state.guard.js';
-import type { FsmTransitionInterceptor } from '../gating/fsm-transition.interceptor.js';
-import type { FsmTransitionRelay } from '../server/fsm-transition-relay.interface.js';
+import type { FsmGate } from '../gating/fsm-gate.js';
+import type { FsmTransitionRelay } from '../stores/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
@@ -72,10 +71,12 @@ export interface McpModuleOptions {
   attachmentId?: string;
   /** Session limits of stateful HTTP. */
   sessions?: McpSessionOptions;
-  /** A subclass of `FsmStateGuard` to gate calls with (override its protected methods). */
-  stateGuard?: Type<FsmStateGuard>;
-  /** A subclass of `FsmTransitionInterceptor` to fire transitions with (override its protected methods). */
-  transitionInterceptor?: Type<FsmTransitionInterceptor>;
+  /**
+   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
+   * created by Nest's injector, so it can inject your providers.
+   * @default FsmGate
+   */
+  gate?: Type<FsmGate>;
   /**
    * Carries transitions between processes that share the store, so sessions on every
    * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).

@@ -1,18 +1,12 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { FsmTransitionBus, type FsmTransitionEvent } from '../gating/fsm-transition.bus.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import * as messages from '../mcp.messages.js';
-import { FsmTransitionBus, type FsmTransitionEvent } from './fsm-transition.bus.js';
 import type { McpSession } from './mcp-session.js';
+import * as messages from './server.messages.js';
 import { ToolMenuService } from './tool-menu.service.js';
-
-/** Default idle time after which a stateful session is closed. */
-export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
-/** Default limit of live stateful sessions. */
-export const DEFAULT_MAX_SESSIONS = 1000;
 
 interface LiveSession {
   session: McpSession;
@@ -34,20 +28,20 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private readonly idleTtlMs: number;
 
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly bus: FsmTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
   ) {
-    this.idleTtlMs = options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS;
+    this.idleTtlMs = options.sessionIdleTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
     this.sweeper = setInterval(() => void this.evictIdle(), Math.min(this.idleTtlMs, 60_000)).unref();
   }
 
   /** Whether another stateful session would exceed `sessions.maxSessions`. */
   isFull(): boolean {
-    return this.live.size >= (this.options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    return this.live.size >= this.options.maxSessions;
   }
 
   add(key: string, session: McpSession, close: () => Promise<void>): void {

@@ -1,14 +1,21 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { instanceStoreKey } from '../gating/fsm-handle.js';
+import type { FsmCaller } from '../gating/fsm-call.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 
 /** How a connection reached the server. */
 export type McpSessionKind = 'stateful' | 'stateless' | 'stdio';
+
+/** The identity of a connection's session-keyed instances. */
+export interface McpSessionScope {
+  scope: 'session' | 'attachment';
+  id: string;
+}
 
 /**
  * One MCP connection: its SDK server, the key of its session-keyed instances, the
  * handle-keyed instances it started or used, and the menu it was last shown.
  */
-export class McpSession {
+export class McpSession implements FsmCaller {
   /** Store keys of handle-keyed instances this session started or used. */
   readonly handles = new Set<string>();
   /** Last known state per store key, refreshed by `tools/list` and transitions. */
@@ -23,15 +30,17 @@ export class McpSession {
     /** `Mcp-Session-Id` of a stateful HTTP session. */
     readonly id: string | undefined,
     /**
-     * Instance key of session-keyed machines: `session:<id>`, `attachment:<id>` (stdio and
-     * single-tenant stateless), or `undefined` when this connection has no session state.
+     * Whose session-keyed instances this connection uses: its session's, the in-process
+     * attachment's (stdio and single-tenant stateless), or none (`undefined`).
      */
-    readonly instanceKey: string | undefined,
+    readonly scope: McpSessionScope | undefined,
+    /** The principal (auth client id) that opened a stateful session; its requests must carry the same one. */
+    readonly principal?: string,
   ) {}
 
   /** Store key of this session's instance of a session-keyed machine. */
   sessionStoreKey(machine: string): string | undefined {
-    return this.instanceKey === undefined ? undefined : instanceStoreKey(machine, this.instanceKey);
+    return this.scope && formatInstanceKey({ machine, ...this.scope });
   }
 
   touch(): void {

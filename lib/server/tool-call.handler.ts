@@ -1,97 +1,83 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
 import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
-import { instanceStoreKey, isWellFormedHandle } from '../gating/fsm-handle.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { toCallToolResult } from '../gating/tool-output.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import * as messages from '../mcp.messages.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import { mcpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from './mcp-session.js';
+import * as messages from './server.messages.js';
+import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
 import { ToolMenuService } from './tool-menu.service.js';
-import { assertToolOutput } from './tool-output.validator.js';
-import { errorMessage, toCallToolResult, toolErrorResult } from './tool-result.mapper.js';
 
 /**
- * Answers `tools/call`: validates the arguments, runs the handler through the Nest pipeline
- * (the gate's guard and interceptor included), maps the outcome to a tool result, releases
- * any claim left over, and tells the calling session in-band when its menu changed.
+ * Answers `tools/call`: checks the request and the arguments, runs the handler through the
+ * Nest pipeline (where the gate owns the workflow part of the call), maps the outcome to a
+ * tool result, and tells the calling session in-band when its menu changed.
  */
 @Injectable()
 export class ToolCallHandler {
   private readonly logger = new Logger('McpToolCall');
 
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
-    private readonly machines: McpMachineRegistry,
     private readonly menu: ToolMenuService,
   ) {}
 
-  async handle(session: McpSession, params: CallToolRequest['params'], extra: McpToolContext['extra']): Promise<CallToolResult> {
+  async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
     session.touch();
-    const tool = this.tools.get(params.name);
+    const { name, args } = this.readParams(params);
+    const tool = this.tools.get(name);
     if (!tool) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownTool(params.name));
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownTool(name));
     }
-    const parsed = tool.inputSchema.safeParse(params.arguments ?? {});
+    const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
-    const args = parsed.data as Record<string, unknown>;
-    const context: MutableToolContext = {
-      toolName: tool.name,
-      sessionId: session.id,
-      authInfo: extra.authInfo,
-      sessionStoreKey: (machine) => session.sessionStoreKey(machine),
-      extra,
-    };
-    const call = new FsmCall(tool, session, args, context);
+    const context: MutableToolContext = { toolName: tool.name, sessionId: session.id, authInfo: extra.authInfo, extra };
+    const call = new FsmCall(tool, session, parsed.data as Record<string, unknown>, context);
+    const exchange = mcpHttpExchange.getStore();
     let result: CallToolResult;
     try {
-      const value = await tool.invoke([args, context, call]);
+      const value = await tool.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]);
       result = call.refusal ? this.failure(call, call.refusal) : this.success(call, value);
     } catch (error) {
       result = this.failure(call, call.refusal ?? error);
-    } finally {
-      await call.settle().catch((error: unknown) => this.logger.error(messages.releaseFailed(tool.name, error)));
     }
-    if (await this.menuChanged(call, result)) {
+    const state = call.state;
+    if (call.instance && state !== undefined && this.menu.observe(session, call.instance, state)) {
       await extra.sendNotification({ method: 'notifications/tools/list_changed' });
     }
     return result;
   }
 
-  /** Whether the call changed its own session's menu: by a transition, or by using a handle it did not know. */
-  private async menuChanged(call: FsmCall, result: CallToolResult): Promise<boolean> {
-    if (call.nextState !== undefined) {
-      const { machine, storeKey } = call.instance!;
-      return this.menu.applyTransition(call.session, machine, storeKey, call.nextState);
+  /** The tool name and arguments of a `tools/call`; a malformed request is -32602 with a plain reason. */
+  private readParams(params: unknown): { name: string; args: Record<string, unknown> } {
+    const { name, arguments: args } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || name === '') {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.callNeedsName());
     }
-    const machine = call.tool.workflow;
-    const key = machine && !call.tool.binding && !call.tool.start && this.machines.machine(machine).stateHandleKey;
-    const handle = key ? call.args[key] : undefined;
-    if (!machine || result.isError || !isWellFormedHandle(handle)) {
-      return false;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.callArgumentsNotObject(name));
     }
-    return this.menu.adoptHandle(call.session, machine, instanceStoreKey(machine, handle)).catch(() => false);
+    return { name, args: (args ?? {}) as Record<string, unknown> };
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {
-    const instance = call.instance;
-    if (!call.tool.binding && !call.tool.start) {
-      assertToolOutput(call.tool, value, {});
-    }
     const result = toCallToolResult(value, call.resultExtra());
-    const state = call.nextState ?? call.context.state;
-    if (!instance || state === undefined) {
+    const state = call.state;
+    if (!call.instance || state === undefined) {
       return result;
     }
-    const gate = { machine: instance.machine, state, allowedTools: this.tools.allowedNames(instance.machine, state) };
+    const { machine } = call.instance;
+    const gate = { machine, state, allowedTools: this.tools.allowedNames(machine, state) };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 
@@ -102,9 +88,11 @@ export class ToolCallHandler {
       }
       return toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data });
     }
-    if (!(error instanceof HttpException)) {
-      this.logger.error(messages.handlerFailed(call.tool.name, error), error instanceof Error ? error.stack : undefined);
+    if (error instanceof HttpException) {
+      return toolErrorResult(errorMessage(error));
     }
-    return toolErrorResult(errorMessage(error));
+    const errorId = randomBytes(6).toString('hex');
+    this.logger.error(messages.handlerFailed(call.tool.name, errorId, error), error instanceof Error ? error.stack : undefined);
+    return toolErrorResult(messages.toolFailed(call.tool.name, errorId));
   }
 }

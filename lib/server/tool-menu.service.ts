@@ -3,10 +3,12 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import type { FsmInstanceRef } from '../gating/fsm-call.js';
+import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import type { McpSession } from './mcp-session.js';
 
 /** One entry of a session's menu. */
@@ -18,20 +20,19 @@ interface MenuEntry {
 /**
  * Computes each session's menu (design §3): tools of its session-keyed instances' states,
  * tools allowed for any live handle it started or used, start tools and unbound tools.
- * The initial state shows `compactDescription`.
+ * The initial state shows `compactDescription`. A session stops following a handle whose
+ * instance is gone, or has ended in a final state that no tool is bound to; an instance in a
+ * state the machine does not know contributes nothing.
  */
 @Injectable()
 export class ToolMenuService {
-  private readonly listAllHandleTools: boolean;
-
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
-  ) {
-    this.listAllHandleTools = options.handleToolsMenu === 'all';
-  }
+    private readonly unknownStates: UnknownStateReporter,
+  ) {}
 
   /** The session's menu as `tools/list` returns it; reads the store once. */
   async list(session: McpSession): Promise<Tool[]> {
@@ -40,22 +41,34 @@ export class ToolMenuService {
     for (const [key, state] of states) {
       session.knownStates.set(key, state);
     }
+    for (const key of session.handles) {
+      const state = states.get(key);
+      if (state === undefined || this.ended(key, state)) {
+        session.handles.delete(key);
+        session.knownStates.delete(key);
+      }
+    }
     const menu = this.compute(session);
     session.lastMenu = this.signature(menu);
     return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
   }
 
   /**
-   * Records a transition of one of the session's instances; `true` when its menu changed
-   * since it was last shown or told, so it should get `list_changed`.
+   * Records what a call of this session found its instance in (`null`: the instance ended);
+   * `true` when the session's menu changed since it was last shown or told.
    */
-  applyTransition(session: McpSession, machine: string, storeKey: string, state: string): boolean {
-    const ownsInstance = session.handles.has(storeKey) || session.sessionStoreKey(machine) === storeKey;
-    if (!ownsInstance) {
-      return false;
-    }
+  observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): boolean {
     session.lastMenu ??= this.signature(this.compute(session));
-    session.knownStates.set(storeKey, state);
+    const { storeKey } = instance;
+    if (state === null || (instance.scope === 'handle' && this.ended(storeKey, state))) {
+      session.handles.delete(storeKey);
+      session.knownStates.delete(storeKey);
+    } else {
+      if (instance.scope === 'handle') {
+        session.handles.add(storeKey);
+      }
+      session.knownStates.set(storeKey, state);
+    }
     const signature = this.signature(this.compute(session));
     if (signature === session.lastMenu) {
       return false;
@@ -64,22 +77,22 @@ export class ToolMenuService {
     return true;
   }
 
-  /**
-   * Adds a handle that the session used through an unbound tool (a status tool, say) to the
-   * handles its menu follows; `true` when its menu changed. Reads the store once, the first
-   * time a session uses a handle; an unknown handle is not kept.
-   */
-  async adoptHandle(session: McpSession, machine: string, storeKey: string): Promise<boolean> {
-    if (session.handles.has(storeKey)) {
+  /** A change made elsewhere: applies only to instances this session follows; `true` when its menu changed. */
+  applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): boolean {
+    const scope = session.handles.has(storeKey) ? 'handle' : session.sessionStoreKey(machine) === storeKey ? 'session' : undefined;
+    return scope !== undefined && this.observe(session, { machine, storeKey, scope }, state);
+  }
+
+  /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */
+  private ended(storeKey: string, state: string): boolean {
+    const { machine } = parseInstanceKey(storeKey);
+    const engine = this.machines.engine(machine);
+    if (!engine.knows(state) || !engine.isFinal(state)) {
       return false;
     }
-    const state = (await this.loadStates([storeKey])).get(storeKey);
-    if (state === undefined) {
-      return false;
-    }
-    session.lastMenu ??= this.signature(this.compute(session));
-    session.handles.add(storeKey);
-    return this.applyTransition(session, machine, storeKey, state);
+    return !this.tools
+      .all()
+      .some((tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)));
   }
 
   private instanceKeys(session: McpSession): string[] {
@@ -116,7 +129,7 @@ export class ToolMenuService {
         continue;
       }
       const states = this.instanceStates(session, machine);
-      const initial = this.machines.engine(machine).initialState();
+      const initial = this.machines.engine(machine).initial().state;
       const compact = Boolean(tool.compactDescription) && states.every((state) => state === initial);
       if (this.isVisible(session, tool, machine, states)) {
         entries.push({ tool, compact });
@@ -125,24 +138,36 @@ export class ToolMenuService {
     return entries;
   }
 
-  /** States of the session's instances of `machine` (its session instance, or its live handles). */
+  /** Known states of the session's instances of `machine` (its session instance, or the handles it follows). */
   private instanceStates(session: McpSession, machine: string): string[] {
     const engine = this.machines.engine(machine);
+    const known = (key: string, state: string | undefined): state is string => {
+      if (state === undefined || engine.knows(state)) {
+        return state !== undefined;
+      }
+      this.unknownStates.report(machine, state, key);
+      return false;
+    };
     if (this.machines.machine(machine).stateHandleKey) {
       return [...session.handles]
-        .filter((key) => key.startsWith(`${machine}:`))
-        .map((key) => session.knownStates.get(key))
-        .filter((state): state is string => state !== undefined && !engine.isFinal(state));
+        .filter((key) => parseInstanceKey(key).machine === machine)
+        .map((key) => [key, session.knownStates.get(key)] as const)
+        .filter((entry): entry is readonly [string, string] => known(entry[0], entry[1]))
+        .map(([, state]) => state);
     }
     const key = session.sessionStoreKey(machine);
-    return key === undefined ? [] : [session.knownStates.get(key) ?? engine.initialState()];
+    if (key === undefined) {
+      return [];
+    }
+    const state = session.knownStates.get(key) ?? engine.initial().state;
+    return known(key, state) ? [state] : [];
   }
 
   private isVisible(session: McpSession, tool: McpToolDefinition, machine: string, states: string[]): boolean {
     if (!tool.binding) {
       return true;
     }
-    if (this.machines.machine(machine).stateHandleKey && (session.kind === 'stateless' || this.listAllHandleTools)) {
+    if (this.machines.machine(machine).stateHandleKey && (session.kind === 'stateless' || this.options.handleToolsMenu === 'all')) {
       return true;
     }
     const engine = this.machines.engine(machine);

@@ -6,10 +6,11 @@ export interface FsmClaimRequest {
   /** Store key of the instance. */
   handle: string;
   /**
-   * States the instance may be in. A stored state matches a listed one when it is equal
-   * to it or is one of its descendants (`'review.legal'` matches `'review'`).
+   * Stored state values the instance may be in, matched exactly (the gate lists every value
+   * its binding matches, descendants included, from the engine). `undefined`: any state
+   * (the gate judges the state itself after the claim).
    */
-  allowedStates: readonly string[];
+  allowedStates?: readonly string[];
   /** Lease token (random); commit and release must present it. */
   token: string;
   /** Lease duration in milliseconds; after it another call may claim the instance. */
@@ -17,16 +18,20 @@ export interface FsmClaimRequest {
   /**
    * Snapshot to create, already leased, when the instance does not exist yet
    * (session-keyed machines start implicitly). The gate passes it only when its state is
-   * one of `allowedStates`. Without it an absent instance is `unknown`.
+   * allowed. Without it an absent instance is `unknown`.
    */
   createWith?: FsmSnapshot;
-  /** Owner the instance must have; an instance with another owner is `unknown`. */
+  /**
+   * The caller's principal (auth client id), `undefined` for an anonymous caller. An instance
+   * that has an owner is `unknown` to every other caller, anonymous ones included; an
+   * instance without an owner (started anonymously) is open to anyone who holds its key.
+   */
   owner?: string;
 }
 
 /** Outcome of a claim. */
 export type FsmClaimResult =
-  | { status: 'claimed'; state: string }
+  | { status: 'claimed'; snapshot: FsmSnapshot }
   | { status: 'forbidden'; state: string }
   | { status: 'busy'; state: string }
   | { status: 'unknown' };

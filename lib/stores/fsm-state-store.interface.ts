@@ -1,7 +1,12 @@
-/** What a store keeps for one workflow instance (the seed's snapshot, plus its owner). */
+/** What a store keeps for one workflow instance (the seed's snapshot, plus context and owner). */
 export interface FsmSnapshot {
-  /** The state as a dotted path (`'approved'`, `'review.legal'`). */
+  /**
+   * The state value: a dotted path (`'approved'`, `'review.legal'`), or the JSON state value
+   * of a parallel state (see the engine).
+   */
   state: string;
+  /** The machine's XState context (JSON data); absent for machines without context and for 0.1 rows. */
+  context?: Record<string, unknown>;
   /** ISO-8601 time of the last change. */
   updatedAt: string;
   /** Principal (auth client id) that started a handle-keyed instance, when there was one. */

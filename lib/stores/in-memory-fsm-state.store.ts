@@ -1,14 +1,14 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
-import { storeFull, storeHandleExists } from '../mcp.messages.js';
 import type {
   AtomicFsmStateStore,
   FsmClaimRequest,
   FsmClaimResult,
   FsmCommit,
 } from './atomic-fsm-state-store.interface.js';
+import { isOwnedBy } from './fsm-instance-owner.js';
 import type { FsmSnapshot } from './fsm-state-store.interface.js';
-import { matchesAllowedState } from './fsm-state-match.js';
 import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import { storeFull, storeHandleExists } from './stores.messages.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
 export interface InMemoryFsmStateStoreOptions {
@@ -30,6 +30,7 @@ export interface InMemoryFsmStateStoreOptions {
 
 interface Entry {
   state: string;
+  context?: Record<string, unknown>;
   owner?: string;
   updatedAt: number;
   touchedAt: number;
@@ -83,6 +84,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     const entry = this.live(handle);
     if (entry) {
       entry.state = snapshot.state;
+      entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
@@ -107,15 +109,17 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
       const created = this.insert(request.handle, request.createWith);
       created.leaseToken = request.token;
       created.leaseUntil = now + request.leaseMs;
-      return { status: 'claimed', state: created.state };
+      return { status: 'claimed', snapshot: toSnapshot(created) };
     }
-    if (request.owner !== undefined && entry.owner !== request.owner) return { status: 'unknown' };
-    if (!matchesAllowedState(entry.state, request.allowedStates)) return { status: 'forbidden', state: entry.state };
+    if (!isOwnedBy(entry.owner, request.owner)) return { status: 'unknown' };
+    if (request.allowedStates && !request.allowedStates.includes(entry.state)) {
+      return { status: 'forbidden', state: entry.state };
+    }
     if (isLeased(entry, now)) return { status: 'busy', state: entry.state };
     entry.leaseToken = request.token;
     entry.leaseUntil = now + request.leaseMs;
     entry.touchedAt = now;
-    return { status: 'claimed', state: entry.state };
+    return { status: 'claimed', snapshot: toSnapshot(entry) };
   }
 
   /** @inheritdoc */
@@ -123,6 +127,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     const entry = this.live(handle);
     if (!entry || entry.leaseToken !== token) return false;
     entry.state = commit.snapshot.state;
+    entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
@@ -183,6 +188,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     }
     const entry: Entry = {
       state: snapshot.state,
+      context: copyContext(snapshot.context),
       owner: snapshot.owner,
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
@@ -222,6 +228,12 @@ function isLeased(entry: Entry, now: number): boolean {
 
 function toSnapshot(entry: Entry): FsmSnapshot {
   const snapshot: FsmSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
+  if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
   return snapshot;
+}
+
+/** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */
+function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return context === undefined ? undefined : structuredClone(context);
 }

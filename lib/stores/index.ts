@@ -2,4 +2,5 @@ export * from './fsm-state-store.interface.js';
 export * from './fsm-transition-record.interface.js';
 export * from './atomic-fsm-state-store.interface.js';
 export * from './transactional-fsm-state-store.interface.js';
+export * from './fsm-transition-relay.interface.js';
 export * from './in-memory-fsm-state.store.js';

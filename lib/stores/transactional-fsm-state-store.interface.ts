@@ -5,7 +5,7 @@ import type {
   FsmCommit,
 } from './atomic-fsm-state-store.interface.js';
 
-/** A lock request inside a transaction: the claim request without lease fields. */
+/** A lock request inside a transaction: the claim request (same semantics) without its lease fields. */
 export type FsmLockRequest = Omit<FsmClaimRequest, 'token' | 'leaseMs'>;
 
 /**
@@ -17,7 +17,9 @@ export interface FsmTransaction {
   readonly manager: unknown;
   /**
    * Locks the instance row for the rest of the transaction (without waiting: a row that
-   * another transaction holds, or that a live lease holds, is `busy`).
+   * another transaction holds, or that a live lease holds, is `busy`). Judged as a claim:
+   * states matched exactly (any state without `allowedStates`), an owned instance is
+   * `unknown` to every other caller; `claimed` carries the snapshot, context included.
    */
   lock(request: FsmLockRequest): Promise<FsmClaimResult>;
   /** Writes the new state (inserts it when `insert`), then commits the transaction. */

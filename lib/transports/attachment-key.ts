@@ -1,9 +1,7 @@
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import type { McpResolvedOptions } from '../mcp-options.resolver.js';
+import type { McpSessionScope } from '../server/mcp-session.js';
 
-/** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
-export const DEFAULT_ATTACHMENT_ID = 'local';
-
-/** Instance key of session-keyed machines for the in-process attachment. */
-export function attachmentKey(options: McpModuleOptions): string {
-  return `attachment:${options.attachmentId ?? DEFAULT_ATTACHMENT_ID}`;
+/** Scope of the session-keyed instances of the one in-process attachment (stdio, single-tenant stateless HTTP). */
+export function attachmentScope(options: McpResolvedOptions): McpSessionScope {
+  return { scope: 'attachment', id: options.attachmentId };
 }

@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
-import { attachmentKey } from './attachment-key.js';
+import { attachmentScope } from './attachment-key.js';
 
 /**
  * Serves MCP on stdin/stdout when `transports.stdio` is on: one client per process, whose
@@ -14,16 +13,16 @@ import { attachmentKey } from './attachment-key.js';
 @Injectable()
 export class StdioTransport implements OnApplicationBootstrap {
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly factory: McpServerFactory,
     private readonly sessions: McpSessionRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.options.transports?.stdio) {
+    if (!this.options.stdio) {
       return;
     }
-    const session = this.factory.createSession('stdio', undefined, attachmentKey(this.options));
+    const session = this.factory.createSession('stdio', undefined, attachmentScope(this.options));
     await session.server.connect(new StdioServerTransport());
     this.sessions.add('stdio', session, () => session.server.close());
   }

@@ -1,18 +1,22 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpHttpTransportOptions, McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import * as messages from '../mcp.messages.js';
+import type { McpHttpTransportOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
+import type { McpSession } from '../server/mcp-session.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { attachmentScope } from './attachment-key.js';
 import { rejectHostOrOrigin } from './host-origin.validator.js';
-import { attachmentKey } from './attachment-key.js';
+import * as messages from './transports.messages.js';
 
-type Request = IncomingMessage & { body?: unknown };
+/** The request as the HTTP adapter hands it over: parsed body, and `auth` set by bearer middleware. */
+type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /** JSON-RPC error codes the transport answers with outside any request. */
 const SERVER_ERROR = -32000;
@@ -28,29 +32,24 @@ export class StreamableHttpTransport implements OnModuleInit {
   private readonly logger = new Logger('McpHttp');
 
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
     private readonly sessions: McpSessionRegistry,
   ) {}
 
   onModuleInit(): void {
-    const http = this.httpOptions();
+    const http = this.options.http;
     const adapter = this.adapterHost.httpAdapter;
     if (!http || !adapter) {
       return;
     }
-    const path = http.path ?? '/mcp';
+    const { path } = http;
     const handle = (method: 'POST' | 'GET' | 'DELETE') => (req: Request, res: ServerResponse) =>
       void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
     adapter.post(path, handle('POST'));
     adapter.get(path, handle('GET'));
     adapter.delete(path, handle('DELETE'));
-  }
-
-  private httpOptions(): McpHttpTransportOptions | undefined {
-    const http = this.options.transports?.http;
-    return http === false ? undefined : (http ?? {});
   }
 
   private async serve(method: string, req: Request, res: ServerResponse, http: McpHttpTransportOptions): Promise<void> {
@@ -67,8 +66,11 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId));
       }
+      if (session.principal !== req.auth?.clientId) {
+        return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId));
+      }
       session.touch();
-      return (session.server.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body);
+      return this.handle(session, req, res);
     }
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
       return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired());
@@ -81,7 +83,7 @@ export class StreamableHttpTransport implements OnModuleInit {
 
   private async openSession(req: Request, res: ServerResponse): Promise<void> {
     const id = randomUUID();
-    const session = this.factory.createSession('stateful', id, `session:${id}`);
+    const session = this.factory.createSession('stateful', id, { scope: 'session', id }, req.auth?.clientId);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => this.sessions.add(id, session, () => session.server.close()),
@@ -89,22 +91,28 @@ export class StreamableHttpTransport implements OnModuleInit {
     });
     transport.onclose = () => this.sessions.remove(id);
     await session.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await this.handle(session, req, res);
   }
 
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
-    const instanceKey = this.options.singleTenant ? attachmentKey(this.options) : undefined;
-    const session = this.factory.createSession('stateless', undefined, instanceKey);
+    const scope = this.options.singleTenant ? attachmentScope(this.options) : undefined;
+    const session = this.factory.createSession('stateless', undefined, scope);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void session.server.close());
     await session.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await this.handle(session, req, res);
+  }
+
+  /** Lets the session's SDK transport answer, with the HTTP exchange reachable from tool calls. */
+  private handle(session: McpSession, req: Request, res: ServerResponse): Promise<void> {
+    const transport = session.server.transport as StreamableHTTPServerTransport;
+    return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleRequest(req, res, req.body));
   }
 
   private fail(res: ServerResponse, error: unknown): void {
     this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
     if (!res.headersSent) {
-      this.reply(res, 500, -32603, messages.transportFailed(error));
+      this.reply(res, 500, -32603, messages.transportFailedReply());
     }
   }
 

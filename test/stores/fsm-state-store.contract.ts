@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { storeHandleExists } from '../../lib/mcp.messages.js';
+import { storeHandleExists } from '../../lib/stores/stores.messages.js';
 import type {
   AtomicFsmStateStore,
   FsmClaimRequest,
@@ -7,7 +7,10 @@ import type {
 } from '../../lib/stores/atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../../lib/stores/fsm-transition-record.interface.js';
-import type { TransactionalFsmStateStore } from '../../lib/stores/transactional-fsm-state-store.interface.js';
+import type {
+  FsmLockRequest,
+  TransactionalFsmStateStore,
+} from '../../lib/stores/transactional-fsm-state-store.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
 export interface FsmStoreBusinessTable {
@@ -29,7 +32,7 @@ export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore>
 }) => Promise<FsmStoreFixture<S>>;
 
 /**
- * The cases every store passes (design §5, issue 3): run them with `factory` making the
+ * The cases every store passes (design §5, §8): run them with `factory` making the
  * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
  */
 export function describeFsmStateStoreContract(
@@ -47,14 +50,24 @@ export function describeFsmStateStoreContract(
     });
     afterEach(() => fixture.cleanup());
 
-    it('round-trips load/save and replaces on save', async () => {
+    it('round-trips load/save with context and replaces on save', async () => {
       const h = handle();
-      const first = snapshot('draft', 'alice');
+      const first = snapshot('draft', 'alice', { amount: 12.5, lines: [{ sku: 'a', qty: 2 }], note: null, paid: false });
       await store.save(h, first);
-      expect(await store.load(h)).toEqual(first);
+      expect(await store.load(h)).toStrictEqual(first);
       const second = snapshot('review');
       await store.save(h, second);
-      expect(await store.load(h)).toEqual(second);
+      expect(await store.load(h)).toStrictEqual(second);
+    });
+
+    it('keeps no reference to a context it was given or returned', async () => {
+      const h = handle();
+      const context = { lines: [{ sku: 'a' }] };
+      await store.save(h, snapshot('draft', undefined, context));
+      context.lines.push({ sku: 'b' });
+      const loaded = await store.load(h);
+      (loaded!.context!.lines as unknown[]).push({ sku: 'c' });
+      expect((await store.load(h))?.context).toEqual({ lines: [{ sku: 'a' }] });
     });
 
     it('answers undefined, an empty map and unknown for a handle it never saw', async () => {
@@ -62,63 +75,154 @@ export function describeFsmStateStoreContract(
       expect(await store.load(h)).toBeUndefined();
       expect((await store.loadMany([h])).size).toBe(0);
       expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, undefined))).toEqual({ status: 'unknown' });
     });
 
-    it('creates an instance once and rejects a duplicate create', async () => {
+    it('creates an instance once, with its context, and rejects a duplicate create', async () => {
       const h = handle();
-      await store.create(h, snapshot('draft'));
+      const created = snapshot('draft', undefined, { step: 1 });
+      await store.create(h, created);
       await expect(store.create(h, snapshot('review'))).rejects.toThrow(storeHandleExists(h));
-      expect((await store.load(h))?.state).toBe('draft');
+      expect(await store.load(h)).toStrictEqual(created);
     });
 
-    it('claims in an allowed state; refuses forbidden, busy and unknown', async () => {
+    it('claims in an allowed state with the whole snapshot; refuses forbidden, busy and unknown', async () => {
       const h = handle();
-      await store.create(h, snapshot('draft'));
+      const created = snapshot('draft');
+      await store.create(h, created);
       expect(await store.claim(claim(h, ['review']))).toEqual({ status: 'forbidden', state: 'draft' });
-      expect(await store.claim(claim(h, ['draft', 'review']))).toEqual({ status: 'claimed', state: 'draft' });
+      expect(await store.claim(claim(h, ['review', 'draft']))).toStrictEqual({ status: 'claimed', snapshot: created });
       expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'busy', state: 'draft' });
       expect(await store.claim(claim(h, ['review']))).toEqual({ status: 'forbidden', state: 'draft' });
       expect(await store.claim(claim(handle(), ['draft']))).toEqual({ status: 'unknown' });
     });
 
-    it('matches a parent state against its descendants only, exactly (case, "_" and "%")', async () => {
+    it('claims a row with a context, and returns the context with the snapshot', async () => {
+      const h = handle();
+      const created = snapshot('draft', 'alice', { total: 3, tags: ['x'] });
+      await store.create(h, created);
+      expect(await store.claim(claim(h, ['draft'], { owner: 'alice' }))).toStrictEqual({
+        status: 'claimed',
+        snapshot: created,
+      });
+    });
+
+    it('matches allowed states exactly: no prefix, case, "_" or "%" matching', async () => {
       const legal = handle();
       const reviewer = handle();
       await store.create(legal, snapshot('review.legal'));
       await store.create(reviewer, snapshot('reviewer'));
-      expect(await store.claim(claim(legal, ['reviewer', 'Review', 'review.leg', 'revie_', 'rev%']))).toEqual({
-        status: 'forbidden',
-        state: 'review.legal',
-      });
+      const refused = ['review', 'reviewer', 'Review.legal', 'review.leg', 'review.legal.x', 'review_legal', 'review.%', 'rev%'];
+      expect(await store.claim(claim(legal, refused))).toEqual({ status: 'forbidden', state: 'review.legal' });
+      expect(await store.claim(claim(legal, []))).toEqual({ status: 'forbidden', state: 'review.legal' });
       expect(await store.claim(claim(reviewer, ['review']))).toEqual({ status: 'forbidden', state: 'reviewer' });
-      expect(await store.claim(claim(legal, ['review']))).toEqual({ status: 'claimed', state: 'review.legal' });
+      expect(await store.claim(claim(legal, ['review.legal']))).toMatchObject({
+        status: 'claimed',
+        snapshot: { state: 'review.legal' },
+      });
     });
 
-    it('creates an absent instance already leased from createWith', async () => {
+    it('claims in a state listed among many (more than 511 allowed states)', async () => {
       const h = handle();
-      const first = claim(h, ['draft'], { createWith: snapshot('draft', 'alice') });
-      expect(await store.claim(first)).toEqual({ status: 'claimed', state: 'draft' });
-      expect(await store.load(h)).toMatchObject({ state: 'draft', owner: 'alice' });
-      expect(await store.claim(claim(h, ['draft'], { createWith: snapshot('draft') }))).toEqual({
+      const created = snapshot('s600');
+      await store.create(h, created);
+      const states = Array.from({ length: 600 }, (_, i) => `s${i + 1}`);
+      expect(await store.claim(claim(h, states.slice(0, 599)))).toEqual({ status: 'forbidden', state: 's600' });
+      expect(await store.claim(claim(h, states))).toStrictEqual({ status: 'claimed', snapshot: created });
+    });
+
+    it('claims rows whose updatedAt lies far in the past or the future', async () => {
+      for (const updatedAt of ['1969-07-20T20:17:00.000Z', '2200-01-01T00:00:00.000Z']) {
+        const h = handle();
+        const created = { state: 'draft', updatedAt };
+        await store.create(h, created);
+        expect(await store.claim(claim(h, ['draft']))).toStrictEqual({ status: 'claimed', snapshot: created });
+      }
+    });
+
+    it('claims in any state without allowedStates, still refusing busy and unknown', async () => {
+      const h = handle();
+      const created = snapshot('review.legal', undefined, { reviewer: 'bob' });
+      await store.create(h, created);
+      const any = claim(h, undefined);
+      expect(await store.claim(any)).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await store.claim(claim(h, undefined))).toEqual({ status: 'busy', state: 'review.legal' });
+      await store.release(h, any.token);
+      const owned = handle();
+      await store.create(owned, snapshot('draft', 'alice'));
+      expect(await store.claim(claim(owned, undefined))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(owned, undefined, { owner: 'bob' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(owned, undefined, { owner: 'alice' }))).toMatchObject({ status: 'claimed' });
+    });
+
+    it('creates an absent instance already leased from createWith, with its context', async () => {
+      const h = handle();
+      const start = snapshot('draft', 'alice', { step: 0 });
+      const first = claim(h, ['draft'], { createWith: start, owner: 'alice' });
+      expect(await store.claim(first)).toStrictEqual({ status: 'claimed', snapshot: start });
+      expect(await store.load(h)).toStrictEqual(start);
+      expect(await store.claim(claim(h, ['draft'], { createWith: snapshot('draft'), owner: 'alice' }))).toEqual({
         status: 'busy',
         state: 'draft',
       });
-      expect(await store.commit(h, first.token, { snapshot: snapshot('review') })).toBe(true);
-      expect(await store.load(h)).toMatchObject({ state: 'review', owner: 'alice' });
+      expect(await store.commit(h, first.token, { snapshot: snapshot('review', undefined, { step: 1 }) })).toBe(true);
+      expect(await store.load(h)).toMatchObject({ state: 'review', owner: 'alice', context: { step: 1 } });
     });
 
-    it('treats an instance with another owner as unknown', async () => {
+    it('replaces the context on commit (a snapshot without one clears it)', async () => {
+      const h = handle();
+      await store.create(h, snapshot('draft', undefined, { step: 0, old: true }));
+      const first = claim(h, ['draft']);
+      await store.claim(first);
+      const moved = snapshot('review', undefined, { step: 1 });
+      expect(await store.commit(h, first.token, { snapshot: moved })).toBe(true);
+      expect(await store.load(h)).toStrictEqual(moved);
+      const second = claim(h, ['review']);
+      expect(await store.claim(second)).toStrictEqual({ status: 'claimed', snapshot: moved });
+      const done = snapshot('approved');
+      expect(await store.commit(h, second.token, { snapshot: done })).toBe(true);
+      expect(await store.load(h)).toStrictEqual(done);
+    });
+
+    it('hides an owned instance from every other caller, anonymous ones included', async () => {
       const h = handle();
       await store.create(h, snapshot('draft', 'alice'));
       expect(await store.claim(claim(h, ['draft'], { owner: 'bob' }))).toEqual({ status: 'unknown' });
-      expect(await store.claim(claim(h, ['draft'], { owner: 'alice' }))).toEqual({ status: 'claimed', state: 'draft' });
+      expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['review'], { owner: 'bob' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['review'], { owner: 'alice' }))).toEqual({ status: 'forbidden', state: 'draft' });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'alice' }))).toStrictEqual({
+        status: 'claimed',
+        snapshot: (await store.load(h))!,
+      });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'bob' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'alice' }))).toEqual({ status: 'busy', state: 'draft' });
     });
 
-    it('lets exactly one of 50 concurrent claims take the lease', async () => {
+    it('opens an instance without an owner to anyone, anonymous or not', async () => {
       const h = handle();
-      await store.create(h, snapshot('draft'));
+      const created = snapshot('draft');
+      await store.create(h, created);
+      const anonymous = claim(h, ['draft']);
+      expect(await store.claim(anonymous)).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'bob' }))).toEqual({ status: 'busy', state: 'draft' });
+      await store.release(h, anonymous.token);
+      const bob = claim(h, ['draft'], { owner: 'bob' });
+      expect(await store.claim(bob)).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await store.claim(claim(h, ['review'], { owner: 'carol' }))).toEqual({ status: 'forbidden', state: 'draft' });
+      expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'busy', state: 'draft' });
+    });
+
+    it.each([
+      ['without', undefined],
+      ['with', { n: 1 }],
+    ])('lets exactly one of 50 concurrent claims take the lease (row %s context)', async (_, context) => {
+      const h = handle();
+      const created = snapshot('draft', undefined, context);
+      await store.create(h, created);
       const results = await Promise.all(Array.from({ length: 50 }, () => store.claim(claim(h, ['draft']))));
-      expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'claimed')).toStrictEqual([{ status: 'claimed', snapshot: created }]);
       expect(results.filter((result) => result.status === 'busy')).toHaveLength(49);
     });
 
@@ -130,7 +234,7 @@ export function describeFsmStateStoreContract(
       expect((await store.claim(claim(h, ['draft']))).status).toBe('busy');
       await sleep(250);
       const later = claim(h, ['draft']);
-      expect(await store.claim(later)).toEqual({ status: 'claimed', state: 'draft' });
+      expect(await store.claim(later)).toMatchObject({ status: 'claimed', snapshot: { state: 'draft' } });
       expect(await store.commit(h, crashed.token, { snapshot: snapshot('review') })).toBe(false);
       expect(await store.commit(h, later.token, { snapshot: snapshot('approved') })).toBe(true);
       expect((await store.load(h))?.state).toBe('approved');
@@ -170,7 +274,7 @@ export function describeFsmStateStoreContract(
       await store.release(h, 'not-the-token');
       expect((await store.claim(claim(h, ['draft']))).status).toBe('busy');
       await store.release(h, held.token);
-      expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'claimed', state: 'draft' });
+      expect(await store.claim(claim(h, ['draft']))).toMatchObject({ status: 'claimed', snapshot: { state: 'draft' } });
       expect((await store.load(h))?.state).toBe('draft');
     });
 
@@ -186,11 +290,13 @@ export function describeFsmStateStoreContract(
     it('loads many instances at once, leaving absent ones out', async () => {
       const [a, b, c] = [handle(), handle(), handle()];
       await store.create(a, snapshot('draft'));
-      await store.create(b, snapshot('review', 'alice'));
+      const withContext = snapshot('review', 'alice', { total: 7 });
+      await store.create(b, withContext);
       await store.create(c, snapshot('approved'));
       const snapshots = await store.loadMany([a, handle(), b, c]);
       expect([...snapshots.keys()].sort()).toEqual([a, b, c].sort());
-      expect(snapshots.get(b)).toMatchObject({ state: 'review', owner: 'alice' });
+      expect(snapshots.get(b)).toStrictEqual(withContext);
+      expect(snapshots.get(c)).not.toHaveProperty('context');
       expect((await store.loadMany([])).size).toBe(0);
     });
 
@@ -252,7 +358,10 @@ function describeTransactionalContract(
       const h = handle();
       await store.create(h, snapshot('draft'));
       const tx = await store.beginTransaction();
-      expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toEqual({ status: 'claimed', state: 'draft' });
+      expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toMatchObject({
+        status: 'claimed',
+        snapshot: { state: 'draft' },
+      });
       const id = randomUUID();
       await business.write(tx.manager, id);
       await tx.rollback();
@@ -265,8 +374,9 @@ function describeTransactionalContract(
     it('rolls back an instance created from createWith', async () => {
       const h = handle();
       const tx = await store.beginTransaction();
-      const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: snapshot('draft') });
-      expect(locked).toEqual({ status: 'claimed', state: 'draft' });
+      const start = snapshot('draft', undefined, { step: 0 });
+      const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: start });
+      expect(locked).toStrictEqual({ status: 'claimed', snapshot: start });
       const id = randomUUID();
       await business.write(tx.manager, id);
       await tx.rollback();
@@ -274,17 +384,19 @@ function describeTransactionalContract(
       expect(await store.load(h)).toBeUndefined();
     });
 
-    it('commits the handler’s write, the new state and its history row together', async () => {
+    it('commits the handler’s write, the new state and context and its history row together', async () => {
       const h = handle();
-      await store.create(h, snapshot('draft'));
+      const created = snapshot('draft', undefined, { step: 0 });
+      await store.create(h, created);
       const tx = await store.beginTransaction();
-      await tx.lock({ handle: h, allowedStates: ['draft'] });
+      expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toStrictEqual({ status: 'claimed', snapshot: created });
       const id = randomUUID();
       await business.write(tx.manager, id);
       const submitted = record(h, 'draft', 'review', 'SUBMIT');
-      await tx.commit(h, { snapshot: snapshot('review'), record: submitted });
+      const moved = snapshot('review', undefined, { step: 1 });
+      await tx.commit(h, { snapshot: moved, record: submitted });
       expect(await business.count(id)).toBe(1);
-      expect((await store.load(h))?.state).toBe('review');
+      expect(await store.load(h)).toStrictEqual(moved);
       expect(await store.history(h)).toEqual([submitted]);
       await expect(tx.commit(h, { snapshot: snapshot('approved') })).rejects.toThrow();
     });
@@ -294,8 +406,9 @@ function describeTransactionalContract(
       const tx = await store.beginTransaction();
       const id = randomUUID();
       await business.write(tx.manager, id);
-      await tx.commit(h, { snapshot: snapshot('pending', 'alice'), record: record(h, null, 'pending', null) }, { insert: true });
-      expect(await store.load(h)).toMatchObject({ state: 'pending', owner: 'alice' });
+      const pending = snapshot('pending', 'alice', { amount: 5 });
+      await tx.commit(h, { snapshot: pending, record: record(h, null, 'pending', null) }, { insert: true });
+      expect(await store.load(h)).toStrictEqual(pending);
       expect(await business.count(id)).toBe(1);
       expect(await store.history(h)).toHaveLength(1);
     });
@@ -317,6 +430,37 @@ function describeTransactionalContract(
       if (early) expect(early).toEqual({ status: 'busy', state: 'draft' });
       await first.commit(h, { snapshot: snapshot('review') });
       expect(['busy', 'forbidden']).toContain((await second).status);
+    });
+
+    it('judges a lock as a claim: exact states, any state without allowedStates, the owner rule', async () => {
+      const lockOnce = async (request: FsmLockRequest): Promise<FsmClaimResult> => {
+        const tx = await store.beginTransaction();
+        try {
+          return await tx.lock(request);
+        } finally {
+          await tx.rollback();
+        }
+      };
+      const legal = handle();
+      const created = snapshot('review.legal', undefined, { reviewer: 'bob' });
+      await store.create(legal, created);
+      expect(await lockOnce({ handle: legal, allowedStates: ['review'] })).toEqual({ status: 'forbidden', state: 'review.legal' });
+      expect(await lockOnce({ handle: legal, allowedStates: ['review.legal'] })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await lockOnce({ handle: legal })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await lockOnce({ handle: legal, owner: 'bob' })).toStrictEqual({ status: 'claimed', snapshot: created });
+      const owned = handle();
+      await store.create(owned, snapshot('draft', 'alice'));
+      expect(await lockOnce({ handle: owned, allowedStates: ['draft'] })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ handle: owned, allowedStates: ['draft'], owner: 'bob' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ handle: owned, allowedStates: ['review'], owner: 'alice' })).toEqual({
+        status: 'forbidden',
+        state: 'draft',
+      });
+      expect(await lockOnce({ handle: owned, allowedStates: ['draft'], owner: 'alice' })).toMatchObject({
+        status: 'claimed',
+        snapshot: { state: 'draft', owner: 'alice' },
+      });
+      expect(await lockOnce({ handle: handle() })).toEqual({ status: 'unknown' });
     });
 
     it('reports busy while a lease holds the instance', async () => {
@@ -385,12 +529,17 @@ function handle(): string {
   return `invoice:${randomUUID()}`;
 }
 
-function snapshot(state: string, owner?: string): FsmSnapshot {
-  return { state, updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) };
+function snapshot(state: string, owner?: string, context?: Record<string, unknown>): FsmSnapshot {
+  return {
+    state,
+    updatedAt: new Date().toISOString(),
+    ...(context === undefined ? {} : { context }),
+    ...(owner === undefined ? {} : { owner }),
+  };
 }
 
-function claim(h: string, allowedStates: string[], extra: Partial<FsmClaimRequest> = {}): FsmClaimRequest {
-  return { handle: h, allowedStates, token: randomUUID(), leaseMs: 60_000, ...extra };
+function claim(h: string, allowedStates: string[] | undefined, extra: Partial<FsmClaimRequest> = {}): FsmClaimRequest {
+  return { handle: h, ...(allowedStates === undefined ? {} : { allowedStates }), token: randomUUID(), leaseMs: 60_000, ...extra };
 }
 
 function record(h: string, from: string | null, to: string, event: string | null): FsmTransitionRecord {

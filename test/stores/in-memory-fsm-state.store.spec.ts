@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { storeFull } from '../../lib/mcp.messages.js';
+import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
 import { describeFsmStateStoreContract } from './fsm-state-store.contract.js';
 

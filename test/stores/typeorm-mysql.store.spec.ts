@@ -9,5 +9,10 @@ if (!url) {
 (url ? describe : describe.skip)('TypeOrmFsmStateStore on MySQL/MariaDB', () => {
   const database = new TypeOrmTestDatabase({ type: url?.startsWith('mariadb:') ? 'mariadb' : 'mysql', url });
 
-  describeTypeOrmStore('MySQL/MariaDB', database, { claimDescendant: 2, commitWithHistory: 4, transactionCommitWithHistory: 3 });
+  describeTypeOrmStore('MySQL/MariaDB', database, {
+    claimWithContext: 2,
+    claimAnyState: 2,
+    commitWithHistory: 4,
+    transactionCommitWithHistory: 3,
+  });
 });

@@ -13,7 +13,12 @@ if (!url) {
   const applicationName = `fsm-store-spec-${randomUUID()}`;
   const database = new TypeOrmTestDatabase({ type: 'postgres', url, applicationName });
 
-  describeTypeOrmStore('PostgreSQL', database, { claimDescendant: 1, commitWithHistory: 1, transactionCommitWithHistory: 2 });
+  describeTypeOrmStore('PostgreSQL', database, {
+    claimWithContext: 1,
+    claimAnyState: 1,
+    commitWithHistory: 1,
+    transactionCommitWithHistory: 2,
+  });
 
   it('throws while its connections are gone and works again without a restart', async () => {
     const store = new TypeOrmFsmStateStore(database.dataSource, database.tables);

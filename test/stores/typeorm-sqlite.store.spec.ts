@@ -11,6 +11,11 @@ describe('TypeOrmFsmStateStore on SQLite (better-sqlite3)', () => {
     enableWAL: true,
   });
 
-  describeTypeOrmStore('SQLite', database, { claimDescendant: 1, commitWithHistory: 4, transactionCommitWithHistory: 3 });
+  describeTypeOrmStore('SQLite', database, {
+    claimWithContext: 1,
+    claimAnyState: 1,
+    commitWithHistory: 4,
+    transactionCommitWithHistory: 3,
+  });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 });

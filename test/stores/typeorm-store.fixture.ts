@@ -1,23 +1,32 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
-import { TypeOrmFsmStateStore, createFsmStateMigration } from '../../lib/stores/typeorm/index.js';
+import {
+  TypeOrmFsmStateStore,
+  createFsmContextMigration,
+  createFsmStateMigration,
+} from '../../lib/stores/typeorm/index.js';
 import {
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,
   type FsmStoreFactory,
 } from './fsm-state-store.contract.js';
 
-/** Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). */
+/**
+ * Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). An exact
+ * claim of a row without context is 1 on every dialect (asserted for all, not configurable).
+ */
 export interface ExpectedRoundTrips {
-  /** A claim whose stored state is a descendant of the allowed one. */
-  claimDescendant: number;
+  /** An exact claim of a row that has a context. */
+  claimWithContext: number;
+  /** A claim without `allowedStates` (any state). */
+  claimAnyState: number;
   commitWithHistory: number;
   transactionCommitWithHistory: number;
 }
 
 /**
- * A DataSource on tables unique to this run, created by the shipped migration (run through
+ * A DataSource on tables unique to this run, created by the shipped migrations (run through
  * TypeORM's migration runner, no `synchronize`) and dropped again after the suite.
  */
 export class TypeOrmTestDatabase {
@@ -61,7 +70,7 @@ export class TypeOrmTestDatabase {
     this.source = new DataSource({
       ...this.options,
       logger: this.logger,
-      migrations: [createFsmStateMigration(this.tables)],
+      migrations: [createFsmStateMigration(this.tables), createFsmContextMigration(this.tables)],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
     await this.source.initialize();
@@ -73,6 +82,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.query(`DROP TABLE ${this.migrationsTable}`);
     } finally {
@@ -93,7 +103,18 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
-    const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
+    const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({
+      state,
+      updatedAt: new Date().toISOString(),
+      ...extra,
+    });
+    const claimOf = (handle: string, allowedStates?: string[], owner?: string) => ({
+      handle,
+      ...(allowedStates ? { allowedStates } : {}),
+      ...(owner ? { owner } : {}),
+      token: randomUUID(),
+      leaseMs: 60_000,
+    });
     const record = (handle: string) => ({
       machine: 'invoice',
       handle,
@@ -122,12 +143,40 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       expect(await during(() => store.save(h, snapshot('approved')))).toHaveLength(1);
     });
 
-    it('a claim of a descendant state (allowed "review", stored "review.legal")', async () => {
+    it('an exact claim of a row without context is 1, owned or not, wherever its state is listed', async () => {
+      const { store } = await database.factory({ history: false });
+      const owned = `invoice:${randomUUID()}`;
+      const created = snapshot('review.legal', { owner: 'alice' });
+      await store.create(owned, created);
+      let result: unknown;
+      const queries = await during(async () => (result = await store.claim(claimOf(owned, ['draft', 'review', 'review.legal'], 'alice'))));
+      expect(queries).toHaveLength(1);
+      expect(result).toStrictEqual({ status: 'claimed', snapshot: created });
+      const open = `invoice:${randomUUID()}`;
+      await store.create(open, snapshot('review'));
+      expect(await during(() => store.claim(claimOf(open, ['draft', 'review'], 'bob')))).toHaveLength(1);
+    });
+
+    it('an exact claim of a row with a context', async () => {
       const { store } = await database.factory({ history: false });
       const h = `invoice:${randomUUID()}`;
-      await store.create(h, snapshot('review.legal'));
-      const held = { handle: h, allowedStates: ['draft', 'review'], token: randomUUID(), leaseMs: 60_000 };
-      expect(await during(() => store.claim(held))).toHaveLength(expected.claimDescendant);
+      const created = snapshot('review', { context: { total: 3 } });
+      await store.create(h, created);
+      let result: unknown;
+      const queries = await during(async () => (result = await store.claim(claimOf(h, ['draft', 'review']))));
+      expect(queries).toHaveLength(expected.claimWithContext);
+      expect(result).toStrictEqual({ status: 'claimed', snapshot: created });
+    });
+
+    it('a claim without allowedStates', async () => {
+      const { store } = await database.factory({ history: false });
+      const h = `invoice:${randomUUID()}`;
+      const created = snapshot('review');
+      await store.create(h, created);
+      let result: unknown;
+      const queries = await during(async () => (result = await store.claim(claimOf(h))));
+      expect(queries).toHaveLength(expected.claimAnyState);
+      expect(result).toStrictEqual({ status: 'claimed', snapshot: created });
     });
 
     it('a refused claim adds one diagnostic SELECT', async () => {

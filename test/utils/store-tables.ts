@@ -1,19 +1,30 @@
-import type { DataSource } from 'typeorm';
-import { createFsmStateMigration, type TypeOrmFsmStateStoreOptions } from '../../lib/stores/typeorm/index.js';
+import type { DataSource, MigrationInterface } from 'typeorm';
+import {
+  createFsmContextMigration,
+  createFsmStateMigration,
+  type TypeOrmFsmStateStoreOptions,
+} from '../../lib/stores/typeorm/index.js';
 
 type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
 
-/** Runs the shipped migration `up` (or `down`) for the store tables of one test run. */
+/** The shipped migrations of the store tables, in the order they run. */
+const migrations = (tables: Tables): MigrationInterface[] => [
+  new (createFsmStateMigration(tables))(),
+  new (createFsmContextMigration(tables))(),
+];
+
+/** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */
 async function migrate(dataSource: DataSource, tables: Tables, direction: 'up' | 'down'): Promise<void> {
   const runner = dataSource.createQueryRunner();
   try {
-    await new (createFsmStateMigration(tables))()[direction](runner);
+    const steps = migrations(tables);
+    for (const migration of direction === 'up' ? steps : steps.reverse()) await migration[direction](runner);
   } finally {
     await runner.release();
   }
 }
 
-/** Creates the store tables of one test run with the shipped migration (no synchronize). */
+/** Creates the store tables of one test run with the shipped migrations (no synchronize). */
 export const createStoreTables = (dataSource: DataSource, tables: Tables) => migrate(dataSource, tables, 'up');
 
 /** Drops the store tables of one test run. */

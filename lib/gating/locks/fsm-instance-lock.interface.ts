@@ -1,16 +1,15 @@
 import type { FsmClaimRequest, FsmCommit } from '../../stores/atomic-fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../../stores/fsm-state-store.interface.js';
 
 /** Exclusive hold on one instance between admission and commit. */
 export interface FsmInstanceLock {
-  /** State when the lock was taken. */
-  readonly state: string;
-  /** Owner of the instance, kept on commit. */
-  readonly owner?: string;
+  /** The instance as it was when the lock was taken (nobody else changes it while it is held). */
+  readonly snapshot: FsmSnapshot;
   /** Transaction manager the handler joins (transactional mode). */
   readonly manager?: unknown;
-  /** Stores the new state and lets go; `false` when the lock was lost meanwhile. */
+  /** Stores the new snapshot and lets go; `false` when the lock was lost meanwhile. */
   commit(commit: FsmCommit): Promise<boolean>;
-  /** Lets go without changing the state. */
+  /** Lets go without changing the instance. */
   release(): Promise<void>;
 }
 

@@ -22,7 +22,7 @@ export class LeaseLocker implements FsmLocker {
     return {
       status: 'claimed',
       lock: {
-        state: result.state,
+        snapshot: result.snapshot,
         commit: (commit) => {
           clearInterval(heartbeat);
           return store.commit(handle, token, commit);

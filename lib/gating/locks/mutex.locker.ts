@@ -20,7 +20,6 @@ export class MutexLocker implements FsmLocker {
         unlock();
         return verdict;
       }
-      const { snapshot } = verdict;
       let held = true;
       const letGo = () => {
         if (held) {
@@ -31,8 +30,7 @@ export class MutexLocker implements FsmLocker {
       return {
         status: 'claimed',
         lock: {
-          state: snapshot.state,
-          owner: snapshot.owner,
+          snapshot: verdict.snapshot,
           commit: async (commit) => {
             try {
               await this.store.save(request.handle, commit.snapshot);

@@ -1,20 +1,20 @@
 import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import { matchesAllowedState } from '../../stores/fsm-state-match.js';
+import { isOwnedBy } from '../../stores/fsm-instance-owner.js';
 import type { FsmSnapshot } from '../../stores/fsm-state-store.interface.js';
 
-/** What a loaded snapshot means for a claim request, decided in process (plain stores, reads). */
+/** What a loaded snapshot means for a claim request, decided in process (plain stores). */
 export type SnapshotVerdict =
   | { status: 'unknown' }
   | { status: 'forbidden'; state: string }
   | { status: 'allowed'; snapshot: FsmSnapshot };
 
-/** Judges `snapshot` (or the request's `createWith` when absent) against the request's owner and states. */
+/** Judges `loaded` (or the request's `createWith` when absent) against the caller and the allowed states. */
 export function judgeSnapshot(request: FsmClaimRequest, loaded: FsmSnapshot | undefined): SnapshotVerdict {
   const snapshot = loaded ?? request.createWith;
-  if (!snapshot || (request.owner !== undefined && snapshot.owner !== request.owner)) {
+  if (!snapshot || !isOwnedBy(snapshot.owner, request.owner)) {
     return { status: 'unknown' };
   }
-  if (!matchesAllowedState(snapshot.state, request.allowedStates)) {
+  if (request.allowedStates && !request.allowedStates.includes(snapshot.state)) {
     return { status: 'forbidden', state: snapshot.state };
   }
   return { status: 'allowed', snapshot };

@@ -22,7 +22,7 @@ export class TransactionLocker implements FsmLocker {
     return {
       status: 'claimed',
       lock: {
-        state: result.state,
+        snapshot: result.snapshot,
         manager: transaction.manager,
         commit: async (commit) => {
           await transaction.commit(request.handle, commit);

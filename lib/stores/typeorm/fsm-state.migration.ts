@@ -1,4 +1,4 @@
-import { type MigrationInterface, type QueryRunner, Table, TableIndex, type TableColumnOptions } from 'typeorm';
+import { type MigrationInterface, type QueryRunner, Table, TableColumn, TableIndex, type TableColumnOptions } from 'typeorm';
 import { assertFsmTableName, fsmSqlDialect } from './fsm-state.sql.js';
 import {
   DEFAULT_FSM_STATE_TABLE,
@@ -7,12 +7,14 @@ import {
 } from './typeorm-fsm-state-store-options.interface.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmState1764460800000';
+const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
 
 /**
  * A TypeORM migration class that creates the store's tables (instance states, transition
  * history) and their indexes, for the table names in `options`; `down` drops both. Built with
  * TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite. Its
- * name is fixed (`CreateMcpFsmState1764460800000`): register one per DataSource.
+ * name is fixed (`CreateMcpFsmState1764460800000`): register one per DataSource, followed by
+ * {@link createFsmContextMigration} (the tables of 0.2 need both).
  *
  * @example
  * new DataSource({ ..., migrations: [createFsmStateMigration({ tableName: 'billing_fsm_state' })] });
@@ -89,6 +91,51 @@ export function createFsmStateMigration(
 
 /** Creates the store's tables with the default names (`mcp_fsm_state`, `mcp_fsm_transition`). */
 export class CreateMcpFsmState1764460800000 extends createFsmStateMigration() {}
+
+/**
+ * A TypeORM migration class that adds the nullable `context` column (the machine's XState
+ * context as JSON text; TEXT, LONGTEXT on MySQL/MariaDB) to the state table in `options`;
+ * `down` drops it. Rows of 0.1 keep working: their context is NULL, which loads as none.
+ * Built with TypeORM's `TableColumn`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite
+ * (where TypeORM rebuilds the table, keeping its rows). Its name is fixed
+ * (`AddMcpFsmContext1764547200000`): register one per DataSource, after
+ * {@link createFsmStateMigration} with the same table name.
+ *
+ * @example
+ * new DataSource({ ..., migrations: [
+ *   createFsmStateMigration({ tableName: 'billing_fsm_state' }),
+ *   createFsmContextMigration({ tableName: 'billing_fsm_state' }),
+ * ] });
+ */
+export function createFsmContextMigration(
+  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {},
+): new () => MigrationInterface {
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE);
+
+  return class AddMcpFsmContext implements MigrationInterface {
+    name = CONTEXT_MIGRATION_NAME;
+
+    async up(queryRunner: QueryRunner): Promise<void> {
+      const mysql = fsmSqlDialect(queryRunner.dataSource.options.type) === 'mysql';
+      await queryRunner.addColumn(
+        stateTable,
+        new TableColumn({
+          name: 'context',
+          type: mysql ? 'longtext' : 'text',
+          isNullable: true,
+          ...(mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {}),
+        }),
+      );
+    }
+
+    async down(queryRunner: QueryRunner): Promise<void> {
+      await queryRunner.dropColumn(stateTable, 'context');
+    }
+  };
+}
+
+/** Adds the `context` column to the state table with the default name (`mcp_fsm_state`). */
+export class AddMcpFsmContext1764547200000 extends createFsmContextMigration() {}
 
 function indexName(table: string, suffix: string): string {
   return `IDX_${table.slice(table.lastIndexOf('.') + 1)}_${suffix}`;

@@ -1,9 +1,10 @@
 import type { QueryRunner } from 'typeorm';
-import { storeInvalidTableName, storeUnsupportedDatabase } from '../../mcp.messages.js';
 import type { FsmClaimRequest, FsmClaimResult } from '../atomic-fsm-state-store.interface.js';
+import { parseInstanceKey } from '../fsm-instance-key.js';
+import { isOwnedBy } from '../fsm-instance-owner.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import { matchesAllowedState } from '../fsm-state-match.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import { storeInvalidTableName, storeUnsupportedDatabase } from '../stores.messages.js';
 import type { FsmLockRequest } from '../transactional-fsm-state-store.interface.js';
 
 /** SQL dialects the TypeORM store speaks. */
@@ -32,18 +33,19 @@ export function assertFsmTableName(name: string): string {
   return name;
 }
 
-/** The machine id of a store key `"<machineId>:<instanceKey>"`. */
-function machineOfHandle(handle: string): string {
-  const colon = handle.indexOf(':');
-  return colon === -1 ? handle : handle.slice(0, colon);
-}
-
 /** One stored instance row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
 export interface FsmStateRow {
   state: string;
   owner: string | null;
   lease_until: string | number | null;
-  updated_at?: string | number;
+}
+
+/** The columns of an instance row that make its snapshot (`context` is JSON text, NULL for none). */
+export interface FsmSnapshotRow {
+  state: string;
+  context: string | null;
+  owner: string | null;
+  updated_at: string | number;
 }
 
 /** Lease fields written by a claim. */
@@ -52,20 +54,25 @@ export interface FsmLease {
   until: number;
 }
 
+/** A claim outcome other than `claimed`. */
+type Refusal = Exclude<FsmClaimResult, { status: 'claimed' }>;
+
 /**
- * Decides a claim from an instance row: `claimed` means the row is free and in an allowed
- * state (the caller has not taken it yet).
+ * Why the caller may not take an instance row: `unknown` (owned by another principal, or
+ * owned while the caller is anonymous), `forbidden` (its state is not one of the allowed
+ * states, compared exactly), `busy` (a live lease holds it); `undefined` when it is free
+ * for the caller.
  */
-export function judgeFsmClaim(row: FsmStateRow, request: FsmLockRequest, now: number): FsmClaimResult {
-  if (request.owner !== undefined && row.owner !== request.owner) return { status: 'unknown' };
-  if (!matchesAllowedState(row.state, request.allowedStates)) return { status: 'forbidden', state: row.state };
+export function refuseFsmClaim(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal | undefined {
+  if (!isOwnedBy(row.owner, request.owner)) return { status: 'unknown' };
+  if (request.allowedStates && !request.allowedStates.includes(row.state)) return { status: 'forbidden', state: row.state };
   if (row.lease_until !== null && Number(row.lease_until) >= now) return { status: 'busy', state: row.state };
-  return { status: 'claimed', state: row.state };
+  return undefined;
 }
 
-/** A verdict for a row the caller could not take: a free, allowed row is held elsewhere, so `busy`. */
-export function notTaken(result: FsmClaimResult): FsmClaimResult {
-  return result.status === 'claimed' ? { status: 'busy', state: result.state } : result;
+/** The verdict for a row the caller could not take: a row free for it was taken meanwhile, so `busy`. */
+export function notTaken(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal {
+  return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
 interface Statement {
@@ -91,7 +98,7 @@ const DEADLOCK_ERRNO = 1213;
 export class FsmStateSql {
   private readonly state: string;
   private readonly history: string;
-  private readonly columns = 'handle, machine, state, owner, lease_token, lease_until, created_at, updated_at';
+  private readonly columns = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
 
   constructor(
     readonly dialect: FsmSqlDialect,
@@ -109,8 +116,8 @@ export class FsmStateSql {
 
   /** Snapshot of one instance. */
   async load(runner: QueryRunner, handle: string): Promise<FsmSnapshot | undefined> {
-    const { records } = await this.run<FsmStateRow>(runner, {
-      sql: `SELECT state, owner, updated_at FROM ${this.state} WHERE handle = ?`,
+    const { records } = await this.run<FsmSnapshotRow>(runner, {
+      sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ?`,
       params: [handle],
     });
     return records[0] && toSnapshot(records[0]);
@@ -120,8 +127,8 @@ export class FsmStateSql {
   async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
     const snapshots = new Map<string, FsmSnapshot>();
     if (!handles.length) return snapshots;
-    const { records } = await this.run<FsmStateRow & { handle: string }>(runner, {
-      sql: `SELECT handle, state, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
+    const { records } = await this.run<FsmSnapshotRow & { handle: string }>(runner, {
+      sql: `SELECT handle, state, context, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
       params: [this.handleList(handles)],
     });
     for (const row of records) snapshots.set(row.handle, toSnapshot(row));
@@ -133,11 +140,19 @@ export class FsmStateSql {
     const updatedAt = Date.parse(snapshot.updatedAt);
     const upsert =
       this.dialect === 'mysql'
-        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), owner = VALUES(owner), updated_at = VALUES(updated_at)'
-        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, owner = excluded.owner, updated_at = excluded.updated_at';
+        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), updated_at = VALUES(updated_at)'
+        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, updated_at = excluded.updated_at';
     await this.run(runner, {
-      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ${upsert}`,
-      params: [handle, machineOfHandle(handle), snapshot.state, snapshot.owner ?? null, Date.now(), updatedAt],
+      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?) ${upsert}`,
+      params: [
+        handle,
+        parseInstanceKey(handle).machine,
+        snapshot.state,
+        contextText(snapshot),
+        snapshot.owner ?? null,
+        Date.now(),
+        updatedAt,
+      ],
     });
   }
 
@@ -155,13 +170,14 @@ export class FsmStateSql {
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: Statement = {
-      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)${
+      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${
         this.dialect === 'mysql' ? '' : ' ON CONFLICT (handle) DO NOTHING'
       }`,
       params: [
         handle,
-        machineOfHandle(handle),
+        parseInstanceKey(handle).machine,
         snapshot.state,
+        contextText(snapshot),
         snapshot.owner ?? null,
         lease?.token ?? null,
         lease?.until ?? null,
@@ -184,41 +200,49 @@ export class FsmStateSql {
   }
 
   /**
-   * The claim's conditional UPDATE: takes the lease when the instance is in an allowed state,
-   * owned by `request.owner` (when given) and not leased. Returns the state when it took the
-   * lease. PostgreSQL and SQLite: one `UPDATE … RETURNING`. MySQL/MariaDB have no
-   * `UPDATE … RETURNING`: the UPDATE passes the position of the allowed state that the
-   * stored state equals through `LAST_INSERT_ID(expr)` (the OK packet's insert id), so an
-   * exact match is one round trip; a descendant (`'review.legal'` for `'review'`) costs a
-   * second one, a SELECT by lease token.
+   * The claim's conditional UPDATE: takes the lease when the instance is in one of the allowed
+   * states (exactly; any state when they are not given), free for the caller (`isOwnedBy`,
+   * in SQL: no owner, or owned by `request.owner`) and not leased. Returns the snapshot when it took the lease.
+   *
+   * PostgreSQL and SQLite: one `UPDATE … RETURNING`. MySQL/MariaDB have no `UPDATE …
+   * RETURNING`: the UPDATE passes what the caller does not know yet through
+   * `LAST_INSERT_ID(expr)` (the OK packet's insert id), packed into one integer below 2^53
+   * (exact in a JS number): the position of the matched allowed state, whether the row has
+   * an owner (the caller knows which: its own), whether it has a context, and `updated_at`.
+   * So a claim with `allowedStates` of a row without context is one round trip; a row with
+   * a context, a claim without `allowedStates` (the state is unknown), more than 511 allowed
+   * states or an `updated_at` before 1970 or after 2109 cost a second one, a SELECT by lease token.
    */
-  async claim(runner: QueryRunner, request: FsmClaimRequest, lease: FsmLease, now: number): Promise<string | undefined> {
+  async claim(
+    runner: QueryRunner,
+    request: FsmClaimRequest,
+    lease: FsmLease,
+    now: number,
+  ): Promise<FsmSnapshot | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
-    const where = `WHERE handle = ? AND ${allowed.sql} AND (lease_until IS NULL OR lease_until < ?)${
-      request.owner === undefined ? '' : ' AND owner = ?'
-    }`;
+    const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
+    const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
     const whereParams = [request.handle, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
     if (this.dialect !== 'mysql') {
-      const { records } = await this.run<{ state: string }>(runner, {
-        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING state`,
+      const { records } = await this.run<FsmSnapshotRow>(runner, {
+        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING state, context, owner, updated_at`,
         params: [lease.token, lease.until, ...whereParams],
       });
-      return records[0]?.state;
+      return records[0] && toSnapshot(records[0]);
     }
-    const position = request.allowedStates.length
-      ? `CASE state ${request.allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`
-      : '0';
+    const packed = packedClaim(request.allowedStates);
     const updated = await this.run(runner, {
-      sql: `UPDATE ${this.state} SET lease_token = IF(LAST_INSERT_ID(${position}) < 0, NULL, ?), lease_until = ? ${where}`,
-      params: [...request.allowedStates, lease.token, lease.until, ...whereParams],
+      sql: `UPDATE ${this.state} SET lease_token = IF(LAST_INSERT_ID(${packed.sql}) < 0, NULL, ?), lease_until = ? ${where}`,
+      params: [...packed.params, lease.token, lease.until, ...whereParams],
     });
     if (updated.affected !== 1) return undefined;
-    if (updated.insertId) return request.allowedStates[updated.insertId - 1];
-    const { records } = await this.run<{ state: string }>(runner, {
-      sql: `SELECT state FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
+    const unpacked = request.allowedStates && unpackClaim(updated.insertId, request.allowedStates, request.owner);
+    if (unpacked) return unpacked;
+    const { records } = await this.run<FsmSnapshotRow>(runner, {
+      sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
       params: [request.handle, lease.token],
     });
-    return records[0]?.state;
+    return records[0] && toSnapshot(records[0]);
   }
 
   /** The row of one instance, without locking it (for diagnosing a failed claim). */
@@ -231,24 +255,25 @@ export class FsmStateSql {
   }
 
   /**
-   * Locks the row of one instance for the rest of the current transaction and returns it;
-   * `undefined` when it is absent or another transaction holds it. PostgreSQL and MySQL:
+   * Locks the row of one instance for the rest of the current transaction and returns it
+   * (with its snapshot columns); `undefined` when it is absent or another transaction holds it. PostgreSQL and MySQL:
    * `SELECT … FOR UPDATE SKIP LOCKED` (no error, so the transaction stays usable).
    * SQLite: a no-op `UPDATE … RETURNING`, which takes the database write lock at once
    * (`BEGIN IMMEDIATE` semantics, so a later write cannot fail with SQLITE_BUSY).
    */
-  async lock(runner: QueryRunner, handle: string): Promise<FsmStateRow | undefined> {
+  async lock(runner: QueryRunner, handle: string): Promise<(FsmStateRow & FsmSnapshotRow) | undefined> {
+    const columns = 'state, context, owner, lease_until, updated_at';
     const sql =
       this.dialect === 'sqlite'
-        ? `UPDATE ${this.state} SET updated_at = updated_at WHERE handle = ? RETURNING state, owner, lease_until`
-        : `SELECT state, owner, lease_until FROM ${this.state} WHERE handle = ? FOR UPDATE SKIP LOCKED`;
-    const { records } = await this.run<FsmStateRow>(runner, { sql, params: [handle] });
+        ? `UPDATE ${this.state} SET updated_at = updated_at WHERE handle = ? RETURNING ${columns}`
+        : `SELECT ${columns} FROM ${this.state} WHERE handle = ? FOR UPDATE SKIP LOCKED`;
+    const { records } = await this.run<FsmStateRow & FsmSnapshotRow>(runner, { sql, params: [handle] });
     return records[0];
   }
 
   /**
-   * Stores a new state and clears the lease; only while `token` holds the lease when it is
-   * given. Writes the history row when `record` is given (PostgreSQL: in the same statement;
+   * Stores a new state and context (the snapshot's context replaces the stored one; none
+   * clears it) and clears the lease; only while `token` holds the lease when it is given. Writes the history row when `record` is given (PostgreSQL: in the same statement;
    * other dialects: a second one, which the caller runs in a transaction). `false` when no
    * row matched.
    */
@@ -259,9 +284,15 @@ export class FsmStateSql {
     snapshot: FsmSnapshot,
     record?: FsmTransitionRecord,
   ): Promise<boolean> {
-    const params: unknown[] = [snapshot.state, snapshot.owner ?? null, Date.parse(snapshot.updatedAt), handle];
+    const params: unknown[] = [
+      snapshot.state,
+      contextText(snapshot),
+      snapshot.owner ?? null,
+      Date.parse(snapshot.updatedAt),
+      handle,
+    ];
     if (token !== undefined) params.push(token);
-    const update = `UPDATE ${this.state} SET state = ?, owner = COALESCE(?, owner), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
+    const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
       token === undefined ? '' : ' AND lease_token = ?'
     }`;
     if (record && this.dialect === 'postgres') {
@@ -272,7 +303,6 @@ export class FsmStateSql {
     return updated;
   }
 
-  /** Clears the lease when `token` still holds it. */
   /** Deletes instances (their history stays). */
   async delete(runner: QueryRunner, handles: readonly string[]): Promise<void> {
     if (!handles.length) return;
@@ -302,6 +332,7 @@ export class FsmStateSql {
     return affected === 1;
   }
 
+  /** Clears the lease when `token` still holds it. */
   async release(runner: QueryRunner, handle: string, token: string): Promise<void> {
     await this.run(runner, {
       sql: `UPDATE ${this.state} SET lease_token = NULL, lease_until = NULL WHERE handle = ? AND lease_token = ?`,
@@ -376,19 +407,55 @@ interface HistoryRow {
   at: string | number;
 }
 
+/** ` AND state IN (…)` for the allowed states (matched exactly); nothing when any state is allowed. */
+function allowedStatesPredicate(allowedStates: readonly string[] | undefined): Statement {
+  if (!allowedStates) return { sql: '', params: [] };
+  if (!allowedStates.length) return { sql: ' AND 1 = 0', params: [] };
+  return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
+}
+
+/** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context and owner flags, then the position. */
+const UPDATED_AT_LIMIT = 2 ** 42;
+const CONTEXT_FLAG = 2 ** 42;
+const OWNER_FLAG = 2 ** 43;
+const POSITION_UNIT = 2 ** 44;
+/** Positions 1..511 keep the packed value below 2^53, where mysql2 returns it as an exact number. */
+const MAX_PACKED_POSITION = 2 ** 9 - 1;
+
 /**
- * `state` is one of the allowed states or a descendant of one. The prefix test compares a
- * SUBSTR with `"<state>."` rather than using LIKE: LIKE is case-insensitive in SQLite and
- * `_`/`%` would need escaping. Lengths are in code points, as the databases count them.
+ * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
+ * allowed states are given, at most {@link MAX_PACKED_POSITION}, and `updated_at` fits in 42 bits.
  */
-function allowedStatesPredicate(allowedStates: readonly string[]): Statement {
-  if (!allowedStates.length) return { sql: '1 = 0', params: [] };
-  const prefixes = allowedStates.map((state) => `${state}.`);
-  const sql = [
-    `state IN (${allowedStates.map(() => '?').join(', ')})`,
-    ...prefixes.map((prefix) => `SUBSTR(state, 1, ${[...prefix].length}) = ?`),
-  ].join(' OR ');
-  return { sql: `(${sql})`, params: [...allowedStates, ...prefixes] };
+function packedClaim(allowedStates: readonly string[] | undefined): Statement {
+  if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
+  const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
+  return {
+    sql:
+      `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} THEN ` +
+      `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
+      `(CASE WHEN context IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
+    params: [...allowedStates],
+  };
+}
+
+/** The snapshot packed by {@link packedClaim}; `undefined` when it was not packed or the row has a context. */
+function unpackClaim(
+  insertId: number | undefined,
+  allowedStates: readonly string[],
+  owner: string | undefined,
+): FsmSnapshot | undefined {
+  if (!insertId || insertId >= 2 ** 53) return undefined;
+  const position = Math.floor(insertId / POSITION_UNIT);
+  const owned = Math.floor(insertId / OWNER_FLAG) % 2 === 1;
+  const hasContext = Math.floor(insertId / CONTEXT_FLAG) % 2 === 1;
+  if (position < 1 || position > allowedStates.length || hasContext) return undefined;
+  // An owned row was claimed only because its owner is the caller (see the claim's WHERE).
+  const snapshot: FsmSnapshot = {
+    state: allowedStates[position - 1],
+    updatedAt: new Date(insertId % UPDATED_AT_LIMIT).toISOString(),
+  };
+  if (owned) snapshot.owner = owner;
+  return snapshot;
 }
 
 function recordParams(record: FsmTransitionRecord): unknown[] {
@@ -404,10 +471,26 @@ function recordParams(record: FsmTransitionRecord): unknown[] {
   ];
 }
 
-function toSnapshot(row: FsmStateRow): FsmSnapshot {
+/** The snapshot of a row (NULL context → no `context` key; 0.1 rows have none). */
+export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
   const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
+  if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
   return snapshot;
+}
+
+/** A snapshot as a later load returns it (its context through JSON, so no aliasing of the caller's). */
+export function storedSnapshot(snapshot: FsmSnapshot): FsmSnapshot {
+  const stored: FsmSnapshot = { state: snapshot.state, updatedAt: new Date(Date.parse(snapshot.updatedAt)).toISOString() };
+  const context = contextText(snapshot);
+  if (context !== null) stored.context = JSON.parse(context);
+  if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
+  return stored;
+}
+
+/** The `context` column of a snapshot: JSON text, or NULL when it has none. */
+function contextText(snapshot: FsmSnapshot): string | null {
+  return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
 }
 
 function isDuplicateKey(error: unknown): boolean {

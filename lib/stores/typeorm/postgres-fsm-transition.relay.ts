@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import * as messages from '../../mcp.messages.js';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../../server/fsm-transition-relay.interface.js';
+import * as messages from '../stores.messages.js';
+import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
 interface ListenClient {
@@ -93,7 +93,7 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
   private receive(payload: string | undefined): void {
     try {
       const { origin, machine, storeKey, state } = JSON.parse(payload ?? '');
-      if (origin !== this.origin && typeof storeKey === 'string' && typeof state === 'string') {
+      if (origin !== this.origin && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
         this.listener?.({ machine, storeKey, state });
       }
     } catch (error) {

@@ -1,10 +1,10 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { storeHandleExists } from '../../mcp.messages.js';
 import type { FsmClaimRequest, FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import { storeHandleExists } from '../stores.messages.js';
 import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
-import { FsmStateSql, fsmSqlDialect, judgeFsmClaim, notTaken } from './fsm-state.sql.js';
+import { FsmStateSql, fsmSqlDialect, notTaken, storedSnapshot } from './fsm-state.sql.js';
 import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
 import {
   DEFAULT_FSM_STATE_TABLE,
@@ -16,13 +16,16 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 /**
  * Workflow state in the application's own database, through its TypeORM `DataSource`
  * (plain, or injected from `@nestjs/typeorm`): PostgreSQL, MySQL/MariaDB or better-sqlite3.
- * The tables come from the shipped migration (`CreateMcpFsmState1764460800000` or
- * `createFsmStateMigration(options)`); `synchronize` is not needed. The store never
+ * The tables come from the shipped migrations, in this order: `CreateMcpFsmState1764460800000`
+ * (or `createFsmStateMigration(options)`), then `AddMcpFsmContext1764547200000` (or
+ * `createFsmContextMigration(options)`, which adds the `context` column of 0.2); `synchronize`
+ * is not needed. Contexts are stored as JSON text. The store never
  * initializes or destroys the DataSource, and database errors are thrown, never swallowed.
  *
  * Round trips per operation (history off): `claim` 1 (MySQL/MariaDB, which lack `UPDATE …
- * RETURNING`: 2 when the stored state is a descendant of the allowed one), plus 1 diagnostic
- * SELECT when the claim is refused (plus 1 INSERT for `createWith`); `commit`, `release`,
+ * RETURNING`: 2 when the row has a context or the claim lists no `allowedStates`; see
+ * `FsmStateSql.claim`), plus 1 diagnostic SELECT when the claim is refused (plus 1 INSERT for
+ * `createWith`); `commit`, `release`,
  * `load`, `save`, `loadMany`: 1. With history on, `commit` and `create` stay 1 statement on
  * PostgreSQL (data-modifying CTE) and become a 4-statement transaction elsewhere (BEGIN,
  * UPDATE/INSERT, history INSERT, COMMIT). Lease expiry compares with this process's clock
@@ -34,7 +37,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * same DataSource during an open transaction see its uncommitted writes.
  *
  * @example
- * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000], migrationsRun: true });
+ * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000], migrationsRun: true });
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
@@ -90,16 +93,16 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore {
     return this.write(async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
-      const state = await this.sql.claim(runner, request, lease, now);
-      if (state !== undefined) return { status: 'claimed', state };
+      const snapshot = await this.sql.claim(runner, request, lease, now);
+      if (snapshot) return { status: 'claimed', snapshot };
       const row = await this.sql.inspect(runner, request.handle);
-      if (row) return notTaken(judgeFsmClaim(row, request, now));
+      if (row) return notTaken(row, request, now);
       if (!request.createWith) return { status: 'unknown' };
       if (await this.sql.insert(runner, request.handle, request.createWith, { lease })) {
-        return { status: 'claimed', state: request.createWith.state };
+        return { status: 'claimed', snapshot: storedSnapshot(request.createWith) };
       }
       const raced = await this.sql.inspect(runner, request.handle);
-      return raced ? notTaken(judgeFsmClaim(raced, request, now)) : { status: 'unknown' };
+      return raced ? notTaken(raced, request, now) : { status: 'unknown' };
     });
   }
 

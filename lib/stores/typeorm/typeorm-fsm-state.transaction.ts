@@ -1,9 +1,9 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { storeHandleExists, storeTransactionClosed, storeTransactionMissingInstance } from '../../mcp.messages.js';
 import type { FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
+import { storeHandleExists, storeTransactionClosed, storeTransactionMissingInstance } from '../stores.messages.js';
 import type { FsmLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
-import { type FsmStateSql, isDeadlock, judgeFsmClaim, notTaken } from './fsm-state.sql.js';
+import { type FsmStateSql, isDeadlock, notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.sql.js';
 
 /**
  * One transaction of the TypeORM store (transactional mode) on a QueryRunner of its own:
@@ -27,8 +27,9 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
   }
 
   /**
-   * Locks the instance row without waiting for another transaction; inserts it (locked)
-   * from `createWith` when it is absent. PostgreSQL/MySQL: one `SELECT … FOR UPDATE SKIP
+   * Locks the instance row without waiting for another transaction and judges it as a claim
+   * (exact states, owner rule); `claimed` carries its snapshot, context included. Inserts it
+   * (locked) from `createWith` when it is absent. PostgreSQL/MySQL: one `SELECT … FOR UPDATE SKIP
    * LOCKED` when the row is free; a row held by another transaction costs one more SELECT
    * to report its state as `busy`. MySQL/MariaDB with `createWith`: a plain SELECT comes
    * first, because under REPEATABLE READ a locking read of an absent row takes a gap lock
@@ -76,9 +77,9 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
       return this.insertLocked(request, createWith);
     }
     const row = await this.sql.lock(this.runner, request.handle);
-    if (row) return judgeFsmClaim(row, request, now);
+    if (row) return refuseFsmClaim(row, request, now) ?? { status: 'claimed', snapshot: toSnapshot(row) };
     const held = await this.sql.inspect(this.runner, request.handle);
-    if (held) return notTaken(judgeFsmClaim(held, request, now));
+    if (held) return notTaken(held, request, now);
     return createWith ? this.insertLocked(request, createWith) : { status: 'unknown' };
   }
 
@@ -90,7 +91,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
       if (isDeadlock(error)) return { status: 'busy', state: createWith.state };
       throw error;
     }
-    return inserted ? { status: 'claimed', state: createWith.state } : this.tryLock(request, undefined);
+    return inserted ? { status: 'claimed', snapshot: storedSnapshot(createWith) } : this.tryLock(request, undefined);
   }
 
   private assertOpen(): void {

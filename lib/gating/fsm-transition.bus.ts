@@ -1,11 +1,12 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import type { FsmRelayedTransition } from './fsm-transition-relay.interface.js';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import type { FsmRelayedTransition, FsmTransitionRelay } from '../stores/fsm-transition-relay.interface.js';
 
-/** "Instance `storeKey` of `machine` is now in `state`", published after every stored transition. */
+/** Injection token of the optional {@link FsmTransitionRelay} (the module option `transitionRelay`). */
+export const FSM_TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:FsmTransitionRelay');
+
+/** "Instance `storeKey` of `machine` is now in `state`" (`null`: it ended), published after every stored change. */
 export interface FsmTransitionEvent extends FsmRelayedTransition {
-  /** Session whose call fired it (told in-band, on the call's own response); absent when relayed. */
+  /** Connection whose call fired it (told in-band, on the call's own response); absent when relayed. */
   origin?: object;
 }
 
@@ -13,27 +14,27 @@ type Listener = (event: FsmTransitionEvent) => void;
 
 /**
  * Carries transitions to every session of this process, so each session whose menu
- * changed is sent `notifications/tools/list_changed`; with a `transitionRelay`, also to
+ * changed is sent `notifications/tools/list_changed`; with a transition relay, also to
  * and from the other processes that share the store.
  */
 @Injectable()
 export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
   private readonly listeners = new Set<Listener>();
 
-  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions) {}
+  constructor(@Optional() @Inject(FSM_TRANSITION_RELAY) private readonly relay?: FsmTransitionRelay | null) {}
 
   async onModuleInit(): Promise<void> {
-    await this.options.transitionRelay?.start((transition) => this.deliver(transition));
+    await this.relay?.start((transition) => this.deliver(transition));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.options.transitionRelay?.stop();
+    await this.relay?.stop();
   }
 
   publish(event: FsmTransitionEvent): void {
     this.deliver(event);
     const { machine, storeKey, state } = event;
-    this.options.transitionRelay?.publish({ machine, storeKey, state });
+    this.relay?.publish({ machine, storeKey, state });
   }
 
   /** Adds a listener; returns the function that removes it. */

@@ -2,7 +2,8 @@
 export interface FsmRelayedTransition {
   machine: string;
   storeKey: string;
-  state: string;
+  /** The new state; `null` when the instance ended (was deleted). */
+  state: string | null;
 }
 
 /**

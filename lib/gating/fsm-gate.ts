@@ -1,0 +1,323 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { from, lastValueFrom, type Observable, tap } from 'rxjs';
+import type { McpToolBinding } from '../discovery/mcp-tool-definition.interface.js';
+import type { FsmEngine, FsmMachineState } from '../fsm/fsm-engine.interface.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import {
+  isTransactionalFsmStateStore,
+  type TransactionalFsmStateStore,
+} from '../stores/transactional-fsm-state-store.interface.js';
+import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
+import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
+import { FsmRefusal } from './fsm-refusal.error.js';
+import { FsmRefusals } from './fsm-refusals.js';
+import { FsmTransitionBus } from './fsm-transition.bus.js';
+import * as messages from './gating.messages.js';
+import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
+import { LeaseLocker } from './locks/lease.locker.js';
+import { MutexLocker } from './locks/mutex.locker.js';
+import { TransactionLocker } from './locks/transaction.locker.js';
+import { assertToolOutput, isToolErrorResult } from './tool-output.js';
+import { UnknownStateReporter } from './unknown-state.reporter.js';
+
+/**
+ * The gate: owns every workflow call from start to end, as one interceptor that runs after
+ * all guards (so an unauthorised call never claims anything) and before the method's own
+ * interceptors and pipes:
+ *
+ * resolve the instance (handle argument or session) → check it is the caller's → claim it
+ * (lease, row lock or in-process mutex) → compute the transition on the stored snapshot with
+ * the call's input (guards read context and `event.input`) → run the handler → commit the
+ * new snapshot under the claim, or release it → publish the transition.
+ *
+ * A refused call never reaches the handler (FORBIDDEN, GUARD_REJECTED, BUSY, UNKNOWN_HANDLE,
+ * UNKNOWN_STATE, NO_SESSION, STATE_UNAVAILABLE). Reads (a bound tool without transition, or
+ * a workflow tool that takes the handle) get the same resolution and ownership check, and
+ * never write. Subclass it, override the protected methods (throw `this.refusals.refuse(...)`
+ * with a code of your own to refuse), and pass the subclass as the module's `gate` option.
+ */
+@Injectable()
+export class FsmGate implements NestInterceptor {
+  protected readonly logger = new Logger('McpGate');
+  protected readonly locker: FsmLocker;
+  protected readonly transactionLocker?: FsmLocker;
+  /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
+  protected readonly transactionalStore?: TransactionalFsmStateStore;
+
+  constructor(
+    @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
+    @Inject(FsmStateStore) protected readonly store: FsmStateStore,
+    protected readonly machines: McpMachineRegistry,
+    protected readonly refusals: FsmRefusals,
+    protected readonly bus: FsmTransitionBus,
+    protected readonly unknownStates: UnknownStateReporter,
+  ) {
+    this.locker = isAtomicFsmStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
+    if (isTransactionalFsmStateStore(store)) {
+      this.transactionalStore = store;
+      this.transactionLocker = new TransactionLocker(store);
+    }
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const call = FsmCall.from(context);
+    if (!call) {
+      return next.handle();
+    }
+    if (!call.tool.gated) {
+      return next.handle().pipe(tap((result) => assertToolOutput(call.tool, result, {})));
+    }
+    return from(this.run(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+  }
+
+  /** One gated call, top to bottom. Whatever happens, the claim is committed or let go. */
+  protected async run(call: FsmCall, handler: () => Promise<unknown>): Promise<unknown> {
+    try {
+      await this.failClosed(call, false, () => this.admit(call));
+      const result = await handler();
+      if (!isToolErrorResult(result)) {
+        assertToolOutput(call.tool, result, call.resultExtra());
+        await this.failClosed(call, true, () => this.complete(call));
+      }
+      return result;
+    } finally {
+      await this.settle(call);
+    }
+  }
+
+  /** Admits the call or refuses it: nothing after this runs for a refused call. */
+  protected async admit(call: FsmCall): Promise<void> {
+    if (call.tool.start) {
+      return this.admitStart(call);
+    }
+    const instance = this.resolve(call);
+    if (call.tool.binding?.transition) {
+      return this.admitTransition(call, instance, call.tool.binding);
+    }
+    return this.admitRead(call, instance);
+  }
+
+  /**
+   * Mints the handle of a start tool and checks the start transition before the handler runs;
+   * makes sure the store is there (fail closed): in transactional mode by opening the
+   * transaction it writes in, otherwise by reading the new handle (which must not exist).
+   */
+  protected async admitStart(call: FsmCall): Promise<void> {
+    const start = call.tool.start!;
+    const engine = this.machines.engine(start.machine);
+    const handle = mintHandle();
+    const instance: FsmInstanceRef = {
+      machine: start.machine,
+      storeKey: formatInstanceKey({ machine: start.machine, scope: 'handle', id: handle }),
+      scope: 'handle',
+      handle,
+    };
+    const initial = engine.initial();
+    this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
+    call.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
+    if (start.transactional) {
+      call.transaction = await this.transactionalStore!.beginTransaction();
+      call.context.manager = call.transaction.manager;
+    } else if (await this.store.load(instance.storeKey)) {
+      throw new Error(messages.handleCollision(instance.storeKey));
+    }
+  }
+
+  /** Claims the instance of a transition tool and computes where its event leads. */
+  protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
+    const engine = this.machines.engine(instance.machine);
+    const outcome = await (binding.transactional ? this.transactionLocker! : this.locker).acquire(
+      this.claimRequest(call, instance, binding, engine),
+    );
+    if (outcome.status !== 'claimed') {
+      throw this.refuseOutcome(call, instance, outcome);
+    }
+    call.lock = outcome.lock;
+    call.context.manager = outcome.lock.manager;
+    this.admitted(call, instance, outcome.lock.snapshot);
+    call.next = this.evaluate(call, engine, outcome.lock.snapshot, binding.transition!);
+  }
+
+  /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
+  protected async admitRead(call: FsmCall, instance: FsmInstanceRef): Promise<void> {
+    const engine = this.machines.engine(instance.machine);
+    const stored = await this.store.load(instance.storeKey);
+    // A session's instance exists once its first transition ran; until then it is the initial one.
+    const snapshot = stored ?? (instance.scope === 'handle' ? undefined : { ...engine.initial(), updatedAt: new Date().toISOString() });
+    if (!snapshot || !isOwnedBy(snapshot.owner, call.principal)) {
+      throw this.refusals.unknownHandle(call, instance.machine, this.handleKey(instance.machine), instance.handle);
+    }
+    this.admitted(call, instance, snapshot);
+    const binding = call.tool.binding;
+    if (binding && !binding.states.some((state) => engine.matches(snapshot.state, state))) {
+      throw this.refusals.forbidden(call, instance.machine, snapshot.state);
+    }
+  }
+
+  /** Which instance the call acts on: its handle argument, or its connection's session instance. */
+  protected resolve(call: FsmCall): FsmInstanceRef {
+    const machine = call.tool.binding?.machine ?? call.tool.reads!;
+    const key = this.machines.machine(machine).stateHandleKey;
+    if (key) {
+      const handle = call.args[key];
+      if (!isWellFormedHandle(handle)) {
+        throw this.refusals.unknownHandle(call, machine, key, handle);
+      }
+      return { machine, storeKey: formatInstanceKey({ machine, scope: 'handle', id: handle }), scope: 'handle', handle };
+    }
+    const storeKey = call.caller.sessionStoreKey(machine);
+    if (!storeKey) {
+      throw this.refusals.noSession(call, machine);
+    }
+    return { machine, storeKey, scope: 'session' };
+  }
+
+  /**
+   * Sends the bound event to the instance with the call's arguments as `event.input`;
+   * refuses when no transition is enabled (a guard said no, or the state has none for it).
+   */
+  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string): FsmMachineState {
+    const step = engine.transition({ state: from.state, context: from.context }, event, call.args);
+    switch (step.status) {
+      case 'moved':
+        return step.next;
+      case 'guarded':
+        throw this.refusals.guardRejected(call, engine.machineId, from.state, event, step.guards);
+      case 'ignored':
+        throw this.refusals.forbidden(call, engine.machineId, from.state);
+    }
+  }
+
+  /** Stores what the successful call changed (under its claim), then publishes it. */
+  protected async complete(call: FsmCall): Promise<void> {
+    const instance = call.instance!;
+    const next = call.next;
+    if (!next) {
+      return;
+    }
+    const from = call.tool.start ? null : call.snapshot!.state;
+    const event = (call.tool.start ?? call.tool.binding)!.transition ?? null;
+    const updatedAt = new Date().toISOString();
+    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: call.snapshot!.owner };
+    const record = this.record(call, from, next.state, event, updatedAt);
+    if (call.tool.start) {
+      await this.create(call, snapshot, record);
+    } else {
+      const lock = call.lock!;
+      call.lock = undefined;
+      if (!(await lock.commit({ snapshot, record }))) {
+        throw this.refusals.leaseExpired(call, instance.machine, lock.snapshot.state, this.options.leaseMs);
+      }
+    }
+    call.storedState = next.state;
+    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
+  }
+
+  /** Lets go of whatever the call still holds (nothing after a commit). */
+  protected async settle(call: FsmCall): Promise<void> {
+    const { lock, transaction } = call;
+    call.lock = call.transaction = undefined;
+    try {
+      await lock?.release();
+      await transaction?.rollback();
+    } catch (error) {
+      this.logger.error(messages.releaseFailed(call.tool.name, error));
+    }
+  }
+
+  private async create(call: FsmCall, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
+    const { storeKey } = call.instance!;
+    if (call.transaction) {
+      const transaction = call.transaction;
+      call.transaction = undefined;
+      await transaction.commit(storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
+        await transaction.rollback();
+        throw error;
+      });
+    } else if (isAtomicFsmStateStore(this.store)) {
+      await this.store.create(storeKey, snapshot, record);
+    } else {
+      await this.store.save(storeKey, snapshot);
+    }
+  }
+
+  private claimRequest(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding, engine: FsmEngine): FsmClaimRequest {
+    const initial = engine.initial();
+    const startsHere = instance.scope !== 'handle' && binding.states.some((state) => engine.matches(initial.state, state));
+    return {
+      handle: instance.storeKey,
+      allowedStates: engine.valuesMatching(binding.states),
+      token: randomUUID(),
+      leaseMs: this.options.leaseMs,
+      owner: call.principal,
+      createWith: startsHere ? { ...initial, updatedAt: new Date().toISOString() } : undefined,
+    };
+  }
+
+  /** Records the instance the call acts on, once it is known to be the caller's and in a known state. */
+  private admitted(call: FsmCall, instance: FsmInstanceRef, snapshot: FsmSnapshot): void {
+    if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
+      this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
+      throw this.refusals.unknownState(call, instance.machine, snapshot.state);
+    }
+    call.instance = instance;
+    call.snapshot = snapshot;
+    Object.assign(call.context, {
+      machine: instance.machine,
+      handle: instance.handle,
+      state: snapshot.state,
+      workflowContext: snapshot.context,
+    });
+  }
+
+  private refuseOutcome(call: FsmCall, instance: FsmInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): FsmRefusal {
+    const { machine } = instance;
+    switch (outcome.status) {
+      case 'unknown':
+        if (instance.scope === 'handle') {
+          return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
+        }
+        this.admitted(call, instance, { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() });
+        return this.refusals.forbidden(call, machine, call.snapshot!.state);
+      case 'forbidden':
+      case 'busy':
+        this.admitted(call, instance, { state: outcome.state, updatedAt: new Date().toISOString() });
+        return outcome.status === 'busy'
+          ? this.refusals.busy(call, machine, outcome.state)
+          : this.refusals.forbidden(call, machine, outcome.state);
+    }
+  }
+
+  /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */
+  private async failClosed(call: FsmCall, handlerRan: boolean, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      if (error instanceof FsmRefusal) {
+        call.refusal = error;
+        throw error;
+      }
+      const machine = call.instance?.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads!;
+      this.logger.error(messages.storeFailed(call.tool.name, machine, error), error instanceof Error ? error.stack : undefined);
+      call.refusal = this.refusals.stateUnavailable(call, machine, handlerRan);
+      throw call.refusal;
+    }
+  }
+
+  private handleKey(machine: string): string {
+    return this.machines.machine(machine).stateHandleKey ?? '';
+  }
+
+  private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
+    const { machine, storeKey } = call.instance!;
+    const principal = call.principal ?? call.context.sessionId ?? null;
+    return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
+  }
+}

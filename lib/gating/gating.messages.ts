@@ -1,0 +1,84 @@
+/**
+ * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
+ */
+
+/** Formats a list of tool names for a message. */
+export const formatToolList = (tools: readonly string[]): string => (tools.length ? tools.join(', ') : '(none)');
+
+/** The reason text of any thrown value (for logs; never sent to the model). */
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** FORBIDDEN: the tool is not available in the instance's state. */
+export const forbidden = (tool: string, machine: string, state: string, allowed: readonly string[]): string =>
+  `FORBIDDEN: "${tool}" is not available while ${machine} is "${state}". Allowed now: ${formatToolList(allowed)}.`;
+
+/** GUARD_REJECTED: the bound event is not enabled for this input and context. */
+export const guardRejected = (
+  tool: string,
+  machine: string,
+  state: string,
+  event: string,
+  guards: readonly string[],
+  allowed: readonly string[],
+): string =>
+  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${state}", and its guard ${guards.map((guard) => `"${guard}"`).join(' / ')} does not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
+
+/** BUSY: another call holds the instance. */
+export const busy = (tool: string, machine: string, allowed: readonly string[]): string =>
+  `BUSY: ${machine} is handling another call, so "${tool}" did not run. Try again in a moment. Allowed now: ${formatToolList(allowed)}.`;
+
+/** UNKNOWN_HANDLE: missing, malformed, unknown, expired or foreign handle. */
+export const unknownHandle = (tool: string, machine: string, key: string, handle: unknown, start: readonly string[]): string =>
+  handle === undefined || handle === ''
+    ? `UNKNOWN_HANDLE: "${tool}" needs the argument "${key}" of a ${machine} workflow. Start one with: ${formatToolList(start)}.`
+    : `UNKNOWN_HANDLE: there is no ${machine} workflow "${String(handle)}" (it is malformed, unknown, expired or not yours), so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
+
+/** UNKNOWN_STATE: the stored state is not one of the machine's (a renamed or removed state). */
+export const unknownState = (tool: string, machine: string, state: string): string =>
+  `UNKNOWN_STATE: ${machine} is stored in state "${state}", which the ${machine} machine does not have (it was renamed or removed), so "${tool}" did not run. Retrying will not help: an operator has to move the instance to a known state.`;
+
+/** STATE_UNAVAILABLE: the store failed; the gate failed closed. No driver text reaches the model. */
+export const stateUnavailable = (tool: string, machine: string, handlerRan: boolean, handle?: string): string =>
+  handlerRan
+    ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine}${handle ? ` "${handle}"` : ''} could not be stored. Check its status before retrying.`
+    : `STATE_UNAVAILABLE: the state of ${machine} could not be read, so "${tool}" did not run. Try again later.`;
+
+/** NO_SESSION: a session-keyed tool on a connection without sessions. */
+export const noSession = (tool: string, machine: string): string =>
+  `NO_SESSION: "${tool}" keeps ${machine} state per session, and this stateless connection has none. Connect with a stateful session, or run the server single-tenant.`;
+
+/** LEASE_EXPIRED: the handler outlived its lease. */
+export const leaseExpired = (tool: string, machine: string, state: string, leaseMs: number): string =>
+  `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${state}". Check its status before retrying.`;
+
+/** A freshly minted handle already exists (never expected with 128 random bits). */
+export const handleCollision = (storeKey: string): string =>
+  `the new handle "${storeKey}" already exists; no instance was started`;
+
+/** Log line: the store failed under a gated call (the model gets STATE_UNAVAILABLE without this detail). */
+export const storeFailed = (tool: string, machine: string, error: unknown): string =>
+  `Tool "${tool}": the ${machine} state store failed: ${reasonOf(error)}`;
+
+/** Log line, once per machine and state: instances are stored in a state the machine does not have. */
+export const unknownStateLogged = (machine: string, state: string, storeKey: string): string =>
+  `Machine "${machine}" has no state "${state}", but instance "${storeKey}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in the README).`;
+
+/** Log line: a lease or transaction could not be released. */
+export const releaseFailed = (tool: string, error: unknown): string =>
+  `Tool "${tool}": releasing its claim failed (${reasonOf(error)}); the lease expires by itself.`;
+
+/** Error of `McpWorkflowService.end` on a store without `delete`. */
+export const endNeedsDelete = (store: string): string =>
+  `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryFsmStateStore, TypeOrmFsmStateStore).`;
+
+/** Error of `McpWorkflowService` called without a workflow to act on. */
+export const noWorkflowInCall = (tool: string): string =>
+  `McpWorkflowService: "${tool}" is not a workflow tool; pass { machine } (and { handle } for a handle-keyed machine).`;
+
+/** zod issues as `path: message; path: message`. */
+export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(value)'}: ${issue.message}`).join('; ');
+
+/** A handler's return value that fails the tool's output schema (no transition fires). */
+export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  `"${tool}" returned a result that does not match its outputSchema: ${formatIssues(issues)}.`;

@@ -1,0 +1,123 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { FsmCall } from './fsm-call.js';
+import { FsmTransitionBus } from './fsm-transition.bus.js';
+import * as messages from './gating.messages.js';
+
+/** Which instance to act on; by default the one of the current call. */
+export interface McpWorkflowRef {
+  /** Machine id. @default the call's machine (`ctx.machine`) */
+  machine?: string;
+  /** Handle of a handle-keyed machine's instance. @default the call's handle (`ctx.handle`) */
+  handle?: string;
+}
+
+/** An instance as the current caller may see it. */
+export interface McpWorkflowInstance {
+  machine: string;
+  /** The handle (handle-keyed machines). */
+  handle?: string;
+  state: string;
+  /** XState context (machines with context). */
+  context?: Record<string, unknown>;
+  /** Whether the machine is done (a top-level final state). */
+  final: boolean;
+  /** Tools allowed in `state`. */
+  allowedTools: string[];
+  /** Last change; absent for a session's instance no transition has stored yet (it is in the initial state). */
+  updatedAt?: string;
+}
+
+/**
+ * Reads and ends workflow instances for the caller of the current tool call, with the gate's
+ * rules: the store key format and the ownership check stay inside (another client's or an
+ * unknown handle reads as `undefined`). Inject it in tool providers and pass `@ToolContext()`.
+ *
+ * @example
+ * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
+ * async status(\@ToolContext() ctx: McpToolContext) {
+ *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
+ *   return { state: payment!.state, refundable: payment!.context?.refundable };
+ * }
+ */
+@Injectable()
+export class McpWorkflowService {
+  constructor(
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly machines: McpMachineRegistry,
+    private readonly tools: McpToolRegistry,
+    private readonly bus: FsmTransitionBus,
+  ) {}
+
+  /** The instance, or `undefined` when there is none the caller may see. */
+  async get(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
+    const found = await this.find(ctx, ref);
+    if (!found) {
+      return undefined;
+    }
+    const { machine, handle, snapshot } = found;
+    const engine = this.machines.engine(machine);
+    return {
+      machine,
+      handle,
+      state: snapshot.state,
+      context: snapshot.context,
+      final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
+      allowedTools: this.tools.allowedNames(machine, snapshot.state),
+      updatedAt: snapshot.updatedAt || undefined,
+    };
+  }
+
+  /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
+  async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
+    const found = await this.find(ctx, ref);
+    return found && isAtomicFsmStateStore(this.store) ? this.store.history(found.storeKey) : [];
+  }
+
+  /**
+   * Deletes the instance (its history stays) and tells the sessions that follow it; `false`
+   * when there is none the caller may see. A handle-keyed instance's handle is unknown after it.
+   */
+  async end(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<boolean> {
+    const found = await this.find(ctx, ref);
+    if (!found || !found.stored) {
+      return false;
+    }
+    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
+      throw new Error(messages.endNeedsDelete(this.store.constructor.name));
+    }
+    await this.store.delete([found.storeKey]);
+    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: FsmCall.of(ctx)?.caller });
+    return true;
+  }
+
+  private async find(ctx: McpToolContext, ref: McpWorkflowRef) {
+    const call = FsmCall.of(ctx);
+    const machine = ref.machine ?? ctx.machine;
+    if (!call || !machine || !this.machines.has(machine)) {
+      throw new Error(messages.noWorkflowInCall(ctx.toolName));
+    }
+    const handleKeyed = Boolean(this.machines.machine(machine).stateHandleKey);
+    const handle = handleKeyed ? (ref.handle ?? (machine === ctx.machine ? ctx.handle : undefined)) : undefined;
+    const storeKey = handleKeyed
+      ? handle && formatInstanceKey({ machine, scope: 'handle', id: handle })
+      : call.caller.sessionStoreKey(machine);
+    if (!storeKey) {
+      return undefined;
+    }
+    const loaded = await this.store.load(storeKey);
+    const snapshot: FsmSnapshot | undefined =
+      loaded ?? (handleKeyed ? undefined : { ...this.machines.engine(machine).initial(), updatedAt: '' });
+    if (!snapshot || !isOwnedBy(snapshot.owner, call.principal)) {
+      return undefined;
+    }
+    return { machine, handle, storeKey, snapshot, stored: loaded !== undefined };
+  }
+}

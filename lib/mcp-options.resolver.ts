@@ -1,0 +1,68 @@
+import type { Type } from '@nestjs/common';
+import type { McpMachine } from './fsm/machine.interface.js';
+import { FsmGate } from './gating/fsm-gate.js';
+import type { McpHttpTransportOptions, McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
+import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
+import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
+
+/** Default lease of a claimed instance. */
+export const DEFAULT_LEASE_MS = 15_000;
+/** Default idle time after which a stateful session is closed. */
+export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
+/** Default limit of live stateful sessions. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+/** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
+export const DEFAULT_ATTACHMENT_ID = 'local';
+
+/** The module options with every default filled in, resolved once when the module starts. */
+export interface McpResolvedOptions {
+  name: string;
+  version: string;
+  instructions?: string;
+  machines: readonly McpMachine[];
+  engine: 'auto' | 'xstate' | 'table';
+  store: FsmStateStore;
+  http: Required<Pick<McpHttpTransportOptions, 'path' | 'stateless'>> & Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins'> | undefined;
+  stdio: boolean;
+  singleTenant: boolean;
+  attachmentId: string;
+  sessionIdleTtlMs: number;
+  maxSessions: number;
+  gate: Type<FsmGate>;
+  transitionRelay?: FsmTransitionRelay;
+  handleToolsMenu: 'used' | 'all';
+  refusal: 'result' | 'jsonrpc';
+  leaseMs: number;
+  transactional: boolean;
+  allowRequestScoped: boolean;
+}
+
+/** Injection token of the {@link McpResolvedOptions}. */
+export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
+
+/** Fills in every default of `options` (the only place defaults live). */
+export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
+  const http = options.transports?.http;
+  return {
+    name: options.name,
+    version: options.version,
+    instructions: options.instructions,
+    machines: options.machines ?? [],
+    engine: options.engine ?? 'auto',
+    store: options.store ?? new InMemoryFsmStateStore(),
+    http: http === false ? undefined : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false },
+    stdio: options.transports?.stdio ?? false,
+    singleTenant: options.singleTenant ?? false,
+    attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,
+    sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
+    maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    gate: options.gate ?? FsmGate,
+    transitionRelay: options.transitionRelay,
+    handleToolsMenu: options.handleToolsMenu ?? 'used',
+    refusal: options.refusal ?? 'result',
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    transactional: options.transactional ?? false,
+    allowRequestScoped: options.allowRequestScoped ?? true,
+  };
+}

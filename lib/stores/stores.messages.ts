@@ -1,0 +1,45 @@
+/** Messages of the stores and the transition relay, worded once (operators and developers read them). */
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Store error: `create` was called for a handle that already exists. */
+export const storeHandleExists = (handle: string): string => `Workflow instance "${handle}" already exists.`;
+
+/** Store error: the in-memory store holds `maxEntries` live instances and refuses a new one. */
+export const storeFull = (maxEntries: number): string =>
+  `InMemoryFsmStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmFsmStateStore).`;
+
+/** Bootstrap error: the DataSource is of a database type the TypeORM store does not support. */
+export const storeUnsupportedDatabase = (type: string): string =>
+  `TypeOrmFsmStateStore does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;
+
+/** Bootstrap error: a table name that is not a plain (optionally schema-qualified) SQL identifier. */
+export const storeInvalidTableName = (name: string): string =>
+  `TypeOrmFsmStateStore: table name "${name}" is not a plain SQL identifier (letters, digits, "_", optionally "schema.table").`;
+
+/** Store error: a transaction was used after its commit or rollback. */
+export const storeTransactionClosed = (): string =>
+  'This workflow transaction is already committed or rolled back.';
+
+/** Store error: a transaction committed a state update for an instance that does not exist. */
+export const storeTransactionMissingInstance = (handle: string): string =>
+  `Workflow instance "${handle}" does not exist; commit a new instance with { insert: true }.`;
+
+/** Bootstrap error: the PostgreSQL relay was given another database. */
+export const relayNeedsPostgres = (type: string): string =>
+  `PostgresFsmTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
+
+/** Bootstrap error: a LISTEN/NOTIFY channel name that is not a plain identifier. */
+export const relayInvalidChannel = (channel: string): string =>
+  `PostgresFsmTransitionRelay: channel "${channel}" is not a plain lower-case SQL identifier (a-z, 0-9, "_").`;
+
+/** Log line: a NOTIFY failed (the menu of other instances refreshes on their next list). */
+export const relayPublishFailed = (error: unknown): string =>
+  `Could not relay a transition to the other instances: ${reasonOf(error)}`;
+
+/** Log line: a relayed payload was not one of ours. */
+export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;
+
+/** Log line: the LISTEN connection was lost. */
+export const relayLost = (error: unknown, retryMs: number): string =>
+  `Transition relay connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again in ${retryMs} ms.`;

@@ -1,0 +1,38 @@
+/** What an HTTP client or an operator reads from the transports: worded once. */
+
+/** The reason text of any thrown value (for logs). */
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** HTTP 403: Host header not allowed (DNS rebinding protection). */
+export const hostRejected = (host: string | undefined): string =>
+  `Forbidden: Host header "${host ?? ''}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
+
+/** HTTP 403: Origin header not allowed. */
+export const originRejected = (origin: string): string =>
+  `Forbidden: Origin "${origin}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedOrigins.`;
+
+/** HTTP 403: a request on a session opened by another principal. */
+export const sessionPrincipalMismatch = (id: string): string =>
+  `Forbidden: session "${id}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
+
+/** HTTP 405 on a stateless server. */
+export const statelessMethod = (method: string): string =>
+  `Method ${method} is not allowed: this MCP server is stateless (POST only, no sessions).`;
+
+/** HTTP 404: unknown or closed session. */
+export const sessionNotFound = (id: string): string =>
+  `Session "${id}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`;
+
+/** HTTP 400: a request without a session that is not an initialize request. */
+export const sessionRequired = (): string =>
+  'Bad Request: send an initialize request first, then the Mcp-Session-Id header it returns on every request.';
+
+/** HTTP 503: session cap reached. */
+export const tooManySessions = (): string =>
+  'Service Unavailable: this MCP server has reached its maximum number of sessions; try again later.';
+
+/** Log line: the transport failed to serve a request. */
+export const transportFailed = (error: unknown): string => `Internal error while serving MCP: ${reasonOf(error)}`;
+
+/** HTTP 500: what the client reads when the transport failed (the detail is in the log). */
+export const transportFailedReply = (): string => 'Internal error while serving MCP; the server log has the details.';
