@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { CountingFsmStateStore } from './fixtures/counting-fsm-state.store.js';
 import { orderPipelineModule, PipelineLog, Principal } from './fixtures/order.pipeline.js';
-import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { connectClient, internalErrorText, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
 import { listenApp } from './utils/test-app.js';
 
 describe('tool handlers run inside the Nest pipeline', () => {
@@ -142,7 +142,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
       log.warehouseDown = 'crash';
       const result = await agent.call('order.cancel');
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toBe('warehouse crashed');
+      expect(textOf(result)).toMatch(internalErrorText('order.cancel'));
       expect(await currentState()).toBe('checkout');
     });
   });
@@ -205,8 +205,11 @@ describe('tool handlers run inside the Nest pipeline', () => {
         logged.get(Principal).roles.add('clerk');
         await client.call('order.checkout');
         logged.get(PipelineLog).warehouseDown = 'crash';
-        expect(textOf(await client.call('order.cancel'))).toBe('warehouse crashed');
-        expect(logger.errors.some((line) => line.includes('Tool "order.cancel" failed: warehouse crashed'))).toBe(true);
+        const crashed = textOf(await client.call('order.cancel'));
+        expect(crashed).toMatch(internalErrorText('order.cancel'));
+        expect(crashed).not.toContain('warehouse');
+        const errorId = /error id ([0-9a-f]+)/.exec(crashed)![1];
+        expect(logger.errors.some((line) => line.includes(`Tool "order.cancel" failed (error id ${errorId}): warehouse crashed`))).toBe(true);
       } finally {
         await client.close();
         await logged.close();

@@ -10,7 +10,7 @@ import { listenApp } from './utils/test-app.js';
 
 const targets = databaseTargets('round trips');
 
-describe.each(targets)('round trips per call on $name (lease mode)', ({ options }) => {
+describe.each(targets)('round trips per call on $name (lease mode)', ({ name, options }) => {
   const suffix = `rt_${uniqueSuffix()}`;
   const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}` };
   let dataSource: DataSource;
@@ -41,11 +41,12 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ options 
     await dataSource.destroy();
   });
 
-  it('a transition call makes 2 (claim, commit)', async () => {
+  // MariaDB has no UPDATE … RETURNING: a claim brings a non-empty XState context back with one more SELECT.
+  it('a transition call makes 2 (claim, commit); 3 on MariaDB for a machine with context', async () => {
     const started = await agent.call('payment.authorize', { amount: 1, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
     const queries = await logger.during(() => agent.call('payment.capture', { paymentId }));
-    expect(queries).toHaveLength(2);
+    expect(queries).toHaveLength(name === 'MariaDB' ? 3 : 2);
   });
 
   it('a gated call without a transition makes 1', async () => {
@@ -64,8 +65,10 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ options 
     expect(queries).toHaveLength(1);
   });
 
-  it('an unbound call makes none, and a refused call creates no instance', async () => {
-    expect(await logger.during(() => agent.call('invoice.status'))).toHaveLength(0);
+  it('a status read makes 1 read and no write, and a refused call creates no instance', async () => {
+    const read = await logger.during(() => agent.call('invoice.status'));
+    expect(read).toHaveLength(1);
+    expect(read[0]).toMatch(/^\s*SELECT/i);
     const refused = await logger.during(() => agent.call('invoice.discharge'));
     expect(refused.filter((query) => /^\s*INSERT/i.test(query))).toEqual([]);
     const store = new TypeOrmFsmStateStore(dataSource, tables);

@@ -1,3 +1,4 @@
+import { InternalServerErrorException } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
 import * as messages from './gating.messages.js';
@@ -51,7 +52,8 @@ export function toCallToolResult(value: unknown, extra: Record<string, unknown> 
 /**
  * Checks a handler's successful return value against the tool's `outputSchema` (clients
  * validate `structuredContent` against it too), before any transition is stored; throws an
- * error naming each mismatch.
+ * `InternalServerErrorException` naming each mismatch (field names and zod's wording only,
+ * no values, so the text is safe to show).
  */
 export function assertToolOutput(tool: McpToolDefinition, value: unknown, extra: Record<string, unknown>): void {
   if (!tool.outputSchema || isToolErrorResult(value)) {
@@ -59,6 +61,6 @@ export function assertToolOutput(tool: McpToolDefinition, value: unknown, extra:
   }
   const parsed = tool.outputSchema.safeParse(toCallToolResult(value, extra).structuredContent);
   if (!parsed.success) {
-    throw new Error(messages.invalidOutput(tool.name, parsed.error.issues));
+    throw new InternalServerErrorException(messages.invalidOutput(tool.name, parsed.error.issues));
   }
 }

@@ -54,3 +54,8 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** The text a model reads for an unexpected error: a generic message with a correlation id, never the error's own text. */
+export function internalErrorText(tool: string): RegExp {
+  return new RegExp(`^"${tool.replace(/\./g, '\\.')}" failed with an internal error \\(error id [0-9a-f]{12}\\);`);
+}
