@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import jwt from 'jsonwebtoken';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { API_KEY, apiKeyAppModule, AuditLog, JWT_SECRET, jwtAppModule } from './fixtures/auth-guards.app.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
@@ -250,5 +252,38 @@ describe("the app's own guards protect tools", () => {
       expect(again.status).toBe(200);
       expect(await again.text()).toContain('invoice.submit');
     });
+  });
+});
+
+describe('on stdio, a guard sees the request as { headers: {} } and no response', () => {
+  let client: Client;
+
+  beforeEach(async () => {
+    client = new Client({ name: 'e2e', version: '1.0.0' });
+    // The server is plain ESM on the library the jest global setup compiled to .sample-dist.
+    const server = join(process.cwd(), 'test', 'fixtures', 'stdio-guards.server.mjs');
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'inherit' }));
+  });
+
+  afterEach(async () => {
+    await client.close();
+  });
+
+  const call = async (name: string) => (await client.callTool({ name, arguments: {} })) as CallToolResult;
+
+  it('the API-key guard refuses with its own message (there are no headers on stdio)', async () => {
+    const refused = await call('probe.keyed');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Missing API key');
+  });
+
+  it('switchToHttp() and McpExecutionContext.getRequest() give { headers: {} }, getResponse() undefined', async () => {
+    const refused = await call('probe.guarded');
+    expect(JSON.parse(textOf(refused))).toEqual({
+      request: { headers: {} },
+      response: 'undefined',
+      viaMcpExecutionContext: { headers: {} },
+    });
+    expect((await call('probe.request')).structuredContent).toEqual({ request: { headers: {} } });
   });
 });

@@ -1,10 +1,14 @@
 import type { PipeTransform, Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 
-/** Kinds of handler parameters that MCP tool handlers can ask for. */
+/**
+ * Kinds of handler parameters that MCP tool handlers can ask for. The values stay clear of
+ * Nest's route parameter types, so `@Req()` and `@Res()` keep meaning the HTTP request and
+ * response that carried the call.
+ */
 export enum McpParamtype {
-  ARGS = 0,
-  CONTEXT = 1,
+  ARGS = 100,
+  CONTEXT = 101,
 }
 
 /** Metadata of one decorated handler parameter. */

@@ -1,9 +1,10 @@
-import type { ParamData } from '@nestjs/common';
+import { type ParamData } from '@nestjs/common';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { ParamsFactory } from '@nestjs/core/helpers/external-context-creator.js';
 import { McpParamtype } from '../decorators/tool-params.decorator.js';
 import type { FsmCall } from '../gating/fsm-call.js';
 
-/** Maps `@ToolArgs()` and `@ToolContext()` to the values of a call (handler arguments `[request, response, call]`). */
+/** Maps `@ToolArgs()`, `@ToolContext()`, `@Req()` and `@Res()` to the values of a call (handler arguments `[request, response, call]`). */
 export class McpParamsFactory implements ParamsFactory {
   exchangeKeyForValue(type: number, data: ParamData, args: unknown[]): unknown {
     const call = args[2] as FsmCall;
@@ -12,6 +13,10 @@ export class McpParamsFactory implements ParamsFactory {
         return typeof data === 'string' ? call.args[data] : call.args;
       case McpParamtype.CONTEXT:
         return call.context;
+      case RouteParamtypes.REQUEST:
+        return args[0];
+      case RouteParamtypes.RESPONSE:
+        return args[1];
       default:
         return undefined;
     }

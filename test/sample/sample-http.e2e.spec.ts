@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
-type Status = { paymentId: string; state: string; ledger: { kind: string; amount: number }[] };
+type Status = { paymentId: string; state: string; refundable: number; ledger: { kind: string; amount: number }[] };
 
 describe('the sample over stateful HTTP, on its SQLite file', () => {
   let dir: string;
@@ -12,8 +12,8 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
   let sample: SampleProcess;
   let clients: TestClient[];
 
-  const connect = async () => {
-    const client = await connectClient(sample.url);
+  const connect = async (headers?: Record<string, string>) => {
+    const client = await connectClient(sample.url, headers);
     clients.push(client);
     return client;
   };
@@ -73,6 +73,7 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(await status(agent, paymentId)).toEqual({
       paymentId,
       state: 'captured',
+      refundable: 12.5,
       ledger: [
         { kind: 'authorize', amount: 12.5 },
         { kind: 'capture', amount: 12.5 },
@@ -80,6 +81,67 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     });
     const forged = await agent.call('payment.capture', { paymentId: 'AAAAAAAAAAAAAAAAAAAAAA' });
     expect(forged._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+  });
+
+  it('refunds in parts from XState context; a refund larger than what is left is GUARD_REJECTED and writes nothing', async () => {
+    const agent = await connect();
+    const paymentId = await authorize(agent, 10);
+    await agent.call('payment.capture', { paymentId });
+    const part = await agent.call('payment.refund', { paymentId, amount: 3.5 });
+    expect(part._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'partially_refunded' });
+    expect(await status(agent, paymentId)).toMatchObject({ state: 'partially_refunded', refundable: 6.5 });
+    const tooMuch = await agent.call('payment.refund', { paymentId, amount: 7 });
+    expect(tooMuch.isError).toBe(true);
+    expect(tooMuch._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'GUARD_REJECTED', state: 'partially_refunded' });
+    expect(textOf(tooMuch)).toMatch(/^GUARD_REJECTED: "payment.refund" did not run: payment is "partially_refunded", .*"refundLeavesNothing".* event "REFUND"/);
+    const rest = await agent.call('payment.refund', { paymentId });
+    expect(rest.structuredContent).toMatchObject({ refunded: 6.5 });
+    expect(await status(agent, paymentId)).toEqual({
+      paymentId,
+      state: 'refunded',
+      refundable: 0,
+      ledger: [
+        { kind: 'authorize', amount: 10 },
+        { kind: 'capture', amount: 10 },
+        { kind: 'refund', amount: 3.5 },
+        { kind: 'refund', amount: 6.5 },
+      ],
+    });
+  });
+
+  it('never refunds more than was captured under 50 concurrent partial refunds', async () => {
+    const agent = await connect();
+    const paymentId = await authorize(agent, 10);
+    await agent.call('payment.capture', { paymentId });
+    const results = await Promise.all(Array.from({ length: 50 }, () => agent.call('payment.refund', { paymentId, amount: 3 })));
+    const refunded = results.filter((result) => !result.isError).length;
+    expect(refunded).toBeGreaterThanOrEqual(1);
+    expect(refunded).toBeLessThanOrEqual(3);
+    const after = await status(agent, paymentId);
+    const refunds = after.ledger.filter((entry) => entry.kind === 'refund');
+    expect(refunds).toHaveLength(refunded);
+    expect(after.refundable).toBe(10 - 3 * refunded);
+    for (const result of results.filter((result) => result.isError)) {
+      expect(['BUSY', 'GUARD_REJECTED', 'FORBIDDEN']).toContain((result._meta?.['nestjs-mcp-fsm/error'] as { code: string }).code);
+    }
+  });
+
+  it('keeps a payment started by an authenticated client from anonymous and other clients: call, read and menu', async () => {
+    await restart({ SAMPLE_AUTH: 'optional' });
+    const alice = await connect({ Authorization: 'Bearer alice' });
+    const paymentId = await authorize(alice);
+    for (const stranger of [await connect(), await connect({ Authorization: 'Bearer bob' })]) {
+      for (const tool of ['payment.capture', 'payment.void', 'payment.status']) {
+        const refused = await stranger.call(tool, { paymentId });
+        expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE', tool });
+      }
+      expect(await stranger.names()).not.toContain('payment.capture');
+      expect(stranger.listChanged()).toBe(0);
+    }
+    expect((await alice.call('payment.capture', { paymentId })).isError).toBeFalsy();
+    expect((await status(alice, paymentId)).ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture']);
+    const anonymousPayment = await authorize(await connect());
+    expect((await alice.call('payment.status', { paymentId: anonymousPayment })).isError).toBeFalsy();
   });
 
   it('shows a new session the tools of a payment it looked up with payment.status', async () => {

@@ -42,6 +42,23 @@ describeTargets('two sample processes sharing $name', ({ url }) => {
     expect(await kinds(a, paymentId)).toEqual(['authorize', 'capture']);
   });
 
+  it('never refunds more than was captured under 50 concurrent partial refunds across both processes', async () => {
+    samples.push(await startSample({ DATABASE_URL: url! }), await startSample({ DATABASE_URL: url! }));
+    const [a, b] = [await connect(samples[0]), await connect(samples[1])];
+    const started = await a.call('payment.authorize', { amount: 10, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    await b.call('payment.capture', { paymentId });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).call('payment.refund', { paymentId, amount: 3 })),
+    );
+    const refunded = results.filter((result) => !result.isError).length;
+    expect(refunded).toBeGreaterThanOrEqual(1);
+    expect(refunded).toBeLessThanOrEqual(3);
+    const status = (await a.call('payment.status', { paymentId })).structuredContent as Status & { refundable: number };
+    expect(status.ledger.filter((entry) => entry.kind === 'refund')).toHaveLength(refunded);
+    expect(status.refundable).toBe(10 - 3 * refunded);
+  });
+
   it('frees a payment whose process was killed mid-handler, for the other process', async () => {
     samples.push(
       await startSample({ DATABASE_URL: url!, SAMPLE_HANDLER_DELAY_MS: '3000' }),

@@ -19,14 +19,14 @@ export async function mcpUrl(app: INestApplication, path = '/mcp'): Promise<URL>
   return new URL(`http://127.0.0.1:${address.port}${path}`);
 }
 
-/** Connects a new SDK client (a new session on stateful servers). */
-export async function connectClient(url: URL): Promise<TestClient> {
+/** Connects a new SDK client (a new session on stateful servers), sending `headers` on every request. */
+export async function connectClient(url: URL, headers?: Record<string, string>): Promise<TestClient> {
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changes += 1;
   });
-  const transport = new StreamableHTTPClientTransport(url);
+  const transport = new StreamableHTTPClientTransport(url, headers ? { requestInit: { headers } } : undefined);
   await client.connect(transport);
   return {
     client,
