@@ -45,8 +45,8 @@ export class FsmCall {
   lock?: FsmInstanceLock;
   /** Transaction a transactional start tool creates its instance in. */
   transaction?: FsmTransaction;
-  /** The state stored by this call's transition (or start). */
-  storedState?: string;
+  /** The state stored by this call's transition (or start); `null` when the call ended its instance. */
+  storedState?: string | null;
   /**
    * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
    * may swallow the thrown one, but the call is refused all the same.
@@ -67,9 +67,9 @@ export class FsmCall {
     return this.context.authInfo?.clientId;
   }
 
-  /** The state the call leaves its instance in: the stored one, else the one it was admitted on. */
-  get state(): string | undefined {
-    return this.storedState ?? this.snapshot?.state;
+  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
+  get state(): string | null | undefined {
+    return this.storedState !== undefined ? this.storedState : this.snapshot?.state;
   }
 
   /** Fields the result gets besides the handler's own: the minted handle of a start tool. */

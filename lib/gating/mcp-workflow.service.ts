@@ -94,7 +94,13 @@ export class McpWorkflowService {
       throw new Error(messages.endNeedsDelete(this.store.constructor.name));
     }
     await this.store.delete([found.storeKey]);
-    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: FsmCall.of(ctx)?.caller });
+    // The call's own instance: its session is told in-band, with the call's result.
+    const call = FsmCall.of(ctx)!;
+    const own = call.instance?.storeKey === found.storeKey;
+    if (own) {
+      call.storedState = null;
+    }
+    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: own ? call.caller : undefined });
     return true;
   }
 

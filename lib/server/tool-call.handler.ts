@@ -51,8 +51,7 @@ export class ToolCallHandler {
     } catch (error) {
       result = this.failure(call, call.refusal ?? error);
     }
-    const state = call.state;
-    if (call.instance && state !== undefined && this.menu.observe(session, call.instance, state)) {
+    if (call.instance && call.state !== undefined && this.menu.observe(session, call.instance, call.state)) {
       await extra.sendNotification({ method: 'notifications/tools/list_changed' });
     }
     return result;
@@ -73,7 +72,7 @@ export class ToolCallHandler {
   private success(call: FsmCall, value: unknown): CallToolResult {
     const result = toCallToolResult(value, call.resultExtra());
     const state = call.state;
-    if (!call.instance || state === undefined) {
+    if (!call.instance || state === undefined || state === null) {
       return result;
     }
     const { machine } = call.instance;
