@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpToolExplorer } from './discovery/mcp-tool.explorer.js';
 import { McpToolRegistry } from './discovery/mcp-tool.registry.js';
@@ -42,6 +43,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     fsmTransitionRelayProvider,
     machineRegistryProvider,
     McpMetadataAccessor,
+    McpHandlerFactory,
     McpToolRegistry,
     McpToolExplorer,
     UnknownStateReporter,

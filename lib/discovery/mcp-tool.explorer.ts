@@ -1,20 +1,17 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { createContextId, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { z, type ZodObject } from 'zod';
 import { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import * as messages from './discovery.messages.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { McpMachine } from '../fsm/machine.interface.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
-import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpToolRegistry } from './mcp-tool.registry.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
@@ -25,13 +22,11 @@ type Method = (...args: unknown[]) => unknown;
 /** Finds `@McpTool` methods on every provider and turns them into validated tool definitions. */
 @Injectable()
 export class McpToolExplorer implements OnModuleInit {
-  private readonly paramsFactory = new McpParamsFactory();
-
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: McpMetadataAccessor,
-    private readonly contextCreator: ExternalContextCreator,
+    private readonly handlers: McpHandlerFactory,
     private readonly moduleRef: ModuleRef,
     private readonly machines: McpMachineRegistry,
     private readonly registry: McpToolRegistry,
@@ -228,7 +223,7 @@ export class McpToolExplorer implements OnModuleInit {
   ): McpToolInvoker {
     const callback = this.withGate(method);
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
-      const run = this.wrap(wrapper.instance as object, callback, methodName);
+      const run = this.handlers.create(wrapper.instance as object, callback, methodName);
       return (args) => run(...args);
     }
     if (!this.options.allowRequestScoped) {
@@ -239,28 +234,8 @@ export class McpToolExplorer implements OnModuleInit {
       const call = args[2] as FsmCall;
       this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
-      return this.wrap(instance as object, callback, methodName, contextId, wrapper.id)(...args);
+      return this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id)(...args);
     };
-  }
-
-  private wrap(
-    instance: object,
-    callback: Method,
-    methodName: string,
-    contextId?: ReturnType<typeof createContextId>,
-    inquirerId?: string,
-  ): (...args: unknown[]) => Promise<unknown> {
-    return this.contextCreator.create(
-      instance as never,
-      callback,
-      methodName,
-      ROUTE_ARGS_METADATA,
-      this.paramsFactory,
-      contextId,
-      inquirerId,
-      { guards: true, interceptors: true, filters: true },
-      MCP_CONTEXT_TYPE,
-    );
   }
 
   /**

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import type { ContextId } from '@nestjs/core';
+import type { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator.js';
+import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
+import { McpParamsFactory } from './mcp-params.factory.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/** A tool method wrapped in the Nest pipeline: called with `[request, response, call]`. */
+export type McpHandler = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Wraps a tool method in the Nest pipeline, as `@nestjs/graphql` wraps resolvers: guards,
+ * interceptors (the gate among them), pipes, and the method's exception filters, in the
+ * `'mcp'` context. One difference from Nest's own external wrapper: an error that no filter of
+ * the app handles is rethrown without being logged here, because the call handler logs it
+ * once, with the error id the model reads.
+ */
+@Injectable()
+export class McpHandlerFactory {
+  private readonly paramsFactory = new McpParamsFactory();
+
+  constructor(private readonly contextCreator: ExternalContextCreator) {}
+
+  create(instance: object, callback: Method, methodName: string, contextId?: ContextId, inquirerId?: string): McpHandler {
+    const run = this.contextCreator.create(
+      instance as never,
+      callback,
+      methodName,
+      ROUTE_ARGS_METADATA,
+      this.paramsFactory,
+      contextId,
+      inquirerId,
+      { guards: true, interceptors: true, filters: false },
+      MCP_CONTEXT_TYPE,
+    );
+    // Nest's wrapper with `filters: true` logs every error its filters leave alone; the same
+    // filter chain, asked directly, does not. The chain builder is not public API.
+    const filterContext = (this.contextCreator as unknown as { filtersContextCreator: ExternalExceptionFilterContext })
+      .filtersContextCreator;
+    const moduleKey = this.contextCreator.getContextModuleKey(instance.constructor);
+    const filters = filterContext.create(instance as never, callback as never, moduleKey, contextId, inquirerId);
+    return async (...args) => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        const host = new ExecutionContextHost(args, instance.constructor as never, callback);
+        host.setType(MCP_CONTEXT_TYPE);
+        const handled: unknown = filters.invokeCustomFilters(error, host);
+        if (handled === undefined) {
+          throw error;
+        }
+        return handled;
+      }
+    };
+  }
+}
