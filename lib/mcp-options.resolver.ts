@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { McpMachine } from './fsm/machine.interface.js';
 import { FsmGate } from './gating/fsm-gate.js';
-import type { McpHttpTransportOptions, McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
+import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';

@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpToolExplorer } from './discovery/mcp-tool.explorer.js';
-import { McpToolRegistry } from './discovery/mcp-tool.registry.js';
+import { McpToolRegistry } from './tools/mcp-tool.registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
 import { FsmTransitionBus } from './gating/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';

@@ -4,7 +4,7 @@ import { McpMachineRegistry } from './fsm/machine-registry.js';
 import { FsmGate } from './gating/fsm-gate.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
 import { FSM_TRANSITION_RELAY } from './gating/fsm-transition.bus.js';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './mcp-options.resolver.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';

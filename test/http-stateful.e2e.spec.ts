@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { connectClient, eventually, internalErrorText, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
@@ -133,6 +134,24 @@ describe('stateful Streamable HTTP', () => {
     await expect(agent.call('invoice.teleport')).rejects.toThrow(
       'Unknown tool "invoice.teleport". Call tools/list for the tools available now.',
     );
+  });
+
+  it('answers a malformed tools/call with -32602 in plain words, not a schema dump', async () => {
+    const agent = await connect();
+    const send = (params: unknown) =>
+      agent.client.request({ method: 'tools/call', params } as never, CallToolResultSchema).then(
+        () => undefined,
+        (error: unknown) => error as McpError,
+      );
+    const noName = await send({ arguments: {} });
+    expect(noName?.code).toBe(-32602);
+    expect(noName?.message).toBe('MCP error -32602: Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).');
+    const listArguments = await send({ name: 'invoice.submit', arguments: [1, 2] });
+    expect(listArguments?.code).toBe(-32602);
+    expect(listArguments?.message).toBe(
+      'MCP error -32602: Invalid tools/call request for "invoice.submit": "params.arguments" must be an object of named arguments.',
+    );
+    expect(app.get(HandlerLog).count('invoice.submit')).toBe(0);
   });
 
   it('rejects invalid arguments with a message naming them', async () => {

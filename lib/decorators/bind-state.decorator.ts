@@ -1,11 +1,11 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_BIND_STATE_METADATA } from '../mcp.constants.js';
-import type { McpMachine } from '../fsm/machine.interface.js';
+import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@BindState`. */
 export interface BindStateOptions {
   /** Machine (or its id) the states belong to. @default the class's `@McpWorkflow` machine */
-  machine?: McpMachine | string;
+  machine?: McpMachineRef;
   /**
    * Run the claim as a row lock in a transaction the handler joins (stores that support it,
    * such as `TypeOrmFsmStateStore`): the handler receives the transaction's manager in its
@@ -19,7 +19,7 @@ export interface BindStateOptions {
 export interface BindStateMetadata {
   states: string[];
   transition?: string;
-  machine?: McpMachine | string;
+  machine?: McpMachineRef;
   transactional?: boolean;
 }
 

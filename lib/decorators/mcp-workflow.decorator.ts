@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_WORKFLOW_METADATA } from '../mcp.constants.js';
-import type { McpMachine } from '../fsm/machine.interface.js';
+import type { McpMachineRef } from './machine-ref.type.js';
 
 /**
  * Sets the default machine of a class's `@BindState` and `@StartWorkflow` tools.
@@ -10,5 +10,5 @@ import type { McpMachine } from '../fsm/machine.interface.js';
  * \@McpWorkflow(invoiceMachine)
  * export class InvoiceTools { ... }
  */
-export const McpWorkflow = (machine: McpMachine | string): ClassDecorator =>
+export const McpWorkflow = (machine: McpMachineRef): ClassDecorator =>
   SetMetadata(MCP_WORKFLOW_METADATA, machine);

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_START_WORKFLOW_METADATA } from '../mcp.constants.js';
-import type { McpMachine } from '../fsm/machine.interface.js';
+import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@StartWorkflow`. */
 export interface StartWorkflowOptions {
@@ -10,7 +10,7 @@ export interface StartWorkflowOptions {
 
 /** Metadata stored by `@StartWorkflow`. */
 export interface StartWorkflowMetadata {
-  machine?: McpMachine | string;
+  machine?: McpMachineRef;
   transition?: string;
   transactional?: boolean;
 }
@@ -27,7 +27,7 @@ export interface StartWorkflowMetadata {
  * authorize(\@ToolArgs() input: Amount, \@ToolContext() ctx: McpToolContext) { ... }
  */
 export const StartWorkflow = (
-  machine?: McpMachine | string,
+  machine?: McpMachineRef,
   transition?: string,
   options: StartWorkflowOptions = {},
 ): MethodDecorator =>

@@ -1,3 +1,3 @@
-export * from './mcp-tool-definition.interface.js';
+export * from '../tools/mcp-tool-definition.interface.js';
 export * from './mcp-metadata.accessor.js';
-export * from './mcp-tool.registry.js';
+export * from '../tools/mcp-tool.registry.js';

@@ -9,7 +9,7 @@ import {
 import type { BindStateMetadata } from '../decorators/bind-state.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { StartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
-import type { McpMachine } from '../fsm/machine.interface.js';
+import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -30,7 +30,7 @@ export class McpMetadataAccessor {
     return this.reflector.get(MCP_START_WORKFLOW_METADATA, handler);
   }
 
-  getWorkflow(target: Function): McpMachine | string | undefined {
+  getWorkflow(target: Function): McpMachineRef | undefined {
     return this.reflector.get(MCP_WORKFLOW_METADATA, target);
   }
 }

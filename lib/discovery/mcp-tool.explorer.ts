@@ -8,14 +8,14 @@ import { FsmGate } from '../gating/fsm-gate.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import * as messages from './discovery.messages.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
-import type { McpMachine } from '../fsm/machine.interface.js';
+import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
-import { McpToolRegistry } from './mcp-tool.registry.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
-import type { McpToolBinding, McpToolDefinition, McpToolInvoker, McpToolStart } from './mcp-tool-definition.interface.js';
+import type { McpToolBinding, McpToolDefinition, McpToolInvoker, McpToolStart } from '../tools/mcp-tool-definition.interface.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -104,7 +104,7 @@ export class McpToolExplorer implements OnModuleInit {
     };
   }
 
-  private resolveBinding(source: string, method: Method, classMachine?: McpMachine | string): McpToolBinding | undefined {
+  private resolveBinding(source: string, method: Method, classMachine?: McpMachineRef): McpToolBinding | undefined {
     const meta = this.accessor.getBinding(method);
     if (!meta) {
       return undefined;
@@ -129,7 +129,7 @@ export class McpToolExplorer implements OnModuleInit {
     };
   }
 
-  private resolveStart(source: string, method: Method, classMachine?: McpMachine | string): McpToolStart | undefined {
+  private resolveStart(source: string, method: Method, classMachine?: McpMachineRef): McpToolStart | undefined {
     const meta = this.accessor.getStart(method);
     if (!meta) {
       return undefined;
@@ -171,7 +171,7 @@ export class McpToolExplorer implements OnModuleInit {
     }
   }
 
-  private requireMachineId(source: string, decorator: string, machine: McpMachine | string | undefined, user: string): string {
+  private requireMachineId(source: string, decorator: string, machine: McpMachineRef | undefined, user: string): string {
     const id = this.optionalMachineId(source, decorator, machine);
     if (!id) {
       throw new Error(messages.noMachine(source, user));
@@ -179,7 +179,7 @@ export class McpToolExplorer implements OnModuleInit {
     return id;
   }
 
-  private optionalMachineId(source: string, decorator: string, machine?: McpMachine | string): string | undefined {
+  private optionalMachineId(source: string, decorator: string, machine?: McpMachineRef): string | undefined {
     if (machine === undefined) {
       return undefined;
     }

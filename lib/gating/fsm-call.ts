@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
+import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
 import type { FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';

@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { from, lastValueFrom, type Observable, tap } from 'rxjs';
-import type { McpToolBinding } from '../discovery/mcp-tool-definition.interface.js';
+import type { McpToolBinding } from '../tools/mcp-tool-definition.interface.js';
 import type { FsmEngine, FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import type { FsmCall } from './fsm-call.js';
 import { FsmRefusal, type FsmRefusalCode } from './fsm-refusal.error.js';
 import * as messages from './gating.messages.js';

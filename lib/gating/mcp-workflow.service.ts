@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';

@@ -1,6 +1,6 @@
 import { InternalServerErrorException } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
+import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
 import * as messages from './gating.messages.js';
 
 /** Whether a handler returned a ready MCP tool result. */

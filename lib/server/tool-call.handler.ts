@@ -1,7 +1,7 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
 import { toCallToolResult } from '../gating/tool-output.js';

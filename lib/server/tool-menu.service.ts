@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolDefinition } from '../discovery/mcp-tool-definition.interface.js';
-import { McpToolRegistry } from '../discovery/mcp-tool.registry.js';
+import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import type { FsmInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';

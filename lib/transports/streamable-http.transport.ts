@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpHttpTransportOptions } from '../interfaces/mcp-module-options.interface.js';
+import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';

@@ -1,8 +1,8 @@
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
-import type { McpMachine } from '../fsm/machine.interface.js';
-import type { FsmGate } from '../gating/fsm-gate.js';
-import type { FsmTransitionRelay } from '../stores/fsm-transition-relay.interface.js';
+import type { McpMachine } from './fsm/machine.interface.js';
+import type { FsmGate } from './gating/fsm-gate.js';
+import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
