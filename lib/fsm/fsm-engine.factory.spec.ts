@@ -1,20 +1,10 @@
 import * as xstate from 'xstate';
 import { createMachine } from 'xstate';
+import { invoiceMachine } from '../../sample/invoice.machine.js';
 import { defineMachine } from './define-machine.js';
 import { createFsmEngine } from './fsm-engine.factory.js';
 import { loadXState, type XStateModule } from './xstate.loader.js';
 
-// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
-const invoiceMachine = defineMachine({
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-});
 
 const nestedMachine = defineMachine({
   id: 'review',

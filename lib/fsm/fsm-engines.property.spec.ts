@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import * as xstate from 'xstate';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
@@ -8,17 +9,8 @@ import { XStateFsmEngine } from './xstate-fsm.engine.js';
 const UNKNOWN_EVENT = 'NOT_IN_ANY_MACHINE';
 const UNKNOWN_STATE = 'notInAnyMachine';
 
-// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+// The sample's invoice machine: the design's running example.
+const invoiceConfig = sampleInvoiceMachine.config;
 
 // Object.prototype member names catch lookups that read inherited properties.
 const prototypeNames = fc.constantFrom('constructor', 'toString', 'valueOf', 'hasOwnProperty');

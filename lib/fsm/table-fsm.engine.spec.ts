@@ -1,19 +1,11 @@
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 import { defineMachine } from './define-machine.js';
 import type { FsmStep } from './fsm-engine.interface.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 
-// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+// The sample's invoice machine: the design's running example.
+const invoiceConfig = sampleInvoiceMachine.config;
 
 const moved = (state: string, context?: Record<string, unknown>): FsmStep => ({
   status: 'moved',

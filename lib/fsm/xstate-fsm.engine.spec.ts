@@ -1,21 +1,13 @@
 import * as xstate from 'xstate';
 import { assign, createMachine, enqueueActions, log, raise, sendTo, setup } from 'xstate';
+import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
 import { defineMachine } from './define-machine.js';
 import type { FsmMachineState } from './fsm-engine.interface.js';
 import type { McpMachineConfig } from './machine.interface.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
 
-// The sample's invoice machine (sample/invoice.machine.ts), inlined so these specs compile on their own.
-const invoiceConfig: McpMachineConfig = {
-  id: 'invoice',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
-    approved: { on: { DISCHARGE: 'discharged' } },
-    discharged: { type: 'final' },
-  },
-};
+// The sample's invoice machine: the design's running example.
+const invoiceConfig = sampleInvoiceMachine.config;
 
 const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) =>
   new XStateFsmEngine(defineMachine(config), xstate);

@@ -21,7 +21,7 @@ export const guardRejected = (
   guards: readonly string[],
   allowed: readonly string[],
 ): string =>
-  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${state}", and its guard ${guards.map((guard) => `"${guard}"`).join(' / ')} does not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
+  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${state}", and ${guards.length > 1 ? 'its guards' : 'its guard'} ${guards.map((guard) => `"${guard}"`).join(' / ')} ${guards.length > 1 ? 'do' : 'does'} not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
 
 /** BUSY: another call holds the instance. */
 export const busy = (tool: string, machine: string, allowed: readonly string[]): string =>
