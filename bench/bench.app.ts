@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
-import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { docMachine, loopMachine } from './bench.machines.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';
 
@@ -41,7 +41,7 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
       type: 'better-sqlite3',
       database: dbFile,
       enableWAL: true,
-      migrations: [CreateMcpFsmState1764460800000],
+      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
       migrationsRun: true,
       synchronize: false,
     });

@@ -25,6 +25,10 @@ export const storeTransactionClosed = (): string =>
 export const storeTransactionMissingInstance = (handle: string): string =>
   `Workflow instance "${handle}" does not exist; commit a new instance with { insert: true }.`;
 
+/** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
+export const storeSchemaNotReady = (table: string, error: unknown): string =>
+  `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).`;
+
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string =>
   `PostgresFsmTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;

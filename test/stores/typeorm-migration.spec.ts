@@ -64,6 +64,10 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     const crashedSnapshot: FsmSnapshot = { state: 'draft', updatedAt: '2025-11-30T11:00:00.000Z' };
     await insertAs01(v01, owned, ownedSnapshot);
     await insertAs01(v01, crashed, crashedSnapshot, { token: randomUUID(), until: Date.now() - 1_000 });
+    // An app upgraded without the new migration fails at bootstrap, naming the migrations to run.
+    await expect(new TypeOrmFsmStateStore(v01, tables).onApplicationBootstrap()).rejects.toThrow(
+      /is not ready for this version of nestjs-mcp-fsm \(.*\)\. Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000/,
+    );
     await v01.destroy();
 
     const v02 = await open([createFsmStateMigration(tables), createFsmContextMigration(tables)]);
@@ -79,6 +83,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     }
 
     const store = new TypeOrmFsmStateStore(v02, tables);
+    await expect(store.onApplicationBootstrap()).resolves.toBeUndefined();
     expect(await store.load(owned)).toStrictEqual(ownedSnapshot);
     expect(await store.loadMany([owned, crashed])).toStrictEqual(
       new Map([

@@ -4,7 +4,7 @@ import { parseInstanceKey } from '../fsm-instance-key.js';
 import { isOwnedBy } from '../fsm-instance-owner.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
-import { storeInvalidTableName, storeUnsupportedDatabase } from '../stores.messages.js';
+import { storeInvalidTableName, storeSchemaNotReady, storeUnsupportedDatabase } from '../stores.messages.js';
 import type { FsmLockRequest } from '../transactional-fsm-state-store.interface.js';
 
 /** SQL dialects the TypeORM store speaks. */
@@ -112,6 +112,15 @@ export class FsmStateSql {
   /** Whether state change + history row need a transaction (no data-modifying CTE in the dialect). */
   needsTransactionForRecord(): boolean {
     return this.dialect !== 'postgres';
+  }
+
+  /** Throws, naming the migrations to run, when the state table lacks a column this version reads or writes. */
+  async assertSchema(runner: QueryRunner): Promise<void> {
+    try {
+      await this.run(runner, { sql: `SELECT ${this.columns} FROM ${this.state} WHERE 1 = 0`, params: [] });
+    } catch (error) {
+      throw new Error(storeSchemaNotReady(this.state, error));
+    }
   }
 
   /** Snapshot of one instance. */

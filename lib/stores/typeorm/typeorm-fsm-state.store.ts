@@ -1,3 +1,4 @@
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { FsmClaimRequest, FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
@@ -44,7 +45,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmFsmStateStore implements TransactionalFsmStateStore {
+export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
   private readonly writeQueue?: SerialQueue;
@@ -61,6 +62,17 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore {
     );
     this.keepHistory = options.history ?? false;
     if (dialect === 'sqlite') this.writeQueue = sqliteWriteQueue(dataSource);
+  }
+
+  /**
+   * Checks, when the application starts, that the state table has every column this version
+   * uses (a forgotten migration fails the bootstrap with the migrations to run, instead of
+   * every gated call failing closed). Skipped while the DataSource is not initialized yet.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      await this.read((runner) => this.sql.assertSchema(runner));
+    }
   }
 
   /** @inheritdoc */
