@@ -119,7 +119,7 @@ export class FsmStateSql {
     try {
       await this.run(runner, { sql: `SELECT ${this.columns} FROM ${this.state} WHERE 1 = 0`, params: [] });
     } catch (error) {
-      throw new Error(storeSchemaNotReady(this.state, error));
+      throw new Error(storeSchemaNotReady(this.state, error), { cause: error });
     }
   }
 
