@@ -67,6 +67,7 @@ export const machineInitialFailed = (machine: string, reason: string): string =>
 export const unsupportedFeature = {
   after: (): string => 'delayed transitions ("after")',
   invoke: (): string => 'invoked actors ("invoke")',
+  history: (): string => "a history state (type: 'history')",
   /** `action` names the action (`log()`, `the custom action "notify"`), `where` where it runs. */
   action: (action: string, where: string): string => `${action} in ${where}`,
   delayedRaise: (where: string): string => `a delayed raise() in ${where}`,
@@ -86,6 +87,8 @@ export const actionPlace = {
 const FEATURE_ADVICE = {
   after: 'fire the event from a tool (or from a scheduler that calls one)',
   invoke: 'call the service in the tool handler, and bind the tool to the event that records its outcome',
+  history:
+    "keep what to return to in the context (assign) and pick the target with guards: the gate stores each instance's state value and context, not XState's history value",
   action:
     'run side effects in the tool handler; the gate stores context changes made with assign (and runs raise without a delay)',
   delayedRaise: 'raise the event without a delay, or fire it from a tool',

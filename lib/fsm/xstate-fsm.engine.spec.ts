@@ -65,7 +65,6 @@ describe('XStateFsmEngine', () => {
           states: {
             legal: { on: { OK: 'finance' } },
             finance: { on: { OK: '#invoice.approved' } },
-            last: { type: 'history' },
           },
         },
         approved: {},
@@ -76,7 +75,7 @@ describe('XStateFsmEngine', () => {
     const at = (state: string) => ({ state });
     const moved = (state: string) => ({ status: 'moved', next: { state } });
 
-    it('lists parent and child paths, without history pseudo-states', () => {
+    it('lists parent and child paths', () => {
       expect(engine.statePaths()).toEqual([
         'draft',
         'review',
@@ -557,6 +556,18 @@ describe('XStateFsmEngine', () => {
         engineFor({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } }),
       ).toThrow(
         `Machine "door": state "open" uses delayed transitions ("after"), ${cannot} Instead, fire the event from a tool (or from a scheduler that calls one).`,
+      );
+    });
+
+    it('history states, whose memory the gate does not store', () => {
+      expect(() =>
+        engineFor({
+          id: 'door',
+          initial: 'open',
+          states: { open: { initial: 'a', states: { a: { on: { NEXT: 'b' } }, b: {}, last: { type: 'history' } } }, closed: {} },
+        }),
+      ).toThrow(
+        `Machine "door": state "open.last" uses a history state (type: 'history'), ${cannot} Instead, keep what to return to in the context (assign) and pick the target with guards: the gate stores each instance's state value and context, not XState's history value.`,
       );
     });
 

@@ -216,10 +216,6 @@ export class XStateFsmEngine implements FsmEngine {
     if (node.path.length === 1 && node.key.startsWith('{')) {
       throw new Error(machineStateNameIsJson(this.machineId, node.key));
     }
-    // A history node is a pseudo-state: no instance is ever in it, so it is no path.
-    if (node.type === 'history') {
-      return;
-    }
     assertRunnableNode(this.machineId, node);
     if (path) {
       this.paths.push(path);

@@ -33,6 +33,10 @@ type Refusal = { feature: string; kind: 'action' | 'delayedRaise' };
  */
 export function assertRunnableNode(machineId: string, node: AnyStateNode): void {
   const state = node.path.length ? node.path.join('.') : undefined;
+  // Its memory is XState's history value, which the gate does not store: it would always resume at the default.
+  if (node.type === 'history') {
+    throw new Error(machineFeatureUnsupported(machineId, state, unsupportedFeature.history(), 'history'));
+  }
   if (node.config.after !== undefined && Object.keys(node.config.after).length > 0) {
     throw new Error(machineFeatureUnsupported(machineId, state, unsupportedFeature.after(), 'after'));
   }

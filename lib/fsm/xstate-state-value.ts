@@ -9,14 +9,13 @@ import type { AnyStateNode, StateValue } from 'xstate';
  * @internal
  */
 
-/** The child state nodes of `node` that an instance can be in (no history pseudo-states), in document order. */
+/** The child state nodes of `node`, in document order (the engine refuses history pseudo-states). */
 export function childNodes(node: AnyStateNode): AnyStateNode[] {
-  return Object.values(node.states).filter((child) => child.type !== 'history');
+  return Object.values(node.states);
 }
 
 function childNode(node: AnyStateNode, key: string): AnyStateNode | undefined {
-  const child = Object.hasOwn(node.states, key) ? node.states[key] : undefined;
-  return child?.type === 'history' ? undefined : child;
+  return Object.hasOwn(node.states, key) ? node.states[key] : undefined;
 }
 
 const isLeaf = (node: AnyStateNode): boolean => node.type === 'atomic' || node.type === 'final';
