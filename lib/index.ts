@@ -10,6 +10,7 @@ export type { FsmEngine, FsmMachineState, FsmStep } from './fsm/fsm-engine.inter
 export * from './stores/index.js';
 export * from './gating/index.js';
 export { McpToolRegistry } from './tools/mcp-tool.registry.js';
+export { McpMachineRegistry } from './fsm/machine-registry.js';
 export type { McpToolDefinition } from './tools/mcp-tool-definition.interface.js';
 export { McpSessionRegistry } from './server/mcp-session.registry.js';
 export { FsmTransitionBus } from './gating/fsm-transition.bus.js';

@@ -141,8 +141,13 @@ export class FsmGate implements NestInterceptor {
     }
     call.lock = outcome.lock;
     call.context.manager = outcome.lock.manager;
-    this.admitted(call, instance, outcome.lock.snapshot);
-    call.next = this.evaluate(call, engine, outcome.lock.snapshot, binding.transition!);
+    const { snapshot } = outcome.lock;
+    this.admitted(call, instance, snapshot);
+    // The store matched the states exactly, unless the engine had too many values to list.
+    if (!binding.states.some((state) => engine.matches(snapshot.state, state))) {
+      throw this.refusals.forbidden(call, instance.machine, snapshot.state);
+    }
+    call.next = this.evaluate(call, engine, snapshot, binding.transition!);
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
