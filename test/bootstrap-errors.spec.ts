@@ -1,6 +1,8 @@
 import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import {
   BindState,
   defineMachine,
@@ -224,6 +226,22 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     expect(await bootstrapError([appWith([], { machines: [invoiceMachine, otherInvoice] })])).toBe(
       'McpModule: two machines have the id "invoice"; machine ids must be unique.',
     );
+  });
+
+  it('a TypeORM store whose table lacks the 0.2 migration (an upgrade that forgot to run it)', async () => {
+    const dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      migrations: [CreateMcpFsmState1764460800000],
+    }).initialize();
+    try {
+      await dataSource.runMigrations();
+      expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
+        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).',
+      );
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('a valid configuration boots (the helpers above are not what fails)', async () => {
