@@ -28,7 +28,11 @@ const requestedCents = (context: PaymentContext, input: unknown): number => {
  */
 export const paymentMachine = defineMachine(
   setup({
-    types: { context: {} as PaymentContext, events: {} as { type: string; input?: unknown } },
+    types: {
+      context: {} as PaymentContext,
+      events: {} as { type: string; input?: unknown },
+      input: {} as { amount?: number } | undefined,
+    },
     guards: {
       refundLeavesNothing: ({ context, event }) => {
         const cents = requestedCents(context, event.input);
@@ -40,7 +44,6 @@ export const paymentMachine = defineMachine(
       },
     },
     actions: {
-      recordAuthorization: assign({ authorized: ({ event }) => (event.input as { amount: number }).amount }),
       recordCapture: assign({ captured: ({ context }) => context.authorized }),
       recordRefund: assign({
         refunded: ({ context, event }) => (Math.round(context.refunded * 100) + requestedCents(context, event.input)) / 100,
@@ -49,9 +52,10 @@ export const paymentMachine = defineMachine(
   }).createMachine({
     id: 'payment',
     initial: 'pending',
-    context: { authorized: 0, captured: 0, refunded: 0 },
+    // payment.authorize's arguments are the machine's input (undefined when the module boots).
+    context: ({ input }) => ({ authorized: input?.amount ?? 0, captured: 0, refunded: 0 }),
     states: {
-      pending: { on: { AUTHORIZE: { target: 'authorized', actions: 'recordAuthorization' } } },
+      pending: { on: { AUTHORIZE: 'authorized' } },
       authorized: { on: { CAPTURE: { target: 'captured', actions: 'recordCapture' }, VOID: 'voided' } },
       captured: {
         on: {

@@ -31,8 +31,12 @@ export interface FsmEngine {
   readonly machineId: string;
   /** Which engine this is, for messages and tests. */
   readonly kind: 'xstate' | 'table';
-  /** The instance a new workflow starts as (after XState's initial transition: leaf state, initial context). */
-  initial(): FsmMachineState;
+  /**
+   * The instance a new workflow starts as (after XState's initial transition: leaf state,
+   * initial context). `input` is the machine's input (a start tool's arguments), which an
+   * XState context factory reads; without it, the input is `undefined`.
+   */
+  initial(input?: unknown): FsmMachineState;
   /** Every state node path of the machine, parents included (`['review', 'review.legal']`), in document order. */
   statePaths(): string[];
   /** Every event name that appears in a transition. */

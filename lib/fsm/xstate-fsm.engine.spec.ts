@@ -226,6 +226,22 @@ describe('XStateFsmEngine', () => {
     });
   });
 
+  describe('with a context computed from the machine input', () => {
+    const engine = engineFor(
+      setup({ types: { input: {} as { amount?: number } | undefined } }).createMachine({
+        id: 'payment',
+        initial: 'pending',
+        context: ({ input }) => ({ authorized: input?.amount ?? 0 }),
+        states: { pending: { on: { CAPTURE: 'captured' } }, captured: { type: 'final' } },
+      }),
+    );
+
+    it('starts an instance from a start tool\'s arguments, and from no input at bootstrap', () => {
+      expect(engine.initial({ amount: 12.5, currency: 'EUR' })).toStrictEqual({ state: 'pending', context: { authorized: 12.5 } });
+      expect(engine.initial()).toStrictEqual({ state: 'pending', context: { authorized: 0 } });
+    });
+  });
+
   describe('with context and assign', () => {
     // Two distinct approvers are needed; the same approver twice changes nothing.
     const approvals = setup({

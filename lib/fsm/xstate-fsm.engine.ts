@@ -64,20 +64,15 @@ export class XStateFsmEngine implements FsmEngine {
     if (childNodes(this.machine.root).length === 0) {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
-    const [snapshot] = xstate.initialTransition(this.machine);
-    if (snapshot.status === 'error') {
-      throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
-    }
-    const value = normalizeStateValue(this.machine.root, snapshot.value);
-    if (value === undefined) {
-      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
-    }
-    this.start = this.toInstance(snapshot, value);
+    this.start = this.initialWith(undefined);
   }
 
-  /** The leaf state value and context after XState's initial transition (entry `assign`s applied). */
-  initial(): FsmMachineState {
-    return this.copy(this.start);
+  /**
+   * The leaf state value and context after XState's initial transition (entry `assign`s
+   * applied), with `input` as the machine's input (a context factory reads it).
+   */
+  initial(input?: unknown): FsmMachineState {
+    return input === undefined ? this.copy(this.start) : this.initialWith(input);
   }
 
   /** Every state node path, parallel regions included, parents before their children, in document order. */
@@ -159,6 +154,18 @@ export class XStateFsmEngine implements FsmEngine {
   /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean {
     return this.decode(state)?.final ?? false;
+  }
+
+  private initialWith(input: unknown): FsmMachineState {
+    const [snapshot] = this.xstate.initialTransition(this.machine, input);
+    if (snapshot.status === 'error') {
+      throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
+    }
+    const value = normalizeStateValue(this.machine.root, snapshot.value);
+    if (value === undefined) {
+      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
+    }
+    return this.toInstance(snapshot, value);
   }
 
   private decode(state: string): DecodedState | undefined {

@@ -119,7 +119,7 @@ export class FsmGate implements NestInterceptor {
       scope: 'handle',
       handle,
     };
-    const initial = engine.initial();
+    const initial = engine.initial(call.args);
     this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
     call.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
     if (start.transactional) {
