@@ -1,11 +1,6 @@
+import { formatIssues, reasonOf } from '../gating/gating.messages.js';
+
 /** What a client or an operator reads from the server layer (calls, lists, sessions): worded once. */
-
-/** The reason text of any thrown value (for logs). */
-export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** zod issues as `path: message; path: message`. */
-const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(value)'}: ${issue.message}`).join('; ');
 
 /** Unknown tool name in `tools/call`. */
 export const unknownTool = (name: string): string =>
