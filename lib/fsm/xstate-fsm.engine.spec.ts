@@ -50,6 +50,17 @@ describe('XStateFsmEngine', () => {
       }
       expect(engine.knows('draft')).toBe(true);
     });
+
+    it('remembers the steps of a machine without guards, actions or context, and shares them read-only', () => {
+      const first = engine.transition({ state: 'draft' }, 'SUBMIT');
+      const again = engine.transition({ state: 'draft' }, 'SUBMIT');
+      expect(again).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      expect(() => {
+        (first as { next: FsmMachineState }).next.state = 'approved';
+      }).toThrow(TypeError);
+      expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual({ status: 'moved', next: { state: 'review' } });
+    });
   });
 
   describe('on a nested machine', () => {
@@ -165,6 +176,19 @@ describe('XStateFsmEngine', () => {
     });
     const engine = engineFor(machine);
     const review = engine.initial();
+
+    it('decides each step again when a guard reads the input, even without context', () => {
+      const gated = engineFor(
+        setup({ guards: { ok: ({ event }) => (event as { input?: { ok?: boolean } }).input?.ok === true } }).createMachine({
+          id: 'door',
+          initial: 'shut',
+          states: { shut: { on: { OPEN: { target: 'open', guard: 'ok' } } }, open: {} },
+        }),
+      );
+      expect(gated.transition({ state: 'shut' }, 'OPEN', { ok: true })).toStrictEqual({ status: 'moved', next: { state: 'open' } });
+      expect(gated.transition({ state: 'shut' }, 'OPEN', { ok: false })).toStrictEqual({ status: 'guarded', guards: ['ok'] });
+      expect(gated.transition({ state: 'shut' }, 'OPEN', { ok: true })).toStrictEqual({ status: 'moved', next: { state: 'open' } });
+    });
 
     it('passes the tool arguments as event.input, against the instance context', () => {
       expect(review).toStrictEqual({ state: 'review', context: { limit: 100 } });

@@ -10,7 +10,7 @@ import {
 } from './fsm.messages.js';
 import { copyContext } from './machine-context.js';
 import type { McpMachine } from './machine.interface.js';
-import { assertRunnableNode } from './xstate-machine.check.js';
+import { assertRunnableNode, isContextFreeNode } from './xstate-machine.check.js';
 import {
   childNodes,
   decodeStateValue,
@@ -24,7 +24,7 @@ import type { XStateModule } from './xstate.loader.js';
 /** The most state values `valuesMatching` lists; beyond it, the store cannot claim by exact match. */
 export const MAX_MATCHING_STATE_VALUES = 256;
 
-// Decoded stored values, kept for the states instances are actually in; cleared when full.
+// Decoded stored values and remembered steps, kept for the states instances are actually in; cleared when full.
 const MAX_CACHED_STATE_VALUES = 1024;
 
 interface DecodedState {
@@ -48,6 +48,8 @@ export class XStateFsmEngine implements FsmEngine {
   private readonly paths: string[] = [];
   private readonly events = new Set<string>();
   private readonly decoded = new Map<string, DecodedState | undefined>();
+  /** Steps of a machine without guards, actions or context, by state and event; `undefined` for any other machine. */
+  private readonly steps?: Map<string, FsmStep>;
   private readonly start: FsmMachineState;
   private readonly hasContext: boolean;
 
@@ -65,6 +67,9 @@ export class XStateFsmEngine implements FsmEngine {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
     this.start = this.initialWith(undefined);
+    if (!this.hasContext && this.start.context === undefined && isContextFreeNode(this.machine.root)) {
+      this.steps = new Map();
+    }
   }
 
   /**
@@ -123,8 +128,30 @@ export class XStateFsmEngine implements FsmEngine {
   /**
    * Sends `{ type: event, input }` to the instance, with its context (the initial context
    * when it has none). An unknown stored state, or a done machine, ignores every event.
+   * A machine without guards, actions or context answers from its remembered steps.
    */
   transition(from: FsmMachineState, event: string, input?: unknown): FsmStep {
+    if (!this.steps) {
+      return this.step(from, event, input);
+    }
+    const key = `${from.state}\u0000${event}`;
+    let step = this.steps.get(key);
+    if (step === undefined) {
+      step = freezeStep(this.step(from, event, input));
+      if (this.steps.size >= MAX_CACHED_STATE_VALUES) {
+        this.steps.clear();
+      }
+      this.steps.set(key, step);
+    }
+    return step;
+  }
+
+  /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
+  isFinal(state: string): boolean {
+    return this.decode(state)?.final ?? false;
+  }
+
+  private step(from: FsmMachineState, event: string, input: unknown): FsmStep {
     const decoded = this.decode(from.state);
     if (decoded === undefined || decoded.final) {
       return IGNORED;
@@ -149,11 +176,6 @@ export class XStateFsmEngine implements FsmEngine {
       throw new Error(machineUnexpectedValue(this.machineId, next.value));
     }
     return { status: 'moved', next: this.toInstance(next, value) };
-  }
-
-  /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
-  isFinal(state: string): boolean {
-    return this.decode(state)?.final ?? false;
   }
 
   private initialWith(input: unknown): FsmMachineState {
@@ -259,6 +281,14 @@ function guardName(guard: unknown): string {
   }
   const { type } = (guard ?? {}) as { type?: unknown };
   return typeof type === 'string' ? type : 'inline guard';
+}
+
+/** A remembered step is shared by every call that takes it, so nobody may change it. */
+function freezeStep(step: FsmStep): FsmStep {
+  if (step.status === 'moved') {
+    Object.freeze(step.next);
+  }
+  return Object.freeze(step);
 }
 
 function reasonOf(error: unknown): string {

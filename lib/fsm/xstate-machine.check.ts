@@ -112,3 +112,20 @@ function refuseFunction(action: BuiltInAction, name: string | undefined, where: 
   }
   return { feature: unsupportedFeature.action(label, where), kind: 'action' };
 }
+
+/**
+ * Whether every step of the machine under `node` depends on the state and the event only:
+ * no guard and no action anywhere (so no context either), which lets an engine remember steps.
+ * @internal
+ */
+export function isContextFreeNode(node: AnyStateNode): boolean {
+  const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+  const initialActions = typeof node.config.initial === 'object' && node.config.initial !== null ? node.initial.actions : [];
+  return (
+    node.entry.length === 0 &&
+    node.exit.length === 0 &&
+    initialActions.length === 0 &&
+    transitions.every((transition) => transition.guard === undefined && transition.actions.length === 0) &&
+    Object.values(node.states).every(isContextFreeNode)
+  );
+}
