@@ -1,5 +1,7 @@
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from './fsm/machine.interface.js';
 import type { FsmGate } from './gating/fsm-gate.js';
 import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
@@ -22,6 +24,22 @@ export interface McpHttpTransportOptions {
   allowedHosts?: string[];
   /** Origin header values accepted; requests without Origin are allowed. @default loopback origins */
   allowedOrigins?: string[];
+  /**
+   * Serve the MCP path straight from Node's HTTP server, ahead of the framework: no body
+   * parser, router or middleware of the app runs for it (so `app.use(...)` auth does not
+   * either: use `authenticate`), which saves most of what Express costs per request. Guards,
+   * interceptors, pipes and filters on tools run as usual. `path` is then absolute:
+   * `setGlobalPrefix` does not apply to it. Other paths are served by the app as before.
+   * @default false
+   */
+  direct?: boolean;
+  /**
+   * Who the caller is, from the HTTP request, when no middleware of the app set `req.auth`
+   * (always, with `direct`): the `AuthInfo` of a valid credential, `undefined` for an
+   * anonymous caller. Throw an `HttpException` (e.g. `UnauthorizedException`) to answer the
+   * request with its status and message.
+   */
+  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
 
 /** Session limits of stateful HTTP. */

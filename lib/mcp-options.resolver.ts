@@ -23,7 +23,7 @@ export interface McpResolvedOptions {
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
   store: FsmStateStore;
-  http: Required<Pick<McpHttpTransportOptions, 'path' | 'stateless'>> & Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins'> | undefined;
+  http: (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless'>) | undefined;
   stdio: boolean;
   singleTenant: boolean;
   attachmentId: string;

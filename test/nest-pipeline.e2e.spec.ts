@@ -109,7 +109,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
       expect((await store.load(storeKey()))?.state).toBe('checkout');
       expect(await currentState()).toBe('checkout');
 
-      // The claim taken before the pipe ran was released: the corrected call is not BUSY.
+      // Nothing of the refused call holds the instance: the corrected call is not BUSY.
       const paid = await agent.call('order.pay', { amount: '12.00' });
       expect(paid.isError).toBeFalsy();
       expect(stateOf(paid)).toBe('paid');

@@ -14,7 +14,7 @@ export type McpHandler = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * Wraps a tool method in the Nest pipeline, as `@nestjs/graphql` wraps resolvers: guards,
- * interceptors (the gate among them), pipes, and the method's exception filters, in the
+ * interceptors, pipes (the gate runs among them), and the method's exception filters, in the
  * `'mcp'` context. One difference from Nest's own external wrapper: an error that no filter of
  * the app handles is rethrown without being logged here, because the call handler logs it
  * once, with the error id the model reads.

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { createContextId, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { ApplicationConfig, createContextId, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { z, type ZodObject } from 'zod';
 import { FsmCall } from '../gating/fsm-call.js';
@@ -31,6 +31,7 @@ export class McpToolExplorer implements OnModuleInit {
     private readonly machines: McpMachineRegistry,
     private readonly registry: McpToolRegistry,
     private readonly gate: FsmGate,
+    private readonly appConfig: ApplicationConfig,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
   ) {}
@@ -82,6 +83,7 @@ export class McpToolExplorer implements OnModuleInit {
     const inputSchema = this.inputSchema(source, options, binding);
     const outputSchema = this.outputSchema(source, options, start);
     const reads = binding || start ? undefined : this.readsMachine(workflow, inputSchema);
+    const gated = Boolean(binding || start || reads);
     return {
       name: options.name,
       title: options.title,
@@ -98,9 +100,9 @@ export class McpToolExplorer implements OnModuleInit {
       binding,
       start,
       reads,
-      gated: Boolean(binding || start || reads),
+      gated,
       source,
-      invoke: this.createInvoker(wrapper, metatype, methodName, method, source),
+      invoke: this.createInvoker(wrapper, metatype, methodName, method, source, gated),
     };
   }
 
@@ -220,11 +222,15 @@ export class McpToolExplorer implements OnModuleInit {
     methodName: string,
     method: Method,
     source: string,
+    gated: boolean,
   ): McpToolInvoker {
-    const callback = this.withGate(method);
+    const intercepted = this.hasInterceptors(metatype, method);
+    const callback = !gated ? method : intercepted ? this.withGateInterceptor(method) : this.withGateAround(method);
+    // The gate around the method finds its call in the running pipeline's async context.
+    const scoped = gated && !intercepted;
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
       const run = this.handlers.create(wrapper.instance as object, callback, methodName);
-      return (args) => run(...args);
+      return scoped ? (args) => FsmCall.run(args[2] as FsmCall, () => run(...args)) : (args) => run(...args);
     }
     if (!this.options.allowRequestScoped) {
       throw new Error(messages.requestScopedRefused(source));
@@ -234,25 +240,45 @@ export class McpToolExplorer implements OnModuleInit {
       const call = args[2] as FsmCall;
       this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
-      return this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id)(...args);
+      const run = this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id);
+      return scoped ? FsmCall.run(call, () => run(...args)) : run(...args);
     };
   }
 
+  /** Whether any interceptor of the app applies to the method: global, on its class, or on itself. */
+  private hasInterceptors(metatype: Function, method: Method): boolean {
+    const declared = (target: object) => ((Reflect.getMetadata(INTERCEPTORS_METADATA, target) as unknown[] | undefined) ?? []).length > 0;
+    const global = this.appConfig.getGlobalInterceptors().length + this.appConfig.getGlobalRequestInterceptors().length > 0;
+    return global || declared(metatype) || declared(method);
+  }
+
   /**
-   * A stand-in for the method that carries all of its metadata plus the gate, first among
-   * the method's interceptors: every guard runs before the gate claims anything, and the
-   * method's own interceptors and pipes run inside the claim. The user's method itself is
-   * never changed, so several applications in one process stay independent.
+   * A stand-in for the method with all of its metadata plus the gate, first among the
+   * method's interceptors: every guard runs before the gate claims anything, and the
+   * method's own interceptors and pipes run inside the claim.
    */
-  private withGate(method: Method): Method {
-    const callback = function (this: unknown, ...args: unknown[]) {
+  private withGateInterceptor(method: Method): Method {
+    const callback = this.standIn(method, function (this: unknown, ...args: unknown[]) {
       return method.apply(this, args);
-    };
+    });
+    const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
+    Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);
+    return callback;
+  }
+
+  /** A stand-in for a method without interceptors: the gate runs around it, after guards and pipes. */
+  private withGateAround(method: Method): Method {
+    const gate = this.gate;
+    return this.standIn(method, function (this: unknown, ...args: unknown[]) {
+      return gate.handle(FsmCall.current()!, () => method.apply(this, args));
+    });
+  }
+
+  /** `callback` with all of `method`'s metadata; the user's method itself is never changed, so several applications in one process stay independent. */
+  private standIn(method: Method, callback: Method): Method {
     for (const key of Reflect.getMetadataKeys(method)) {
       Reflect.defineMetadata(key, Reflect.getMetadata(key, method), callback);
     }
-    const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
-    Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);
     return callback;
   }
 

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
 import type { FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
@@ -28,6 +29,7 @@ export interface FsmCaller {
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
 const callsByContext = new WeakMap<object, FsmCall>();
+const runningCall = new AsyncLocalStorage<FsmCall>();
 
 /**
  * One tool call as the gate sees it, from admission to the stored outcome. The gate fills
@@ -86,5 +88,15 @@ export class FsmCall {
   /** The call a tool context belongs to. */
   static of(context: McpToolContext): FsmCall | undefined {
     return callsByContext.get(context);
+  }
+
+  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link FsmCall.current} call. */
+  static run<T>(call: FsmCall, work: () => T): T {
+    return runningCall.run(call, work);
+  }
+
+  /** The call whose pipeline is running, inside {@link FsmCall.run}. */
+  static current(): FsmCall | undefined {
+    return runningCall.getStore();
   }
 }

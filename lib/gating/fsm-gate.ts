@@ -1,6 +1,6 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { from, lastValueFrom, type Observable, tap } from 'rxjs';
+import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../tools/mcp-tool-definition.interface.js';
 import type { FsmEngine, FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
@@ -28,9 +28,10 @@ import { assertToolOutput, isToolErrorResult } from './tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /**
- * The gate: owns every workflow call from start to end, as one interceptor that runs after
- * all guards (so an unauthorised call never claims anything) and before the method's own
- * interceptors and pipes:
+ * The gate: owns every workflow call from start to end. It runs after all guards (so an
+ * unauthorised call never claims anything): as the method's first interceptor when the tool
+ * has interceptors of the app's (they run inside it), otherwise right around the method,
+ * after the pipes, without an rxjs hop:
  *
  * resolve the instance (handle argument or session) → check it is the caller's → claim it
  * (lease, row lock or in-process mutex) → compute the transition on the stored snapshot with
@@ -68,13 +69,21 @@ export class FsmGate implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const call = FsmCall.from(context);
-    if (!call) {
+    if (!call?.tool.gated) {
       return next.handle();
     }
-    if (!call.tool.gated) {
-      return next.handle().pipe(tap((result) => assertToolOutput(call.tool, result, {})));
-    }
-    return from(this.run(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    return from(this.handle(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+  }
+
+  /**
+   * Runs a gated call whose handler is `handler` (what the method returns: a value, a promise
+   * or an observable) and answers the handler's value.
+   */
+  async handle(call: FsmCall, handler: () => unknown): Promise<unknown> {
+    return this.run(call, async () => {
+      const value = await handler();
+      return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
+    });
   }
 
   /** One gated call, top to bottom. Whatever happens, the claim is committed or let go. */

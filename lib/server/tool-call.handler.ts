@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
-import { toCallToolResult } from '../gating/tool-output.js';
+import { assertToolOutput, toCallToolResult } from '../gating/tool-output.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
@@ -70,6 +70,10 @@ export class ToolCallHandler {
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {
+    if (!call.tool.gated) {
+      // A gated call's value was checked by the gate, before its transition was stored.
+      assertToolOutput(call.tool, value, {});
+    }
     const result = toCallToolResult(value, call.resultExtra());
     const state = call.state;
     if (!call.instance || state === undefined || state === null) {

@@ -13,12 +13,30 @@ function isLoopbackAddress(address: string | undefined): boolean {
   return plain === '::1' || (isIP(plain) === 4 && plain.startsWith('127.'));
 }
 
-function hostnameOf(value: string, withScheme: boolean): string | undefined {
-  try {
-    return new URL(withScheme ? value : `http://${value}`).hostname;
-  } catch {
+// A host as the Host header and an origin spell it: a DNS name or IPv4 address, or an IPv6 address in brackets.
+const NAME = /^[a-z0-9.-]+$/i;
+const BRACKETED = /^\[[0-9a-f:.]+\]$/i;
+const PORT = /^\d{0,5}$/;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The lower-case host of `host[:port]`, without parsing a URL; `undefined` for anything else
+ * (user info, a path, stray characters), which is refused rather than guessed at.
+ */
+function hostnameOf(authority: string): string | undefined {
+  const close = authority.startsWith('[') ? authority.indexOf(']') + 1 : 0;
+  const colon = authority.indexOf(':', close);
+  const host = colon === -1 ? authority : authority.slice(0, colon);
+  if (colon !== -1 && !PORT.test(authority.slice(colon + 1))) {
     return undefined;
   }
+  return (close ? BRACKETED : NAME).test(host) ? host.toLowerCase() : undefined;
+}
+
+/** The host of an Origin header (`scheme://host[:port]`). */
+function originHostnameOf(origin: string): string | undefined {
+  const scheme = SCHEME.exec(origin);
+  return scheme ? hostnameOf(origin.slice(scheme[0].length)) : undefined;
 }
 
 /**
@@ -32,7 +50,7 @@ export function rejectHostOrOrigin(request: IncomingMessage, options: McpHttpTra
   const allowedHosts = options.allowedHosts ?? (loopback ? LOOPBACK_HOSTNAMES : undefined);
   const host = request.headers.host;
   if (allowedHosts) {
-    const hostname = host ? hostnameOf(host, false) : undefined;
+    const hostname = host ? hostnameOf(host) : undefined;
     if (!hostname || !allowedHosts.includes(hostname)) {
       return messages.hostRejected(host);
     }
@@ -44,8 +62,8 @@ export function rejectHostOrOrigin(request: IncomingMessage, options: McpHttpTra
   if (options.allowedOrigins) {
     return options.allowedOrigins.includes(origin) ? undefined : messages.originRejected(origin);
   }
-  const originHost = hostnameOf(origin, true);
-  const sameHost = originHost !== undefined && host !== undefined && originHost === hostnameOf(host, false);
+  const originHost = originHostnameOf(origin);
+  const sameHost = originHost !== undefined && host !== undefined && originHost === hostnameOf(host);
   const loopbackOrigin = loopback && originHost !== undefined && LOOPBACK_HOSTNAMES.includes(originHost);
   return sameHost || loopbackOrigin ? undefined : messages.originRejected(origin);
 }

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
@@ -21,11 +21,17 @@ type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 /** JSON-RPC error codes the transport answers with outside any request. */
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
+const PARSE_ERROR = -32700;
+/** The largest request body read on the direct route (the SDK's own limit). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * Serves Streamable HTTP on Nest's own HTTP server (Express): stateful, with one SDK server
- * per session and `list_changed` on the session's GET stream, or stateless, with a fresh
- * server per request and GET answering 405.
+ * Serves Streamable HTTP on Nest's own HTTP server: stateful, with one SDK server per
+ * session and `list_changed` on the session's GET stream, or stateless, with a fresh server
+ * per request and GET answering 405. The route is the framework's (Express), or with
+ * `direct` a listener on the Node server ahead of the framework.
  */
 @Injectable()
 export class StreamableHttpTransport implements OnModuleInit {
@@ -44,6 +50,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (!http || !adapter) {
       return;
     }
+    if (http.direct) {
+      this.serveDirect(adapter.getHttpServer() as HttpServer, http);
+      return;
+    }
     const { path } = http;
     const handle = (method: 'POST' | 'GET' | 'DELETE') => (req: Request, res: ServerResponse) =>
       void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
@@ -52,10 +62,64 @@ export class StreamableHttpTransport implements OnModuleInit {
     adapter.delete(path, handle('DELETE'));
   }
 
+  /** Puts a listener for the MCP path in front of the app's own request listeners. */
+  private serveDirect(server: HttpServer, http: McpHttpTransportOptions): void {
+    const { path } = http;
+    const app = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: Request, res: ServerResponse) => {
+      const url = req.url ?? '';
+      const method = req.method ?? '';
+      const ours = (url === path || url.startsWith(`${path}?`)) && (method === 'POST' || method === 'GET' || method === 'DELETE');
+      if (!ours) {
+        for (const listener of app) listener.call(server, req, res);
+        return;
+      }
+      void this.readJsonBody(req)
+        .then(() => this.serve(method, req, res, http))
+        .catch((error: unknown) => this.fail(res, error));
+    });
+  }
+
+  /**
+   * Reads a JSON POST body into `req.body`, as a body parser would. Any other body is left
+   * unread, for the SDK transport to refuse (415) or read.
+   */
+  private readJsonBody(req: Request): Promise<void> {
+    if (req.method !== 'POST' || !req.headers['content-type']?.includes('application/json')) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          req.removeAllListeners('data').resume();
+          reject(new HttpException(messages.bodyTooLarge(MAX_BODY_BYTES), 413));
+        } else {
+          chunks.push(chunk);
+        }
+      });
+      req.once('error', reject);
+      req.once('end', () => {
+        try {
+          req.body = JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+          resolve();
+        } catch {
+          reject(new BadJsonError());
+        }
+      });
+    });
+  }
+
   private async serve(method: string, req: Request, res: ServerResponse, http: McpHttpTransportOptions): Promise<void> {
     const rejection = rejectHostOrOrigin(req, http);
     if (rejection) {
       return this.reply(res, 403, SERVER_ERROR, rejection);
+    }
+    if (http.authenticate && req.auth === undefined) {
+      req.auth = await http.authenticate(req);
     }
     if (http.stateless) {
       return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method));
@@ -110,6 +174,12 @@ export class StreamableHttpTransport implements OnModuleInit {
   }
 
   private fail(res: ServerResponse, error: unknown): void {
+    if (!res.headersSent && error instanceof BadJsonError) {
+      return this.reply(res, 400, PARSE_ERROR, messages.bodyNotJson());
+    }
+    if (!res.headersSent && error instanceof HttpException) {
+      return this.reply(res, error.getStatus(), SERVER_ERROR, error.message);
+    }
     this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
     if (!res.headersSent) {
       this.reply(res, 500, -32603, messages.transportFailedReply());
@@ -121,3 +191,6 @@ export class StreamableHttpTransport implements OnModuleInit {
     res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
   }
 }
+
+/** A POST body on the direct route that is not JSON. */
+class BadJsonError extends Error {}

@@ -31,6 +31,13 @@ export const sessionRequired = (): string =>
 export const tooManySessions = (): string =>
   'Service Unavailable: this MCP server has reached its maximum number of sessions; try again later.';
 
+/** HTTP 413 on the direct route. */
+export const bodyTooLarge = (limit: number): string =>
+  `Payload Too Large: an MCP request body may be at most ${limit} bytes.`;
+
+/** HTTP 400 (-32700) on the direct route: the POST body is not JSON. */
+export const bodyNotJson = (): string => 'Parse error: the request body is not valid JSON.';
+
 /** Log line: the transport failed to serve a request. */
 export const transportFailed = (error: unknown): string => `Internal error while serving MCP: ${reasonOf(error)}`;
 
