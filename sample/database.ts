@@ -11,6 +11,11 @@ export const DEFAULT_SAMPLE_DB = 'sample.sqlite';
  * `postgresql://…`) → PostgreSQL, `mysql://…` or `mariadb://…` → MySQL/MariaDB, otherwise the
  * better-sqlite3 file `SAMPLE_DB` (default `sample.sqlite`). The workflow tables and the
  * ledger come from migrations that run at startup; `synchronize` stays off.
+ *
+ * SQLite runs in WAL mode with `synchronous = NORMAL`: a commit is written to the WAL without
+ * an fsync, so a crash of the process loses nothing and a power loss or OS crash may lose the
+ * last commits (never corrupts the file). With the default `FULL`, every commit waits for the
+ * disk.
  */
 export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): DataSourceOptions {
   const common = {
@@ -34,5 +39,9 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
     ...common,
     type: 'better-sqlite3',
     database: env.SAMPLE_DB || DEFAULT_SAMPLE_DB,
+    enableWAL: true,
+    prepareDatabase: (db: { pragma: (source: string) => unknown }) => {
+      db.pragma('synchronous = NORMAL');
+    },
   };
 }

@@ -27,6 +27,12 @@ import { TransactionLocker } from './locks/transaction.locker.js';
 import { assertToolOutput, isToolErrorResult } from './tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
+/** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
+interface ClaimStates {
+  allowedStates: readonly string[] | undefined;
+  fromInitial: boolean;
+}
+
 /**
  * The gate: owns every workflow call from start to end. It runs after all guards (so an
  * unauthorised call never claims anything): as the method's first interceptor when the tool
@@ -51,6 +57,7 @@ export class FsmGate implements NestInterceptor {
   protected readonly transactionLocker?: FsmLocker;
   /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
   protected readonly transactionalStore?: TransactionalFsmStateStore;
+  private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
 
   constructor(
     @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
@@ -263,16 +270,23 @@ export class FsmGate implements NestInterceptor {
   }
 
   private claimRequest(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding, engine: FsmEngine): FsmClaimRequest {
-    const initial = engine.initial();
-    const startsHere = instance.scope !== 'handle' && binding.states.some((state) => engine.matches(initial.state, state));
-    return {
-      handle: instance.storeKey,
-      allowedStates: engine.valuesMatching(binding.states),
-      token: randomUUID(),
-      leaseMs: this.options.leaseMs,
-      owner: call.principal,
-      createWith: startsHere ? { ...initial, updatedAt: new Date().toISOString() } : undefined,
-    };
+    const { allowedStates, fromInitial } = this.claimStates(binding, engine);
+    const createWith = instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
+    return { handle: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
+  }
+
+  /** The stored values a binding claims, and whether the machine's initial state is among them; the same for every call. */
+  private claimStates(binding: McpToolBinding, engine: FsmEngine): ClaimStates {
+    let states = this.claimStatesByBinding.get(binding);
+    if (!states) {
+      const initial = engine.initial().state;
+      states = {
+        allowedStates: engine.valuesMatching(binding.states),
+        fromInitial: binding.states.some((state) => engine.matches(initial, state)),
+      };
+      this.claimStatesByBinding.set(binding, states);
+    }
+    return states;
   }
 
   /** Records the instance the call acts on, once it is known to be the caller's and in a known state. */
