@@ -5,15 +5,16 @@
  * transaction would silently nest as a SAVEPOINT inside the first.
  */
 export class SerialQueue {
-  private tail: Promise<void> = Promise.resolve();
+  private busy = false;
+  private readonly waiting: (() => void)[] = [];
 
   /** Waits for the turn; resolves with the function that ends it (calling it twice is harmless). */
   acquire(): Promise<() => void> {
-    let release!: () => void;
-    const turn = new Promise<void>((resolve) => (release = resolve));
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => turn);
-    return ready;
+    if (!this.busy) {
+      this.busy = true;
+      return Promise.resolve(this.turnEnder());
+    }
+    return new Promise((resolve) => this.waiting.push(() => resolve(this.turnEnder())));
   }
 
   /** Runs `work` in its turn. */
@@ -24,6 +25,18 @@ export class SerialQueue {
     } finally {
       release();
     }
+  }
+
+  /** Ends a turn once: hands the queue to the next in line, or frees it. */
+  private turnEnder(): () => void {
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy = false;
+    };
   }
 }
 

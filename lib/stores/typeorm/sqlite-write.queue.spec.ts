@@ -1,0 +1,47 @@
+import { SerialQueue } from './sqlite-write.queue.js';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SerialQueue', () => {
+  it('runs work one at a time, in the order it was queued', async () => {
+    const queue = new SerialQueue();
+    const events: string[] = [];
+    let running = 0;
+    const work = (name: string) => async () => {
+      running += 1;
+      expect(running).toBe(1);
+      events.push(`start ${name}`);
+      await tick();
+      events.push(`end ${name}`);
+      running -= 1;
+      return name;
+    };
+    const results = await Promise.all(['a', 'b', 'c'].map((name) => queue.run(work(name))));
+    expect(results).toEqual(['a', 'b', 'c']);
+    expect(events).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+
+  it('hands the turn on when work fails, and a turn ended twice ends once', async () => {
+    const queue = new SerialQueue();
+    await expect(queue.run(() => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    const release = await queue.acquire();
+    let second = false;
+    const next = queue.acquire().then((end) => {
+      second = true;
+      return end;
+    });
+    await tick();
+    expect(second).toBe(false);
+    release();
+    release();
+    const end = await next;
+    expect(second).toBe(true);
+    let third = false;
+    const after = queue.acquire().then(() => (third = true));
+    await tick();
+    expect(third).toBe(false);
+    end();
+    await after;
+    expect(third).toBe(true);
+  });
+});
