@@ -70,8 +70,8 @@ export class FsmRefusals {
     text: string,
     machine: string,
     state: string | null = null,
-    allowedTools: string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
+    allowedTools: readonly string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
   ): FsmRefusal {
-    return new FsmRefusal(text, { code, tool: call.tool.name, machine, state, allowedTools });
+    return new FsmRefusal(text, { code, tool: call.tool.name, machine, state, allowedTools: [...allowedTools] });
   }
 }

@@ -70,7 +70,7 @@ export class McpWorkflowService {
       state: snapshot.state,
       context: snapshot.context,
       final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
-      allowedTools: this.tools.allowedNames(machine, snapshot.state),
+      allowedTools: [...this.tools.allowedNames(machine, snapshot.state)],
       updatedAt: snapshot.updatedAt || undefined,
     };
   }

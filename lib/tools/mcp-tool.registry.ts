@@ -2,10 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
 
+// Allowed-name lists remembered per machine and state; cleared when full (states of parallel machines can be many).
+const MAX_REMEMBERED_STATES = 1024;
+
 /** The server's tools, filled once at bootstrap by the explorer. */
 @Injectable()
 export class McpToolRegistry {
   private readonly tools = new Map<string, McpToolDefinition>();
+  private list: readonly McpToolDefinition[] = [];
+  private readonly allowed = new Map<string, readonly string[]>();
 
   constructor(private readonly machines: McpMachineRegistry) {}
 
@@ -14,6 +19,8 @@ export class McpToolRegistry {
     for (const tool of tools) {
       this.tools.set(tool.name, tool);
     }
+    this.list = Object.freeze([...this.tools.values()]);
+    this.allowed.clear();
   }
 
   /** The tool named `name`, if there is one. */
@@ -22,12 +29,28 @@ export class McpToolRegistry {
   }
 
   /** Every tool, in registration order. */
-  all(): McpToolDefinition[] {
-    return [...this.tools.values()];
+  all(): readonly McpToolDefinition[] {
+    return this.list;
   }
 
-  /** Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound tools (none for an unknown state). */
-  allowedNames(machine: string, state: string): string[] {
+  /**
+   * Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound
+   * tools (only start and unbound ones for an unknown state). The list is shared: read it only.
+   */
+  allowedNames(machine: string, state: string): readonly string[] {
+    const key = `${machine}\u0000${state}`;
+    let names = this.allowed.get(key);
+    if (!names) {
+      names = Object.freeze(this.computeAllowedNames(machine, state));
+      if (this.allowed.size >= MAX_REMEMBERED_STATES) {
+        this.allowed.clear();
+      }
+      this.allowed.set(key, names);
+    }
+    return names;
+  }
+
+  private computeAllowedNames(machine: string, state: string): string[] {
     const engine = this.machines.engine(machine);
     if (!engine.knows(state)) {
       return this.entryNames(machine);
