@@ -16,8 +16,9 @@ interface LiveSession {
 /**
  * The live connections of this process: closes idle ones, caps their number, sends
  * `list_changed` to every session whose menu a transition changed (the caller is told
- * in-band), and deletes a closed HTTP session's session-keyed instances, which nobody can
- * address again (their history stays).
+ * in-band; only the sessions that follow the changed instance are visited, so a transition
+ * costs the same with 2 or 2,000 live sessions), and deletes a closed HTTP session's
+ * session-keyed instances, which nobody can address again (their history stays).
  */
 @Injectable()
 export class McpSessionRegistry implements BeforeApplicationShutdown {
@@ -44,8 +45,10 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     return this.live.size >= this.options.maxSessions;
   }
 
+  /** Registers a live session under `key`; transitions of the instances it follows reach it until it is removed. */
   add(key: string, session: McpSession, close: () => Promise<void>): void {
     this.live.set(key, { session, close });
+    this.menu.track(session);
   }
 
   get(key: string): McpSession | undefined {
@@ -57,6 +60,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     const entry = this.live.get(key);
     this.live.delete(key);
     if (entry) {
+      this.menu.untrack(entry.session);
       void this.forget([entry.session]);
     }
   }
@@ -74,12 +78,16 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     this.unsubscribe();
     const entries = [...this.live.values()];
     this.live.clear();
+    for (const { session } of entries) {
+      this.menu.untrack(session);
+    }
     await Promise.allSettled(entries.map((entry) => entry.close()));
     await this.forget(entries.map((entry) => entry.session));
   }
 
   private notify(event: FsmTransitionEvent): void {
-    for (const { session } of this.live.values()) {
+    // A copy: applying the transition may make a follower stop following the instance.
+    for (const session of [...this.menu.followersOf(event.storeKey)]) {
       if (session !== event.origin && this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
         session.server
           .sendToolListChanged()

@@ -16,7 +16,10 @@ export interface McpSessionScope {
  * handle-keyed instances it started or used, and the menu it was last shown.
  */
 export class McpSession implements FsmCaller {
-  /** Store keys of handle-keyed instances this session started or used. */
+  /**
+   * Store keys of handle-keyed instances this session started or used. Changed only by
+   * `ToolMenuService`, which keeps its index of the sessions following each instance in step.
+   */
   readonly handles = new Set<string>();
   /** Last known state per store key, refreshed by `tools/list` and transitions. */
   readonly knownStates = new Map<string, string>();

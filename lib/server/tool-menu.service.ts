@@ -9,6 +9,7 @@ import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interfac
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import type { McpSession } from './mcp-session.js';
 
 /** One entry of a session's menu. */
@@ -23,20 +24,32 @@ interface MenuEntry {
  * The initial state shows `compactDescription`. A session stops following a handle whose
  * instance is gone, or has ended in a final state that no tool is bound to; an instance in a
  * state the machine does not know contributes nothing.
+ *
+ * It also indexes the tracked (live, registered) sessions by the instances they follow, and
+ * is the only writer of `McpSession.handles`, so the index changes with them.
  */
 @Injectable()
 export class ToolMenuService {
+  private readonly followers = new McpInstanceFollowers();
+  /** Machines without a handle key: every session with a scope follows its own instance of each. */
+  private readonly sessionMachines: string[];
+  private readonly readStates: (keys: string[]) => Promise<Map<string, string>>;
+
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(FsmStateStore) store: FsmStateStore,
     private readonly unknownStates: UnknownStateReporter,
-  ) {}
+  ) {
+    this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
+    this.readStates = this.statesReader(store);
+  }
 
   /** The session's menu as `tools/list` returns it; reads the store once. */
   async list(session: McpSession): Promise<Tool[]> {
-    const states = await this.loadStates(this.instanceKeys(session));
+    const keys = this.instanceKeys(session);
+    const states = keys.length === 0 ? new Map<string, string>() : await this.readStates(keys);
     session.knownStates.clear();
     for (const [key, state] of states) {
       session.knownStates.set(key, state);
@@ -44,8 +57,7 @@ export class ToolMenuService {
     for (const key of session.handles) {
       const state = states.get(key);
       if (state === undefined || this.ended(key, state)) {
-        session.handles.delete(key);
-        session.knownStates.delete(key);
+        this.unfollow(session, key);
       }
     }
     const menu = this.compute(session);
@@ -58,16 +70,18 @@ export class ToolMenuService {
    * `true` when the session's menu changed since it was last shown or told.
    */
   observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): boolean {
+    if (this.alreadyKnown(session, instance, state)) {
+      return false;
+    }
     session.lastMenu ??= this.signature(this.compute(session));
     const { storeKey } = instance;
-    if (state === null || (instance.scope === 'handle' && this.ended(storeKey, state))) {
-      session.handles.delete(storeKey);
-      session.knownStates.delete(storeKey);
+    if (instance.scope !== 'handle') {
+      // The session keeps following its own instance: a new one starts implicitly.
+      this.recordState(session, storeKey, state);
+    } else if (state === null || this.ended(storeKey, state)) {
+      this.unfollow(session, storeKey);
     } else {
-      if (instance.scope === 'handle') {
-        session.handles.add(storeKey);
-      }
-      session.knownStates.set(storeKey, state);
+      this.follow(session, storeKey, state);
     }
     const signature = this.signature(this.compute(session));
     if (signature === session.lastMenu) {
@@ -83,6 +97,65 @@ export class ToolMenuService {
     return scope !== undefined && this.observe(session, { machine, storeKey, scope }, state);
   }
 
+  /**
+   * Starts indexing a live session by the instances it follows, so the transitions of those
+   * instances reach it through {@link followersOf}; until {@link untrack}.
+   */
+  track(session: McpSession): void {
+    this.followers.add(session, this.instanceKeys(session));
+  }
+
+  /** Stops indexing a session (closed or evicted). */
+  untrack(session: McpSession): void {
+    this.followers.remove(session);
+  }
+
+  /** The tracked sessions that follow instance `storeKey`: the only ones a change of it can concern. */
+  followersOf(storeKey: string): ReadonlySet<McpSession> {
+    return this.followers.followers(storeKey);
+  }
+
+  /**
+   * Whether the session already knows `instance` in `state` with the same membership, so its
+   * menu cannot have changed. The menu was computed from these known states when it was last
+   * shown or told (`list` and `observe` keep `lastMenu` in step), so no recomputation is needed.
+   */
+  private alreadyKnown(
+    session: McpSession,
+    { storeKey, scope }: Pick<FsmInstanceRef, 'storeKey' | 'scope'>,
+    state: string | null,
+  ): boolean {
+    return (
+      state !== null &&
+      session.knownStates.get(storeKey) === state &&
+      (scope !== 'handle' || session.handles.has(storeKey))
+    );
+  }
+
+  private recordState(session: McpSession, storeKey: string, state: string | null): void {
+    if (state === null) {
+      session.knownStates.delete(storeKey);
+    } else {
+      session.knownStates.set(storeKey, state);
+    }
+  }
+
+  /** Follows a handle-keyed instance, known to be in `state`. */
+  private follow(session: McpSession, storeKey: string, state: string): void {
+    if (!session.handles.has(storeKey)) {
+      session.handles.add(storeKey);
+      this.followers.follow(session, storeKey);
+    }
+    session.knownStates.set(storeKey, state);
+  }
+
+  /** Stops following a handle-keyed instance (gone, or ended). */
+  private unfollow(session: McpSession, storeKey: string): void {
+    session.handles.delete(storeKey);
+    session.knownStates.delete(storeKey);
+    this.followers.unfollow(session, storeKey);
+  }
+
   /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */
   private ended(storeKey: string, state: string): boolean {
     const { machine } = parseInstanceKey(storeKey);
@@ -95,29 +168,27 @@ export class ToolMenuService {
       .some((tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)));
   }
 
+  /** Store keys of every instance the session follows: its session-keyed ones, then its handles. */
   private instanceKeys(session: McpSession): string[] {
-    const sessionKeys = this.machines
-      .ids()
-      .filter((id) => !this.machines.machine(id).stateHandleKey)
-      .map((id) => session.sessionStoreKey(id))
-      .filter((key): key is string => key !== undefined);
+    const sessionKeys = session.scope ? this.sessionMachines.map((id) => session.sessionStoreKey(id)!) : [];
     return [...sessionKeys, ...session.handles];
   }
 
-  private async loadStates(keys: string[]): Promise<Map<string, string>> {
-    const states = new Map<string, string>();
-    if (keys.length === 0) {
-      return states;
+  /**
+   * How this store reads the states of many instances, chosen once: `loadStates` (states
+   * only), else `loadMany` (whole snapshots, one round trip), else one `load` per key.
+   */
+  private statesReader(store: FsmStateStore): (keys: string[]) => Promise<Map<string, string>> {
+    if (!isAtomicFsmStateStore(store)) {
+      return async (keys) => {
+        const snapshots = await Promise.all(keys.map((key) => store.load(key)));
+        return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index].state] as const] : [])));
+      };
     }
-    if (isAtomicFsmStateStore(this.store)) {
-      for (const [key, snapshot] of await this.store.loadMany(keys)) {
-        states.set(key, snapshot.state);
-      }
-      return states;
+    if (store.loadStates) {
+      return store.loadStates.bind(store);
     }
-    const snapshots = await Promise.all(keys.map((key) => this.store.load(key)));
-    keys.forEach((key, index) => snapshots[index] && states.set(key, snapshots[index].state));
-    return states;
+    return async (keys) => new Map([...(await store.loadMany(keys))].map(([key, snapshot]) => [key, snapshot.state]));
   }
 
   private compute(session: McpSession): MenuEntry[] {

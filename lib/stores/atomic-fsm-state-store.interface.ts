@@ -71,6 +71,12 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   release(handle: string, token: string): Promise<void>;
   /** Snapshots of many handles in one round trip (absent handles are left out). */
   loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>>;
+  /**
+   * Only the states of many handles, in one round trip and without reading or copying
+   * their contexts (absent handles are left out): what a `tools/list` menu needs.
+   * Optional: without it menus read whole snapshots with `loadMany`.
+   */
+  loadStates?(handles: readonly string[]): Promise<Map<string, string>>;
   /** Transition history of one instance, oldest first (empty when history is off). */
   history(handle: string): Promise<FsmTransitionRecord[]>;
 }

@@ -168,6 +168,16 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
+  async loadStates(handles: readonly string[]): Promise<Map<string, string>> {
+    const states = new Map<string, string>();
+    for (const handle of handles) {
+      const entry = this.live(handle);
+      if (entry) states.set(handle, entry.state);
+    }
+    return states;
+  }
+
+  /** @inheritdoc */
   async history(handle: string): Promise<FsmTransitionRecord[]> {
     return [...(this.records.get(handle) ?? [])];
   }

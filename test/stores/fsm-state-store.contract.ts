@@ -300,6 +300,24 @@ export function describeFsmStateStoreContract(
       expect((await store.loadMany([])).size).toBe(0);
     });
 
+    it('loads only the states of many instances at once, leaving absent ones out', async () => {
+      const [a, b, c] = [handle(), handle(), handle()];
+      await store.create(a, snapshot('draft'));
+      await store.create(b, snapshot('review', 'alice', { total: 7 }));
+      await store.create(c, snapshot('approved'));
+      const held = claim(c, ['approved']);
+      await store.claim(held);
+      await store.commit(c, held.token, { snapshot: snapshot('discharged') });
+      expect(await store.loadStates!([a, handle(), b, c])).toEqual(
+        new Map([
+          [a, 'draft'],
+          [b, 'review'],
+          [c, 'discharged'],
+        ]),
+      );
+      expect((await store.loadStates!([])).size).toBe(0);
+    });
+
     it('keeps one history row per transition when history is on', async () => {
       const h = handle();
       const created = record(h, null, 'draft', null);
@@ -325,7 +343,7 @@ export function describeFsmStateStoreContract(
       }
     });
 
-    it('holds 2,000 instances and loads them in one call', async () => {
+    it('holds 2,000 instances and loads them, or only their states, in one call', async () => {
       const handles = Array.from({ length: 2_000 }, () => handle());
       for (let i = 0; i < handles.length; i += 100) {
         await Promise.all(handles.slice(i, i + 100).map((h) => store.create(h, snapshot('draft'))));
@@ -333,6 +351,9 @@ export function describeFsmStateStoreContract(
       const snapshots = await store.loadMany([...handles, handle()]);
       expect(snapshots.size).toBe(2_000);
       expect(handles.every((h) => snapshots.get(h)?.state === 'draft')).toBe(true);
+      const states = await store.loadStates!([...handles, handle()]);
+      expect(states.size).toBe(2_000);
+      expect(handles.every((h) => states.get(h) === 'draft')).toBe(true);
     }, 120_000);
   });
 

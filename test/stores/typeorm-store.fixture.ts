@@ -143,6 +143,18 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       expect(await during(() => store.save(h, snapshot('approved')))).toHaveLength(1);
     });
 
+    it('loadStates: one SELECT of the key and state columns only', async () => {
+      const { store } = await database.factory({ history: false });
+      const handles = [`invoice:${randomUUID()}`, `invoice:${randomUUID()}`];
+      await store.create(handles[0], snapshot('draft', { context: { total: 3 } }));
+      await store.create(handles[1], snapshot('review', { owner: 'alice' }));
+      let states: Map<string, string> | undefined;
+      const queries = await during(async () => (states = await store.loadStates(handles)));
+      expect(queries).toHaveLength(1);
+      expect(queries[0]).toMatch(/^SELECT handle, state FROM /);
+      expect(states).toEqual(new Map([[handles[0], 'draft'], [handles[1], 'review']]));
+    });
+
     it('an exact claim of a row without context is 1, owned or not, wherever its state is listed', async () => {
       const { store } = await database.factory({ history: false });
       const owned = `invoice:${randomUUID()}`;

@@ -1,12 +1,35 @@
 import type { AtomicFsmStateStore, FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
+/** A claim this locker holds, as its renewals need it. */
+interface HeldClaim {
+  handle: string;
+  token: string;
+  leaseMs: number;
+  /** When the lease was taken or last renewed (epoch milliseconds). */
+  renewedAt: number;
+}
+
+/** When a held claim is next renewed: once it is a third of its lease old. */
+function renewalDue(claim: HeldClaim): number {
+  return claim.renewedAt + claim.leaseMs / 3;
+}
+
 /**
  * Locks through the store's atomic claim: one conditional write, valid across processes.
- * While the handler runs, the lease is renewed every third of its duration (stores with
- * `renew`), so a slow handler keeps its claim and a crashed process's claim expires.
+ * While a handler runs longer than a third of its lease, the lease is renewed every third
+ * of its duration (stores with `renew`), so a slow handler keeps its claim and a crashed
+ * process's claim expires. One unref'd timer per locker serves every held claim: armed by a
+ * claim when none is armed, it renews the claims that came due and stops at its first turn
+ * with no claim held. So a stream of fast calls arms it about once per third of a lease, not
+ * once per claim, and a claim let go before it is due is never renewed.
  */
 export class LeaseLocker implements FsmLocker {
+  private readonly held = new Set<HeldClaim>();
+  private timer?: NodeJS.Timeout;
+  /** When the armed timer fires (epoch milliseconds). */
+  private timerDueAt = Infinity;
+
   constructor(private readonly store: AtomicFsmStateStore) {}
 
   async acquire(request: FsmClaimRequest): Promise<FsmLockOutcome> {
@@ -15,23 +38,76 @@ export class LeaseLocker implements FsmLocker {
       return result;
     }
     const { store } = this;
-    const { handle, token, leaseMs } = request;
-    const heartbeat = store.renew
-      ? setInterval(() => void store.renew!(handle, token, leaseMs).catch(() => false), leaseMs / 3).unref()
-      : undefined;
+    const { handle, token } = request;
+    const claim = this.hold(request);
     return {
       status: 'claimed',
       lock: {
         snapshot: result.snapshot,
         commit: (commit) => {
-          clearInterval(heartbeat);
+          this.letGo(claim);
           return store.commit(handle, token, commit);
         },
         release: () => {
-          clearInterval(heartbeat);
+          this.letGo(claim);
           return store.release(handle, token);
         },
       },
     };
+  }
+
+  /** Starts renewing a claim when it comes due; `undefined` when the store cannot renew. */
+  private hold({ handle, token, leaseMs }: FsmClaimRequest): HeldClaim | undefined {
+    if (!this.store.renew) {
+      return undefined;
+    }
+    const claim: HeldClaim = { handle, token, leaseMs, renewedAt: Date.now() };
+    this.held.add(claim);
+    this.schedule(renewalDue(claim));
+    return claim;
+  }
+
+  /** Stops renewing a claim (the timer stops at its next turn if no claim is held then). */
+  private letGo(claim: HeldClaim | undefined): void {
+    if (claim) {
+      this.held.delete(claim);
+    }
+  }
+
+  /** Arms the timer for `dueAt`, unless it is already armed to fire by then. */
+  private schedule(dueAt: number): void {
+    if (dueAt >= this.timerDueAt) {
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timerDueAt = dueAt;
+    this.timer = setTimeout(() => this.renewDue(), Math.max(0, dueAt - Date.now())).unref();
+  }
+
+  /** Renews every claim that has come due, then arms the timer for the next one. */
+  private renewDue(): void {
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const claim of this.held) {
+      if (renewalDue(claim) <= now) {
+        claim.renewedAt = now;
+        void this.renew(claim);
+      }
+      next = Math.min(next, renewalDue(claim));
+    }
+    if (next !== Infinity) {
+      this.schedule(next);
+    }
+  }
+
+  private async renew(claim: HeldClaim): Promise<void> {
+    // A failed renewal (database unreachable) is tried again when the claim is next due.
+    const renewed = await this.store.renew!(claim.handle, claim.token, claim.leaseMs).catch(() => true);
+    if (!renewed) {
+      // The lease was lost: nothing left to keep alive; the commit will report it.
+      this.letGo(claim);
+    }
   }
 }

@@ -144,6 +144,18 @@ export class FsmStateSql {
     return snapshots;
   }
 
+  /** The states of many instances in one SELECT of the key and state columns only (same parameter as `loadMany`). */
+  async loadStates(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, string>> {
+    const states = new Map<string, string>();
+    if (!handles.length) return states;
+    const { records } = await this.run<{ handle: string; state: string }>(runner, {
+      sql: `SELECT handle, state FROM ${this.state} WHERE ${this.handleIn()}`,
+      params: [this.handleList(handles)],
+    });
+    for (const row of records) states.set(row.handle, row.state);
+    return states;
+  }
+
   /** Inserts or replaces the state of an instance (its lease is kept). */
   async save(runner: QueryRunner, handle: string, snapshot: FsmSnapshot): Promise<void> {
     const updatedAt = Date.parse(snapshot.updatedAt);

@@ -26,10 +26,9 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * Round trips per operation (history off): `claim` 1 (MySQL/MariaDB, which lack `UPDATE …
  * RETURNING`: 2 when the row has a context or the claim lists no `allowedStates`; see
  * `FsmStateSql.claim`), plus 1 diagnostic SELECT when the claim is refused (plus 1 INSERT for
- * `createWith`); `commit`, `release`,
- * `load`, `save`, `loadMany`: 1. With history on, `commit` and `create` stay 1 statement on
- * PostgreSQL (data-modifying CTE) and become a 4-statement transaction elsewhere (BEGIN,
- * UPDATE/INSERT, history INSERT, COMMIT). Lease expiry compares with this process's clock
+ * `createWith`); `commit`, `release`, `load`, `save`, `loadMany`, `loadStates`: 1. With
+ * history on, `commit` and `create` stay 1 statement on PostgreSQL (data-modifying CTE) and
+ * become a 4-statement transaction elsewhere (BEGIN, UPDATE/INSERT, history INSERT, COMMIT). Lease expiry compares with this process's clock
  * (`Date.now()`), so processes sharing a database need synchronised clocks.
  *
  * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
@@ -145,6 +144,11 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   /** @inheritdoc */
   loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
     return this.read((runner) => this.sql.loadMany(runner, handles));
+  }
+
+  /** @inheritdoc */
+  loadStates(handles: readonly string[]): Promise<Map<string, string>> {
+    return this.read((runner) => this.sql.loadStates(runner, handles));
   }
 
   /** @inheritdoc */

@@ -1,0 +1,71 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpInstanceFollowers } from './mcp-instance-followers.js';
+import { McpSession } from './mcp-session.js';
+
+const session = (id: string) =>
+  new McpSession('stateful', new Server({ name: 'spec', version: '1' }), id, { scope: 'session', id });
+
+describe('McpInstanceFollowers', () => {
+  let index: McpInstanceFollowers;
+
+  beforeEach(() => (index = new McpInstanceFollowers()));
+
+  it('finds the sessions that follow an instance, and only them', () => {
+    const [a, b, c] = [session('a'), session('b'), session('c')];
+    index.add(a, ['invoice:session:a', 'payment:p1']);
+    index.add(b, ['invoice:session:b', 'payment:p1']);
+    index.add(c, ['invoice:session:c']);
+    expect([...index.followers('payment:p1')]).toEqual([a, b]);
+    expect([...index.followers('invoice:session:c')]).toEqual([c]);
+    expect(index.followers('payment:unknown').size).toBe(0);
+  });
+
+  it('lets several sessions follow one attachment instance', () => {
+    const [stdio, other] = [session('stdio'), session('other')];
+    index.add(stdio, ['invoice:attachment:local']);
+    index.add(other, ['invoice:attachment:local']);
+    expect(index.followers('invoice:attachment:local').size).toBe(2);
+    index.remove(stdio);
+    expect([...index.followers('invoice:attachment:local')]).toEqual([other]);
+  });
+
+  it('follows and unfollows instances of an indexed session', () => {
+    const a = session('a');
+    index.add(a, []);
+    index.follow(a, 'payment:p1');
+    index.follow(a, 'payment:p1');
+    expect([...index.followers('payment:p1')]).toEqual([a]);
+    index.unfollow(a, 'payment:p1');
+    expect(index.followers('payment:p1').size).toBe(0);
+    index.unfollow(a, 'payment:p1');
+    expect(index.followers('payment:p1').size).toBe(0);
+  });
+
+  it('ignores sessions that were never indexed or were removed (stateless connections)', () => {
+    const [stateless, closed] = [session('stateless'), session('closed')];
+    index.follow(stateless, 'payment:p1');
+    index.add(closed, ['payment:p2']);
+    index.remove(closed);
+    index.follow(closed, 'payment:p1');
+    index.unfollow(closed, 'payment:p2');
+    expect(index.followers('payment:p1').size).toBe(0);
+    expect(index.followers('payment:p2').size).toBe(0);
+    expect(index['sessionsByKey'].size).toBe(0);
+    expect(index['keysBySession'].size).toBe(0);
+  });
+
+  it('drops a key once its last follower leaves, so the index holds only followed instances', () => {
+    const sessions = Array.from({ length: 100 }, (_, i) => session(`s${i}`));
+    sessions.forEach((each, i) => index.add(each, [`invoice:session:s${i}`, 'payment:shared']));
+    sessions.forEach((each) => index.remove(each));
+    expect(index['sessionsByKey'].size).toBe(0);
+  });
+
+  it('re-indexes a session added again under its new keys', () => {
+    const a = session('a');
+    index.add(a, ['payment:p1']);
+    index.add(a, ['payment:p2']);
+    expect(index.followers('payment:p1').size).toBe(0);
+    expect([...index.followers('payment:p2')]).toEqual([a]);
+  });
+});

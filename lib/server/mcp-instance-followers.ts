@@ -1,0 +1,72 @@
+import type { McpSession } from './mcp-session.js';
+
+const NO_FOLLOWERS: ReadonlySet<McpSession> = new Set();
+
+/**
+ * Which indexed sessions follow each instance, by store key, so a transition reaches the
+ * sessions that show its instance without visiting every live session. A session follows
+ * its own session-keyed instances (several sessions may share an attachment's) and the
+ * handle-keyed instances it started or used. Only sessions given to `add` are indexed:
+ * `follow` and `unfollow` ignore the others (stateless connections, which live for one
+ * request), so they never accumulate here.
+ */
+export class McpInstanceFollowers {
+  private readonly sessionsByKey = new Map<string, Set<McpSession>>();
+  private readonly keysBySession = new Map<McpSession, Set<string>>();
+
+  /** Indexes `session` under the store keys of the instances it follows now. */
+  add(session: McpSession, keys: Iterable<string>): void {
+    this.remove(session);
+    this.keysBySession.set(session, new Set());
+    for (const key of keys) {
+      this.follow(session, key);
+    }
+  }
+
+  /** Forgets `session` and every instance it followed. */
+  remove(session: McpSession): void {
+    const keys = this.keysBySession.get(session);
+    if (!keys) {
+      return;
+    }
+    for (const key of keys) {
+      this.dropFollower(key, session);
+    }
+    this.keysBySession.delete(session);
+  }
+
+  /** Records that an indexed session now follows instance `key` (ignored for a session not indexed). */
+  follow(session: McpSession, key: string): void {
+    const keys = this.keysBySession.get(session);
+    if (!keys || keys.has(key)) {
+      return;
+    }
+    keys.add(key);
+    const sessions = this.sessionsByKey.get(key);
+    if (sessions) {
+      sessions.add(session);
+    } else {
+      this.sessionsByKey.set(key, new Set([session]));
+    }
+  }
+
+  /** Records that an indexed session no longer follows instance `key`. */
+  unfollow(session: McpSession, key: string): void {
+    if (this.keysBySession.get(session)?.delete(key)) {
+      this.dropFollower(key, session);
+    }
+  }
+
+  /** The indexed sessions that follow instance `key`. */
+  followers(key: string): ReadonlySet<McpSession> {
+    return this.sessionsByKey.get(key) ?? NO_FOLLOWERS;
+  }
+
+  private dropFollower(key: string, session: McpSession): void {
+    const sessions = this.sessionsByKey.get(key);
+    sessions?.delete(session);
+    if (sessions?.size === 0) {
+      this.sessionsByKey.delete(key);
+    }
+  }
+}
