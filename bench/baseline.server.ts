@@ -19,8 +19,12 @@ export interface BaselineServer {
  * SDK's documented pattern) on a plain `node:http` server. It lists the same tools, with the
  * same names, descriptions and arguments, as a bench Nest session with live docs sees, all
  * static; `echo` answers `ok` like the Nest one.
+ *
+ * With `handGate`, `loop.flip` and `loop.flop` are gated by hand as an SDK user would: the
+ * session's state in a variable, a wrong state answered with an error, and a moved one
+ * announced with `list_changed` on the call's stream, as `McpModule` does.
  */
-export async function startBaselineServer(): Promise<BaselineServer> {
+export async function startBaselineServer({ handGate = false } = {}): Promise<BaselineServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
 
   const newServer = (): McpServer => {
@@ -28,7 +32,21 @@ export async function startBaselineServer(): Promise<BaselineServer> {
     const ok = async () => ({ content: [{ type: 'text' as const, text: 'ok' }] });
     const docId = { docId: z.string() };
     server.registerTool(BENCH_TOOLS.echo.name, { description: BENCH_TOOLS.echo.description }, ok);
-    server.registerTool(BENCH_TOOLS.flip.name, { description: BENCH_TOOLS.flip.description }, ok);
+    if (handGate) {
+      let state = 'a';
+      const gated = (from: string, to: string) => async (extra: { sendNotification: (n: { method: 'notifications/tools/list_changed' }) => Promise<void> }) => {
+        if (state !== from) {
+          return { content: [{ type: 'text' as const, text: `FORBIDDEN in ${state}` }], isError: true };
+        }
+        state = to;
+        await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+        return ok();
+      };
+      server.registerTool(BENCH_TOOLS.flip.name, { description: BENCH_TOOLS.flip.description }, gated('a', 'b'));
+      server.registerTool(BENCH_TOOLS.flop.name, { description: BENCH_TOOLS.flop.description }, gated('b', 'a'));
+    } else {
+      server.registerTool(BENCH_TOOLS.flip.name, { description: BENCH_TOOLS.flip.description }, ok);
+    }
     server.registerTool(BENCH_TOOLS.open.name, { description: BENCH_TOOLS.open.description }, ok);
     server.registerTool(BENCH_TOOLS.edit.name, { description: BENCH_TOOLS.edit.description, inputSchema: docId }, ok);
     server.registerTool(BENCH_TOOLS.publish.name, { description: BENCH_TOOLS.publish.description, inputSchema: docId }, ok);

@@ -78,6 +78,14 @@ export class BenchTargetProcess {
     return { heapUsed: heapUsed!, rss: rss!, gc: gc!, sessions: sessions! };
   }
 
+  /** Waits until no session is live (closing is asynchronous), at most 5 s. */
+  async settle(): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while ((await this.memory()).sessions > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   /** Closes the server and waits for the process to exit (killed if it does not). */
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;

@@ -2,14 +2,27 @@ import 'reflect-metadata';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { startBaselineServer } from './baseline.server.js';
-import { startNestApp } from './bench.app.js';
+import { startNestApp, type NestTargetOptions } from './bench.app.js';
+import { POSTGRES_TARGETS } from './bench.postgres.js';
 
 /**
- * Servers the bench runs (in a child process: one core serves, the other drives the clients):
- * the bare SDK, and `McpModule` with the in-memory store (XState engine, table engine, and a
- * copy that scenario 3c crowds with idle sessions) or `TypeOrmFsmStateStore` on better-sqlite3.
+ * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
+ * copy that one scenario crowds with idle sessions, and one whose sessions finish many docs),
+ * `TypeOrmFsmStateStore` on better-sqlite3, and on PostgreSQL with 1,000 and 100,000 rows.
  */
-export type BenchTarget = 'baseline' | 'nest-memory' | 'nest-memory-table' | 'nest-memory-crowd' | 'nest-sqlite';
+const NEST_TARGETS = {
+  'nest-memory': { store: 'memory' },
+  'nest-memory-express': { store: 'memory', route: 'express' },
+  'nest-memory-table': { store: 'memory', engine: 'table' },
+  'nest-memory-crowd': { store: 'memory' },
+  'nest-memory-docs': { store: 'memory' },
+  'nest-sqlite': { store: 'sqlite' },
+  'nest-pg-1k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-1k'] },
+  'nest-pg-100k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-100k'] },
+} satisfies Record<string, NestTargetOptions>;
+
+/** Servers the bench runs (in a child process: one core serves, the other drives the clients): the bare SDK and `McpModule` apps. */
+export type BenchTarget = 'baseline' | 'baseline-gate' | keyof typeof NEST_TARGETS;
 
 /** Request from the bench runner to a target process. */
 export type TargetRequest =
@@ -39,13 +52,11 @@ interface Running {
 }
 
 async function start(target: BenchTarget): Promise<Running> {
-  if (target === 'baseline') {
-    const server = await startBaselineServer();
+  if (target === 'baseline' || target === 'baseline-gate') {
+    const server = await startBaselineServer({ handGate: target === 'baseline-gate' });
     return { ...server, retained: async () => 0 };
   }
-  const nest = await startNestApp(
-    target === 'nest-sqlite' ? { store: 'sqlite' } : { store: 'memory', engine: target === 'nest-memory-table' ? 'table' : 'auto' },
-  );
+  const nest = await startNestApp(NEST_TARGETS[target]);
   const registry = nest.app.get(McpSessionRegistry, { strict: false });
   const store = nest.app.get<symbol, FsmStateStore>(FsmStateStore, { strict: false });
   return {

@@ -1,5 +1,6 @@
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type BetterSqlite3 from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
 import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { docMachine, loopMachine } from './bench.machines.js';
+import { openPostgresDataSource } from './bench.postgres.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';
 
 /** A started bench app on a loopback port, and how to stop it. */
@@ -16,38 +18,35 @@ export interface BenchApp {
   close: () => Promise<void>;
 }
 
-/** Which store and engine a Nest target runs with. */
-export interface NestTargetOptions {
-  store: 'memory' | 'sqlite';
-  engine?: McpModuleOptions['engine'];
+/**
+ * Which store (and engine) a Nest target runs with, and its HTTP route: `direct` (the lean
+ * path, `transports.http.direct`, the default here) or `express` (the framework's route,
+ * the module's default).
+ */
+export type NestTargetOptions = { route?: 'direct' | 'express' } & (
+  | { store: 'memory'; engine?: McpModuleOptions['engine'] }
+  | { store: 'sqlite' }
+  | { store: 'postgres'; schema: string; instances: number }
+);
+
+interface BenchDatabase {
+  dataSource: DataSource;
+  close: () => Promise<void>;
 }
 
-/** Starts the bench tools on `McpModule` (stateful Streamable HTTP at `/mcp`) on 127.0.0.1:0. */
+/** Starts the bench tools on `McpModule` (stateful Streamable HTTP at `/mcp`, on the target's route) on 127.0.0.1:0. */
 export async function startNestApp(target: NestTargetOptions): Promise<BenchApp> {
-  let dataSource: DataSource | undefined;
-  let dbFile: string | undefined;
+  const database = await openDatabase(target);
   const options: McpModuleOptions = {
     name: 'bench',
     version: '1.0.0',
     machines: [loopMachine, docMachine],
-    engine: target.engine ?? 'auto',
-    // The memory scenario opens thousands of sessions; the cap is not what is measured.
+    engine: target.store === 'memory' ? (target.engine ?? 'auto') : 'auto',
+    // Scenarios open thousands of sessions; the cap is not what is measured.
     sessions: { maxSessions: 100_000 },
+    transports: { http: { path: '/mcp', direct: target.route !== 'express' } },
+    ...(database ? { store: new TypeOrmFsmStateStore(database.dataSource) } : {}),
   };
-  if (target.store === 'sqlite') {
-    dbFile = join(tmpdir(), `nestjs-mcp-fsm-bench-${process.pid}.sqlite`);
-    removeDb(dbFile);
-    dataSource = new DataSource({
-      type: 'better-sqlite3',
-      database: dbFile,
-      enableWAL: true,
-      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
-      migrationsRun: true,
-      synchronize: false,
-    });
-    await dataSource.initialize();
-    options.store = new TypeOrmFsmStateStore(dataSource);
-  }
 
   @Module({
     imports: [McpModule.forRoot(options)],
@@ -63,8 +62,46 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
     port,
     close: async () => {
       await app.close();
-      await dataSource?.destroy();
-      if (dbFile) removeDb(dbFile);
+      await database?.close();
+    },
+  };
+}
+
+async function openDatabase(target: NestTargetOptions): Promise<BenchDatabase | undefined> {
+  switch (target.store) {
+    case 'memory':
+      return undefined;
+    case 'postgres': {
+      const dataSource = await openPostgresDataSource(target.schema, target.instances);
+      return { dataSource, close: () => dataSource.destroy() };
+    }
+    case 'sqlite':
+      return openSqlite();
+  }
+}
+
+/**
+ * better-sqlite3 in a file in `os.tmpdir()`, with the settings the sample and the README
+ * recommend: WAL and `synchronous = NORMAL`.
+ */
+async function openSqlite(): Promise<BenchDatabase> {
+  const file = join(tmpdir(), `nestjs-mcp-fsm-bench-${process.pid}.sqlite`);
+  removeDb(file);
+  const dataSource = new DataSource({
+    type: 'better-sqlite3',
+    database: file,
+    enableWAL: true,
+    prepareDatabase: (db: BetterSqlite3.Database) => void db.pragma('synchronous = NORMAL'),
+    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
+    migrationsRun: true,
+    synchronize: false,
+  });
+  await dataSource.initialize();
+  return {
+    dataSource,
+    close: async () => {
+      await dataSource.destroy();
+      removeDb(file);
     },
   };
 }

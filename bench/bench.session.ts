@@ -1,10 +1,10 @@
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** A session opened at the HTTP level, holding its GET notification stream. */
 export interface RawSession {
   sessionId: string;
-  /** Calls a tool without arguments; throws unless it succeeded. */
-  call: (tool: string) => Promise<void>;
+  /** Calls a tool; throws unless it succeeded. */
+  call: (tool: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
   /** DELETE, then drop the GET stream. */
   close: () => Promise<void>;
 }
@@ -21,7 +21,7 @@ export async function openRawSession(url: URL): Promise<RawSession> {
       headers: {
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
-        ...(sessionId ? { 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': LATEST_PROTOCOL_VERSION } : {}),
+        ...(sessionId ? sessionHeaders(sessionId) : {}),
       },
       body: JSON.stringify(body),
     });
@@ -37,20 +37,15 @@ export async function openRawSession(url: URL): Promise<RawSession> {
   if (!initialized.ok || !sessionId || !answer.includes('"result"')) {
     throw new Error(`initialize failed: ${initialized.status} ${answer}`);
   }
-  const headers = { 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': LATEST_PROTOCOL_VERSION };
+  const headers = sessionHeaders(sessionId);
   await expectStatus(await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId), 202);
 
   const stream = new AbortController();
   const get = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: stream.signal });
   if (get.status !== 200) throw new Error(`GET stream: ${get.status}`);
-  let nextId = 2;
   return {
     sessionId,
-    call: async (tool) => {
-      const called = await post({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: tool, arguments: {} } }, sessionId);
-      const text = await called.text();
-      if (!called.ok || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`${tool} failed: ${text}`);
-    },
+    call: (tool, args) => callTool(url, sessionId, tool, args),
     close: async () => {
       try {
         await expectStatus(await fetch(url, { method: 'DELETE', headers }), 200);
@@ -71,6 +66,36 @@ export async function churnSession(url: URL, tool?: string): Promise<string> {
     await session.close();
   }
   return session.sessionId;
+}
+
+let nextCallId = 0;
+
+/**
+ * Calls a tool in the session `sessionId` (also one an SDK client holds) with one `fetch`,
+ * and returns its result; throws unless it succeeded. String request ids keep clear of the
+ * SDK client's numeric ones.
+ */
+export async function callTool(url: URL, sessionId: string, tool: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  const id = `raw-${nextCallId++}`;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...sessionHeaders(sessionId), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } }),
+  });
+  const text = await response.text();
+  const messages: { id?: unknown; result?: CallToolResult }[] = response.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => JSON.parse(line.slice('data:'.length)))
+    : [JSON.parse(text)];
+  const result = messages.find((message) => message.id === id)?.result;
+  if (!response.ok || !result || result.isError) throw new Error(`${tool} failed: ${response.status} ${text}`);
+  return result;
+}
+
+function sessionHeaders(sessionId: string): Record<string, string> {
+  return { 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': LATEST_PROTOCOL_VERSION };
 }
 
 async function expectStatus(response: Response, status: number): Promise<void> {
