@@ -30,8 +30,6 @@ export async function openPostgresDataSource(schema: string, instances: number):
     schema,
     applicationName: APPLICATION_NAME,
     extra: {
-      // The migrations create their tables in `schema`; the store's statements name them unqualified.
-      options: `-c search_path=${schema}`,
       // Backends live for the whole run, so the runner's CPU samples see all of their work.
       idleTimeoutMillis: 0,
     },
@@ -43,13 +41,13 @@ export async function openPostgresDataSource(schema: string, instances: number):
   // Keys as lib/stores/fsm-instance-key.ts formats them ("<machine>:<handle>"), handles shaped
   // like minted ones (16 random bytes, base64url).
   await dataSource.query(
-    `INSERT INTO mcp_fsm_state (handle, machine, state, created_at, updated_at)
+    `INSERT INTO ${schema}.mcp_fsm_state (handle, machine, state, created_at, updated_at)
      SELECT $1 || ':' || rtrim(translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/', '-_'), '='),
             $1, 'draft', $2, $2
      FROM generate_series(1, $3)`,
     [docMachine.id, Date.now(), instances],
   );
-  await dataSource.query('ANALYZE mcp_fsm_state');
+  await dataSource.query(`ANALYZE ${schema}.mcp_fsm_state`);
   return dataSource;
 }
 

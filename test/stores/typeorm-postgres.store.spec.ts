@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
 import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
 
 const url = process.env.TEST_POSTGRES_URL;
@@ -45,5 +45,35 @@ if (!url) {
     }
     expect(state).toBe('draft');
     expect(failures.every((failure) => failure instanceof Error)).toBe(true);
+  });
+
+  it("uses the tables its migrations created in the DataSource's schema", async () => {
+    const schema = `fsm_schema_${randomUUID().slice(0, 8)}`;
+    const admin = new DataSource({ type: 'postgres', url });
+    await admin.initialize();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url,
+      schema,
+      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
+      migrationsRun: true,
+    });
+    try {
+      await dataSource.initialize();
+      const store = new TypeOrmFsmStateStore(dataSource);
+      await store.onApplicationBootstrap();
+      const handle = `invoice:${randomUUID()}`;
+      await store.create(handle, { state: 'draft', updatedAt: new Date().toISOString() });
+      const claimed = await store.claim({ handle, allowedStates: ['draft'], token: 't', leaseMs: 5_000 });
+      expect(claimed).toMatchObject({ status: 'claimed', snapshot: { state: 'draft' } });
+      expect(await store.commit(handle, 't', { snapshot: { state: 'review', updatedAt: new Date().toISOString() } })).toBe(true);
+      const rows = (await admin.query(`SELECT state FROM ${schema}.mcp_fsm_state WHERE handle = $1`, [handle])) as { state: string }[];
+      expect(rows).toEqual([{ state: 'review' }]);
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.destroy();
+    }
   });
 });

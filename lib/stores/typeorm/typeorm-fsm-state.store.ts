@@ -54,10 +54,13 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
     options: TypeOrmFsmStateStoreOptions = {},
   ) {
     const dialect = fsmSqlDialect(dataSource.options.type);
+    // The migrations create unqualified tables in the DataSource's `schema` (PostgreSQL): look there too.
+    const schema = dialect === 'postgres' ? (dataSource.options as { schema?: string }).schema : undefined;
+    const inSchema = (table: string) => (schema && !table.includes('.') ? `${schema}.${table}` : table);
     this.sql = new FsmStateSql(
       dialect,
-      options.tableName ?? DEFAULT_FSM_STATE_TABLE,
-      options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE,
+      inSchema(options.tableName ?? DEFAULT_FSM_STATE_TABLE),
+      inSchema(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
     );
     this.keepHistory = options.history ?? false;
     if (dialect === 'sqlite') this.writeQueue = sqliteWriteQueue(dataSource);
