@@ -2,7 +2,10 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
-import { McpToolExplorer } from './discovery/mcp-tool.explorer.js';
+import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
+import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
+import { McpPrimitiveRegistry } from './primitives/mcp-primitive.registry.js';
 import { McpToolRegistry } from './tools/mcp-tool.registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
 import { FsmTransitionBus } from './gating/fsm-transition.bus.js';
@@ -45,7 +48,10 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpMetadataAccessor,
     McpHandlerFactory,
     McpToolRegistry,
-    McpToolExplorer,
+    McpPrimitiveRegistry,
+    McpWorkflowRoles,
+    McpInvokerFactory,
+    McpExplorer,
     UnknownStateReporter,
     FsmRefusals,
     FsmTransitionBus,

@@ -4,3 +4,6 @@ export * from './start-workflow.decorator.js';
 export * from './mcp-workflow.decorator.js';
 export * from './tool-params.decorator.js';
 export * from './machine-ref.type.js';
+export * from './mcp-prompt.decorator.js';
+export * from './mcp-resource.decorator.js';
+export * from './mcp-completer.type.js';

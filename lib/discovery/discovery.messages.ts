@@ -61,3 +61,34 @@ export const requestScopedRefused = (source: string): string =>
 /** Description of the handle argument added to handle-keyed bound tools. */
 export const handleArgumentDescription = (machine: string): string =>
   `Handle of the ${machine} workflow, as returned when it was started.`;
+
+/** Bootstrap error: a prompt or resource with `@StartWorkflow` or a transition. */
+export const onlyToolsMove = (source: string, decorator: string): string =>
+  `${source}: ${decorator} may be bound to states (@BindState(states)), but only a tool starts a workflow or fires a transition; remove @StartWorkflow or the event.`;
+
+/** Bootstrap error: a method with more than one of `@McpTool`, `@McpPrompt`, `@McpResource`. */
+export const severalKinds = (source: string): string =>
+  `${source}: a method can be one of a tool (@McpTool), a prompt (@McpPrompt) or a resource (@McpResource), not several.`;
+
+/** Bootstrap error: a prompt or resource without a name. */
+export const needsName = (source: string, decorator: string): string => `${source}: ${decorator} needs a "name".`;
+
+/** Bootstrap error: two prompts, or two resources, share a name or URI. */
+export const duplicateName = (what: string, name: string, first: string, second: string): string =>
+  `${what} "${name}" is declared twice: on ${first} and on ${second}. It must be unique.`;
+
+/** Bootstrap error: `@McpPrompt` arguments that are not strings. */
+export const promptArgumentNotString = (source: string, argument: string): string =>
+  `${source}: @McpPrompt argument "${argument}" must accept a string (MCP prompt arguments are strings); use z.string() and parse it in the handler.`;
+
+/** Bootstrap error: `@McpResource` with neither or both of `uri` and `uriTemplate`. */
+export const resourceNeedsOneUri = (source: string): string =>
+  `${source}: @McpResource needs exactly one of "uri" (a fixed resource) and "uriTemplate" (a template).`;
+
+/** Bootstrap error: a resource template that is not RFC 6570. */
+export const invalidUriTemplate = (source: string, template: string, reason: string): string =>
+  `${source}: @McpResource uriTemplate "${template}" is not a valid URI template: ${reason}`;
+
+/** Bootstrap error: a fixed resource bound to a handle-keyed machine, which cannot name its instance. */
+export const resourceNeedsHandleVariable = (source: string, machine: string, key: string): string =>
+  `${source}: @McpResource is bound to handle-keyed machine "${machine}", so its URI must carry the handle: use a uriTemplate with {${key}}.`;

@@ -2,11 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   MCP_BIND_STATE_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
   MCP_START_WORKFLOW_METADATA,
   MCP_TOOL_METADATA,
   MCP_WORKFLOW_METADATA,
 } from '../mcp.constants.js';
 import type { BindStateMetadata } from '../decorators/bind-state.decorator.js';
+import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
+import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { StartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
@@ -20,6 +24,14 @@ export class McpMetadataAccessor {
 
   getTool(handler: Handler): McpToolOptions | undefined {
     return this.reflector.get(MCP_TOOL_METADATA, handler);
+  }
+
+  getPrompt(handler: Handler): McpPromptOptions | undefined {
+    return this.reflector.get(MCP_PROMPT_METADATA, handler);
+  }
+
+  getResource(handler: Handler): McpResourceOptions | undefined {
+    return this.reflector.get(MCP_RESOURCE_METADATA, handler);
   }
 
   getBinding(handler: Handler): BindStateMetadata | undefined {

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition } from '../tools/mcp-tool-definition.interface.js';
 import type { FsmMachineState } from '../fsm/fsm-engine.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
@@ -56,7 +56,7 @@ export class FsmCall {
   refusal?: FsmRefusal;
 
   constructor(
-    readonly tool: McpToolDefinition,
+    readonly tool: McpHandlerDefinition,
     readonly caller: FsmCaller,
     readonly args: Record<string, unknown>,
     readonly context: MutableToolContext,

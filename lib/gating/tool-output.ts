@@ -1,6 +1,6 @@
 import { InternalServerErrorException } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition } from '../tools/mcp-tool-definition.interface.js';
 import * as messages from './gating.messages.js';
 
 /** Whether a handler returned a ready MCP tool result. */
@@ -55,7 +55,7 @@ export function toCallToolResult(value: unknown, extra: Record<string, unknown> 
  * `InternalServerErrorException` naming each mismatch (field names and zod's wording only,
  * no values, so the text is safe to show).
  */
-export function assertToolOutput(tool: McpToolDefinition, value: unknown, extra: Record<string, unknown>): void {
+export function assertToolOutput(tool: McpHandlerDefinition, value: unknown, extra: Record<string, unknown>): void {
   if (!tool.outputSchema || isToolErrorResult(value)) {
     return;
   }

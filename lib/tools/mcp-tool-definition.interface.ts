@@ -25,31 +25,45 @@ export interface McpToolStart {
 /** Runs the handler through the Nest pipeline with `[request, response, call]`. */
 export type McpToolInvoker = (args: unknown[]) => Promise<unknown>;
 
-/** One discovered tool, ready to list and call. */
-export interface McpToolDefinition {
+/** Which MCP primitive a handler serves. */
+export type McpHandlerKind = 'tool' | 'prompt' | 'resource';
+
+/**
+ * What the gate needs of a tool, prompt or resource: its name, its part in a workflow, the
+ * schema of its arguments and its handler in the Nest pipeline.
+ */
+export interface McpHandlerDefinition {
+  kind: McpHandlerKind;
+  /** Unique per kind: the tool, prompt or resource name. */
   name: string;
-  title?: string;
-  description: string;
-  compactDescription?: string;
-  annotations?: ToolAnnotations;
-  /** Validates the arguments (includes the handle argument of handle-keyed bound tools). */
+  /** Validates the arguments (tool arguments, prompt arguments, URI template variables; includes the handle argument of handle-keyed bound handlers). */
   inputSchema: ZodObject;
+  /** zod schema of a tool's `structuredContent`. */
   outputSchema?: ZodType;
-  /** JSON Schemas sent in `tools/list`, computed once at bootstrap. */
-  inputJsonSchema: Record<string, unknown>;
-  outputJsonSchema?: Record<string, unknown>;
-  /** Machine of the class (`@McpWorkflow`) or of the binding; groups tools for menus and messages. */
+  /** Machine of the class (`@McpWorkflow`) or of the binding; groups handlers for menus and messages. */
   workflow?: string;
   binding?: McpToolBinding;
   start?: McpToolStart;
   /**
-   * Machine whose instance an unbound workflow tool reads (a status tool): its class's
-   * session-keyed machine, or its handle-keyed machine when the tool takes the handle argument.
+   * Machine whose instance an unbound workflow handler reads (a status tool): its class's
+   * session-keyed machine, or its handle-keyed machine when it takes the handle argument.
    */
   reads?: string;
-  /** Whether the gate resolves an instance for the tool (bound, start or read). */
+  /** Whether the gate resolves an instance for the handler (bound, start or read). */
   gated: boolean;
   /** `Class.method`, for messages. */
   source: string;
   invoke: McpToolInvoker;
+}
+
+/** One discovered tool, ready to list and call. */
+export interface McpToolDefinition extends McpHandlerDefinition {
+  kind: 'tool';
+  title?: string;
+  description: string;
+  compactDescription?: string;
+  annotations?: ToolAnnotations;
+  /** JSON Schemas sent in `tools/list`, computed once at bootstrap. */
+  inputJsonSchema: Record<string, unknown>;
+  outputJsonSchema?: Record<string, unknown>;
 }

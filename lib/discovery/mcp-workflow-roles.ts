@@ -1,0 +1,151 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z, type ZodObject } from 'zod';
+import type { McpMachineRef } from '../decorators/machine-ref.type.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../tools/mcp-tool-definition.interface.js';
+import * as messages from './discovery.messages.js';
+import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/** A handler's part in a workflow, from `@BindState`, `@StartWorkflow` and its class's `@McpWorkflow`. */
+export interface McpWorkflowRole {
+  workflow?: string;
+  binding?: McpToolBinding;
+  start?: McpToolStart;
+}
+
+const DECORATOR: Record<McpHandlerKind, string> = { tool: '@McpTool', prompt: '@McpPrompt', resource: '@McpResource' };
+
+/**
+ * Resolves and checks, at bootstrap, the workflow decorators of a tool, prompt or resource
+ * method: the machine, the states and event exist, the store supports what is asked; throws
+ * naming class, method and decorator otherwise.
+ */
+@Injectable()
+export class McpWorkflowRoles {
+  constructor(
+    private readonly accessor: McpMetadataAccessor,
+    private readonly machines: McpMachineRegistry,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+  ) {}
+
+  /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
+  resolve(kind: McpHandlerKind, source: string, metatype: Function, method: Method): McpWorkflowRole {
+    const classMachine = this.accessor.getWorkflow(metatype);
+    const binding = this.resolveBinding(source, method, classMachine);
+    const start = this.resolveStart(source, method, classMachine);
+    if (binding && start) {
+      throw new Error(messages.bindAndStartTogether(source));
+    }
+    if (kind !== 'tool' && (start || binding?.transition)) {
+      throw new Error(messages.onlyToolsMove(source, DECORATOR[kind]));
+    }
+    const workflow = binding?.machine ?? start?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
+    return { workflow, binding, start };
+  }
+
+  /** The machine's handle argument key, when `machine` is handle-keyed. */
+  handleKey(machine: string | undefined): string | undefined {
+    return machine === undefined ? undefined : this.machines.machine(machine).stateHandleKey;
+  }
+
+  /** `schema`, with the handle argument of a handle-keyed binding added when it is missing. */
+  withHandleArgument(schema: ZodObject, binding?: McpToolBinding): ZodObject {
+    const key = this.handleKey(binding?.machine);
+    if (!binding || !key || key in schema.shape) {
+      return schema;
+    }
+    return schema.extend({ [key]: z.string().describe(messages.handleArgumentDescription(binding.machine)) });
+  }
+
+  /**
+   * The machine an unbound handler of a workflow class reads: a session-keyed machine always
+   * (its session's instance), a handle-keyed one when the handler takes the handle argument.
+   */
+  readsMachine(role: McpWorkflowRole, inputSchema: ZodObject): string | undefined {
+    if (role.binding || role.start || !role.workflow) {
+      return undefined;
+    }
+    const key = this.handleKey(role.workflow);
+    return !key || key in inputSchema.shape ? role.workflow : undefined;
+  }
+
+  private resolveBinding(source: string, method: Method, classMachine?: McpMachineRef): McpToolBinding | undefined {
+    const meta = this.accessor.getBinding(method);
+    if (!meta) {
+      return undefined;
+    }
+    const machine = this.requireMachineId(source, meta.machine ? '@BindState' : '@McpWorkflow', meta.machine ?? classMachine, '@BindState');
+    const engine = this.machines.engine(machine);
+    const paths = new Set(engine.statePaths());
+    for (const state of meta.states) {
+      if (!paths.has(state)) {
+        throw new Error(messages.unknownState(source, '@BindState', machine, state, [...paths]));
+      }
+    }
+    if (meta.states.length === 0) {
+      throw new Error(messages.noStates(source));
+    }
+    this.assertEvent(source, '@BindState', machine, meta.transition);
+    return {
+      machine,
+      states: meta.states,
+      transition: meta.transition,
+      transactional: this.transactional(source, '@BindState', meta.transactional),
+    };
+  }
+
+  private resolveStart(source: string, method: Method, classMachine?: McpMachineRef): McpToolStart | undefined {
+    const meta = this.accessor.getStart(method);
+    if (!meta) {
+      return undefined;
+    }
+    const machine = this.requireMachineId(source, meta.machine ? '@StartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@StartWorkflow');
+    const handleKey = this.handleKey(machine);
+    if (!handleKey) {
+      throw new Error(messages.startNeedsHandleKey(source, machine));
+    }
+    this.assertEvent(source, '@StartWorkflow', machine, meta.transition);
+    const transactional = this.transactional(source, '@StartWorkflow', meta.transactional);
+    return { machine, handleKey, transition: meta.transition, transactional };
+  }
+
+  private transactional(source: string, decorator: string, requested?: boolean): boolean {
+    const transactional = requested ?? this.options.transactional;
+    if (transactional && !isTransactionalFsmStateStore(this.store)) {
+      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
+    }
+    return transactional;
+  }
+
+  private assertEvent(source: string, decorator: string, machine: string, event?: string): void {
+    const events = this.machines.engine(machine).eventNames();
+    if (event !== undefined && !events.includes(event)) {
+      throw new Error(messages.unknownEvent(source, decorator, machine, event, events));
+    }
+  }
+
+  private requireMachineId(source: string, decorator: string, machine: McpMachineRef | undefined, user: string): string {
+    const id = this.optionalMachineId(source, decorator, machine);
+    if (!id) {
+      throw new Error(messages.noMachine(source, user));
+    }
+    return id;
+  }
+
+  private optionalMachineId(source: string, decorator: string, machine?: McpMachineRef): string | undefined {
+    if (machine === undefined) {
+      return undefined;
+    }
+    const id = typeof machine === 'string' ? machine : machine.id;
+    if (!this.machines.has(id)) {
+      throw new Error(messages.unknownMachine(source, decorator, id, this.machines.ids()));
+    }
+    return id;
+  }
+}

@@ -1,0 +1,221 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { z, type ZodObject } from 'zod';
+import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
+import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
+import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
+import type { McpPromptDefinition } from '../primitives/mcp-prompt-definition.interface.js';
+import type { McpResourceDefinition } from '../primitives/mcp-resource-definition.interface.js';
+import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
+import type { McpHandlerDefinition, McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
+import * as messages from './discovery.messages.js';
+import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
+import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { McpWorkflowRoles } from './mcp-workflow-roles.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * Finds the `@McpTool`, `@McpPrompt` and `@McpResource` methods on every provider and turns
+ * them into validated definitions; throws on the first definition error, naming class, method
+ * and decorator.
+ */
+@Injectable()
+export class McpExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly roles: McpWorkflowRoles,
+    private readonly invokers: McpInvokerFactory,
+    private readonly tools: McpToolRegistry,
+    private readonly primitives: McpPrimitiveRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    const found = this.explore();
+    this.tools.register(found.tools);
+    this.primitives.register(found.prompts, found.resources);
+  }
+
+  /** All tools, prompts and resources, validated. */
+  explore(): { tools: McpToolDefinition[]; prompts: McpPromptDefinition[]; resources: McpResourceDefinition[] } {
+    const tools: McpToolDefinition[] = [];
+    const prompts: McpPromptDefinition[] = [];
+    const resources: McpResourceDefinition[] = [];
+    for (const site of this.sites()) {
+      const tool = this.accessor.getTool(site.method);
+      const prompt = this.accessor.getPrompt(site.method);
+      const resource = this.accessor.getResource(site.method);
+      if ([tool, prompt, resource].filter(Boolean).length > 1) {
+        throw new Error(messages.severalKinds(site.source));
+      }
+      if (tool) tools.push(this.defineTool(site, tool));
+      if (prompt) prompts.push(this.definePrompt(site, prompt));
+      if (resource) resources.push(this.defineResource(site, resource));
+    }
+    this.assertUnique('Tool', tools, (tool) => tool.name);
+    this.assertUnique('Prompt', prompts, (prompt) => prompt.name);
+    this.assertUnique('Resource', resources, (resource) => resource.name);
+    this.assertUnique('Resource URI', resources, (resource) => resource.uri ?? resource.template!.toString());
+    return { tools, prompts, resources };
+  }
+
+  /** Every method of every provider class, once. */
+  private *sites(): Generator<McpHandlerSite> {
+    const seen = new Set<Function>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const metatype = wrapper.metatype as Function | undefined;
+      if (!metatype || wrapper.isAlias || wrapper.inject || seen.has(metatype) || !metatype.prototype) {
+        continue;
+      }
+      seen.add(metatype);
+      for (const methodName of this.scanner.getAllMethodNames(metatype.prototype)) {
+        const method = metatype.prototype[methodName] as Method;
+        yield { wrapper, metatype, methodName, method, source: `${metatype.name}.${methodName}` };
+      }
+    }
+  }
+
+  private defineTool(site: McpHandlerSite, options: McpToolOptions): McpToolDefinition {
+    const { source } = site;
+    if (!options.name || !options.description) {
+      throw new Error(messages.toolNeedsNameAndDescription(source));
+    }
+    const role = this.roles.resolve('tool', source, site.metatype, site.method);
+    const schema = options.inputSchema ?? z.object({});
+    if (!(schema instanceof z.ZodObject)) {
+      throw new Error(messages.inputSchemaNotObject(source));
+    }
+    const inputSchema = this.roles.withHandleArgument(schema, role.binding);
+    const outputSchema = this.toolOutputSchema(source, options, role.start?.handleKey);
+    const reads = this.roles.readsMachine(role, inputSchema);
+    const gated = Boolean(role.binding || role.start || reads);
+    return {
+      kind: 'tool',
+      name: options.name,
+      title: options.title,
+      description: options.description,
+      compactDescription: options.compactDescription,
+      annotations: options.annotations,
+      inputSchema,
+      outputSchema,
+      inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,
+      outputJsonSchema: outputSchema ? (z.toJSONSchema(outputSchema, { io: 'output' }) as Record<string, unknown>) : undefined,
+      ...role,
+      reads,
+      gated,
+      source,
+      invoke: this.invokers.create(site, gated),
+    };
+  }
+
+  private definePrompt(site: McpHandlerSite, options: McpPromptOptions): McpPromptDefinition {
+    const { source } = site;
+    if (!options.name) {
+      throw new Error(messages.needsName(source, '@McpPrompt'));
+    }
+    const role = this.roles.resolve('prompt', source, site.metatype, site.method);
+    const schema = options.argsSchema ?? z.object({});
+    if (!(schema instanceof z.ZodObject)) {
+      throw new Error(messages.inputSchemaNotObject(source));
+    }
+    const inputSchema = this.roles.withHandleArgument(schema, role.binding);
+    for (const [name, field] of Object.entries(inputSchema.shape)) {
+      if (!takesString(field as z.ZodType)) {
+        throw new Error(messages.promptArgumentNotString(source, name));
+      }
+    }
+    return {
+      kind: 'prompt',
+      name: options.name,
+      title: options.title,
+      description: options.description,
+      arguments: Object.entries(inputSchema.shape).map(([name, field]) => ({
+        name,
+        description: (field as z.ZodType).description,
+        required: !(field as z.ZodType).safeParse(undefined).success,
+      })),
+      completers: options.complete ?? {},
+      ...this.gatedParts(site, role, inputSchema),
+    };
+  }
+
+  private defineResource(site: McpHandlerSite, options: McpResourceOptions): McpResourceDefinition {
+    const { source } = site;
+    if (!options.name) {
+      throw new Error(messages.needsName(source, '@McpResource'));
+    }
+    const uri = 'uri' in options ? options.uri : undefined;
+    const uriTemplate = 'uriTemplate' in options ? options.uriTemplate : undefined;
+    if ((uri === undefined) === (uriTemplate === undefined)) {
+      throw new Error(messages.resourceNeedsOneUri(source));
+    }
+    const template = uriTemplate === undefined ? undefined : this.parseTemplate(source, uriTemplate);
+    const role = this.roles.resolve('resource', source, site.metatype, site.method);
+    const variables = template?.variableNames ?? [];
+    const handleKey = this.roles.handleKey(role.binding?.machine);
+    if (handleKey && !variables.includes(handleKey)) {
+      throw new Error(messages.resourceNeedsHandleVariable(source, role.binding!.machine, handleKey));
+    }
+    const argsSchema = 'argsSchema' in options ? options.argsSchema : undefined;
+    const inputSchema = argsSchema ?? z.object(Object.fromEntries(variables.map((name) => [name, z.string()])));
+    return {
+      kind: 'resource',
+      name: options.name,
+      title: options.title,
+      description: options.description,
+      mimeType: options.mimeType,
+      uri,
+      template,
+      completers: ('complete' in options ? options.complete : undefined) ?? {},
+      ...this.gatedParts(site, role, inputSchema),
+    };
+  }
+
+  /** The fields of a prompt or resource that the gate reads. */
+  private gatedParts(site: McpHandlerSite, role: ReturnType<McpWorkflowRoles['resolve']>, inputSchema: ZodObject) {
+    const reads = this.roles.readsMachine(role, inputSchema);
+    const gated = Boolean(role.binding || reads);
+    return { ...role, inputSchema, reads, gated, source: site.source, invoke: this.invokers.create(site, gated) } satisfies Partial<McpHandlerDefinition>;
+  }
+
+  private parseTemplate(source: string, uriTemplate: string): UriTemplate {
+    try {
+      return new UriTemplate(uriTemplate);
+    } catch (error) {
+      throw new Error(messages.invalidUriTemplate(source, uriTemplate, error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  private toolOutputSchema(source: string, options: McpToolOptions, handleKey?: string): McpToolOptions['outputSchema'] {
+    const schema = options.outputSchema;
+    if (!schema) {
+      return undefined;
+    }
+    if (!(schema instanceof z.ZodObject)) {
+      throw new Error(messages.outputSchemaNotObject(source));
+    }
+    return handleKey && !(handleKey in schema.shape) ? schema.extend({ [handleKey]: z.string() }) : schema;
+  }
+
+  private assertUnique<T extends { source: string }>(what: string, items: T[], keyOf: (item: T) => string): void {
+    const byKey = new Map<string, T>();
+    for (const item of items) {
+      const key = keyOf(item);
+      const other = byKey.get(key);
+      if (other) {
+        throw new Error(what === 'Tool' ? messages.duplicateTool(key, other.source, item.source) : messages.duplicateName(what, key, other.source, item.source));
+      }
+      byKey.set(key, item);
+    }
+  }
+}
+
+/** Whether a prompt argument's schema takes a string (a string, a string enum or literal), optional or not. */
+function takesString(field: z.ZodType): boolean {
+  const json = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: unknown; enum?: unknown[]; const?: unknown };
+  return json.type === 'string' || typeof json.const === 'string' || (Array.isArray(json.enum) && json.enum.every((value) => typeof value === 'string'));
+}
