@@ -186,7 +186,7 @@ export class McpExplorer implements OnModuleInit {
     try {
       return new UriTemplate(uriTemplate);
     } catch (error) {
-      throw new Error(messages.invalidUriTemplate(source, uriTemplate, error instanceof Error ? error.message : String(error)));
+      throw new Error(messages.invalidUriTemplate(source, uriTemplate, error instanceof Error ? error.message : String(error)), { cause: error });
     }
   }
 
