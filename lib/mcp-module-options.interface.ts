@@ -1,6 +1,7 @@
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from './fsm/machine.interface.js';
 import type { FsmGate } from './gating/fsm-gate.js';
@@ -130,4 +131,20 @@ export interface McpModuleOptions {
    * @default true
    */
   allowRequestScoped?: boolean;
+  /**
+   * Serve each workflow as MCP resources: its diagram (`workflow://<machine>/diagram`, Mermaid)
+   * and the caller's instance (state, context, allowed tools and the diagram with the state
+   * highlighted: `workflow://<machine>/instance` for a session-keyed machine,
+   * `workflow://<machine>/instance/{handle}` for a handle-keyed one, owner only).
+   * @default false
+   */
+  workflowResources?: boolean;
+  /**
+   * Escape hatch: called with each connection's SDK `Server` before it connects, after the
+   * module registered its handlers. Register what the module does not serve (sampling
+   * handlers, extra capabilities with `server.registerCapabilities`). Replacing the module's
+   * handlers (`tools/*`, `prompts/*`, `resources/*`, `completion/complete`,
+   * `logging/setLevel`) bypasses the gate, its menus and `list_changed`.
+   */
+  configureServer?: (server: Server, connection: { kind: 'stateful' | 'stateless' | 'stdio'; sessionId?: string }) => void;
 }

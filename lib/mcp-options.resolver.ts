@@ -36,6 +36,8 @@ export interface McpResolvedOptions {
   leaseMs: number;
   transactional: boolean;
   allowRequestScoped: boolean;
+  workflowResources: boolean;
+  configureServer?: McpModuleOptions['configureServer'];
 }
 
 /** Injection token of the {@link McpResolvedOptions}. */
@@ -64,5 +66,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     transactional: options.transactional ?? false,
     allowRequestScoped: options.allowRequestScoped ?? true,
+    workflowResources: options.workflowResources ?? false,
+    configureServer: options.configureServer,
   };
 }

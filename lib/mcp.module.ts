@@ -22,6 +22,7 @@ import {
 } from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
+import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
 import { ToolMenuService } from './server/tool-menu.service.js';
 import { StdioTransport } from './transports/stdio.transport.js';
@@ -59,11 +60,12 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpWorkflowService,
     ToolMenuService,
     ToolCallHandler,
+    PrimitiveCallHandler,
     McpServerFactory,
     McpSessionRegistry,
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpPrimitiveRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
 })
 export class McpModule extends ConfigurableModuleClass {}

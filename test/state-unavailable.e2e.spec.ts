@@ -90,7 +90,7 @@ describe('a plain load/save store (the seed interface)', () => {
       );
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).message).toContain(
-        'STATE_UNAVAILABLE: the tool list could not be computed because workflow state could not be read; try again later.',
+        'STATE_UNAVAILABLE: tools/list could not be answered because workflow state could not be read; try again later.',
       );
     });
 

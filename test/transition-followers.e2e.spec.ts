@@ -4,14 +4,14 @@ import { FsmTransitionBus } from '../lib/gating/fsm-transition.bus.js';
 import { McpServerFactory } from '../lib/server/mcp-server.factory.js';
 import type { McpSession } from '../lib/server/mcp-session.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
-import { ToolMenuService } from '../lib/server/tool-menu.service.js';
+import { ToolMenuService, type McpListKind } from '../lib/server/tool-menu.service.js';
 import { billingModule } from './fixtures/billing.app.js';
 
 /** The menu service, counting the sessions a transition is applied to. */
 class CountingToolMenuService extends ToolMenuService {
   visited: McpSession[] = [];
 
-  override applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): boolean {
+  override applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): McpListKind[] {
     this.visited.push(session);
     return super.applyTransition(session, machine, storeKey, state);
   }
@@ -96,10 +96,10 @@ describe('transitions reach only the sessions that follow the instance', () => {
 
   it('answers an unchanged observation without a new menu', () => {
     const session = sessions[30];
-    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toBe(true);
+    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toEqual(['tools']);
     const shown = session.lastMenu;
-    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toBe(false);
+    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toEqual([]);
     expect(session.lastMenu).toBe(shown);
-    expect(menu.observe(session, payment('payment:p4'), 'captured')).toBe(true);
+    expect(menu.observe(session, payment('payment:p4'), 'captured')).toEqual(['tools']);
   });
 });

@@ -1,14 +1,17 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /**
- * What a tool handler knows about its call; inject it with `@ToolContext()`. `TManager` is
- * the type of `manager` in transactional mode (a TypeORM `EntityManager`).
+ * What a tool, prompt or resource handler knows about its call; inject it with
+ * `@ToolContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
+ * `EntityManager`).
  */
 export interface McpToolContext<TManager = unknown> {
-  /** Name of the tool being called. */
+  /** Name of the tool, prompt or resource being called. */
   readonly toolName: string;
+  /** The URI being read, in a resource handler. */
+  readonly uri?: string;
   /** `Mcp-Session-Id` of a stateful HTTP session; absent on stdio and stateless HTTP. */
   readonly sessionId?: string;
   /** Machine id of a workflow tool (bound, start, or a read of its workflow). */
@@ -26,6 +29,16 @@ export interface McpToolContext<TManager = unknown> {
    * writes through it commit or roll back together with the state change.
    */
   readonly manager?: TManager;
-  /** The SDK's request extra: `signal`, `sendNotification` (progress), `requestId`, ... */
+  /** The SDK's request extra: `signal` (aborted when the client cancels), `sendNotification`, `requestId`, ... */
   readonly extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  /**
+   * Sends a log message to the client (`notifications/message`, on this request's stream)
+   * unless the client asked for a higher minimum with `logging/setLevel`.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Reports progress of this request (`notifications/progress`) when the client asked for it
+   * with a `progressToken`; does nothing otherwise. `progress` must grow from call to call.
+   */
+  reportProgress(progress: number, total?: number, message?: string): Promise<void>;
 }

@@ -1,11 +1,24 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpSession, type McpSessionKind, type McpSessionScope } from './mcp-session.js';
+import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './server.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from './tool-menu.service.js';
@@ -14,8 +27,11 @@ import { ToolMenuService } from './tool-menu.service.js';
 const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 /**
- * Creates one SDK `Server` per connection (the SDK refuses a second `connect`), with
- * `tools/list` answered per session and `tools/call` routed through the gate.
+ * Creates one SDK `Server` per connection (the SDK refuses a second `connect`): the lists
+ * (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) answered per
+ * session, calls, gets and reads routed through the gate, completions, and `logging/setLevel`.
+ * The capabilities follow what the app declares: prompts, resources and completions only when
+ * it has some.
  */
 @Injectable()
 export class McpServerFactory {
@@ -25,28 +41,68 @@ export class McpServerFactory {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly menu: ToolMenuService,
     private readonly calls: ToolCallHandler,
+    private readonly primitiveCalls: PrimitiveCallHandler,
+    private readonly primitives: McpPrimitiveRegistry,
   ) {}
 
   createSession(kind: McpSessionKind, id?: string, scope?: McpSessionScope, principal?: string): McpSession {
-    const server = new Server(
-      { name: this.options.name, version: this.options.version },
-      { capabilities: { tools: { listChanged: true } }, instructions: this.options.instructions },
-    );
+    const capabilities = this.declaredCapabilities();
+    const server = new Server({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
     const session = new McpSession(kind, server, id, scope, principal);
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      session.touch();
-      try {
-        return { tools: await this.menu.list(session) };
-      } catch (error) {
-        this.logger.error(messages.menuFailed(error), error instanceof Error ? error.stack : undefined);
-        throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable());
-      }
-    });
+    server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: await this.menu.list(session) })));
     // The Server's own tools/call registration validates params with zod first and answers a
     // malformed call with a zod dump; the Protocol's registration leaves checking to us.
     Protocol.prototype.setRequestHandler.call(server, LenientCallToolRequestSchema, (request, extra) =>
       this.calls.handle(session, request.params, extra),
     );
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      session.logLevel = request.params.level;
+      return {};
+    });
+    if (capabilities.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, () => this.list(session, 'prompts/list', async () => ({ prompts: await this.menu.prompts(session) })));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
+    }
+    if (capabilities.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, () =>
+        this.list(session, 'resources/list', async () => ({ resources: await this.menu.resources(session, 'fixed') })),
+      );
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
+        this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: await this.menu.resources(session, 'templates') })),
+      );
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.primitiveCalls.readResource(session, request.params.uri, extra));
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler(CompleteRequestSchema, (request) =>
+        this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments),
+      );
+    }
+    this.options.configureServer?.(server, { kind, sessionId: id });
     return session;
+  }
+
+  /** Tools and logging always; prompts, resources and completions when the app declares some. */
+  private declaredCapabilities(): ServerCapabilities {
+    const prompts = this.primitives.prompts();
+    const resources = this.primitives.resources();
+    const completes = [...prompts, ...resources].some((definition) => Object.keys(definition.completers).length > 0);
+    return {
+      tools: { listChanged: true },
+      logging: {},
+      ...(prompts.length ? { prompts: { listChanged: true } } : {}),
+      ...(resources.length ? { resources: { listChanged: true } } : {}),
+      ...(completes ? { completions: {} } : {}),
+    };
+  }
+
+  /** Answers a list request; a store failure is an internal error without driver text. */
+  private async list<T>(session: McpSession, method: string, answer: () => Promise<T>): Promise<T> {
+    session.touch();
+    try {
+      return await answer();
+    } catch (error) {
+      this.logger.error(messages.menuFailed(method, error), error instanceof Error ? error.stack : undefined);
+      throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable(method));
+    }
   }
 }

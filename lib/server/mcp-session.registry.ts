@@ -6,7 +6,7 @@ import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interfac
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSession } from './mcp-session.js';
 import * as messages from './server.messages.js';
-import { ToolMenuService } from './tool-menu.service.js';
+import { LIST_CHANGED, ToolMenuService } from './tool-menu.service.js';
 
 interface LiveSession {
   session: McpSession;
@@ -88,9 +88,12 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private notify(event: FsmTransitionEvent): void {
     // A copy: applying the transition may make a follower stop following the instance.
     for (const session of [...this.menu.followersOf(event.storeKey)]) {
-      if (session !== event.origin && this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
+      if (session === event.origin) {
+        continue;
+      }
+      for (const kind of this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
         session.server
-          .sendToolListChanged()
+          .notification({ method: LIST_CHANGED[kind] })
           .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
       }
     }

@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { FsmCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 
@@ -24,8 +25,10 @@ export class McpSession implements FsmCaller {
   /** Last known state per store key, refreshed by `tools/list` and transitions. */
   readonly knownStates = new Map<string, string>();
   /** Signature of the menu this session was last shown or told about. */
-  lastMenu?: string;
+  lastMenu?: readonly string[];
   lastSeen = Date.now();
+  /** The minimum level of log messages the client asked for with `logging/setLevel`. */
+  logLevel?: LoggingLevel;
 
   constructor(
     readonly kind: McpSessionKind,

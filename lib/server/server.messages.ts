@@ -26,16 +26,16 @@ export const toolFailed = (tool: string, errorId: string): string =>
 export const handlerFailed = (tool: string, errorId: string, error: unknown): string =>
   `Tool "${tool}" failed (error id ${errorId}): ${reasonOf(error)}`;
 
-/** `tools/list` failed because the store could not be read (no driver text). */
-export const menuUnavailable = (): string =>
-  'STATE_UNAVAILABLE: the tool list could not be computed because workflow state could not be read; try again later.';
+/** A list (`tools/list`, `prompts/list`, ...) failed because the store could not be read (no driver text). */
+export const menuUnavailable = (method: string): string =>
+  `STATE_UNAVAILABLE: ${method} could not be answered because workflow state could not be read; try again later.`;
 
-/** Log line: `tools/list` failed. */
-export const menuFailed = (error: unknown): string => `tools/list failed: ${reasonOf(error)}`;
+/** Log line: a list failed. */
+export const menuFailed = (method: string, error: unknown): string => `${method} failed: ${reasonOf(error)}`;
 
 /** Log line: a list_changed notification could not be sent. */
 export const notifyFailed = (session: string | undefined, error: unknown): string =>
-  `Could not send tools/list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
+  `Could not send list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
 
 /** Log line: a closed session's instances could not be deleted (they expire with the store). */
 export const forgetFailed = (error: unknown): string =>
@@ -44,3 +44,14 @@ export const forgetFailed = (error: unknown): string =>
 /** Log line: closing an idle session failed. */
 export const closeFailed = (session: string, error: unknown): string =>
   `Could not close idle session ${session}: ${reasonOf(error)}`;
+
+/** Unknown prompt name in `prompts/get`. */
+export const unknownPrompt = (name: string): string => `Unknown prompt "${name}". Call prompts/list for the prompts available now.`;
+
+/** A `resources/read` URI that no resource or template serves. */
+export const unknownResource = (uri: string): string =>
+  `Resource "${uri}" not found. Call resources/list and resources/templates/list for what this server serves.`;
+
+/** A malformed `prompts/get`, `resources/read` or `completion/complete` request. */
+export const invalidRequest = (method: string, field: string, expected: string): string =>
+  `Invalid ${method} request: "params.${field}" must be ${expected}.`;

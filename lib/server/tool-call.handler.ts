@@ -2,17 +2,18 @@ import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
-import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
+import { FsmCall } from '../gating/fsm-call.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
 import { assertToolOutput, toCallToolResult } from '../gating/tool-output.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
-import { mcpHttpExchange } from './mcp-http-request.storage.js';
+import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from './mcp-session.js';
 import * as messages from './server.messages.js';
 import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
+import { announceMenuChanges, runHandler } from './handler-run.js';
 import { ToolMenuService } from './tool-menu.service.js';
 
 /**
@@ -41,19 +42,9 @@ export class ToolCallHandler {
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
-    const context: MutableToolContext = { toolName: tool.name, sessionId: session.id, authInfo: extra.authInfo, extra };
-    const call = new FsmCall(tool, session, parsed.data as Record<string, unknown>, context);
-    const exchange = mcpHttpExchange.getStore();
-    let result: CallToolResult;
-    try {
-      const value = await tool.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]);
-      result = call.refusal ? this.failure(call, call.refusal) : this.success(call, value);
-    } catch (error) {
-      result = this.failure(call, call.refusal ?? error);
-    }
-    if (call.instance && call.state !== undefined && this.menu.observe(session, call.instance, call.state)) {
-      await extra.sendNotification({ method: 'notifications/tools/list_changed' });
-    }
+    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, createCallContext(session, tool.name, extra));
+    const result = outcome.ok ? this.settle(outcome.call, outcome.value) : this.failure(outcome.call, outcome.error);
+    await announceMenuChanges(this.menu, session, outcome.call, extra);
     return result;
   }
 
@@ -67,6 +58,15 @@ export class ToolCallHandler {
       throw new JsonRpcError(ErrorCode.InvalidParams, messages.callArgumentsNotObject(name));
     }
     return { name, args: (args ?? {}) as Record<string, unknown> };
+  }
+
+  /** The result of a handler that returned; an invalid output is an error result. */
+  private settle(call: FsmCall, value: unknown): CallToolResult {
+    try {
+      return this.success(call, value);
+    } catch (error) {
+      return this.failure(call, error);
+    }
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {

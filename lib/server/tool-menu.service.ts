@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpHandlerDefinition, McpToolDefinition } from '../tools/mcp-tool-definition.interface.js';
+import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import type { FsmInstanceRef } from '../gating/fsm-call.js';
@@ -12,11 +13,23 @@ import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.re
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import type { McpSession } from './mcp-session.js';
 
-/** One entry of a session's menu. */
+/** One entry of a session's tool menu. */
 interface MenuEntry {
   tool: McpToolDefinition;
   compact: boolean;
 }
+
+/** The lists of a session's menu, each with its own `list_changed` notification. */
+export type McpListKind = 'tools' | 'prompts' | 'resources';
+
+const LIST_KINDS: readonly McpListKind[] = ['tools', 'prompts', 'resources'];
+
+/** The notification that tells a client one list of its menu changed. */
+export const LIST_CHANGED = {
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+  resources: 'notifications/resources/list_changed',
+} as const satisfies Record<McpListKind, string>;
 
 /**
  * Computes each session's menu (design §3): tools of its session-keyed instances' states,
@@ -38,6 +51,7 @@ export class ToolMenuService {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
+    private readonly primitives: McpPrimitiveRegistry,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) store: FsmStateStore,
     private readonly unknownStates: UnknownStateReporter,
@@ -48,6 +62,67 @@ export class ToolMenuService {
 
   /** The session's menu as `tools/list` returns it; reads the store once. */
   async list(session: McpSession): Promise<Tool[]> {
+    await this.refresh(session);
+    const menu = this.compute(session);
+    session.lastMenu = this.signature(session, menu);
+    return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
+  }
+
+  /** The prompts `prompts/list` shows the session; reads the store once. */
+  async prompts(session: McpSession): Promise<Prompt[]> {
+    await this.refresh(session);
+    session.lastMenu = this.signature(session);
+    return this.primitives
+      .prompts()
+      .filter((prompt) => this.isVisible(session, prompt))
+      .map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+  }
+
+  /** The fixed resources (`resources/list`) or the templates (`resources/templates/list`) shown to the session; reads the store once. */
+  async resources(session: McpSession, which: 'fixed'): Promise<Resource[]>;
+  async resources(session: McpSession, which: 'templates'): Promise<ResourceTemplate[]>;
+  async resources(session: McpSession, which: 'fixed' | 'templates'): Promise<Resource[] | ResourceTemplate[]> {
+    await this.refresh(session);
+    session.lastMenu = this.signature(session);
+    const visible = this.primitives.resources().filter((resource) => this.isVisible(session, resource));
+    return which === 'fixed'
+      ? visible.filter((r) => r.uri !== undefined).map((r) => ({ uri: r.uri!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }))
+      : visible
+          .filter((r) => r.template !== undefined)
+          .map((r) => ({ uriTemplate: r.template!.toString(), name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
+  }
+
+  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those). */
+  shows(session: McpSession, definition: McpHandlerDefinition): boolean {
+    return this.isVisible(session, definition);
+  }
+
+  /**
+   * Records what a call of this session found its instance in (`null`: the instance ended);
+   * the lists of the session's menu that changed since they were last shown or told.
+   */
+  observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): McpListKind[] {
+    if (this.alreadyKnown(session, instance, state)) {
+      return [];
+    }
+    session.lastMenu ??= this.signature(session);
+    const { storeKey } = instance;
+    if (instance.scope !== 'handle') {
+      // The session keeps following its own instance: a new one starts implicitly.
+      this.recordState(session, storeKey, state);
+    } else if (state === null || this.ended(storeKey, state)) {
+      this.unfollow(session, storeKey);
+    } else {
+      this.follow(session, storeKey, state);
+    }
+    const before = session.lastMenu;
+    const after = this.signature(session);
+    session.lastMenu = after;
+    return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
+  }
+
+  /** Reads the states of the session's instances, and stops following handles that are gone or ended. */
+  private async refresh(session: McpSession): Promise<void> {
     const keys = this.instanceKeys(session);
     const states = keys.length === 0 ? new Map<string, string>() : await this.readStates(keys);
     session.knownStates.clear();
@@ -60,41 +135,12 @@ export class ToolMenuService {
         this.unfollow(session, key);
       }
     }
-    const menu = this.compute(session);
-    session.lastMenu = this.signature(menu);
-    return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
   }
 
-  /**
-   * Records what a call of this session found its instance in (`null`: the instance ended);
-   * `true` when the session's menu changed since it was last shown or told.
-   */
-  observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): boolean {
-    if (this.alreadyKnown(session, instance, state)) {
-      return false;
-    }
-    session.lastMenu ??= this.signature(this.compute(session));
-    const { storeKey } = instance;
-    if (instance.scope !== 'handle') {
-      // The session keeps following its own instance: a new one starts implicitly.
-      this.recordState(session, storeKey, state);
-    } else if (state === null || this.ended(storeKey, state)) {
-      this.unfollow(session, storeKey);
-    } else {
-      this.follow(session, storeKey, state);
-    }
-    const signature = this.signature(this.compute(session));
-    if (signature === session.lastMenu) {
-      return false;
-    }
-    session.lastMenu = signature;
-    return true;
-  }
-
-  /** A change made elsewhere: applies only to instances this session follows; `true` when its menu changed. */
-  applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): boolean {
+  /** A change made elsewhere: applies only to instances this session follows; the lists of its menu that changed. */
+  applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): McpListKind[] {
     const scope = session.handles.has(storeKey) ? 'handle' : session.sessionStoreKey(machine) === storeKey ? 'session' : undefined;
-    return scope !== undefined && this.observe(session, { machine, storeKey, scope }, state);
+    return scope === undefined ? [] : this.observe(session, { machine, storeKey, scope }, state);
   }
 
   /**
@@ -202,7 +248,7 @@ export class ToolMenuService {
       const states = this.instanceStates(session, machine);
       const initial = this.machines.engine(machine).initial().state;
       const compact = Boolean(tool.compactDescription) && states.every((state) => state === initial);
-      if (this.isVisible(session, tool, machine, states)) {
+      if (this.isVisibleIn(session, tool, machine, states)) {
         entries.push({ tool, compact });
       }
     }
@@ -234,7 +280,13 @@ export class ToolMenuService {
     return known(key, state) ? [state] : [];
   }
 
-  private isVisible(session: McpSession, tool: McpToolDefinition, machine: string, states: string[]): boolean {
+  /** Whether an unbound handler, or a bound one whose states an instance of the session is in, is in its menu. */
+  private isVisible(session: McpSession, definition: McpHandlerDefinition): boolean {
+    const machine = definition.binding?.machine;
+    return machine === undefined || this.isVisibleIn(session, definition, machine, this.instanceStates(session, machine));
+  }
+
+  private isVisibleIn(session: McpSession, tool: McpHandlerDefinition, machine: string, states: string[]): boolean {
     if (!tool.binding) {
       return true;
     }
@@ -245,8 +297,14 @@ export class ToolMenuService {
     return states.some((state) => tool.binding!.states.some((bound) => engine.matches(state, bound)));
   }
 
-  private signature(menu: MenuEntry[]): string {
-    return menu.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n');
+  /** What the session is shown, one string per list kind (in `LIST_KINDS` order), to tell which lists changed. */
+  private signature(session: McpSession, menu = this.compute(session)): readonly string[] {
+    const names = (definitions: readonly McpHandlerDefinition[]) =>
+      definitions
+        .filter((definition) => this.isVisible(session, definition))
+        .map((definition) => definition.name)
+        .join('\n');
+    return [menu.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'), names(this.primitives.prompts()), names(this.primitives.resources())];
   }
 
   private toSdkTool(tool: McpToolDefinition, compact: boolean): Tool {

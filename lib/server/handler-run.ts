@@ -1,0 +1,42 @@
+import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
+import type { McpHandlerDefinition } from '../tools/mcp-tool-definition.interface.js';
+import { mcpHttpExchange } from './mcp-http-request.storage.js';
+import type { McpSession } from './mcp-session.js';
+import { LIST_CHANGED, type ToolMenuService } from './tool-menu.service.js';
+
+/** How a handler run ended: its value, or what it threw (the gate's refusal, when there was one, wins). */
+export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { call: FsmCall; ok: false; error: unknown };
+
+/**
+ * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
+ * `[request, response, call]`: the HTTP exchange that carried it, or `{ headers: {} }` on stdio.
+ */
+export async function runHandler(
+  definition: McpHandlerDefinition,
+  session: McpSession,
+  args: Record<string, unknown>,
+  context: MutableToolContext,
+): Promise<HandlerOutcome> {
+  const call = new FsmCall(definition, session, args, context);
+  const exchange = mcpHttpExchange.getStore();
+  try {
+    const value = await definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]);
+    return call.refusal ? { call, ok: false, error: call.refusal } : { call, ok: true, value };
+  } catch (error) {
+    return { call, ok: false, error: call.refusal ?? error };
+  }
+}
+
+/** Tells the calling session, on its request's stream, which lists of its menu the call changed. */
+export async function announceMenuChanges(
+  menu: ToolMenuService,
+  session: McpSession,
+  call: FsmCall,
+  extra: MutableToolContext['extra'],
+): Promise<void> {
+  if (call.instance && call.state !== undefined) {
+    for (const kind of menu.observe(session, call.instance, call.state)) {
+      await extra.sendNotification({ method: LIST_CHANGED[kind] });
+    }
+  }
+}

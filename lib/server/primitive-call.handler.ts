@@ -1,0 +1,97 @@
+import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import type { McpCompleter } from '../decorators/mcp-completer.type.js';
+import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
+import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
+import type { McpHandlerDefinition } from '../tools/mcp-tool-definition.interface.js';
+import { announceMenuChanges, runHandler } from './handler-run.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import { createCallContext } from './mcp-call-context.js';
+import type { McpSession } from './mcp-session.js';
+import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
+import * as messages from './server.messages.js';
+import { errorMessage } from './tool-result.mapper.js';
+import { ToolMenuService } from './tool-menu.service.js';
+
+/** `completion/complete` sends at most this many values (MCP spec). */
+const MAX_COMPLETIONS = 100;
+
+type Extra = McpToolContext['extra'];
+
+/**
+ * Answers `prompts/get`, `resources/read` and `completion/complete`: the handler runs through
+ * the Nest pipeline and the gate like a tool, and any refusal or failure is a JSON-RPC error
+ * (these methods have no error results): a refusal carries the same `data` as a tool's.
+ */
+@Injectable()
+export class PrimitiveCallHandler {
+  private readonly logger = new Logger('McpPrimitives');
+
+  constructor(
+    private readonly primitives: McpPrimitiveRegistry,
+    private readonly menu: ToolMenuService,
+  ) {}
+
+  async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
+    const prompt = this.primitives.prompt(params.name);
+    if (!prompt) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownPrompt(params.name));
+    }
+    const value = await this.run(session, prompt, params.arguments ?? {}, extra);
+    return toGetPromptResult(value, prompt.description);
+  }
+
+  async readResource(session: McpSession, uri: string, extra: Extra): Promise<ReadResourceResult> {
+    const match = this.primitives.match(uri);
+    if (!match) {
+      throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
+    }
+    const value = await this.run(session, match.resource, match.args, extra, uri);
+    return toReadResourceResult(value, uri, match.resource.mimeType);
+  }
+
+  /** Values for an argument of a prompt or a variable of a template the session is shown; none for anything else. */
+  async complete(
+    session: McpSession,
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    context: Record<string, string> = {},
+  ): Promise<CompleteResult> {
+    const definition = ref.type === 'ref/prompt' ? this.primitives.prompt(ref.name ?? '') : this.primitives.template(ref.uri ?? '');
+    const completer: McpCompleter | undefined = definition?.completers[argument.name];
+    if (!definition || !completer || !this.menu.shows(session, definition)) {
+      return { completion: { values: [], total: 0, hasMore: false } };
+    }
+    const values = await completer(argument.value, { arguments: context });
+    return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
+  }
+
+  private async run(session: McpSession, definition: McpHandlerDefinition, args: Record<string, unknown>, extra: Extra, uri?: string): Promise<unknown> {
+    session.touch();
+    const parsed = definition.inputSchema.safeParse(args);
+    if (!parsed.success) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.invalidArguments(definition.name, parsed.error.issues));
+    }
+    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, createCallContext(session, definition.name, extra, uri));
+    await announceMenuChanges(this.menu, session, outcome.call, extra);
+    if (outcome.ok) {
+      return outcome.value;
+    }
+    throw this.toJsonRpcError(definition, outcome.error);
+  }
+
+  private toJsonRpcError(definition: McpHandlerDefinition, error: unknown): JsonRpcError {
+    if (error instanceof FsmRefusal) {
+      return new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
+    }
+    if (error instanceof HttpException) {
+      return new JsonRpcError(error.getStatus() >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, errorMessage(error));
+    }
+    const errorId = randomBytes(6).toString('hex');
+    this.logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
+    return new JsonRpcError(ErrorCode.InternalError, messages.toolFailed(definition.name, errorId));
+  }
+}
