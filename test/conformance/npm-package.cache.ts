@@ -29,6 +29,16 @@ export interface ProcessResult {
   timedOut: boolean;
 }
 
+/** Process groups started by {@link runProcess} that are still running. */
+const liveGroups = new Set<number>();
+
+/** Kills every process group {@link runProcess} started that is still running (a watchdog's last resort). */
+export function killRunningProcesses(): void {
+  for (const pid of liveGroups) {
+    killGroup(pid, 'SIGKILL');
+  }
+}
+
 /**
  * Runs a command to its end, or kills it (and its children: it leads its own process group)
  * after `timeoutMs`.
@@ -40,6 +50,10 @@ export function runProcess(
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      liveGroups.add(pid);
+    }
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -47,7 +61,7 @@ export function runProcess(
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup(child.pid, 'SIGKILL');
+      killGroup(pid, 'SIGKILL');
     }, timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -55,13 +69,14 @@ export function runProcess(
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      liveGroups.delete(pid!);
       resolve({ code, signal, stdout, stderr, timedOut });
     });
   });
 }
 
 /** Signals a process group we started; a group that is gone already is fine. */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) {
     return;
   }
