@@ -5,6 +5,7 @@ import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
 import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
 import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
+import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
 import { McpPrimitiveRegistry } from './primitives/mcp-primitive.registry.js';
 import { McpToolRegistry } from './tools/mcp-tool.registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
@@ -52,6 +53,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpPrimitiveRegistry,
     McpWorkflowRoles,
     McpInvokerFactory,
+    WorkflowResourcesFactory,
     McpExplorer,
     UnknownStateReporter,
     FsmRefusals,

@@ -214,3 +214,59 @@ describe('an app with tools only', () => {
     }
   });
 });
+
+describe('workflow resources (workflowResources: true)', () => {
+  let app: INestApplication;
+  let agent: TestClient;
+
+  beforeAll(async () => {
+    app = await listenApp([billingModule({ workflowResources: true })]);
+    agent = await connectClient(await mcpUrl(app));
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await app.close();
+  });
+
+  const read = async (uri: string) => (await agent.client.readResource({ uri })).contents[0] as { uri: string; mimeType?: string; text: string };
+
+  it('lists a diagram per workflow and the caller instance of each', async () => {
+    expect((await agent.client.listResources()).resources.map((resource) => [resource.uri, resource.mimeType])).toEqual([
+      ['workflow://invoice/diagram', 'text/vnd.mermaid'],
+      ['workflow://invoice/instance', 'application/json'],
+      ['workflow://payment/diagram', 'text/vnd.mermaid'],
+    ]);
+    expect((await agent.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'workflow://payment/instance/{paymentId}',
+    ]);
+  });
+
+  it('renders the diagram with each transition labelled by the tools that fire it', async () => {
+    const diagram = await read('workflow://invoice/diagram');
+    expect(diagram.mimeType).toBe('text/vnd.mermaid');
+    expect(diagram.text.startsWith('stateDiagram-v2\n')).toBe(true);
+    expect(diagram.text).toContain('invoice.approve');
+    expect(diagram.text).toContain('invoice.discharge');
+  });
+
+  it("shows the session's invoice with its state highlighted, and follows it", async () => {
+    const draft = JSON.parse((await read('workflow://invoice/instance')).text) as { state: string; allowedTools: string[]; diagram: string };
+    expect(draft).toMatchObject({ machine: 'invoice', state: 'draft', context: null, allowedTools: ['invoice.submit', 'invoice.status'] });
+    await agent.call('invoice.submit');
+    const review = JSON.parse((await read('workflow://invoice/instance')).text) as { state: string; diagram: string };
+    expect(review.state).toBe('review');
+    expect(review.diagram).not.toBe(draft.diagram);
+    expect(review.diagram).toContain('current');
+  });
+
+  it('shows a payment by its handle, with its context, and refuses a forged one', async () => {
+    const started = await agent.call('payment.authorize', { amount: 9, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    const payment = JSON.parse((await read(`workflow://payment/instance/${paymentId}`)).text) as Record<string, unknown>;
+    expect(payment).toMatchObject({ machine: 'payment', handle: paymentId, state: 'authorized', allowedTools: expect.arrayContaining(['payment.capture']) });
+    expect(payment.context).toMatchObject({ authorized: 9 });
+    const forged = await refusalOf(agent.client.readResource({ uri: 'workflow://payment/instance/forged' }));
+    expect(forged.data).toMatchObject({ code: 'UNKNOWN_HANDLE', machine: 'payment' });
+  });
+});

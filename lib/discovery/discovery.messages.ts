@@ -92,3 +92,19 @@ export const invalidUriTemplate = (source: string, template: string, reason: str
 /** Bootstrap error: a fixed resource bound to a handle-keyed machine, which cannot name its instance. */
 export const resourceNeedsHandleVariable = (source: string, machine: string, key: string): string =>
   `${source}: @McpResource is bound to handle-keyed machine "${machine}", so its URI must carry the handle: use a uriTemplate with {${key}}.`;
+
+/** Title of a workflow's diagram resource. */
+export const workflowDiagramTitle = (machine: string): string => `The ${machine} workflow`;
+
+/** Description of a workflow's diagram resource. */
+export const workflowDiagramDescription = (machine: string): string =>
+  `State diagram (Mermaid) of the ${machine} workflow; each transition is labelled with its event and the tools that fire it.`;
+
+/** Title of a workflow's instance resource. */
+export const workflowInstanceTitle = (machine: string): string => `Your ${machine}`;
+
+/** Description of a workflow's instance resource. */
+export const workflowInstanceDescription = (machine: string, handleKey?: string): string =>
+  handleKey
+    ? `Your ${machine} named by its ${handleKey}: state, context, the tools allowed now, and the diagram with the state highlighted.`
+    : `This session's ${machine}: state, context, the tools allowed now, and the diagram with the state highlighted.`;

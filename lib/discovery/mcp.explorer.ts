@@ -14,6 +14,7 @@ import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpWorkflowRoles } from './mcp-workflow-roles.js';
+import { WorkflowResourcesFactory } from './workflow-resources.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -32,12 +33,16 @@ export class McpExplorer implements OnModuleInit {
     private readonly invokers: McpInvokerFactory,
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
+    private readonly workflowResources: WorkflowResourcesFactory,
   ) {}
 
   onModuleInit(): void {
     const found = this.explore();
     this.tools.register(found.tools);
-    this.primitives.register(found.prompts, found.resources);
+    const resources = [...found.resources, ...this.workflowResources.create()];
+    this.assertUnique('Resource', resources, (resource) => resource.name);
+    this.assertUnique('Resource URI', resources, (resource) => resource.uri ?? resource.template!.toString());
+    this.primitives.register(found.prompts, resources);
   }
 
   /** All tools, prompts and resources, validated. */

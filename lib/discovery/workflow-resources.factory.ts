@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { toMermaid } from '../fsm/to-mermaid.js';
+import type { FsmCall } from '../gating/fsm-call.js';
+import { FsmGate } from '../gating/fsm-gate.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import type { McpResourceDefinition } from '../primitives/mcp-resource-definition.interface.js';
+import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
+import * as messages from './discovery.messages.js';
+
+/** MIME type of a Mermaid diagram. */
+export const MERMAID_MIME_TYPE = 'text/vnd.mermaid';
+
+/**
+ * The resources of each workflow (`workflowResources: true`): its diagram, with each
+ * transition labelled by the tools that fire it, and the caller's instance (state, context,
+ * allowed tools and the diagram with the state highlighted), read through the gate like any
+ * workflow read: unknown or someone else's handles are refused.
+ */
+@Injectable()
+export class WorkflowResourcesFactory {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly machines: McpMachineRegistry,
+    private readonly tools: McpToolRegistry,
+    private readonly gate: FsmGate,
+  ) {}
+
+  /** The resources of every machine; none unless the option is on. */
+  create(): McpResourceDefinition[] {
+    return this.options.workflowResources ? this.machines.ids().flatMap((machine) => [this.diagram(machine), this.instance(machine)]) : [];
+  }
+
+  private diagram(machine: string): McpResourceDefinition {
+    return {
+      kind: 'resource',
+      name: `${machine}-workflow`,
+      title: messages.workflowDiagramTitle(machine),
+      description: messages.workflowDiagramDescription(machine),
+      mimeType: MERMAID_MIME_TYPE,
+      uri: `workflow://${machine}/diagram`,
+      completers: {},
+      inputSchema: z.object({}),
+      gated: false,
+      source: `workflowResources(${machine})`,
+      invoke: async () => toMermaid(this.machines.machine(machine), { tools: this.tools.all() }),
+    };
+  }
+
+  private instance(machine: string): McpResourceDefinition {
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    const base = `workflow://${machine}/instance`;
+    return {
+      kind: 'resource',
+      name: `${machine}-instance`,
+      title: messages.workflowInstanceTitle(machine),
+      description: messages.workflowInstanceDescription(machine, handleKey),
+      mimeType: 'application/json',
+      ...(handleKey ? { template: new UriTemplate(`${base}/{${handleKey}}`) } : { uri: base }),
+      completers: {},
+      inputSchema: handleKey ? z.object({ [handleKey]: z.string() }) : z.object({}),
+      workflow: machine,
+      reads: machine,
+      gated: true,
+      source: `workflowResources(${machine})`,
+      invoke: ([, , call]) => this.gate.handle(call as FsmCall, () => this.describe(call as FsmCall)),
+    };
+  }
+
+  /** The admitted instance as the resource shows it. */
+  private describe(call: FsmCall) {
+    const { machine, handle, state, workflowContext } = call.context;
+    return {
+      machine,
+      handle,
+      state,
+      context: workflowContext ?? null,
+      allowedTools: this.tools.allowedNames(machine!, state!),
+      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: state }),
+    };
+  }
+}
