@@ -37,6 +37,8 @@ import { sampleTransport } from './transport.js';
           // Several sample processes on one PostgreSQL tell each other's sessions about transitions.
           transitionRelay:
             dataSource.options.type === 'postgres' ? new PostgresFsmTransitionRelay(dataSource) : undefined,
+          // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
+          workflowResources: true,
           // For clients that list before every call and keep no session (the Inspector CLI).
           handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used',
           transports:

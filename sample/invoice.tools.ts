@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import {
   BindState,
+  McpPrompt,
   McpTool,
   McpWorkflow,
   McpWorkflowService,
@@ -38,6 +39,22 @@ const statusOutput = z.object({
 @McpWorkflow(invoiceMachine)
 export class InvoiceTools {
   constructor(private readonly workflows: McpWorkflowService) {}
+
+  @McpPrompt({
+    name: 'invoice.review-checklist',
+    title: 'Invoice review checklist',
+    description: 'What to check before approving or rejecting the invoice under review.',
+  })
+  @BindState('review')
+  reviewChecklist() {
+    return [
+      'You are reviewing an invoice. Before calling invoice.approve, check:',
+      '1. The supplier is known and the bank details match the supplier record.',
+      '2. The amount and currency match the purchase order.',
+      '3. The invoice is not a duplicate of one already approved.',
+      'If anything does not match, call invoice.reject with the reason.',
+    ].join('\n');
+  }
 
   @McpTool({ name: 'invoice.submit', description: 'Submit the draft invoice for review.' })
   @BindState('draft', 'SUBMIT')

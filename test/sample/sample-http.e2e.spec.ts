@@ -43,6 +43,25 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('offers the review checklist prompt only in review, and each workflow as resources', async () => {
+    const agent = await connect();
+    const prompts = async () => (await agent.client.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(await prompts()).toEqual([]);
+    expect((await agent.client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+      'workflow://invoice/diagram',
+      'workflow://invoice/instance',
+      'workflow://payment/diagram',
+    ]);
+    await agent.call('invoice.submit');
+    expect(await prompts()).toEqual(['invoice.review-checklist']);
+    const checklist = await agent.client.getPrompt({ name: 'invoice.review-checklist' });
+    expect(checklist.messages[0].content).toMatchObject({ type: 'text', text: expect.stringContaining('Before calling invoice.approve') });
+    const instance = (await agent.client.readResource({ uri: 'workflow://invoice/instance' })).contents[0] as { text: string };
+    expect(JSON.parse(instance.text)).toMatchObject({ machine: 'invoice', state: 'review', allowedTools: expect.arrayContaining(['invoice.approve']) });
+    await agent.call('invoice.approve');
+    expect(await prompts()).toEqual([]);
+  });
+
   it('walks the invoice workflow: menus per state, FORBIDDEN, list_changed, compact description', async () => {
     const agent = await connect();
     const tools = async () => (await agent.client.listTools()).tools;
