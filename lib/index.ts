@@ -5,6 +5,7 @@ export * from './interfaces/index.js';
 export * from './mcp-module-options.interface.js';
 export * from './decorators/index.js';
 export { defineMachine } from './fsm/define-machine.js';
+export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './fsm/to-mermaid.js';
 export type * from './fsm/machine.interface.js';
 export type { FsmEngine, FsmMachineState, FsmStep } from './fsm/fsm-engine.interface.js';
 export * from './stores/index.js';

@@ -133,3 +133,7 @@ export const duplicateMachine = (machine: string): string =>
 /** Bootstrap error: a machine id with the separator of store keys. */
 export const machineIdHasColon = (machine: string): string =>
   `McpModule: machine id "${machine}" contains ":"; store keys are "<machine>:<handle>", so rename the machine.`;
+
+/** `toMermaid` asked to highlight a value the machine cannot be in. */
+export const mermaidUnknownHighlight = (machine: string, state: string): string =>
+  `toMermaid: ${JSON.stringify(state)} is not a state value of machine "${machine}"; highlight takes a value as the store holds it (a dotted path down to a leaf such as "review.legal", or JSON for parallel states).`;

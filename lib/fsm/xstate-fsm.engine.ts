@@ -20,6 +20,7 @@ import {
   stateValueMatches,
 } from './xstate-state-value.js';
 import type { XStateModule } from './xstate.loader.js';
+import { guardName, matchesEventDescriptor } from './xstate-transition-names.js';
 
 /** The most state values `valuesMatching` lists; beyond it, the store cannot claim by exact match. */
 export const MAX_MATCHING_STATE_VALUES = 256;
@@ -256,31 +257,6 @@ export class XStateFsmEngine implements FsmEngine {
       this.collect(child);
     }
   }
-}
-
-/** XState's event descriptor matching: the exact type, `'*'`, or a `'prefix.*'` wildcard. */
-function matchesEventDescriptor(event: string, descriptor: string): boolean {
-  if (descriptor === event || descriptor === '*') {
-    return true;
-  }
-  if (!descriptor.endsWith('.*')) {
-    return false;
-  }
-  const prefix = descriptor.slice(0, -2).split('.');
-  const tokens = event.split('.');
-  return prefix.every((token, index) => token === tokens[index]);
-}
-
-function guardName(guard: unknown): string {
-  if (typeof guard === 'string') {
-    return guard;
-  }
-  if (typeof guard === 'function') {
-    // An inline arrow function is named after the config key it is written under.
-    return guard.name && guard.name !== 'guard' ? guard.name : 'inline guard';
-  }
-  const { type } = (guard ?? {}) as { type?: unknown };
-  return typeof type === 'string' ? type : 'inline guard';
 }
 
 /** A remembered step is shared by every call that takes it, so nobody may change it. */
