@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -195,6 +196,85 @@ describe('prompts and resources behind the gate', () => {
       { progress: 2, total: 3, message: 'batch 2 of 3' },
       { progress: 3, total: 3, message: 'batch 3 of 3' },
     ]);
+  });
+});
+
+describe('resource subscriptions', () => {
+  let app: INestApplication;
+  let url: URL;
+
+  beforeAll(async () => {
+    // `Bearer <name>` is the caller <name>; no header is anonymous.
+    const authenticate = (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const name = /^Bearer (\S+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      return name ? { token: name, clientId: name, scopes: [] } : undefined;
+    };
+    app = await listenApp([billingModule({ workflowResources: true, transports: { http: { direct: true, authenticate } } })]);
+    url = await mcpUrl(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const watching = async (headers?: Record<string, string>) => {
+    const agent = await connectClient(url, headers);
+    const updated: string[] = [];
+    agent.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
+    return { ...agent, updated };
+  };
+
+  it('announces an update of a subscribed instance resource when the instance moves, here or from another session', async () => {
+    const owner = await watching();
+    const watcher = await watching();
+    try {
+      expect(owner.client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+      const started = await owner.call('payment.authorize', { amount: 7, currency: 'EUR' });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+      const uri = `workflow://payment/instance/${paymentId}`;
+      await owner.client.subscribeResource({ uri });
+      await watcher.client.subscribeResource({ uri });
+      await owner.client.subscribeResource({ uri: 'workflow://invoice/instance' });
+
+      await owner.call('payment.capture', { paymentId });
+      await eventually(() => owner.updated.length === 1 && watcher.updated.length === 1);
+      expect(owner.updated).toEqual([uri]);
+      expect(watcher.updated).toEqual([uri]);
+
+      await owner.call('invoice.submit');
+      await eventually(() => owner.updated.length === 2);
+      expect(owner.updated[1]).toBe('workflow://invoice/instance');
+
+      await watcher.client.unsubscribeResource({ uri });
+      await owner.call('payment.refund', { paymentId, amount: 7 });
+      await eventually(() => owner.updated.length === 3);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(watcher.updated).toEqual([uri]);
+    } finally {
+      await owner.close();
+      await watcher.close();
+    }
+  });
+
+  it("refuses to subscribe to a forged handle, someone else's, or a URI nobody serves", async () => {
+    const alice = await watching({ authorization: 'Bearer alice' });
+    const bob = await watching({ authorization: 'Bearer bob' });
+    const anonymous = await watching();
+    try {
+      const started = await alice.call('payment.authorize', { amount: 3, currency: 'EUR' });
+      const uri = `workflow://payment/instance/${(started.structuredContent as { paymentId: string }).paymentId}`;
+      await alice.client.subscribeResource({ uri });
+      for (const other of [bob, anonymous]) {
+        const stolen = await refusalOf(other.client.subscribeResource({ uri }));
+        expect(stolen.message).toContain('UNKNOWN_HANDLE');
+      }
+      const forged = await refusalOf(anonymous.client.subscribeResource({ uri: 'workflow://payment/instance/forged' }));
+      expect(forged.message).toContain('UNKNOWN_HANDLE');
+      const unknown = await refusalOf(anonymous.client.subscribeResource({ uri: 'billing://nothing' }));
+      expect(unknown.code).toBe(-32002);
+    } finally {
+      await Promise.all([alice.close(), bob.close(), anonymous.close()]);
+    }
   });
 });
 

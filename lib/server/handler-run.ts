@@ -27,16 +27,25 @@ export async function runHandler(
   }
 }
 
-/** Tells the calling session, on its request's stream, which lists of its menu the call changed. */
+/**
+ * Tells the calling session, on its request's stream, which lists of its menu the call
+ * changed, and which of its subscribed resources show the instance the call moved.
+ */
 export async function announceMenuChanges(
   menu: ToolMenuService,
   session: McpSession,
   call: FsmCall,
   extra: MutableToolContext['extra'],
 ): Promise<void> {
-  if (call.instance && call.state !== undefined) {
-    for (const kind of menu.observe(session, call.instance, call.state)) {
-      await extra.sendNotification({ method: LIST_CHANGED[kind] });
+  if (!call.instance || call.state === undefined) {
+    return;
+  }
+  for (const kind of menu.observe(session, call.instance, call.state)) {
+    await extra.sendNotification({ method: LIST_CHANGED[kind] });
+  }
+  if (call.storedState !== undefined) {
+    for (const uri of session.subscriptions.get(call.instance.storeKey) ?? []) {
+      await extra.sendNotification({ method: 'notifications/resources/updated', params: { uri } });
     }
   }
 }

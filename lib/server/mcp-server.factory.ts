@@ -11,6 +11,8 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -71,6 +73,14 @@ export class McpServerFactory {
         this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: await this.menu.resources(session, 'templates') })),
       );
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.primitiveCalls.readResource(session, request.params.uri, extra));
+      server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+        await this.primitiveCalls.subscribe(session, request.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+        this.primitiveCalls.unsubscribe(session, request.params.uri);
+        return {};
+      });
     }
     if (capabilities.completions) {
       server.setRequestHandler(CompleteRequestSchema, (request) =>
@@ -90,7 +100,7 @@ export class McpServerFactory {
       tools: { listChanged: true },
       logging: {},
       ...(prompts.length ? { prompts: { listChanged: true } } : {}),
-      ...(resources.length ? { resources: { listChanged: true } } : {}),
+      ...(resources.length ? { resources: { listChanged: true, subscribe: true } } : {}),
       ...(completes ? { completions: {} } : {}),
     };
   }

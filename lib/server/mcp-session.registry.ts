@@ -91,10 +91,13 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
       if (session === event.origin) {
         continue;
       }
+      const send = (notification: Parameters<McpSession['server']['notification']>[0]) =>
+        void session.server.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
       for (const kind of this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
-        session.server
-          .notification({ method: LIST_CHANGED[kind] })
-          .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
+        send({ method: LIST_CHANGED[kind] });
+      }
+      for (const uri of session.subscriptions.get(event.storeKey) ?? []) {
+        send({ method: 'notifications/resources/updated', params: { uri } });
       }
     }
   }

@@ -1,8 +1,13 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
+import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { isWellFormedHandle } from '../gating/fsm-handle.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
 import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
 import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
@@ -33,6 +38,8 @@ export class PrimitiveCallHandler {
   constructor(
     private readonly primitives: McpPrimitiveRegistry,
     private readonly menu: ToolMenuService,
+    private readonly machines: McpMachineRegistry,
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
   ) {}
 
   async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
@@ -51,6 +58,27 @@ export class PrimitiveCallHandler {
     }
     const value = await this.run(session, match.resource, match.args, extra, uri);
     return toReadResourceResult(value, uri, match.resource.mimeType);
+  }
+
+  /**
+   * Subscribes the session to `uri`: when the workflow instance the resource shows moves
+   * (here or, with a relay, in another process), the session gets
+   * `notifications/resources/updated`. A handle must be the caller's. A resource outside any
+   * workflow is accepted and never announced (its changes are the app's to know).
+   */
+  async subscribe(session: McpSession, uri: string): Promise<void> {
+    const match = this.primitives.match(uri);
+    if (!match) {
+      throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
+    }
+    const machine = match.resource.binding?.machine ?? match.resource.reads;
+    if (machine !== undefined) {
+      this.menu.subscribe(session, await this.instanceKey(session, machine, match.args, uri), uri);
+    }
+  }
+
+  unsubscribe(session: McpSession, uri: string): void {
+    this.menu.unsubscribe(session, uri);
   }
 
   /** Values for an argument of a prompt or a variable of a template the session is shown; none for anything else. */
@@ -81,6 +109,25 @@ export class PrimitiveCallHandler {
       return outcome.value;
     }
     throw this.toJsonRpcError(definition, outcome.error);
+  }
+
+  /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */
+  private async instanceKey(session: McpSession, machine: string, args: Record<string, string>, uri: string): Promise<string> {
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    if (!handleKey) {
+      const storeKey = session.sessionStoreKey(machine);
+      if (storeKey === undefined) {
+        throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionNeedsSession(uri, machine));
+      }
+      return storeKey;
+    }
+    const handle = args[handleKey];
+    const storeKey = isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
+    const snapshot = storeKey === undefined ? undefined : await this.store.load(storeKey);
+    if (!snapshot || !isOwnedBy(snapshot.owner, session.principal)) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionUnknownHandle(uri, machine, handleKey));
+    }
+    return storeKey!;
   }
 
   private toJsonRpcError(definition: McpHandlerDefinition, error: unknown): JsonRpcError {

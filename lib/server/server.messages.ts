@@ -55,3 +55,11 @@ export const unknownResource = (uri: string): string =>
 /** A malformed `prompts/get`, `resources/read` or `completion/complete` request. */
 export const invalidRequest = (method: string, field: string, expected: string): string =>
   `Invalid ${method} request: "params.${field}" must be ${expected}.`;
+
+/** `resources/subscribe` to a session-keyed instance on a connection without session state. */
+export const subscriptionNeedsSession = (uri: string, machine: string): string =>
+  `NO_SESSION: "${uri}" shows this session's ${machine}, and this connection has no session to subscribe with.`;
+
+/** `resources/subscribe` to a handle that is unknown, malformed or someone else's. */
+export const subscriptionUnknownHandle = (uri: string, machine: string, key: string): string =>
+  `UNKNOWN_HANDLE: "${uri}" names no ${machine} of yours; use a ${key} returned when you started one.`;

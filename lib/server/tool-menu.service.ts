@@ -151,6 +151,26 @@ export class ToolMenuService {
     this.followers.add(session, this.instanceKeys(session));
   }
 
+  /** Records a `resources/subscribe` to `uri`, which shows instance `storeKey`: its transitions reach the session. */
+  subscribe(session: McpSession, storeKey: string, uri: string): void {
+    const uris = session.subscriptions.get(storeKey) ?? new Set<string>();
+    uris.add(uri);
+    session.subscriptions.set(storeKey, uris);
+    this.followers.follow(session, storeKey);
+  }
+
+  /** Forgets a subscription to `uri` (whatever instance it showed). */
+  unsubscribe(session: McpSession, uri: string): void {
+    for (const [storeKey, uris] of session.subscriptions) {
+      if (uris.delete(uri) && uris.size === 0) {
+        session.subscriptions.delete(storeKey);
+        if (!session.handles.has(storeKey) && !this.sessionMachines.some((machine) => session.sessionStoreKey(machine) === storeKey)) {
+          this.followers.unfollow(session, storeKey);
+        }
+      }
+    }
+  }
+
   /** Stops indexing a session (closed or evicted). */
   untrack(session: McpSession): void {
     this.followers.remove(session);
@@ -195,11 +215,13 @@ export class ToolMenuService {
     session.knownStates.set(storeKey, state);
   }
 
-  /** Stops following a handle-keyed instance (gone, or ended). */
+  /** Stops following a handle-keyed instance (gone, or ended); a subscription to it keeps its transitions coming. */
   private unfollow(session: McpSession, storeKey: string): void {
     session.handles.delete(storeKey);
     session.knownStates.delete(storeKey);
-    this.followers.unfollow(session, storeKey);
+    if (!session.subscriptions.has(storeKey)) {
+      this.followers.unfollow(session, storeKey);
+    }
   }
 
   /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */
