@@ -1,13 +1,10 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { McpModule } from '../../lib/index.js';
+import { ConformancePrompts, ConformanceResources } from './conformance.primitives.js';
 import { ConformanceTools } from './conformance.tools.js';
 
-/**
- * What the fixture serves: one provider per MCP primitive the suite exercises. A provider
- * of resources or prompts for the `resources-*` and `prompts-*` scenarios is one more file
- * next to `conformance.tools.ts`, added here.
- */
-export const CONFORMANCE_PROVIDERS: Provider[] = [ConformanceTools];
+/** What the fixture serves: one provider per MCP primitive the suite exercises. */
+export const CONFORMANCE_PROVIDERS: Provider[] = [ConformanceTools, ConformanceResources, ConformancePrompts];
 
 /** Options of the conformance fixture app. */
 export interface ConformanceAppOptions {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { McpTool, ToolArgs, ToolContext, type McpToolContext } from '../../lib/index.js';
 
 /** A 1x1 red PNG, as the suite's reference server sends it. */
-const TEST_IMAGE_BASE64 =
+export const TEST_IMAGE_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A minimal WAV file. */
@@ -74,27 +74,22 @@ export class ConformanceTools {
 
   @McpTool({ name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution' })
   async withLogging(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
-    const log = (data: string) => ctx.extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data } });
-    await log('Tool execution started');
+    await ctx.log('info', 'Tool execution started');
     await pause();
-    await log('Tool processing data');
+    await ctx.log('info', 'Tool processing data');
     await pause();
-    await log('Tool execution completed');
+    await ctx.log('info', 'Tool execution completed');
     return { content: [{ type: 'text', text: 'Tool with logging executed successfully' }] };
   }
 
   @McpTool({ name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications' })
   async withProgress(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
-    const progressToken = ctx.extra._meta?.progressToken;
-    for (const progress of [0, 50, 100]) {
-      if (progress > 0) {
-        await pause();
-      }
-      if (progressToken !== undefined) {
-        await ctx.extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
-      }
-    }
-    return { content: [{ type: 'text', text: `Progress reported for token ${String(progressToken)}` }] };
+    await ctx.reportProgress(0, 100);
+    await pause();
+    await ctx.reportProgress(50, 100);
+    await pause();
+    await ctx.reportProgress(100, 100);
+    return { content: [{ type: 'text', text: 'Tool with progress executed successfully' }] };
   }
 
   @McpTool({ name: 'test_error_handling', description: 'Tests error response handling' })

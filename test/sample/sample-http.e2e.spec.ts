@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
@@ -60,6 +60,19 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(JSON.parse(instance.text)).toMatchObject({ machine: 'invoice', state: 'review', allowedTools: expect.arrayContaining(['invoice.approve']) });
     await agent.call('invoice.approve');
     expect(await prompts()).toEqual([]);
+  });
+
+  it("serves the workflow diagrams the README shows (npm run diagrams writes them)", async () => {
+    const agent = await connect();
+    const readme = readFileSync('README.md', 'utf8');
+    const block = readme.slice(readme.indexOf('<!-- sample-diagrams:start'), readme.indexOf('<!-- sample-diagrams:end -->'));
+    const shown = [...block.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((match) => match[1]);
+    const served = [];
+    for (const machine of ['invoice', 'payment']) {
+      const [content] = (await agent.client.readResource({ uri: `workflow://${machine}/diagram` })).contents as { text: string }[];
+      served.push(content.text);
+    }
+    expect(shown).toEqual(served);
   });
 
   it('walks the invoice workflow: menus per state, FORBIDDEN, list_changed, compact description', async () => {
