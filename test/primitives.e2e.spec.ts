@@ -176,6 +176,18 @@ describe('prompts and resources behind the gate', () => {
     expect(shown.completion).toEqual({ values: ['product not received', 'product unacceptable'], total: 2, hasMore: false });
   });
 
+  it("aborts the handler's signal when the client cancels the call", async () => {
+    const agent = await client();
+    const controller = new AbortController();
+    const call = agent.client.callTool({ name: 'billing.long-export', arguments: {} }, undefined, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort('the user gave up');
+    await expect(call).rejects.toThrow();
+    const tools = app.get(BillingPrimitives);
+    await eventually(() => tools.cancellations.length === 1);
+    expect(tools.cancellations[0]).toContain('the user gave up');
+  });
+
   it('sends log messages at or above the level the client set, and progress when asked', async () => {
     const chatty = await client();
     await chatty.call('billing.export');
