@@ -60,7 +60,7 @@ describe.each([
 
     const tooEarly = await agent.call('fulfilment.close');
     expect(tooEarly._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'GUARD_REJECTED', state: both });
-    expect(textOf(tooEarly)).toContain('its guard "stateIn" does not allow event "CLOSE"');
+    expect(textOf(tooEarly)).toContain('its guard "stateIn({"open":{"shipping":"shipped","billing":"paid"}})" does not allow event "CLOSE"');
 
     await agent.call('fulfilment.pay');
     expect(await agent.names()).toEqual(['fulfilment.track', 'fulfilment.close']);
