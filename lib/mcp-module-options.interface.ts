@@ -140,6 +140,22 @@ export interface McpModuleOptions {
    */
   workflowResources?: boolean;
   /**
+   * The MCP protocol eras the HTTP endpoint serves: `'2025-11-25'` (and earlier; sessions,
+   * per-session lists and `list_changed`, on `@modelcontextprotocol/sdk`) and `'2026-07-28'`
+   * (no sessions; lists the same for everyone with cache hints, calls gated; on the optional
+   * peers `@modelcontextprotocol/server` and `@modelcontextprotocol/node`). Requests are routed
+   * by the era they claim.
+   * @default both when the SDK v2 packages are installed, else `['2025-11-25']` (said once at startup)
+   */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  /**
+   * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
+   * change with a deployment.
+   * @default 300_000 (5 minutes)
+   */
+  listCacheTtlMs?: number;
+  /**
    * Escape hatch: called with each connection's SDK `Server` before it connects, after the
    * module registered its handlers. Register what the module does not serve (sampling
    * handlers, extra capabilities with `server.registerCapabilities`). Replacing the module's

@@ -37,8 +37,14 @@ export interface McpResolvedOptions {
   transactional: boolean;
   allowRequestScoped: boolean;
   workflowResources: boolean;
+  /** `undefined`: both eras when the SDK v2 packages are installed. */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  listCacheTtlMs: number;
   configureServer?: McpModuleOptions['configureServer'];
 }
+
+/** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
+const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
 
 /** Injection token of the {@link McpResolvedOptions}. */
 export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
@@ -67,6 +73,8 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     transactional: options.transactional ?? false,
     allowRequestScoped: options.allowRequestScoped ?? true,
     workflowResources: options.workflowResources ?? false,
+    protocolEras: options.protocolEras,
+    listCacheTtlMs: options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
     configureServer: options.configureServer,
   };
 }

@@ -23,6 +23,7 @@ import {
 } from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
+import { ModernServerFactory } from './server/modern-server.factory.js';
 import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
 import { ToolMenuService } from './server/tool-menu.service.js';
@@ -64,6 +65,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     ToolCallHandler,
     PrimitiveCallHandler,
     McpServerFactory,
+    ModernServerFactory,
     McpSessionRegistry,
     StreamableHttpTransport,
     StdioTransport,

@@ -21,6 +21,8 @@ export interface FsmInstanceRef {
 
 /** What the connection a call came on knows about its caller. */
 export interface FsmCaller {
+  /** How the caller reached the server (`'modern'`: a 2026-07-28 request, which has no session). */
+  readonly kind: string;
   /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
   sessionStoreKey(machine: string): string | undefined;
 }

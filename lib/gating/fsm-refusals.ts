@@ -49,7 +49,7 @@ export class FsmRefusals {
 
   /** A session-keyed tool was called on a transport without sessions. */
   noSession(call: FsmCall, machine: string): FsmRefusal {
-    const text = messages.noSession(call.tool.name, machine);
+    const text = (call.caller.kind === 'modern' ? messages.noPrincipal : messages.noSession)(call.tool.name, machine);
     return this.refuse(call, 'NO_SESSION', text, machine, null, this.tools.entryNames(machine));
   }
 

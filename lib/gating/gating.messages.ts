@@ -43,7 +43,11 @@ export const stateUnavailable = (tool: string, machine: string, handlerRan: bool
     ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine}${handle ? ` "${handle}"` : ''} could not be stored. Check its status before retrying.`
     : `STATE_UNAVAILABLE: the state of ${machine} could not be read, so "${tool}" did not run. Try again later.`;
 
-/** NO_SESSION: a session-keyed tool on a connection without sessions. */
+/** NO_SESSION: a session-keyed tool called anonymously in the 2026-07-28 era. */
+export const noPrincipal = (tool: string, machine: string): string =>
+  `NO_SESSION: "${tool}" keeps ${machine} state per caller, and MCP 2026-07-28 has no sessions: there it is kept per authenticated principal, and this request is anonymous. Authenticate, or use a 2025-era session.`;
+
+/** NO_SESSION: a session-keyed tool on a connection without session state. */
 export const noSession = (tool: string, machine: string): string =>
   `NO_SESSION: "${tool}" keeps ${machine} state per session, and this stateless connection has none. Connect with a stateful session, or run the server single-tenant.`;
 

@@ -37,7 +37,8 @@ export async function announceMenuChanges(
   call: FsmCall,
   extra: MutableToolContext['extra'],
 ): Promise<void> {
-  if (!call.instance || call.state === undefined) {
+  // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.
+  if (session.kind === 'modern' || !call.instance || call.state === undefined) {
     return;
   }
   for (const kind of menu.observe(session, call.instance, call.state)) {

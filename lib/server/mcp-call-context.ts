@@ -15,9 +15,15 @@ const SEVERITY: Readonly<Record<LoggingLevel, number>> = {
   emergency: 7,
 };
 
-/** Whether a message at `level` passes the session's `logging/setLevel` minimum (all pass without one). */
+/**
+ * Whether a message at `level` passes the session's minimum: the 2025 era's `logging/setLevel`
+ * (all pass without one), or a 2026-07-28 request's `logLevel` (none pass without one).
+ */
 export function passesLogLevel(session: McpSession, level: LoggingLevel): boolean {
-  return session.logLevel === undefined || SEVERITY[level] >= SEVERITY[session.logLevel];
+  if (session.logLevel === undefined) {
+    return session.kind !== 'modern';
+  }
+  return SEVERITY[level] >= SEVERITY[session.logLevel];
 }
 
 /** The context of one tool call, prompt get or resource read, as `@ToolContext()` injects it. */

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
 import { JsonRpcError } from './json-rpc.error.js';
-import { McpSession, type McpSessionKind, type McpSessionScope } from './mcp-session.js';
+import { McpSession, type McpServedSession, type McpSessionScope } from './mcp-session.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './server.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
@@ -47,10 +47,10 @@ export class McpServerFactory {
     private readonly primitives: McpPrimitiveRegistry,
   ) {}
 
-  createSession(kind: McpSessionKind, id?: string, scope?: McpSessionScope, principal?: string): McpSession {
-    const capabilities = this.declaredCapabilities();
+  createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
+    const capabilities = this.declaredCapabilities('legacy');
     const server = new Server({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
-    const session = new McpSession(kind, server, id, scope, principal);
+    const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
     server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: await this.menu.list(session) })));
     // The Server's own tools/call registration validates params with zod first and answers a
     // malformed call with a zod dump; the Protocol's registration leaves checking to us.
@@ -91,8 +91,11 @@ export class McpServerFactory {
     return session;
   }
 
-  /** Tools and logging always; prompts, resources and completions when the app declares some. */
-  private declaredCapabilities(): ServerCapabilities {
+  /**
+   * Tools and logging always; prompts, resources and completions when the app declares some;
+   * resource subscriptions in the 2025 era (2026-07-28 has no `resources/subscribe`).
+   */
+  declaredCapabilities(era: 'legacy' | 'modern'): ServerCapabilities {
     const prompts = this.primitives.prompts();
     const resources = this.primitives.resources();
     const completes = [...prompts, ...resources].some((definition) => Object.keys(definition.completers).length > 0);
@@ -100,7 +103,7 @@ export class McpServerFactory {
       tools: { listChanged: true },
       logging: {},
       ...(prompts.length ? { prompts: { listChanged: true } } : {}),
-      ...(resources.length ? { resources: { listChanged: true, subscribe: true } } : {}),
+      ...(resources.length ? { resources: era === 'legacy' ? { listChanged: true, subscribe: true } : { listChanged: true } } : {}),
       ...(completes ? { completions: {} } : {}),
     };
   }

@@ -4,12 +4,12 @@ import { FsmTransitionBus, type FsmTransitionEvent } from '../gating/fsm-transit
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import type { McpSession } from './mcp-session.js';
+import type { McpServedSession, McpSession } from './mcp-session.js';
 import * as messages from './server.messages.js';
 import { LIST_CHANGED, ToolMenuService } from './tool-menu.service.js';
 
 interface LiveSession {
-  session: McpSession;
+  session: McpServedSession;
   close: () => Promise<void>;
 }
 
@@ -46,12 +46,12 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   }
 
   /** Registers a live session under `key`; transitions of the instances it follows reach it until it is removed. */
-  add(key: string, session: McpSession, close: () => Promise<void>): void {
+  add(key: string, session: McpServedSession, close: () => Promise<void>): void {
     this.live.set(key, { session, close });
     this.menu.track(session);
   }
 
-  get(key: string): McpSession | undefined {
+  get(key: string): McpServedSession | undefined {
     return this.live.get(key)?.session;
   }
 
@@ -91,8 +91,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
       if (session === event.origin) {
         continue;
       }
-      const send = (notification: Parameters<McpSession['server']['notification']>[0]) =>
-        void session.server.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
+      const send = (notification: Parameters<McpServedSession['server']['notification']>[0]) =>
+        void session.server?.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
       for (const kind of this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
         send({ method: LIST_CHANGED[kind] });
       }

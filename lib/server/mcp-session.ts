@@ -3,12 +3,12 @@ import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { FsmCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 
-/** How a connection reached the server. */
-export type McpSessionKind = 'stateful' | 'stateless' | 'stdio';
+/** How a connection reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request. */
+export type McpSessionKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
 
 /** The identity of a connection's session-keyed instances. */
 export interface McpSessionScope {
-  scope: 'session' | 'attachment';
+  scope: 'session' | 'attachment' | 'principal';
   id: string;
 }
 
@@ -34,7 +34,8 @@ export class McpSession implements FsmCaller {
 
   constructor(
     readonly kind: McpSessionKind,
-    readonly server: Server,
+    /** The connection's SDK server (2025 era); a 2026-07-28 request has none of its own. */
+    readonly server: Server | undefined,
     /** `Mcp-Session-Id` of a stateful HTTP session. */
     readonly id: string | undefined,
     /**
@@ -55,3 +56,6 @@ export class McpSession implements FsmCaller {
     this.lastSeen = Date.now();
   }
 }
+
+/** A 2025-era connection, with its SDK server. */
+export type McpServedSession = McpSession & { readonly server: Server };

@@ -63,3 +63,14 @@ export const subscriptionNeedsSession = (uri: string, machine: string): string =
 /** `resources/subscribe` to a handle that is unknown, malformed or someone else's. */
 export const subscriptionUnknownHandle = (uri: string, machine: string, key: string): string =>
   `UNKNOWN_HANDLE: "${uri}" names no ${machine} of yours; use a ${key} returned when you started one.`;
+
+/** What a start tool's description adds in the 2026-07-28 era (SEP-2567): how long its handle stays valid. */
+export const handleRetention = (machine: string, key: string): string =>
+  `The ${key} it returns names this ${machine} in every later call; it stays valid until the ${machine} workflow ends.`;
+
+/** A 2026-07-28 request cannot carry a request from the server to the client mid-call. */
+export const modernNoServerRequests = (): string =>
+  'Requests from the server to the client (sampling, elicitation) are not available in MCP 2026-07-28 requests; use a 2025-era session.';
+
+/** Log line: the SDK v2 handler reported an error. */
+export const modernHandlerError = (error: unknown): string => `MCP 2026-07-28 request failed: ${reasonOf(error)}`;

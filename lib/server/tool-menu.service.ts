@@ -11,6 +11,7 @@ import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
+import { handleRetention } from './server.messages.js';
 import type { McpSession } from './mcp-session.js';
 
 /** One entry of a session's tool menu. */
@@ -92,9 +93,29 @@ export class ToolMenuService {
           .map((r) => ({ uriTemplate: r.template!.toString(), name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
   }
 
-  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those). */
+  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); everything is, in the 2026-07-28 era. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
-    return this.isVisible(session, definition);
+    return session.kind === 'modern' || this.isVisible(session, definition);
+  }
+
+  /**
+   * Every tool, prompt and resource as the 2026-07-28 era lists them: the same for every
+   * caller, in declaration order, calls still gated. A start tool's description says how long
+   * its handle stays valid (SEP-2567).
+   */
+  catalog(): { tools: Tool[]; prompts: Prompt[]; resources: Resource[]; resourceTemplates: ResourceTemplate[] } {
+    const resources = this.primitives.resources();
+    return {
+      tools: this.tools.all().map((tool) => {
+        const listed = this.toSdkTool(tool, false);
+        return tool.start ? { ...listed, description: `${listed.description} ${handleRetention(tool.start.machine, tool.start.handleKey)}` } : listed;
+      }),
+      prompts: this.primitives.prompts().map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
+      resources: resources.filter((r) => r.uri !== undefined).map((r) => ({ uri: r.uri!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+      resourceTemplates: resources
+        .filter((r) => r.template !== undefined)
+        .map((r) => ({ uriTemplate: r.template!.toString(), name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+    };
   }
 
   /**

@@ -1,18 +1,21 @@
-/** How an instance is addressed: by a minted handle, by an MCP session, or by the in-process attachment. */
-export type FsmInstanceScope = 'handle' | 'session' | 'attachment';
+/**
+ * How an instance is addressed: by a minted handle, by an MCP session, by the in-process
+ * attachment, or (2026-07-28 requests, which have no session) by the authenticated principal.
+ */
+export type FsmInstanceScope = 'handle' | 'session' | 'attachment' | 'principal';
 
 /** The parts of a store key. */
 export interface FsmInstanceKey {
   machine: string;
   scope: FsmInstanceScope;
-  /** The handle, the session id or the attachment id. */
+  /** The handle, the session id, the attachment id or the principal (auth client id). */
   id: string;
 }
 
 /**
  * The store key of an instance, the one format every store and the gate share:
- * `"<machine>:<handle>"`, `"<machine>:session:<id>"` or `"<machine>:attachment:<id>"`
- * (the format of 0.1, so its rows keep their keys).
+ * `"<machine>:<handle>"`, `"<machine>:session:<id>"`, `"<machine>:attachment:<id>"` or
+ * `"<machine>:principal:<id>"` (the format of 0.1, so its rows keep their keys).
  */
 export function formatInstanceKey({ machine, scope, id }: FsmInstanceKey): string {
   return scope === 'handle' ? `${machine}:${id}` : `${machine}:${scope}:${id}`;
@@ -23,7 +26,7 @@ export function parseInstanceKey(key: string): FsmInstanceKey {
   const colon = key.indexOf(':');
   const machine = colon === -1 ? key : key.slice(0, colon);
   const rest = colon === -1 ? '' : key.slice(colon + 1);
-  for (const scope of ['session', 'attachment'] as const) {
+  for (const scope of ['session', 'attachment', 'principal'] as const) {
     if (rest.startsWith(`${scope}:`)) {
       return { machine, scope, id: rest.slice(scope.length + 1) };
     }

@@ -9,7 +9,9 @@ import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
-import type { McpSession } from '../server/mcp-session.js';
+import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../server/modern-era.js';
+import { ModernServerFactory } from '../server/modern-server.factory.js';
+import type { McpServedSession } from '../server/mcp-session.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';
 import { rejectHostOrOrigin } from './host-origin.validator.js';
@@ -42,14 +44,23 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
     private readonly sessions: McpSessionRegistry,
+    private readonly modernServers: ModernServerFactory,
   ) {}
 
-  onModuleInit(): void {
+  /** The 2026-07-28 handler, when that era is served. */
+  private modern?: ModernHttpHandler;
+  /** Whether 2025-era requests are served. */
+  private legacy = true;
+
+  async onModuleInit(): Promise<void> {
     const http = this.options.http;
     const adapter = this.adapterHost.httpAdapter;
     if (!http || !adapter) {
       return;
     }
+    const eras = this.options.protocolEras;
+    this.legacy = !eras || eras.includes('2025-11-25');
+    this.modern = await this.modernHandler();
     if (http.direct) {
       this.serveDirect(adapter.getHttpServer() as HttpServer, http);
       return;
@@ -60,6 +71,23 @@ export class StreamableHttpTransport implements OnModuleInit {
     adapter.post(path, handle('POST'));
     adapter.get(path, handle('GET'));
     adapter.delete(path, handle('DELETE'));
+  }
+
+  /** The 2026-07-28 handler on the SDK v2 packages; without them, only the 2025 era (said once, or refused when asked for). */
+  private async modernHandler(): Promise<ModernHttpHandler | undefined> {
+    const eras = this.options.protocolEras;
+    if (eras && !eras.includes('2026-07-28')) {
+      return undefined;
+    }
+    const sdk = await loadModernSdk();
+    if (!sdk) {
+      if (eras) {
+        throw new Error(messages.modernSdkMissing(MODERN_SDK_PACKAGES));
+      }
+      this.logger.log(messages.legacyEraOnly(MODERN_SDK_PACKAGES));
+      return undefined;
+    }
+    return this.modernServers.createHandler(sdk);
   }
 
   /** Puts a listener for the MCP path in front of the app's own request listeners. */
@@ -116,31 +144,38 @@ export class StreamableHttpTransport implements OnModuleInit {
   private async serve(method: string, req: Request, res: ServerResponse, http: McpHttpTransportOptions): Promise<void> {
     const rejection = rejectHostOrOrigin(req, http);
     if (rejection) {
-      return this.reply(res, 403, SERVER_ERROR, rejection);
+      return this.reply(res, 403, SERVER_ERROR, rejection, req);
     }
     if (http.authenticate && req.auth === undefined) {
       req.auth = await http.authenticate(req);
     }
+    if (this.modern && claimsModernEra(req)) {
+      const modern = this.modern;
+      return mcpHttpExchange.run({ request: req, response: res }, () => modern(req, res, req.body));
+    }
+    if (!this.legacy) {
+      return this.reply(res, 400, SERVER_ERROR, messages.modernEraOnly(), req);
+    }
     if (http.stateless) {
-      return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method));
+      return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
       if (!session) {
-        return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId));
+        return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
       }
       if (session.principal !== req.auth?.clientId) {
-        return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId));
+        return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
       session.touch();
       return this.handle(session, req, res);
     }
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
-      return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired());
+      return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
     }
     if (this.sessions.isFull()) {
-      return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions());
+      return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
     }
     await this.openSession(req, res);
   }
@@ -168,7 +203,7 @@ export class StreamableHttpTransport implements OnModuleInit {
   }
 
   /** Lets the session's SDK transport answer, with the HTTP exchange reachable from tool calls. */
-  private handle(session: McpSession, req: Request, res: ServerResponse): Promise<void> {
+  private handle(session: McpServedSession, req: Request, res: ServerResponse): Promise<void> {
     const transport = session.server.transport as StreamableHTTPServerTransport;
     return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleRequest(req, res, req.body));
   }
@@ -186,9 +221,12 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
   }
 
-  private reply(res: ServerResponse, status: number, code: number, message: string): void {
+  /** An error reply outside any request handler, with the request's id when the body is one request (`null` otherwise, as JSON-RPC says). */
+  private reply(res: ServerResponse, status: number, code: number, message: string, req?: Request): void {
+    const body = req?.body as { id?: unknown } | undefined;
+    const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
     res.writeHead(status, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
   }
 }
 

@@ -43,3 +43,15 @@ export const transportFailed = (error: unknown): string => `Internal error while
 
 /** HTTP 500: what the client reads when the transport failed (the detail is in the log). */
 export const transportFailedReply = (): string => 'Internal error while serving MCP; the server log has the details.';
+
+/** Startup log: the SDK v2 packages are not installed, so only the 2025 era is served. */
+export const legacyEraOnly = (packages: readonly string[]): string =>
+  `Serving MCP 2025-11-25 and earlier only; install ${packages.join(' and ')} to serve 2026-07-28 clients on the same endpoint.`;
+
+/** Bootstrap error: `protocolEras` asks for 2026-07-28 without the SDK v2 packages. */
+export const modernSdkMissing = (packages: readonly string[]): string =>
+  `McpModule: protocolEras includes "2026-07-28", which runs on ${packages.join(' and ')}; install them (npm install ${packages.join(' ')}) or remove the era.`;
+
+/** HTTP 400: a 2025-era request to a server that serves 2026-07-28 only. */
+export const modernEraOnly = (): string =>
+  'Bad Request: this MCP server speaks protocol 2026-07-28 only (no initialize, no sessions); call server/discover.';

@@ -1,0 +1,94 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+import { McpSession } from './mcp-session.js';
+import type { ModernHttpHandler, ModernSdk } from './modern-era.js';
+import { PrimitiveCallHandler } from './primitive-call.handler.js';
+import * as messages from './server.messages.js';
+import { ToolCallHandler } from './tool-call.handler.js';
+import { ToolMenuService } from './tool-menu.service.js';
+
+/** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
+const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
+
+/**
+ * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
+ * (`createMcpHandler`, which answers `server/discover` and `subscriptions/listen` and checks
+ * the envelope and the `Mcp-Method`/`Mcp-Name` headers), with the same call handlers, gate
+ * and stores as the 2025 era. Lists are the same for every caller, with cache hints; each call
+ * is gated and its result carries the instance's state and allowed tools. Session-keyed
+ * machines are keyed by the authenticated principal.
+ */
+@Injectable()
+export class ModernServerFactory {
+  private readonly logger = new Logger('McpModern');
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly servers: McpServerFactory,
+    private readonly menu: ToolMenuService,
+    private readonly calls: ToolCallHandler,
+    private readonly primitiveCalls: PrimitiveCallHandler,
+  ) {}
+
+  /** The Node HTTP handler of the 2026-07-28 era. */
+  createHandler(sdk: ModernSdk): ModernHttpHandler {
+    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, context.authInfo?.clientId), {
+      legacy: 'reject',
+      onerror: (error) => this.logger.error(messages.modernHandlerError(error), error.stack),
+    });
+    return sdk.node.toNodeHandler(handler);
+  }
+
+  private createServer(sdk: ModernSdk, principal: string | undefined) {
+    const capabilities = this.servers.declaredCapabilities('modern');
+    const server = new sdk.server.Server({ name: this.options.name, version: this.options.version }, {
+      // The SDK v1 and v2 type packages describe the same JSON differently.
+      capabilities: capabilities as never,
+      instructions: this.options.instructions,
+    });
+    const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
+    const hint = { ttlMs: this.options.listCacheTtlMs, cacheScope: 'public' as const };
+    const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
+      session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
+      return work(legacyExtra(context)).catch((error: unknown) => {
+        throw error instanceof JsonRpcError ? new sdk.server.ProtocolError(error.code, error.message, error.data) : error;
+      });
+    };
+    server.setRequestHandler('tools/list', () => ({ tools: this.menu.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/call', (request, context) => answer(context, (extra) => this.calls.handle(session, request.params, extra)));
+    if (capabilities.prompts) {
+      server.setRequestHandler('prompts/list', () => ({ prompts: this.menu.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/get', (request, context) => answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)));
+    }
+    if (capabilities.resources) {
+      server.setRequestHandler('resources/list', () => ({ resources: this.menu.catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.menu.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/read', (request, context) =>
+        answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
+      );
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler('completion/complete', (request, context) =>
+        answer(context, () => this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments)),
+      );
+    }
+    return server;
+  }
+}
+
+/** The SDK v1 request extra the call handlers take, from a 2026-07-28 request's context. */
+function legacyExtra(context: ServerContext): McpToolContext['extra'] {
+  return {
+    signal: context.mcpReq.signal,
+    requestId: context.mcpReq.id,
+    authInfo: context.http?.authInfo,
+    _meta: context.mcpReq._meta,
+    sendNotification: (notification: Parameters<ServerContext['mcpReq']['notify']>[0]) => context.mcpReq.notify(notification),
+    sendRequest: () => Promise.reject(new Error(messages.modernNoServerRequests())),
+  } as unknown as McpToolContext['extra'];
+}
