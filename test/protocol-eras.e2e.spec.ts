@@ -130,3 +130,42 @@ describe('both protocol eras on one endpoint', () => {
     expect(await removed.json()).toMatchObject({ id: 8, error: { code: -32601 } });
   });
 });
+
+describe('protocolEras', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  const post = (url: URL, body: unknown) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+
+  it("['2025-11-25'] serves 2025 sessions only: a 2026-07-28 client cannot discover the server", async () => {
+    const app = await listenApp([billingModule({ protocolEras: ['2025-11-25'] })]);
+    const url = await mcpUrl(app);
+    try {
+      await expect(connectModernClient(url)).rejects.toThrow();
+      const agent = await connectClient(url);
+      expect(await agent.names()).toContain('invoice.submit');
+      await agent.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("['2026-07-28'] serves 2026-07-28 only: an initialize is refused with a message that says why", async () => {
+    const app = await listenApp([billingModule({ protocolEras: ['2026-07-28'] })]);
+    const url = await mcpUrl(app);
+    try {
+      const refused = await post(url, initialize);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ id: 1, error: { message: expect.stringContaining('speaks protocol 2026-07-28 only') } });
+      const client = await connectModernClient(url);
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      await app.close();
+    }
+  });
+});

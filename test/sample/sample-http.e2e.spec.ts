@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
+import { connectModernClient } from '../utils/modern-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
 type Status = { paymentId: string; state: string; refundable: number; ledger: { kind: string; amount: number }[] };
@@ -174,6 +175,39 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect((await status(alice, paymentId)).ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture']);
     const anonymousPayment = await authorize(await connect());
     expect((await alice.call('payment.status', { paymentId: anonymousPayment })).isError).toBeFalsy();
+  });
+
+  it('runs the invoice (per authenticated principal) and the payment for a 2026-07-28 client, next to 2025 sessions', async () => {
+    await restart({ SAMPLE_AUTH: 'optional' });
+    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice' });
+    const other = await connectModernClient(sample.url, { authorization: 'Bearer bob' });
+    const legacyAgent = await connect({ authorization: 'Bearer alice' });
+    try {
+      expect(alice.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const listed = await alice.listTools();
+      expect((await other.listTools()).tools).toEqual(listed.tools);
+      expect(listed).toMatchObject({ cacheScope: 'public' });
+      const state = (result: { _meta?: Record<string, unknown> }) => (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
+
+      expect(state(await alice.callTool({ name: 'invoice.submit', arguments: {} }))).toBe('review');
+      expect(state(await alice.callTool({ name: 'invoice.approve', arguments: {} }))).toBe('approved');
+      expect(state(await alice.callTool({ name: 'invoice.discharge', arguments: {} }))).toBe('discharged');
+      // The 2025 session of the same principal has its own invoice, still in draft.
+      expect(await legacyAgent.names()).toContain('invoice.submit');
+
+      const started = await alice.callTool({ name: 'payment.authorize', arguments: { amount: 20, currency: 'EUR' } });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+      const stolen = await other.callTool({ name: 'payment.capture', arguments: { paymentId } });
+      expect(stolen._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+      expect(state(await alice.callTool({ name: 'payment.capture', arguments: { paymentId } }))).toBe('captured');
+      expect(state(await alice.callTool({ name: 'payment.refund', arguments: { paymentId, amount: 5 } }))).toBe('partially_refunded');
+      const status = (await alice.callTool({ name: 'payment.status', arguments: { paymentId } })).structuredContent as Status;
+      expect(status).toMatchObject({ state: 'partially_refunded', refundable: 15 });
+      expect(status.ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture', 'refund']);
+    } finally {
+      await alice.close();
+      await other.close();
+    }
   });
 
   it('shows a new session the tools of a payment it looked up with payment.status', async () => {
