@@ -92,6 +92,8 @@ describe('both protocol eras on one endpoint', () => {
     expect(errorOf(twice)).toMatchObject({ code: 'FORBIDDEN' });
     const receipt = await client.readResource({ uri: `payment://${paymentId}/receipt` });
     expect(JSON.parse((receipt.contents[0] as { text: string }).text)).toMatchObject({ paymentId, state: 'captured' });
+    // SEP-2164: an unknown resource is -32602 naming the URI.
+    await expect(client.readResource({ uri: 'billing://nothing' })).rejects.toMatchObject({ code: -32602, data: { uri: 'billing://nothing' } });
   });
 
   it('keeps per-session menus and list_changed for a 2025-11-25 client on the same endpoint', async () => {

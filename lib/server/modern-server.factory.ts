@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import { MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
@@ -56,7 +57,7 @@ export class ModernServerFactory {
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {
-        throw error instanceof JsonRpcError ? new sdk.server.ProtocolError(error.code, error.message, error.data) : error;
+        throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
       });
     };
     server.setRequestHandler('tools/list', () => ({ tools: this.menu.catalog().tools as never, ...hint }));
@@ -79,6 +80,14 @@ export class ModernServerFactory {
     }
     return server;
   }
+}
+
+/** A JSON-RPC error as 2026-07-28 words it: an unknown resource is -32602 with its URI (SEP-2164), the rest as they are. */
+function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
+  if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
+    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri);
+  }
+  return new sdk.server.ProtocolError(error.code, error.message, error.data);
 }
 
 /** The SDK v1 request extra the call handlers take, from a 2026-07-28 request's context. */
