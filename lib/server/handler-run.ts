@@ -45,7 +45,7 @@ export async function announceMenuChanges(
     await extra.sendNotification({ method: LIST_CHANGED[kind] });
   }
   if (call.storedState !== undefined) {
-    for (const uri of session.subscriptions.get(call.instance.storeKey) ?? []) {
+    for (const uri of session.subscriptions?.get(call.instance.storeKey) ?? []) {
       await extra.sendNotification({ method: 'notifications/resources/updated', params: { uri } });
     }
   }

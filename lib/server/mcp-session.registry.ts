@@ -96,7 +96,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
       for (const kind of this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
         send({ method: LIST_CHANGED[kind] });
       }
-      for (const uri of session.subscriptions.get(event.storeKey) ?? []) {
+      for (const uri of session.subscriptions?.get(event.storeKey) ?? []) {
         send({ method: 'notifications/resources/updated', params: { uri } });
       }
     }

@@ -24,8 +24,8 @@ export class McpSession implements FsmCaller {
   readonly handles = new Set<string>();
   /** Last known state per store key, refreshed by `tools/list` and transitions. */
   readonly knownStates = new Map<string, string>();
-  /** URIs this session subscribed to (`resources/subscribe`), by the store key of the instance they show. */
-  readonly subscriptions = new Map<string, Set<string>>();
+  /** URIs this session subscribed to (`resources/subscribe`), by the store key of the instance they show; created by the first subscription. */
+  subscriptions?: Map<string, Set<string>>;
   /** Signature of the menu this session was last shown or told about. */
   lastMenu?: readonly string[];
   lastSeen = Date.now();

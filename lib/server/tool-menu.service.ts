@@ -174,6 +174,7 @@ export class ToolMenuService {
 
   /** Records a `resources/subscribe` to `uri`, which shows instance `storeKey`: its transitions reach the session. */
   subscribe(session: McpSession, storeKey: string, uri: string): void {
+    session.subscriptions ??= new Map();
     const uris = session.subscriptions.get(storeKey) ?? new Set<string>();
     uris.add(uri);
     session.subscriptions.set(storeKey, uris);
@@ -182,9 +183,9 @@ export class ToolMenuService {
 
   /** Forgets a subscription to `uri` (whatever instance it showed). */
   unsubscribe(session: McpSession, uri: string): void {
-    for (const [storeKey, uris] of session.subscriptions) {
+    for (const [storeKey, uris] of session.subscriptions ?? []) {
       if (uris.delete(uri) && uris.size === 0) {
-        session.subscriptions.delete(storeKey);
+        session.subscriptions!.delete(storeKey);
         if (!session.handles.has(storeKey) && !this.sessionMachines.some((machine) => session.sessionStoreKey(machine) === storeKey)) {
           this.followers.unfollow(session, storeKey);
         }
@@ -240,7 +241,7 @@ export class ToolMenuService {
   private unfollow(session: McpSession, storeKey: string): void {
     session.handles.delete(storeKey);
     session.knownStates.delete(storeKey);
-    if (!session.subscriptions.has(storeKey)) {
+    if (!session.subscriptions?.has(storeKey)) {
       this.followers.unfollow(session, storeKey);
     }
   }
