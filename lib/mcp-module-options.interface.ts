@@ -43,6 +43,21 @@ export interface McpHttpTransportOptions {
   authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
 
+/** How long the store keeps workflow instances (see `McpModuleOptions.retention`). */
+export interface McpRetentionOptions {
+  /** An instance in a final state, and its history, is deleted this long after its last transition. */
+  finishedMs?: number;
+  /**
+   * An instance of a handle-keyed machine that has not moved for this long is deleted (its
+   * handle then gets UNKNOWN_HANDLE, which says handles expire). Start tools say so.
+   */
+  idleHandleMs?: number;
+  /** Time between sweeps. @default 60_000 */
+  intervalMs?: number;
+  /** Instances deleted per store call; a sweep makes at most 20 calls. @default 500 */
+  batchSize?: number;
+}
+
 /** Session limits of stateful HTTP. */
 export interface McpSessionOptions {
   /** A session idle this long is closed. @default 1_800_000 (30 minutes) */
@@ -123,6 +138,12 @@ export interface McpModuleOptions {
    * @default 15_000
    */
   leaseMs?: number;
+  /**
+   * Retention of workflow instances in the store (stores with `sweep`: both shipped ones). A
+   * sweep runs every `intervalMs` in batches of `batchSize`, safe with several processes on
+   * one store. Off unless set: nothing is deleted by default.
+   */
+  retention?: McpRetentionOptions;
   /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
   transactional?: boolean;
   /**

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { McpMachine } from './fsm/machine.interface.js';
 import { FsmGate } from './gating/fsm-gate.js';
+import type { FsmGateOptions } from './gating/fsm-gate-options.interface.js';
 import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
@@ -40,8 +41,12 @@ export interface McpResolvedOptions {
   /** `undefined`: both eras when the SDK v2 packages are installed. */
   protocolEras?: ('2025-11-25' | '2026-07-28')[];
   listCacheTtlMs: number;
+  retention: FsmGateOptions['retention'];
   configureServer?: McpModuleOptions['configureServer'];
 }
+
+const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
+const DEFAULT_RETENTION_BATCH = 500;
 
 /** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
 const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
@@ -75,6 +80,12 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     workflowResources: options.workflowResources ?? false,
     protocolEras: options.protocolEras,
     listCacheTtlMs: options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
+    retention: {
+      finishedMs: options.retention?.finishedMs,
+      idleHandleMs: options.retention?.idleHandleMs,
+      intervalMs: options.retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
+      batchSize: options.retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
+    },
     configureServer: options.configureServer,
   };
 }

@@ -9,6 +9,7 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { McpPrimitiveRegistry } from './primitives/mcp-primitive.registry.js';
 import { McpToolRegistry } from './tools/mcp-tool.registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
+import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
 import { FsmTransitionBus } from './gating/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
@@ -59,6 +60,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     UnknownStateReporter,
     FsmRefusals,
     FsmTransitionBus,
+    FsmRetentionSweeper,
     fsmGateProvider,
     McpWorkflowService,
     ToolMenuService,

@@ -26,7 +26,7 @@ export const fsmStateStoreProvider: Provider = {
 /** What the gate reads of the options. */
 export const fsmGateOptionsProvider: Provider = {
   provide: FSM_GATE_OPTIONS,
-  useFactory: ({ leaseMs }: McpResolvedOptions): FsmGateOptions => ({ leaseMs }),
+  useFactory: ({ leaseMs, retention }: McpResolvedOptions): FsmGateOptions => ({ leaseMs, retention }),
   inject: [MCP_RESOLVED_OPTIONS],
 };
 

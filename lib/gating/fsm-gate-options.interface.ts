@@ -2,6 +2,8 @@
 export interface FsmGateOptions {
   /** Lease of a claimed instance, in milliseconds. */
   leaseMs: number;
+  /** Retention of instances; `undefined` fields keep instances forever. */
+  retention: { finishedMs?: number; idleHandleMs?: number; intervalMs: number; batchSize: number };
 }
 
 /** Injection token of the resolved {@link FsmGateOptions}. */

@@ -86,3 +86,10 @@ export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; messag
 /** A handler's return value that fails the tool's output schema (no transition fires). */
 export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
   `"${tool}" returned a result that does not match its outputSchema: ${formatIssues(issues)}.`;
+
+/** Log line: `retention` is set but the store cannot sweep. */
+export const retentionUnsupported = (store: string): string =>
+  `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement sweep().`;
+
+/** Log line: a retention sweep failed (it runs again at the next interval). */
+export const retentionFailed = (error: unknown): string => `Retention sweep failed; it runs again at the next interval: ${reasonOf(error)}`;

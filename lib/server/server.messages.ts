@@ -64,9 +64,23 @@ export const subscriptionNeedsSession = (uri: string, machine: string): string =
 export const subscriptionUnknownHandle = (uri: string, machine: string, key: string): string =>
   `UNKNOWN_HANDLE: "${uri}" names no ${machine} of yours; use a ${key} returned when you started one.`;
 
-/** What a start tool's description adds in the 2026-07-28 era (SEP-2567): how long its handle stays valid. */
-export const handleRetention = (machine: string, key: string): string =>
-  `The ${key} it returns names this ${machine} in every later call; it stays valid until the ${machine} workflow ends.`;
+/** A duration as people say it: "30 days", "12 hours", "15 minutes", "45 seconds". */
+const duration = (ms: number): string => {
+  const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1_000, 'second']];
+  const [size, unit] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1, 'millisecond'];
+  const count = Math.round(ms / size);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+};
+
+/** What a start tool's description adds (SEP-2567): how long the handle it returns stays valid, from the `retention` option. */
+export const handleRetention = (machine: string, key: string, retention: { finishedMs?: number; idleHandleMs?: number }): string => {
+  const idle = retention.idleHandleMs === undefined ? undefined : `after ${duration(retention.idleHandleMs)} without a transition`;
+  const ended =
+    retention.finishedMs === undefined
+      ? `it stays valid until the ${machine} workflow ends`
+      : `it is deleted ${duration(retention.finishedMs)} after the ${machine} workflow ends`;
+  return `The ${key} it returns names this ${machine} in later calls; ${ended}${idle ? `, and expires ${idle}` : ''}.`;
+};
 
 /** A 2026-07-28 request cannot carry a request from the server to the client mid-call. */
 export const modernNoServerRequests = (): string =>

@@ -106,10 +106,7 @@ export class ToolMenuService {
   catalog(): { tools: Tool[]; prompts: Prompt[]; resources: Resource[]; resourceTemplates: ResourceTemplate[] } {
     const resources = this.primitives.resources();
     return {
-      tools: this.tools.all().map((tool) => {
-        const listed = this.toSdkTool(tool, false);
-        return tool.start ? { ...listed, description: `${listed.description} ${handleRetention(tool.start.machine, tool.start.handleKey)}` } : listed;
-      }),
+      tools: this.tools.all().map((tool) => this.toSdkTool(tool, false, true)),
       prompts: this.primitives.prompts().map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
       resources: resources.filter((r) => r.uri !== undefined).map((r) => ({ uri: r.uri!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
       resourceTemplates: resources
@@ -351,11 +348,21 @@ export class ToolMenuService {
     return [menu.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'), names(this.primitives.prompts()), names(this.primitives.resources())];
   }
 
-  private toSdkTool(tool: McpToolDefinition, compact: boolean): Tool {
+  /**
+   * A tool as a list shows it. A start tool's description says how long its handle stays
+   * valid when `statesRetention` (always in the 2026-07-28 era) or when retention is set.
+   */
+  private toSdkTool(tool: McpToolDefinition, compact: boolean, statesRetention = false): Tool {
+    const { finishedMs, idleHandleMs } = this.options.retention;
+    const description = compact ? tool.compactDescription : tool.description;
+    const retention =
+      tool.start && (statesRetention || finishedMs !== undefined || idleHandleMs !== undefined)
+        ? ` ${handleRetention(tool.start.machine, tool.start.handleKey, this.options.retention)}`
+        : '';
     return {
       name: tool.name,
       title: tool.title,
-      description: compact ? tool.compactDescription : tool.description,
+      description: `${description}${retention}`,
       inputSchema: tool.inputJsonSchema as Tool['inputSchema'],
       outputSchema: tool.outputJsonSchema as Tool['outputSchema'],
       annotations: tool.annotations,

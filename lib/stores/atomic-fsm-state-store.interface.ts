@@ -36,6 +36,16 @@ export type FsmClaimResult =
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
 
+/** Which instances a retention sweep deletes (see `AtomicFsmStateStore.sweep`). */
+export interface FsmSweepRequest {
+  /** Instances of these machines in one of these (final) state values, last changed before `before` (epoch ms). */
+  finished?: { machines: ReadonlyArray<{ machine: string; states: readonly string[] }>; before: number };
+  /** Instances of these machines in any state, last changed before `before` (epoch ms). */
+  idle?: { machines: readonly string[]; before: number };
+  /** The most instances one call deletes. */
+  limit: number;
+}
+
 /** What a commit stores: the new snapshot, and the history row (kept when the store keeps history). */
 export interface FsmCommit {
   snapshot: FsmSnapshot;
@@ -77,6 +87,12 @@ export interface AtomicFsmStateStore extends FsmStateStore {
    * Optional: without it menus read whole snapshots with `loadMany`.
    */
   loadStates?(handles: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Retention: deletes up to `request.limit` instances that match `finished` or `idle` and
+   * that no live lease holds, with their history; answers how many it deleted. Safe to run
+   * from several processes at once. Optional: without it instances stay until deleted.
+   */
+  sweep?(request: FsmSweepRequest): Promise<number>;
   /** Transition history of one instance, oldest first (empty when history is off). */
   history(handle: string): Promise<FsmTransitionRecord[]>;
 }

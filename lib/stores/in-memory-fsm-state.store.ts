@@ -4,7 +4,9 @@ import type {
   FsmClaimRequest,
   FsmClaimResult,
   FsmCommit,
+  FsmSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
+import { parseInstanceKey } from './fsm-instance-key.js';
 import { isOwnedBy } from './fsm-instance-owner.js';
 import type { FsmSnapshot } from './fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
@@ -64,7 +66,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
-    this.sweepTimer = setInterval(() => this.sweep(), interval);
+    this.sweepTimer = setInterval(() => this.expireIdle(), interval);
     this.sweepTimer.unref();
   }
 
@@ -137,6 +139,30 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
+  /** @inheritdoc */
+  async sweep({ finished, idle, limit }: FsmSweepRequest): Promise<number> {
+    const now = this.clock();
+    const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));
+    const idleMachines = new Set(idle?.machines);
+    let deleted = 0;
+    for (const [handle, entry] of this.entries) {
+      if (deleted >= limit) {
+        break;
+      }
+      if (isLeased(entry, now)) {
+        continue;
+      }
+      const { machine } = parseInstanceKey(handle);
+      const isFinished = finished !== undefined && entry.updatedAt < finished.before && finalStates.get(machine)?.has(entry.state);
+      const isIdle = idle !== undefined && entry.updatedAt < idle.before && idleMachines.has(machine);
+      if (isFinished || isIdle) {
+        this.drop(handle);
+        deleted += 1;
+      }
+    }
+    return deleted;
+  }
+
   async delete(handles: readonly string[]): Promise<void> {
     for (const handle of handles) this.entries.delete(handle);
   }
@@ -193,7 +219,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
 
   private insert(handle: string, snapshot: FsmSnapshot): Entry {
     if (this.entries.size >= this.maxEntries) {
-      this.sweep();
+      this.expireIdle();
       if (this.entries.size >= this.maxEntries) throw new Error(storeFull(this.maxEntries));
     }
     const entry: Entry = {
@@ -219,7 +245,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     return !isLeased(entry, now) && now - entry.touchedAt >= this.idleTtlMs;
   }
 
-  private sweep(): void {
+  private expireIdle(): void {
     const now = this.clock();
     for (const [handle, entry] of this.entries) {
       if (this.isExpired(entry, now)) this.drop(handle);

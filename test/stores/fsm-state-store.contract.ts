@@ -318,6 +318,33 @@ export function describeFsmStateStoreContract(
       expect((await store.loadStates!([])).size).toBe(0);
     });
 
+    it('sweeps finished and idle instances in bounded batches, with their history, never a leased one', async () => {
+      const machine = `sweep${randomUUID().slice(0, 8)}`;
+      const key = () => `${machine}:${randomUUID()}`;
+      const aged = (state: string): FsmSnapshot => ({ state, updatedAt: new Date(Date.now() - 60_000).toISOString() });
+      const [doneOld, doneNew, openOld, openOld2, leased] = [key(), key(), key(), key(), key()];
+      await store.create(doneOld, aged('discharged'), record(doneOld, null, 'discharged', null));
+      await store.create(doneNew, snapshot('discharged'));
+      await store.create(openOld, aged('draft'));
+      await store.create(openOld2, aged('review'));
+      await store.create(leased, aged('discharged'));
+      expect((await store.claim(claim(leased, undefined))).status).toBe('claimed');
+      const before = Date.now() - 30_000;
+      const finished = { machines: [{ machine, states: ['discharged'] }], before };
+
+      expect(await store.sweep!({ finished, limit: 10 })).toBe(1);
+      expect(await store.load(doneOld)).toBeUndefined();
+      expect(await store.history(doneOld)).toEqual([]);
+      expect((await store.loadMany([doneNew, openOld, openOld2, leased])).size).toBe(4);
+
+      const idle = { machines: [machine], before };
+      expect(await store.sweep!({ idle, limit: 1 })).toBe(1);
+      expect(await store.sweep!({ idle, limit: 1 })).toBe(1);
+      expect(await store.sweep!({ idle, finished, limit: 10 })).toBe(0);
+      expect([...(await store.loadMany([doneNew, openOld, openOld2, leased])).keys()].sort()).toEqual([doneNew, leased].sort());
+      expect(await store.sweep!({ limit: 10 })).toBe(0);
+    });
+
     it('keeps one history row per transition when history is on', async () => {
       const h = handle();
       const created = record(h, null, 'draft', null);

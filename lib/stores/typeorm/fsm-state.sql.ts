@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult } from '../atomic-fsm-state-store.interface.js';
+import type { FsmClaimRequest, FsmClaimResult, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
 import { isOwnedBy } from '../fsm-instance-owner.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
@@ -328,6 +328,36 @@ export class FsmStateSql {
   async delete(runner: QueryRunner, handles: readonly string[]): Promise<void> {
     if (!handles.length) return;
     await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.handleList(handles)] });
+  }
+
+  /**
+   * Retention: picks up to `limit` instances that match the request and no live lease holds,
+   * deletes them (checking the condition again, so a concurrent transition or claim keeps its
+   * row), then the history of those that are gone. Three statements, each safe to run from
+   * several processes at once; answers how many instances it deleted.
+   */
+  async sweep(runner: QueryRunner, { finished, idle, limit }: FsmSweepRequest, now: number): Promise<number> {
+    const conditions: Statement[] = [];
+    for (const { machine, states } of finished?.machines ?? []) {
+      if (states.length) {
+        conditions.push({ sql: `(machine = ? AND state IN (${states.map(() => '?').join(', ')}) AND updated_at < ?)`, params: [machine, ...states, finished!.before] });
+      }
+    }
+    if (idle?.machines.length) {
+      conditions.push({ sql: `(machine IN (${idle.machines.map(() => '?').join(', ')}) AND updated_at < ?)`, params: [...idle.machines, idle.before] });
+    }
+    if (!conditions.length || limit <= 0) return 0;
+    const where = `(${conditions.map((condition) => condition.sql).join(' OR ')}) AND (lease_until IS NULL OR lease_until < ?)`;
+    const params = [...conditions.flatMap((condition) => condition.params), now];
+    const { records } = await this.run<{ handle: string }>(runner, { sql: `SELECT handle FROM ${this.state} WHERE ${where} LIMIT ?`, params: [...params, limit] });
+    const handles = records.map((row) => row.handle);
+    if (!handles.length) return 0;
+    const { affected } = await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()} AND ${where}`, params: [this.handleList(handles), ...params] });
+    await this.run(runner, {
+      sql: `DELETE FROM ${this.history} WHERE ${this.handleIn()} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.history}.handle)`,
+      params: [this.handleList(handles)],
+    });
+    return affected;
   }
 
   /** `handle` is one of a list bound as one parameter (see `handleList`). */

@@ -1,6 +1,6 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
+import type { FsmClaimRequest, FsmClaimResult, FsmCommit, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists } from '../stores.messages.js';
@@ -132,6 +132,11 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   /** @inheritdoc */
   delete(handles: readonly string[]): Promise<void> {
     return this.write((runner) => this.sql.delete(runner, handles));
+  }
+
+  /** @inheritdoc */
+  sweep(request: FsmSweepRequest): Promise<number> {
+    return this.write((runner) => this.sql.sweep(runner, request, Date.now()));
   }
 
   /** @inheritdoc */
