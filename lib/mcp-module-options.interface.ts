@@ -9,7 +9,11 @@ import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
-  /** Path the MCP endpoint is served on (POST, GET, DELETE). @default '/mcp' */
+  /**
+   * Path the MCP endpoint is served on (POST, GET, DELETE), absolute: `setGlobalPrefix` does
+   * not apply to it, on Express or Fastify, direct or not.
+   * @default '/mcp'
+   */
   path?: string;
   /**
    * Stateless mode: no `Mcp-Session-Id`, GET answers 405, and `list_changed` is sent on the
@@ -18,9 +22,10 @@ export interface McpHttpTransportOptions {
    */
   stateless?: boolean;
   /**
-   * Host header values accepted (DNS rebinding protection). `undefined` accepts the loopback
-   * names (`localhost`, `127.0.0.1`, `[::1]`, any port) when the server listens on loopback.
-   * Set it when the server is reached by another name.
+   * Host header values accepted (DNS rebinding protection), e.g. `['mcp.example.com']`.
+   * `undefined` accepts the loopback names (`localhost`, `127.0.0.1`, `[::1]`, any port) on a
+   * server that listens on loopback; a server that listens beyond loopback (`0.0.0.0`, `::`,
+   * a LAN address) without it fails to start (`app.listen` rejects).
    */
   allowedHosts?: string[];
   /** Origin header values accepted; requests without Origin are allowed. @default loopback origins */
@@ -64,6 +69,19 @@ export interface McpSessionOptions {
   idleTtlMs?: number;
   /** More live sessions than this are refused with HTTP 503. @default 1000 */
   maxSessions?: number;
+  /**
+   * Sessions one client address may open per minute (a token bucket refilled over the
+   * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are
+   * not affected. `Infinity` turns the limit off.
+   * @default 60
+   */
+  maxNewPerMinutePerClient?: number;
+  /**
+   * The client address sessions are counted by. Behind a reverse proxy every request comes
+   * from the proxy: return the address it forwards (from a header only your proxy sets).
+   * @default the socket's remote address (an IPv6 address by its /64)
+   */
+  clientAddress?: (request: IncomingMessage) => string;
 }
 
 /** Options of `McpModule.forRoot` / `forRootAsync`. */
@@ -72,6 +90,12 @@ export interface McpModuleOptions {
   name: string;
   /** Server version sent in `initialize`. */
   version: string;
+  /**
+   * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
+   * `@ServedBy(server)` name. Unique in the app.
+   * @default `name`
+   */
+  serverId?: string;
   /** Instructions sent in `initialize`. */
   instructions?: string;
   /** Machines tools can bind to (`defineMachine(...)`). @default [] */

@@ -1,8 +1,10 @@
 import type { Type } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from './fsm/machine.interface.js';
 import { FsmGate } from './gating/fsm-gate.js';
 import type { FsmGateOptions } from './gating/fsm-gate-options.interface.js';
 import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
+import { clientAddressOf } from './transports/session-rate.limiter.js';
 import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
@@ -13,6 +15,8 @@ export const DEFAULT_LEASE_MS = 15_000;
 export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
 /** Default limit of live stateful sessions. */
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** Default number of sessions one client address may open per minute. */
+export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -20,6 +24,7 @@ export const DEFAULT_ATTACHMENT_ID = 'local';
 export interface McpResolvedOptions {
   name: string;
   version: string;
+  serverId: string;
   instructions?: string;
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
@@ -30,6 +35,8 @@ export interface McpResolvedOptions {
   attachmentId: string;
   sessionIdleTtlMs: number;
   maxSessions: number;
+  maxNewSessionsPerMinutePerClient: number;
+  sessionClientAddress: (request: IncomingMessage) => string;
   gate: Type<FsmGate>;
   transitionRelay?: FsmTransitionRelay;
   handleToolsMenu: 'used' | 'all';
@@ -60,6 +67,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
   return {
     name: options.name,
     version: options.version,
+    serverId: options.serverId ?? options.name,
     instructions: options.instructions,
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
@@ -70,6 +78,8 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,
     sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
     maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
+    sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
     gate: options.gate ?? FsmGate,
     transitionRelay: options.transitionRelay,
     handleToolsMenu: options.handleToolsMenu ?? 'used',

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpServerScope } from './discovery/mcp-server-scope.js';
 import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
 import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
@@ -56,6 +57,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpWorkflowRoles,
     McpInvokerFactory,
     WorkflowResourcesFactory,
+    McpServerScope,
     McpExplorer,
     UnknownStateReporter,
     FsmRefusals,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { ConsoleLogger } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module.js';
 import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
@@ -15,6 +16,15 @@ class StderrLogger extends ConsoleLogger {
   }
 }
 
+/** The HTTP app on Express, or on Fastify with `HTTP_ADAPTER=fastify` (loaded only then). */
+async function createHttpApp(logger: ConsoleLogger): Promise<INestApplication> {
+  if (process.env.HTTP_ADAPTER?.trim().toLowerCase() === 'fastify') {
+    const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+    return NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger });
+  }
+  return NestFactory.create(AppModule, { logger });
+}
+
 async function bootstrap(): Promise<void> {
   const logger = new StderrLogger();
   if (sampleTransport() === 'stdio') {
@@ -24,7 +34,7 @@ async function bootstrap(): Promise<void> {
     process.stdin.once('end', () => void app.close());
     return;
   }
-  const app = await NestFactory.create(AppModule, { logger });
+  const app = await createHttpApp(logger);
   app.enableShutdownHooks();
   if (sampleAuthMode() === 'optional') {
     app.use(demoBearerAuth);

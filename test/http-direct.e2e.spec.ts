@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
 /** `Bearer <name>` is the caller `<name>`; `Bearer bad` is refused; no header is anonymous. */
 function authenticate(request: IncomingMessage): AuthInfo | undefined {
@@ -68,7 +68,7 @@ function post(url: URL, body: string, headers: Record<string, string> = {}): Pro
   });
 }
 
-describe('direct HTTP route (transports.http.direct)', () => {
+describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s', (adapter) => {
   let app: INestApplication;
   let url: URL;
   let clients: TestClient[];
@@ -80,7 +80,7 @@ describe('direct HTTP route (transports.http.direct)', () => {
   };
 
   beforeAll(async () => {
-    app = await listenApp([billingModule({ transports: { http: { direct: true, authenticate } } }), HealthModule]);
+    app = await listenApp([billingModule({ transports: { http: { direct: true, authenticate } } }), HealthModule], { adapter });
     url = await mcpUrl(app);
   });
 

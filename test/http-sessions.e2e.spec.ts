@@ -1,10 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { createApp, HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -25,13 +24,13 @@ async function errorMessageOf(response: Response): Promise<string> {
   return ((await response.json()) as { error: { message: string } }).error.message;
 }
 
-describe('stateful HTTP sessions', () => {
+describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
   let app: INestApplication;
   let url: URL;
   let clients: TestClient[];
 
   async function start(options: Parameters<typeof billingModule>[0] = {}) {
-    app = await listenApp([billingModule(options)]);
+    app = await listenApp([billingModule(options)], { adapter });
     url = await mcpUrl(app);
   }
 
@@ -108,9 +107,7 @@ describe('stateful HTTP sessions', () => {
     const started = Date.now();
     await app.close();
     expect(Date.now() - started).toBeLessThan(5000);
-    app = await Test.createTestingModule({ imports: [billingModule()] })
-      .compile()
-      .then((moduleRef) => moduleRef.createNestApplication({ logger: false }));
+    app = await createApp([billingModule()], adapter);
   });
 
   it('refuses sessions beyond maxSessions with 503', async () => {

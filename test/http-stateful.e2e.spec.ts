@@ -3,9 +3,9 @@ import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/t
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { connectClient, eventually, internalErrorText, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
-describe('stateful Streamable HTTP', () => {
+describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
   let app: INestApplication;
   let url: URL;
   let clients: TestClient[];
@@ -17,7 +17,7 @@ describe('stateful Streamable HTTP', () => {
   };
 
   beforeEach(async () => {
-    app = await listenApp([billingModule()]);
+    app = await listenApp([billingModule()], { adapter });
     url = await mcpUrl(app);
     clients = [];
   });

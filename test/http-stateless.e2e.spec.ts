@@ -1,19 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
+import { HTTP_ADAPTERS, listenApp, type HttpAdapterName } from './utils/test-app.js';
 
-async function startApp(singleTenant: boolean): Promise<{ app: INestApplication; url: URL }> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [billingModule({ transports: { http: { path: '/mcp', stateless: true } }, singleTenant })],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.listen(0, '127.0.0.1');
+async function startApp(singleTenant: boolean, adapter: HttpAdapterName): Promise<{ app: INestApplication; url: URL }> {
+  const app = await listenApp([billingModule({ transports: { http: { path: '/mcp', stateless: true } }, singleTenant })], { adapter });
   return { app, url: await mcpUrl(app) };
 }
 
-describe('stateless Streamable HTTP', () => {
+describe.each(HTTP_ADAPTERS)('stateless Streamable HTTP on %s', (adapter) => {
   let app: INestApplication;
   let url: URL;
   let agent: TestClient;
@@ -25,7 +21,7 @@ describe('stateless Streamable HTTP', () => {
 
   describe('multi-tenant (default)', () => {
     beforeEach(async () => {
-      ({ app, url } = await startApp(false));
+      ({ app, url } = await startApp(false, adapter));
       agent = await connectClient(url);
     });
 
@@ -68,7 +64,7 @@ describe('stateless Streamable HTTP', () => {
 
   describe('single-tenant', () => {
     beforeEach(async () => {
-      ({ app, url } = await startApp(true));
+      ({ app, url } = await startApp(true, adapter));
       agent = await connectClient(url);
     });
 

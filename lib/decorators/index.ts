@@ -7,3 +7,4 @@ export * from './machine-ref.type.js';
 export * from './mcp-prompt.decorator.js';
 export * from './mcp-resource.decorator.js';
 export * from './mcp-completer.type.js';
+export * from './served-by.decorator.js';

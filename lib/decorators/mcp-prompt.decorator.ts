@@ -18,6 +18,8 @@ export interface McpPromptOptions {
   argsSchema?: ZodObject;
   /** Completers by argument name, answered on `completion/complete`. */
   complete?: Record<string, McpCompleter>;
+  /** `serverId` of the MCP server that serves the prompt (see `McpToolOptions.server`). */
+  server?: string;
 }
 
 /**

@@ -11,6 +11,8 @@ interface McpResourceCommonOptions {
   description?: string;
   /** MIME type of the contents (`text/markdown`, `application/json`, ...). */
   mimeType?: string;
+  /** `serverId` of the MCP server that serves the resource (see `McpToolOptions.server`). */
+  server?: string;
 }
 
 /** Options of `@McpResource` for one fixed URI. */

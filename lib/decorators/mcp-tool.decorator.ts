@@ -19,6 +19,11 @@ export interface McpToolOptions {
   annotations?: ToolAnnotations;
   /** Title shown by hosts. */
   title?: string;
+  /**
+   * `serverId` of the MCP server that serves the tool, when the app has several; overrides
+   * the class's `@ServedBy`. @default the server of the nearest module that imports an McpModule
+   */
+  server?: string;
 }
 
 /**

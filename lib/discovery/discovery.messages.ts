@@ -108,3 +108,39 @@ export const workflowInstanceDescription = (machine: string, handleKey?: string)
   handleKey
     ? `Your ${machine} named by its ${handleKey}: state, context, the tools allowed now, and the diagram with the state highlighted.`
     : `This session's ${machine}: state, context, the tools allowed now, and the diagram with the state highlighted.`;
+
+/** Bootstrap error: a handler names a server no McpModule of the app is. */
+export const unknownServer = (source: string, server: string, known: readonly string[]): string =>
+  `${source}: is served by MCP server "${server}", but no McpModule of the app has that serverId (servers: ${formatList(known)}).`;
+
+/** Bootstrap error: a handler's module is as near to several servers. */
+export const ambiguousServer = (source: string, module: string, servers: readonly string[]): string =>
+  `${source}: module ${module} is as near to MCP servers ${formatList(servers)} (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @ServedBy(server) on the class.`;
+
+/** Bootstrap error: a handler's module is reached by no server, and none is global. */
+export const unreachableServer = (source: string, module: string, servers: readonly string[]): string =>
+  `${source}: module ${module} neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: ${formatList(servers)}); import it where an McpModule is imported, or name the server with { server } or @ServedBy(server).`;
+
+/** Bootstrap error: two McpModules share a server id. */
+export const duplicateServerId = (server: string): string =>
+  `McpModule: two McpModules have the serverId "${server}" (their name, unless serverId is set); each server of the app needs its own.`;
+
+/** Bootstrap error: several McpModules are global. */
+export const severalGlobalServers = (servers: readonly string[]): string =>
+  `McpModule: the McpModules of servers ${formatList(servers)} are all global (isGlobal defaults to true); with several servers at most one may be global, or a module that imports none of them would be given whichever registered first. Pass isGlobal: false to the others and import each McpModule where its tools are.`;
+
+/** Bootstrap error: two McpModules serve HTTP on one path. */
+export const duplicateServerPath = (path: string, first: string, second: string): string =>
+  `McpModule: servers "${first}" and "${second}" both serve HTTP on "${path}"; give each its own transports.http.path.`;
+
+/** Bootstrap error: two McpModules serve stdio. */
+export const severalStdioServers = (first: string, second: string): string =>
+  `McpModule: servers "${first}" and "${second}" both serve stdio; only one server of a process can own stdin and stdout.`;
+
+/** Bootstrap error: a provider injects an McpModule export in a module that imports several. */
+export const ambiguousInjection = (source: string, module: string, token: string, servers: readonly string[]): string =>
+  `${source} injects ${token}, but its module ${module} imports the McpModules of servers ${formatList(servers)}, which all export it, and Nest would inject the first one's; provide it in a module that imports one of them.`;
+
+/** Bootstrap error: a provider's handlers are served by one server, and it injects another's exports. */
+export const injectionFromOtherServer = (source: string, module: string, token: string, served: string, injected: string): string =>
+  `${source} injects ${token}, and its handlers are served by MCP server "${served}", but its module ${module} does not import that McpModule, so Nest would inject the one of server "${injected}" (global); import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value).`;

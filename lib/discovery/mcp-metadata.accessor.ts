@@ -14,6 +14,7 @@ import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { StartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
+import { MCP_SERVER_METADATA } from '../decorators/served-by.decorator.js';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -44,5 +45,10 @@ export class McpMetadataAccessor {
 
   getWorkflow(target: Function): McpMachineRef | undefined {
     return this.reflector.get(MCP_WORKFLOW_METADATA, target);
+  }
+
+  /** The `serverId` a class's `@ServedBy` names. */
+  getServer(target: Function): string | undefined {
+    return this.reflector.get(MCP_SERVER_METADATA, target);
   }
 }

@@ -13,15 +13,17 @@ import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { McpServerScope } from './mcp-server-scope.js';
 import { McpWorkflowRoles } from './mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './workflow-resources.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
 
 /**
- * Finds the `@McpTool`, `@McpPrompt` and `@McpResource` methods on every provider and turns
- * them into validated definitions; throws on the first definition error, naming class, method
- * and decorator.
+ * Finds the `@McpTool`, `@McpPrompt` and `@McpResource` methods this server serves (every
+ * provider's, with one McpModule in the app; see {@link McpServerScope} with several) and
+ * turns them into validated definitions; throws on the first definition error, naming class,
+ * method and decorator.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -34,9 +36,11 @@ export class McpExplorer implements OnModuleInit {
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly workflowResources: WorkflowResourcesFactory,
+    private readonly scope: McpServerScope,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    await this.scope.load();
     const found = this.explore();
     this.tools.register(found.tools);
     const resources = [...found.resources, ...this.workflowResources.create()];
@@ -45,7 +49,7 @@ export class McpExplorer implements OnModuleInit {
     this.primitives.register(found.prompts, resources);
   }
 
-  /** All tools, prompts and resources, validated. */
+  /** The server's tools, prompts and resources, validated (call after `McpServerScope.load`). */
   explore(): { tools: McpToolDefinition[]; prompts: McpPromptDefinition[]; resources: McpResourceDefinition[] } {
     const tools: McpToolDefinition[] = [];
     const prompts: McpPromptDefinition[] = [];
@@ -68,7 +72,10 @@ export class McpExplorer implements OnModuleInit {
     return { tools, prompts, resources };
   }
 
-  /** Every method of every provider class, once. */
+  /**
+   * Every decorated method of the provider classes this server serves, once: a class provided
+   * in several modules is served from the first of them this server serves.
+   */
   private *sites(): Generator<McpHandlerSite> {
     const seen = new Set<Function>();
     for (const wrapper of this.discovery.getProviders()) {
@@ -76,10 +83,18 @@ export class McpExplorer implements OnModuleInit {
       if (!metatype || wrapper.isAlias || wrapper.inject || seen.has(metatype) || !metatype.prototype) {
         continue;
       }
-      seen.add(metatype);
+      const sites: McpHandlerSite[] = [];
       for (const methodName of this.scanner.getAllMethodNames(metatype.prototype)) {
         const method = metatype.prototype[methodName] as Method;
-        yield { wrapper, metatype, methodName, method, source: `${metatype.name}.${methodName}` };
+        const source = `${metatype.name}.${methodName}`;
+        const named = [this.accessor.getTool(method), this.accessor.getPrompt(method), this.accessor.getResource(method)].filter(Boolean);
+        if (named.length && this.scope.serves(wrapper, metatype, source, named[0]!.server)) {
+          sites.push({ wrapper, metatype, methodName, method, source });
+        }
+      }
+      if (sites.length) {
+        seen.add(metatype);
+        yield* sites;
       }
     }
   }

@@ -93,17 +93,20 @@ export class McpServerFactory {
 
   /**
    * Tools and logging always; prompts, resources and completions when the app declares some;
-   * resource subscriptions in the 2025 era (2026-07-28 has no `resources/subscribe`).
+   * `listChanged` and resource subscriptions in the 2025 era (2026-07-28 lists never change
+   * while the server runs, and it has no `resources/subscribe`).
    */
   declaredCapabilities(era: 'legacy' | 'modern'): ServerCapabilities {
     const prompts = this.primitives.prompts();
     const resources = this.primitives.resources();
     const completes = [...prompts, ...resources].some((definition) => Object.keys(definition.completers).length > 0);
+    // In the 2026-07-28 era the lists never change while the server runs: nothing to announce.
+    const lists = era === 'legacy' ? { listChanged: true } : {};
     return {
-      tools: { listChanged: true },
+      tools: lists,
       logging: {},
-      ...(prompts.length ? { prompts: { listChanged: true } } : {}),
-      ...(resources.length ? { resources: era === 'legacy' ? { listChanged: true, subscribe: true } : { listChanged: true } } : {}),
+      ...(prompts.length ? { prompts: lists } : {}),
+      ...(resources.length ? { resources: era === 'legacy' ? { ...lists, subscribe: true } : lists } : {}),
       ...(completes ? { completions: {} } : {}),
     };
   }

@@ -15,6 +15,16 @@ import { ToolMenuService } from './tool-menu.service.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
+/** `params._meta` key under which a 2026-07-28 request declares the client's capabilities. */
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** The 2026-07-28 error a request gets when handling it needs a capability its client did not declare. */
+const MISSING_CLIENT_CAPABILITY_CODE = -32021;
+/** The client capability each server-to-client request needs. */
+const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
 
 /**
  * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
@@ -40,7 +50,8 @@ export class ModernServerFactory {
   createHandler(sdk: ModernSdk): ModernHttpHandler {
     const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, context.authInfo?.clientId), {
       legacy: 'reject',
-      onerror: (error) => this.logger.error(messages.modernHandlerError(error), error.stack),
+      // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
+      onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
     });
     return sdk.node.toNodeHandler(handler);
   }
@@ -82,12 +93,35 @@ export class ModernServerFactory {
   }
 }
 
-/** A JSON-RPC error as 2026-07-28 words it: an unknown resource is -32602 with its URI (SEP-2164), the rest as they are. */
+/**
+ * A JSON-RPC error as 2026-07-28 words it: an unknown resource is -32602 with its URI
+ * (SEP-2164), a missing client capability -32021 (HTTP 400), the rest as they are.
+ */
 function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
   if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
     return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri);
   }
+  if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
+    return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);
+  }
   return new sdk.server.ProtocolError(error.code, error.message, error.data);
+}
+
+/**
+ * Why a handler cannot send a request to the client in a 2026-07-28 request: the client did not
+ * declare the capability it needs (-32021, which ends the call), or it did, but this era
+ * replaces such requests with input-required results (SEP-2322), which the module does not
+ * produce yet.
+ */
+function serverRequestRefusal(context: ServerContext, method: string): Error {
+  const capability = CAPABILITY_OF_REQUEST[method];
+  const declared = (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ?? {}) as Record<string, unknown>;
+  if (capability !== undefined && !(capability in declared)) {
+    return new JsonRpcError(MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
+      requiredCapabilities: { [capability]: {} },
+    });
+  }
+  return new Error(messages.modernNoServerRequests());
 }
 
 /** The SDK v1 request extra the call handlers take, from a 2026-07-28 request's context. */
@@ -98,6 +132,6 @@ function legacyExtra(context: ServerContext): McpToolContext['extra'] {
     authInfo: context.http?.authInfo,
     _meta: context.mcpReq._meta,
     sendNotification: (notification: Parameters<ServerContext['mcpReq']['notify']>[0]) => context.mcpReq.notify(notification),
-    sendRequest: () => Promise.reject(new Error(messages.modernNoServerRequests())),
+    sendRequest: (request: { method: string }) => Promise.reject(serverRequestRefusal(context, request.method)),
   } as unknown as McpToolContext['extra'];
 }

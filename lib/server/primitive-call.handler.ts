@@ -131,6 +131,9 @@ export class PrimitiveCallHandler {
   }
 
   private toJsonRpcError(definition: McpHandlerDefinition, error: unknown): JsonRpcError {
+    if (error instanceof JsonRpcError) {
+      return error;
+    }
     if (error instanceof FsmRefusal) {
       return new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
     }

@@ -86,5 +86,9 @@ export const handleRetention = (machine: string, key: string, retention: { finis
 export const modernNoServerRequests = (): string =>
   'Requests from the server to the client (sampling, elicitation) are not available in MCP 2026-07-28 requests; use a 2025-era session.';
 
+/** -32021: a tool needs a client capability that the 2026-07-28 request did not declare. */
+export const missingClientCapability = (method: string, capability: string): string =>
+  `This tool sends ${method}, which needs the client capability "${capability}"; the request did not declare it.`;
+
 /** Log line: the SDK v2 handler reported an error. */
 export const modernHandlerError = (error: unknown): string => `MCP 2026-07-28 request failed: ${reasonOf(error)}`;

@@ -85,6 +85,10 @@ export class ToolCallHandler {
   }
 
   private failure(call: FsmCall, error: unknown): CallToolResult {
+    if (error instanceof JsonRpcError) {
+      // A protocol-level answer (a missing client capability): the call fails as a request.
+      throw error;
+    }
     if (error instanceof FsmRefusal) {
       if (this.options.refusal === 'jsonrpc') {
         throw new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);

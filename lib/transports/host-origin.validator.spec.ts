@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
-import { rejectHostOrOrigin } from './host-origin.validator.js';
+import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
 
 const onLoopback = (headers: Record<string, string>) =>
   ({ socket: { localAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
@@ -56,5 +56,31 @@ describe('rejectHostOrOrigin', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it('refuses every request that reached a listener beyond loopback when allowedHosts is not set', () => {
+    const onLan = (localAddress: string, host: string) => ({ socket: { localAddress }, headers: { host } }) as unknown as IncomingMessage;
+    for (const address of ['192.168.1.20', '10.0.0.5', '::ffff:192.168.1.20', 'fe80::1']) {
+      expect(rejectHostOrOrigin(onLan(address, 'localhost'), {})).toBe(
+        "Forbidden: Host header \"localhost\" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].",
+      );
+      expect(rejectHostOrOrigin(onLan(address, 'mcp.example.com'), { allowedHosts: ['mcp.example.com'] })).toBeUndefined();
+    }
+  });
+});
+
+describe('requireAllowedHosts', () => {
+  it('requires allowedHosts on a listener beyond loopback, and only there', () => {
+    for (const address of ['0.0.0.0', '::', '192.168.1.20', 'fe80::1']) {
+      expect(requireAllowedHosts({ address }, {})).toBe(
+        `McpModule: the HTTP server listens on ${address}, beyond loopback, so the Host header must be checked against the names clients use (DNS rebinding protection); set transports.http.allowedHosts, e.g. transports.http.allowedHosts: ['mcp.example.com'], or listen on 127.0.0.1.`,
+      );
+      expect(requireAllowedHosts({ address }, { allowedHosts: ['mcp.example.com'] })).toBeUndefined();
+    }
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {
+      expect(requireAllowedHosts({ address }, {})).toBeUndefined();
+    }
+    expect(requireAllowedHosts('/tmp/mcp.sock', {})).toBeUndefined();
+    expect(requireAllowedHosts(null, {})).toBeUndefined();
   });
 });

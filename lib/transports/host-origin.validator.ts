@@ -5,7 +5,8 @@ import * as messages from './transports.messages.js';
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-function isLoopbackAddress(address: string | undefined): boolean {
+/** Whether `address` (as a socket reports it) is a loopback address. */
+export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) {
     return false;
   }
@@ -42,18 +43,20 @@ function originHostnameOf(origin: string): string | undefined {
 /**
  * Protection against DNS rebinding (MCP transport spec): the Host header, and the Origin
  * header when present, must name this server. Without configured lists, requests that reach
- * the server on a loopback address must use a loopback name. Returns the reason to refuse,
- * or `undefined` to accept.
+ * the server on a loopback address must use a loopback name, and requests that reach it on
+ * any other address are refused (the server should not have started: see
+ * {@link requireAllowedHosts}). Returns the reason to refuse, or `undefined` to accept.
  */
 export function rejectHostOrOrigin(request: IncomingMessage, options: McpHttpTransportOptions): string | undefined {
   const loopback = isLoopbackAddress(request.socket.localAddress);
-  const allowedHosts = options.allowedHosts ?? (loopback ? LOOPBACK_HOSTNAMES : undefined);
   const host = request.headers.host;
-  if (allowedHosts) {
-    const hostname = host ? hostnameOf(host) : undefined;
-    if (!hostname || !allowedHosts.includes(hostname)) {
-      return messages.hostRejected(host);
-    }
+  if (!options.allowedHosts && !loopback) {
+    return messages.allowedHostsMissing(host);
+  }
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
+  const hostname = host ? hostnameOf(host) : undefined;
+  if (!hostname || !allowedHosts.includes(hostname)) {
+    return messages.hostRejected(host);
   }
   const origin = request.headers.origin;
   if (origin === undefined) {
@@ -66,4 +69,16 @@ export function rejectHostOrOrigin(request: IncomingMessage, options: McpHttpTra
   const sameHost = originHost !== undefined && host !== undefined && originHost === hostnameOf(host);
   const loopbackOrigin = loopback && originHost !== undefined && LOOPBACK_HOSTNAMES.includes(originHost);
   return sameHost || loopbackOrigin ? undefined : messages.originRejected(origin);
+}
+
+/**
+ * The startup error for a server that listens at `address` (`server.address()`): beyond
+ * loopback (`0.0.0.0`, `::`, a LAN address), `allowedHosts` must say which names clients use.
+ * `undefined` when the listener is fine (loopback, a Unix socket or pipe, or `allowedHosts` set).
+ */
+export function requireAllowedHosts(address: string | { address: string } | null, options: McpHttpTransportOptions): string | undefined {
+  if (options.allowedHosts || address === null || typeof address === 'string' || isLoopbackAddress(address.address)) {
+    return undefined;
+  }
+  return messages.allowedHostsRequired(address.address);
 }

@@ -1,6 +1,5 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
@@ -14,11 +13,10 @@ import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';
-import { rejectHostOrOrigin } from './host-origin.validator.js';
+import { toNodeExchange, type McpNodeRequest as Request } from './framework-exchange.js';
+import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
+import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
-
-/** The request as the HTTP adapter hands it over: parsed body, and `auth` set by bearer middleware. */
-type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /** JSON-RPC error codes the transport answers with outside any request. */
 const SERVER_ERROR = -32000;
@@ -32,8 +30,8 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 /**
  * Serves Streamable HTTP on Nest's own HTTP server: stateful, with one SDK server per
  * session and `list_changed` on the session's GET stream, or stateless, with a fresh server
- * per request and GET answering 405. The route is the framework's (Express), or with
- * `direct` a listener on the Node server ahead of the framework.
+ * per request and GET answering 405. The route is the framework's (Express or Fastify), or
+ * with `direct` a listener on the Node server ahead of the framework.
  */
 @Injectable()
 export class StreamableHttpTransport implements OnModuleInit {
@@ -51,6 +49,8 @@ export class StreamableHttpTransport implements OnModuleInit {
   private modern?: ModernHttpHandler;
   /** Whether 2025-era requests are served. */
   private legacy = true;
+  /** Sessions each client address may still open. */
+  private newSessions!: McpSessionRateLimiter;
 
   async onModuleInit(): Promise<void> {
     const http = this.options.http;
@@ -61,13 +61,23 @@ export class StreamableHttpTransport implements OnModuleInit {
     const eras = this.options.protocolEras;
     this.legacy = !eras || eras.includes('2025-11-25');
     this.modern = await this.modernHandler();
+    this.newSessions = new McpSessionRateLimiter(this.options.maxNewSessionsPerMinutePerClient);
+    const server = adapter.getHttpServer() as HttpServer;
+    this.requireAllowedHostsOnListen(server, http);
     if (http.direct) {
-      this.serveDirect(adapter.getHttpServer() as HttpServer, http);
+      this.serveDirect(server, http);
       return;
     }
     const { path } = http;
-    const handle = (method: 'POST' | 'GET' | 'DELETE') => (req: Request, res: ServerResponse) =>
-      void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
+    // Express hands over Node's request and response; Fastify its request and reply.
+    const handle = (method: 'POST' | 'GET' | 'DELETE') => (request: unknown, response: unknown) => {
+      try {
+        const { req, res } = toNodeExchange(request, response);
+        void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
+      } catch (error) {
+        this.fail(response as ServerResponse, error);
+      }
+    };
     adapter.post(path, handle('POST'));
     adapter.get(path, handle('GET'));
     adapter.delete(path, handle('DELETE'));
@@ -88,6 +98,24 @@ export class StreamableHttpTransport implements OnModuleInit {
       return undefined;
     }
     return this.modernServers.createHandler(sdk);
+  }
+
+  /**
+   * Fails `app.listen` when the server listens beyond loopback without `allowedHosts`: the
+   * error is emitted on the server, which is what `listen` rejects with, and the server is
+   * closed once the framework's own 'listening' listeners have run.
+   */
+  private requireAllowedHostsOnListen(server: HttpServer, http: McpHttpTransportOptions): void {
+    if (http.allowedHosts) {
+      return;
+    }
+    server.on('listening', () => {
+      const refusal = requireAllowedHosts(server.address(), http);
+      if (refusal) {
+        server.emit('error', new Error(refusal));
+        setImmediate(() => server.close());
+      }
+    });
   }
 
   /** Puts a listener for the MCP path in front of the app's own request listeners. */
@@ -174,6 +202,11 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
       return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
     }
+    const retryAfter = this.newSessions.take(this.options.sessionClientAddress(req));
+    if (retryAfter > 0) {
+      const limit = this.options.maxNewSessionsPerMinutePerClient;
+      return this.reply(res, 503, SERVER_ERROR, messages.tooManyNewSessions(limit, retryAfter), req, { 'Retry-After': String(retryAfter) });
+    }
     if (this.sessions.isFull()) {
       return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
     }
@@ -208,24 +241,30 @@ export class StreamableHttpTransport implements OnModuleInit {
     return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleRequest(req, res, req.body));
   }
 
+  /** Answers a request the transport failed to serve; never throws, so a failure cannot take the process down. */
   private fail(res: ServerResponse, error: unknown): void {
-    if (!res.headersSent && error instanceof BadJsonError) {
-      return this.reply(res, 400, PARSE_ERROR, messages.bodyNotJson());
-    }
-    if (!res.headersSent && error instanceof HttpException) {
-      return this.reply(res, error.getStatus(), SERVER_ERROR, error.message);
-    }
-    this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
-    if (!res.headersSent) {
-      this.reply(res, 500, -32603, messages.transportFailedReply());
+    try {
+      if (!res.headersSent && error instanceof BadJsonError) {
+        return this.reply(res, 400, PARSE_ERROR, messages.bodyNotJson());
+      }
+      if (!res.headersSent && error instanceof HttpException) {
+        return this.reply(res, error.getStatus(), SERVER_ERROR, error.message);
+      }
+      this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
+      if (!res.headersSent) {
+        this.reply(res, 500, -32603, messages.transportFailedReply());
+      }
+    } catch (replyError) {
+      this.logger.error(messages.transportFailed(replyError), replyError instanceof Error ? replyError.stack : undefined);
+      (res as Partial<ServerResponse>).destroy?.();
     }
   }
 
   /** An error reply outside any request handler, with the request's id when the body is one request (`null` otherwise, as JSON-RPC says). */
-  private reply(res: ServerResponse, status: number, code: number, message: string, req?: Request): void {
+  private reply(res: ServerResponse, status: number, code: number, message: string, req?: Request, headers: Record<string, string> = {}): void {
     const body = req?.body as { id?: unknown } | undefined;
     const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
-    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
   }
 }

@@ -7,6 +7,14 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 export const hostRejected = (host: string | undefined): string =>
   `Forbidden: Host header "${host ?? ''}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
 
+/** HTTP 403: a request reached a listener beyond loopback while `allowedHosts` is not set. */
+export const allowedHostsMissing = (host: string | undefined): string =>
+  `Forbidden: Host header "${host ?? ''}" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].`;
+
+/** Startup error: the HTTP server listens beyond loopback and `allowedHosts` is not set. */
+export const allowedHostsRequired = (address: string): string =>
+  `McpModule: the HTTP server listens on ${address}, beyond loopback, so the Host header must be checked against the names clients use (DNS rebinding protection); set transports.http.allowedHosts, e.g. transports.http.allowedHosts: ['mcp.example.com'], or listen on 127.0.0.1.`;
+
 /** HTTP 403: Origin header not allowed. */
 export const originRejected = (origin: string): string =>
   `Forbidden: Origin "${origin}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedOrigins.`;
@@ -30,6 +38,10 @@ export const sessionRequired = (): string =>
 /** HTTP 503: session cap reached. */
 export const tooManySessions = (): string =>
   'Service Unavailable: this MCP server has reached its maximum number of sessions; try again later.';
+
+/** HTTP 503: one client address opened too many sessions in the last minute. */
+export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>
+  `Service Unavailable: this client address may open ${limit} sessions per minute (sessions.maxNewPerMinutePerClient) and has used them; retry after ${retryAfterSeconds} s.`;
 
 /** HTTP 413 on the direct route. */
 export const bodyTooLarge = (limit: number): string =>

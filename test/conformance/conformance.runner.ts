@@ -6,23 +6,50 @@ import { join } from 'node:path';
 import { installNpmPackage, killRunningProcesses, node22Binary, NODE22_VERSION, runProcess } from './npm-package.cache.js';
 
 /**
- * `npm run conformance`: runs the official MCP conformance suite's server scenarios (the
- * active suite for protocol 2025-11-25) against the conformance fixture and the sample, each
- * over stateful and stateless Streamable HTTP on loopback, and holds the outcome against
- * `expected-failures.txt`. Exits 1 on a failure that is not listed, and on a listed one that
- * passes now. Everything is bounded in time; the suite runs on Node 22 from npm.
+ * `npm run conformance`: runs the official MCP conformance suite's server scenarios against
+ * the conformance fixture and the sample, and holds the outcome against
+ * `expected-failures.txt`. Protocol 2025-11-25 (the active suite) runs against both apps over
+ * stateful and stateless Streamable HTTP; protocol 2026-07-28 (the scenarios that revision
+ * requires, frozen at its release) runs against the fixture's stateful endpoint, which serves
+ * both eras. Exits 1 on a failure that is not listed, and on a listed one that passes now.
+ * Everything is bounded in time; the suite runs on Node 22 from npm, all runs at once.
  */
 
 const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
 const SUITE_VERSION = '0.2.0-alpha.12';
-const SPEC_VERSION = '2025-11-25';
 
-/**
- * A scenario's time limit in the suite (its default is 30 s). The whole suite passes in about
- * a second on loopback; a server-to-client request on stateless HTTP waits until this runs out.
- */
-const SCENARIO_TIMEOUT_MS = 5_000;
-/** One suite run against one target (about 31 scenarios). */
+/** A protocol revision the suite runs at. */
+type SpecVersion = '2025-11-25' | '2026-07-28';
+
+/** How the suite runs at each revision. */
+interface SpecRun {
+  /** The suite's arguments that choose the scenarios. */
+  selection: string[];
+  /** What the summary calls those scenarios. */
+  description: string;
+  /** A scenario's time limit in the suite (its default is 30 s). */
+  scenarioTimeoutMs: number;
+}
+
+const SPEC_RUNS: Readonly<Record<SpecVersion, SpecRun>> = {
+  '2025-11-25': {
+    selection: ['--suite', 'active', '--spec-version', '2025-11-25'],
+    description: 'active server scenarios',
+    // The suite passes in about a second on loopback; a server-to-client request on stateless HTTP waits until this runs out.
+    scenarioTimeoutMs: 5_000,
+  },
+  '2026-07-28': {
+    selection: ['--requirements', '2026-07-28'],
+    description: "the revision's required server scenarios, and those it runs unscored",
+    // server-stateless holds its subscriptions/listen streams open for about 6 s in all.
+    scenarioTimeoutMs: 20_000,
+  },
+};
+
+/** The revision of `expected-failures.txt` lines that name none. */
+const DEFAULT_SPEC: SpecVersion = '2025-11-25';
+
+/** One suite run against one target (up to about 50 scenarios). */
 const SUITE_TIMEOUT_MS = 300_000;
 /** A server must print its endpoint within this. */
 const SERVER_START_TIMEOUT_MS = 30_000;
@@ -35,20 +62,27 @@ const EXPECTED_FAILURES_FILE = join(ROOT, 'test', 'conformance', 'expected-failu
 type App = 'fixture' | 'sample';
 type Transport = 'stateful' | 'stateless';
 
-/** A server the suite runs against. */
+/** A server the suite runs against, at one protocol revision. */
 interface Target {
   app: App;
   transport: Transport;
+  spec: SpecVersion;
   main: string;
   env: Record<string, string>;
+}
+
+/** A check of a scenario that failed. */
+interface CheckFailure {
+  /** The suite's check id (`sep-2575-server-implements-discover`). */
+  check: string;
+  message: string;
 }
 
 /** How one scenario went against one target. */
 interface ScenarioOutcome {
   scenario: string;
   failed: boolean;
-  /** `check-id: message` of each failed check. */
-  failures: string[];
+  failures: CheckFailure[];
 }
 
 interface TargetRun {
@@ -61,9 +95,22 @@ interface TargetRun {
 interface ExpectedFailure {
   app: string;
   transport: string;
+  spec: string;
   scenario: string;
+  /** The one check of the scenario that fails; the whole scenario when absent. */
+  check?: string;
   reason: string;
   line: number;
+}
+
+/** What the expected failures make of a scenario's outcome. */
+interface Verdict {
+  /** The lines that excuse the scenario's failed checks (all of them, or it is not excused). */
+  excusedBy: ExpectedFailure[];
+  /** Failed checks that no line excuses. */
+  unexpected: CheckFailure[];
+  /** Lines of the scenario whose failure did not happen. */
+  passingNow: ExpectedFailure[];
 }
 
 /**
@@ -72,7 +119,8 @@ interface ExpectedFailure {
  */
 const FIXTURE_ONLY = /^(tools-call-|elicitation-|resources-|prompts-|completion-)/;
 
-const label = ({ app, transport }: Target) => `${app}/${transport}`;
+/** `app/transport`, with `@<revision>` after it for runs at another revision than 2025-11-25. */
+const label = ({ app, transport, spec }: Target) => `${app}/${transport}${spec === DEFAULT_SPEC ? '' : `@${spec}`}`;
 const scored = (target: Target, scenario: string) => target.app === 'fixture' || !FIXTURE_ONLY.test(scenario);
 
 const children = new Set<ChildProcess>();
@@ -136,25 +184,26 @@ async function readOutcomes(outputDir: string, ran: string[], suiteEnd: string):
     ran.map(async (scenario): Promise<ScenarioOutcome> => {
       const dir = dirs.get(scenario);
       if (!dir || !existsSync(join(dir, 'checks.json'))) {
-        return { scenario, failed: true, failures: [`no result: the suite ${suiteEnd}`] };
+        return { scenario, failed: true, failures: [{ check: 'no result', message: `the suite ${suiteEnd}` }] };
       }
       const checks = JSON.parse(await readFile(join(dir, 'checks.json'), 'utf8')) as { id: string; status: string; errorMessage?: string }[];
-      const failures = checks.filter((check) => check.status === 'FAILURE').map((check) => `${check.id}: ${check.errorMessage ?? 'failed'}`);
+      const failures = checks.filter((check) => check.status === 'FAILURE').map((check) => ({ check: check.id, message: check.errorMessage ?? 'failed' }));
       return { scenario, failed: failures.length > 0, failures };
     }),
   );
 }
 
-/** Runs the active 2025-11-25 server suite against one target. */
+/** Runs the target's revision of the server suite against it. */
 async function runTarget(target: Target, node22: string, suiteBin: string, dir: string): Promise<TargetRun> {
   const started = Date.now();
   const outputDir = join(dir, label(target).replace('/', '-'));
   await mkdir(outputDir, { recursive: true });
   const server = await startServer(target);
+  const { selection, scenarioTimeoutMs } = SPEC_RUNS[target.spec];
   try {
     const result = await runProcess(
       node22,
-      [suiteBin, 'server', '--url', server.url, '--suite', 'active', '--spec-version', SPEC_VERSION, '--timeout', String(SCENARIO_TIMEOUT_MS), '--output-dir', outputDir],
+      [suiteBin, 'server', '--url', server.url, ...selection, '--timeout', String(scenarioTimeoutMs), '--output-dir', outputDir],
       { cwd: outputDir, timeoutMs: SUITE_TIMEOUT_MS, env: { ...process.env, NO_COLOR: '1' } },
     );
     const ran = [...result.stdout.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((match) => match[1]);
@@ -181,27 +230,59 @@ async function readExpectedFailures(): Promise<ExpectedFailure[]> {
     if (line === '' || line.startsWith('#')) {
       return;
     }
-    const match = /^([\w*]+)\/([\w*]+)\s+(\S+):\s+(.+)$/.exec(line);
+    const match = /^([\w*]+)\/([\w*]+)(?:@([\d-]+|\*))?\s+([^\s#]+)(?:#(\S+))?:\s+(.+)$/.exec(line);
     if (!match) {
-      throw new Error(`${EXPECTED_FAILURES_FILE}:${index + 1}: expected "<app>/<transport> <scenario>: <reason>", got "${line}"`);
+      throw new Error(`${EXPECTED_FAILURES_FILE}:${index + 1}: expected "<app>/<transport>[@<revision>] <scenario>[#<check>]: <reason>", got "${line}"`);
     }
-    entries.push({ app: match[1], transport: match[2], scenario: match[3], reason: match[4], line: index + 1 });
+    const spec = match[3] ?? DEFAULT_SPEC;
+    if (spec !== '*' && !(spec in SPEC_RUNS)) {
+      throw new Error(`${EXPECTED_FAILURES_FILE}:${index + 1}: the suite runs at ${Object.keys(SPEC_RUNS).join(' and ')}, not at ${spec}`);
+    }
+    entries.push({ app: match[1], transport: match[2], spec, scenario: match[4], check: match[5], reason: match[6], line: index + 1 });
   });
   return entries;
 }
 
 const matches = (entry: ExpectedFailure, target: Target, scenario: string) =>
-  entry.scenario === scenario && (entry.app === '*' || entry.app === target.app) && (entry.transport === '*' || entry.transport === target.transport);
+  entry.scenario === scenario &&
+  (entry.app === '*' || entry.app === target.app) &&
+  (entry.transport === '*' || entry.transport === target.transport) &&
+  (entry.spec === '*' || entry.spec === target.spec);
+
+/**
+ * Holds one scenario's outcome against its lines: a scenario line excuses any failure of the
+ * scenario, check lines excuse their checks only, so the scenario's other checks must pass.
+ */
+function judge(outcome: ScenarioOutcome, entries: ExpectedFailure[]): Verdict {
+  const whole = entries.find((entry) => entry.check === undefined);
+  if (whole) {
+    return outcome.failed ? { excusedBy: [whole], unexpected: [], passingNow: [] } : { excusedBy: [], unexpected: [], passingNow: [whole] };
+  }
+  const failed = new Set(outcome.failures.map((failure) => failure.check));
+  return {
+    excusedBy: entries.filter((entry) => failed.has(entry.check!)),
+    unexpected: outcome.failures.filter((failure) => !entries.some((entry) => entry.check === failure.check)),
+    passingNow: entries.filter((entry) => !failed.has(entry.check!)),
+  };
+}
+
+const entryName = (entry: ExpectedFailure) => `${entry.scenario}${entry.check === undefined ? '' : `#${entry.check}`}`;
 
 /** Holds the runs against the expected failures, prints the summary, and says whether the run is green. */
 function report(runs: TargetRun[], expected: ExpectedFailure[]): boolean {
   const used = new Set<ExpectedFailure>();
-  /** Targets where each listed scenario failed as expected, per `scenario: reason`. */
+  /** Targets where each line's failure happened as expected, per `scenario[#check]: reason`. */
   const expectedFailures = new Map<string, string[]>();
   const unexpected: string[] = [];
   const nowPassing: string[] = [];
   const lines: string[] = [];
+  const totals = { passed: 0, excused: 0, unexpected: 0, nowPassing: 0 };
+  let spec: SpecVersion | undefined;
   for (const { target, outcomes, seconds } of runs) {
+    if (target.spec !== spec) {
+      spec = target.spec;
+      lines.push(`  ${spec}, ${SPEC_RUNS[spec].description}:`);
+    }
     let passed = 0;
     let excused = 0;
     let notScored = 0;
@@ -210,35 +291,41 @@ function report(runs: TargetRun[], expected: ExpectedFailure[]): boolean {
         notScored++;
         continue;
       }
-      const entry = expected.find((candidate) => matches(candidate, target, outcome.scenario));
+      const entries = expected.filter((candidate) => matches(candidate, target, outcome.scenario));
+      entries.forEach((entry) => used.add(entry));
+      const verdict = judge(outcome, entries);
       const name = `${label(target)} ${outcome.scenario}`;
-      if (entry) {
-        used.add(entry);
-      }
-      if (outcome.failed && entry) {
-        excused++;
-        const key = `${outcome.scenario}: ${entry.reason}`;
+      for (const entry of verdict.excusedBy) {
+        const key = `${entryName(entry)}: ${entry.reason}`;
         expectedFailures.set(key, [...(expectedFailures.get(key) ?? []), label(target)]);
+      }
+      if (verdict.unexpected.length) {
+        unexpected.push(`${name}\n${verdict.unexpected.map((failure) => `      ${failure.check}: ${failure.message}`).join('\n')}`);
+      }
+      for (const entry of verdict.passingNow) {
+        nowPassing.push(`${label(target)} ${entryName(entry)} (expected-failures.txt:${entry.line}, "${entry.reason}")`);
+      }
+      if (verdict.unexpected.length) {
+        totals.unexpected++;
+      } else if (verdict.passingNow.length) {
+        totals.nowPassing++;
       } else if (outcome.failed) {
-        unexpected.push(`${name}\n${outcome.failures.map((failure) => `      ${failure}`).join('\n')}`);
-      } else if (entry) {
-        nowPassing.push(`${name} (expected-failures.txt:${entry.line}, "${entry.reason}")`);
+        excused++;
       } else {
         passed++;
       }
     }
+    totals.passed += passed;
+    totals.excused += excused;
     const extra = notScored ? `, ${notScored} not scored (fixture-only scenarios)` : '';
-    lines.push(`  ${label(target).padEnd(18)} ${String(passed).padStart(2)} passed, ${String(excused).padStart(2)} expected failures${extra}  (${seconds.toFixed(1)} s)`);
+    lines.push(`    ${label(target).padEnd(28)} ${String(passed).padStart(2)} passed, ${String(excused).padStart(2)} expected failures${extra}  (${seconds.toFixed(1)} s)`);
   }
   const stale = expected.filter((entry) => !used.has(entry));
-  const total = runs.reduce((sum, run) => sum + run.outcomes.filter((outcome) => scored(run.target, outcome.scenario)).length, 0);
-  const excused = [...expectedFailures.values()].reduce((sum, targets) => sum + targets.length, 0);
-  const passed = total - excused - unexpected.length - nowPassing.length;
   const out = [
     '',
-    `MCP conformance: ${SUITE_PACKAGE}@${SUITE_VERSION}, active server scenarios for ${SPEC_VERSION}, on Node ${NODE22_VERSION}`,
+    `MCP conformance: ${SUITE_PACKAGE}@${SUITE_VERSION} on Node ${NODE22_VERSION}`,
     ...lines,
-    `  total: ${passed} passed, ${excused} expected failures, ${unexpected.length} unexpected failures, ${nowPassing.length} expected failures that pass now`,
+    `  total: ${totals.passed} passed, ${totals.excused} expected failures, ${totals.unexpected} unexpected failures, ${totals.nowPassing} expected failures that pass now`,
     '',
     'Expected failures (test/conformance/expected-failures.txt):',
     ...(expectedFailures.size ? [...expectedFailures].map(([key, targets]) => `  ${key} [${targets.join(', ')}]`) : ['  none']),
@@ -250,7 +337,11 @@ function report(runs: TargetRun[], expected: ExpectedFailure[]): boolean {
     out.push('', 'Expected failures that pass now (delete their lines):', ...nowPassing.map((line) => `  ${line}`));
   }
   if (stale.length) {
-    out.push('', 'Lines of expected-failures.txt that match no scenario run:', ...stale.map((entry) => `  line ${entry.line}: ${entry.app}/${entry.transport} ${entry.scenario}`));
+    out.push(
+      '',
+      'Lines of expected-failures.txt that match no scenario run:',
+      ...stale.map((entry) => `  line ${entry.line}: ${entry.app}/${entry.transport}@${entry.spec} ${entryName(entry)}`),
+    );
   }
   console.log(out.join('\n'));
   return unexpected.length === 0 && nowPassing.length === 0 && stale.length === 0;
@@ -269,16 +360,19 @@ async function main(): Promise<number> {
   const targets: Target[] = (['stateful', 'stateless'] as const).flatMap((transport): Target[] => {
     const MCP_TRANSPORT = transport === 'stateless' ? 'stateless' : 'http';
     return [
-      { app: 'fixture', transport, main: fixtureMain, env: { MCP_TRANSPORT } },
+      { app: 'fixture', transport, spec: '2025-11-25', main: fixtureMain, env: { MCP_TRANSPORT } },
       {
         app: 'sample',
         transport,
+        spec: '2025-11-25',
         main: sampleMain,
         // Its own SQLite file, whatever the environment says about databases and demo auth.
         env: { MCP_TRANSPORT, SAMPLE_DB: join(dir, `sample-${transport}.sqlite`), DATABASE_URL: '', SAMPLE_AUTH: '', MCP_HANDLE_TOOLS: '' },
       },
     ];
   });
+  // The same endpoint answers 2026-07-28 requests next to 2025-era sessions.
+  targets.push({ app: 'fixture', transport: 'stateful', spec: '2026-07-28', main: fixtureMain, env: { MCP_TRANSPORT: 'http' } });
   const runs = await Promise.all(targets.map((target) => runTarget(target, node22, suiteBin, dir)));
   const green = report(runs, expected);
   console.log(`\nconformance: ${green ? 'OK' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
