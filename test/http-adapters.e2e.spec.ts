@@ -3,23 +3,12 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { billingModule } from './fixtures/billing.app.js';
-import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
+import { connectClient, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { HTTP_ADAPTERS, listenApp, type HttpAdapterName } from './utils/test-app.js';
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
+const initialize = RAW_INITIALIZE;
 
-function post(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(body),
-  });
-}
+const post = postMcp;
 
 /** `Bearer <name>` is the caller `<name>`. */
 function bearer(headers: IncomingMessage['headers']): AuthInfo | undefined {

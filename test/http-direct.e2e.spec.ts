@@ -11,7 +11,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { billingModule } from './fixtures/billing.app.js';
-import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
+import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
 /** `Bearer <name>` is the caller `<name>`; `Bearer bad` is refused; no header is anonymous. */
@@ -53,20 +53,9 @@ class HealthModule implements NestModule {
   }
 }
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
+const initialize = RAW_INITIALIZE;
 
-function post(url: URL, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body,
-  });
-}
+const post = postMcp;
 
 describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s', (adapter) => {
   let app: INestApplication;

@@ -2,23 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
-import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
+import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { createApp, HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
+const initialize = RAW_INITIALIZE;
 
-function post(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(body),
-  });
-}
+const post = postMcp;
 
 async function errorMessageOf(response: Response): Promise<string> {
   return ((await response.json()) as { error: { message: string } }).error.message;

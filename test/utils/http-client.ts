@@ -59,3 +59,20 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 export function internalErrorText(tool: string): RegExp {
   return new RegExp(`^"${tool.replace(/\./g, '\\.')}" failed with an internal error \\(error id [0-9a-f]{12}\\);`);
 }
+
+/** A raw 2025-era `initialize` request, for tests that speak HTTP without an SDK client. */
+export const RAW_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** POSTs `body` (JSON-encoded unless it is already a string) to an MCP endpoint with the headers Streamable HTTP wants. */
+export function postMcp(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
