@@ -6,9 +6,7 @@ import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { HTTP_ADAPTERS, listenApp, type HttpAdapterName } from './utils/test-app.js';
 
-const initialize = RAW_INITIALIZE;
 
-const post = postMcp;
 
 /** `Bearer <name>` is the caller `<name>`. */
 function bearer(headers: IncomingMessage['headers']): AuthInfo | undefined {
@@ -69,7 +67,7 @@ describe.each(authWays)('the framework route on %s, with auth set by %s', (adapt
     expect(stolen._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
     expect((await alice.call('payment.capture', { paymentId })).isError).toBeFalsy();
 
-    const hijack = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
+    const hijack = await postMcp(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
       'mcp-session-id': alice.transport.sessionId!,
       authorization: 'Bearer bob',
     });
@@ -78,7 +76,7 @@ describe.each(authWays)('the framework route on %s, with auth set by %s', (adapt
 
   if (configure === bearerHook) {
     it("keeps the headers the app's hooks set on the reply", async () => {
-      const response = await post(url, initialize);
+      const response = await postMcp(url, RAW_INITIALIZE);
       expect(response.status).toBe(200);
       expect(response.headers.get('x-fastify-hook')).toBe('ran');
     });
@@ -103,7 +101,7 @@ describe.each(HTTP_ADAPTERS)('failures and paths on %s', (adapter) => {
     };
     app = await listenApp([billingModule({ transports: { http: { direct, authenticate } } })], { adapter });
     const url = await mcpUrl(app);
-    const failed = await post(url, initialize);
+    const failed = await postMcp(url, RAW_INITIALIZE);
     expect(failed.status).toBe(500);
     expect(await failed.json()).toEqual({
       jsonrpc: '2.0',
@@ -135,7 +133,7 @@ describe.each(HTTP_ADAPTERS)('failures and paths on %s', (adapter) => {
       adapter,
       configure: (nest) => void nest.setGlobalPrefix('api'),
     });
-    const prefixed = await post(await mcpUrl(app, '/api/mcp'), initialize);
+    const prefixed = await postMcp(await mcpUrl(app, '/api/mcp'), RAW_INITIALIZE);
     expect(prefixed.status).toBe(404);
     const agent = await connectClient(await mcpUrl(app, '/mcp'));
     expect(await agent.names()).toContain('invoice.submit');

@@ -53,9 +53,7 @@ class HealthModule implements NestModule {
   }
 }
 
-const initialize = RAW_INITIALIZE;
 
-const post = postMcp;
 
 describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s', (adapter) => {
   let app: INestApplication;
@@ -123,7 +121,7 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
     expect(stolen._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
     expect((await alice.call('payment.capture', { paymentId })).isError).toBeFalsy();
 
-    const hijack = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+    const hijack = await postMcp(url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
       'mcp-session-id': alice.transport.sessionId!,
       authorization: 'Bearer bob',
     });
@@ -131,21 +129,21 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
   });
 
   it('answers an HttpException thrown by authenticate with its status and message', async () => {
-    const refused = await post(url, JSON.stringify(initialize), { authorization: 'Bearer bad' });
+    const refused = await postMcp(url, JSON.stringify(RAW_INITIALIZE), { authorization: 'Bearer bad' });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'The bearer token is not valid.' } });
   });
 
   it('refuses a body that is not JSON (400, -32700), too large (413), or not declared JSON (the SDK: 415)', async () => {
-    const broken = await post(url, '{"jsonrpc": "2.0",');
+    const broken = await postMcp(url, '{"jsonrpc": "2.0",');
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: the request body is not valid JSON.' } });
 
-    const huge = await post(url, JSON.stringify({ ...initialize, padding: 'x'.repeat(5 * 1024 * 1024) }));
+    const huge = await postMcp(url, JSON.stringify({ ...RAW_INITIALIZE, padding: 'x'.repeat(5 * 1024 * 1024) }));
     expect(huge.status).toBe(413);
 
     const agent = await connect();
-    const text = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+    const text = await postMcp(url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
       'content-type': 'text/plain',
       'mcp-session-id': agent.transport.sessionId!,
     });
@@ -169,7 +167,7 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
         },
       );
       req.on('error', reject);
-      req.end(JSON.stringify(initialize));
+      req.end(JSON.stringify(RAW_INITIALIZE));
     });
     expect(status).toBe(403);
   });

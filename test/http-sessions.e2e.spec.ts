@@ -5,9 +5,7 @@ import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { createApp, HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
 
-const initialize = RAW_INITIALIZE;
 
-const post = postMcp;
 
 async function errorMessageOf(response: Response): Promise<string> {
   return ((await response.json()) as { error: { message: string } }).error.message;
@@ -67,10 +65,10 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
 
   it('answers 404 for an unknown session and 400 for a request without one', async () => {
     await start();
-    const unknown = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' });
+    const unknown = await postMcp(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' });
     expect(unknown.status).toBe(404);
     expect(await errorMessageOf(unknown)).toMatch(/^Session "nope" was not found/);
-    const missing = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const missing = await postMcp(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(missing.status).toBe(400);
   });
 
@@ -85,7 +83,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     await agent.transport.terminateSession();
     expect(app.get(McpSessionRegistry).get(sessionId)).toBeUndefined();
     await eventually(async () => (await store.load(`invoice:session:${sessionId}`)) === undefined);
-    const after = await post(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
+    const after = await postMcp(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(after.status).toBe(404);
   });
 
@@ -102,7 +100,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
   it('refuses sessions beyond maxSessions with 503', async () => {
     await start({ sessions: { maxSessions: 1 } });
     await connect();
-    const refused = await post(url, initialize);
+    const refused = await postMcp(url, RAW_INITIALIZE);
     expect(refused.status).toBe(503);
   });
 
@@ -115,10 +113,10 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
 
   it('rejects a foreign Host or Origin on loopback (DNS rebinding protection)', async () => {
     await start();
-    const badOrigin = await post(url, initialize, { origin: 'http://evil.example' });
+    const badOrigin = await postMcp(url, RAW_INITIALIZE, { origin: 'http://evil.example' });
     expect(badOrigin.status).toBe(403);
     expect(await errorMessageOf(badOrigin)).toMatch(/Origin "http:\/\/evil.example" is not allowed/);
-    const goodOrigin = await post(url, initialize, { origin: `http://localhost:${url.port}` });
+    const goodOrigin = await postMcp(url, RAW_INITIALIZE, { origin: `http://localhost:${url.port}` });
     expect(goodOrigin.status).toBe(200);
     const badHost = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
@@ -127,7 +125,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
           (res) => resolve(res.statusCode ?? 0),
         );
         req.on('error', reject);
-        req.end(JSON.stringify(initialize));
+        req.end(JSON.stringify(RAW_INITIALIZE));
       }, reject);
     });
     expect(badHost).toBe(403);
