@@ -86,7 +86,8 @@ export async function callTool(url: URL, sessionId: string, tool: string, args: 
   const messages: { id?: unknown; result?: CallToolResult }[] = response.headers.get('content-type')?.includes('text/event-stream')
     ? text
         .split('\n')
-        .filter((line) => line.startsWith('data:'))
+        // A priming event (2025-11-25: an event id with empty data) carries no message.
+        .filter((line) => line.startsWith('data:') && line.slice('data:'.length).trim() !== '')
         .map((line) => JSON.parse(line.slice('data:'.length)))
     : [JSON.parse(text)];
   const result = messages.find((message) => message.id === id)?.result;

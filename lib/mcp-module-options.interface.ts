@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from './fsm/machine.interface.js';
 import type { FsmGate } from './gating/fsm-gate.js';
+import type { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
@@ -63,10 +64,28 @@ export interface McpRetentionOptions {
   batchSize?: number;
 }
 
-/** Session limits of stateful HTTP. */
+/** Where stateful HTTP sessions live, and their limits. */
 export interface McpSessionOptions {
-  /** A session idle this long is closed. @default 1_800_000 (30 minutes) */
+  /**
+   * Where sessions are recorded at `initialize`. A store shared by several processes (for
+   * example `new TypeOrmMcpSessionStore(dataSource)` from `nestjs-mcp-fsm/typeorm`) lets any
+   * of them serve any session, across restarts and without sticky routing; its session-keyed
+   * workflows survive restarts too.
+   * @default an `InMemoryMcpSessionStore`: the sessions of this process, ended by a restart
+   */
+  store?: McpSessionStore;
+  /**
+   * A session no process has heard from for this long ends everywhere: its record, its kept
+   * events and its session-keyed instances are deleted (also those of a process that crashed).
+   * @default 1_800_000 (30 minutes)
+   */
   idleTtlMs?: number;
+  /**
+   * How long a message sent on a session's GET stream is kept for a client that reconnects
+   * with `Last-Event-ID`.
+   * @default 300_000 (5 minutes)
+   */
+  eventRetentionMs?: number;
   /** More live sessions than this are refused with HTTP 503. @default 1000 */
   maxSessions?: number;
   /**

@@ -7,12 +7,16 @@ import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-opt
 import { clientAddressOf } from './transports/session-rate.limiter.js';
 import { InMemoryFsmStateStore } from './stores/in-memory-fsm-state.store.js';
 import type { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
+import type { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
 /** Default idle time after which a stateful session is closed. */
 export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
+/** Default time a GET-stream message is kept for a reconnecting client. */
+export const DEFAULT_SESSION_EVENT_RETENTION_MS = 5 * 60_000;
 /** Default limit of live stateful sessions. */
 export const DEFAULT_MAX_SESSIONS = 1000;
 /** Default number of sessions one client address may open per minute. */
@@ -33,7 +37,9 @@ export interface McpResolvedOptions {
   stdio: boolean;
   singleTenant: boolean;
   attachmentId: string;
+  sessionStore: McpSessionStore;
   sessionIdleTtlMs: number;
+  sessionEventRetentionMs: number;
   maxSessions: number;
   maxNewSessionsPerMinutePerClient: number;
   sessionClientAddress: (request: IncomingMessage) => string;
@@ -76,7 +82,9 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     stdio: options.transports?.stdio ?? false,
     singleTenant: options.singleTenant ?? false,
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,
+    sessionStore: options.sessions?.store ?? new InMemoryMcpSessionStore(),
     sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
+    sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? DEFAULT_SESSION_EVENT_RETENTION_MS,
     maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,

@@ -21,6 +21,7 @@ import {
   fsmStateStoreProvider,
   fsmTransitionRelayProvider,
   machineRegistryProvider,
+  mcpSessionStoreProvider,
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
@@ -29,6 +30,7 @@ import { ModernServerFactory } from './server/modern-server.factory.js';
 import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
 import { ToolMenuService } from './server/tool-menu.service.js';
+import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
 
@@ -47,6 +49,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   providers: [
     resolvedOptionsProvider,
     fsmStateStoreProvider,
+    mcpSessionStoreProvider,
     fsmGateOptionsProvider,
     fsmTransitionRelayProvider,
     machineRegistryProvider,
@@ -71,6 +74,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpServerFactory,
     ModernServerFactory,
     McpSessionRegistry,
+    StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,
   ],

@@ -8,6 +8,7 @@ import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './mcp-options.resolver.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
 /** The module options with their defaults, resolved once. */
 export const resolvedOptionsProvider: Provider = {
@@ -20,6 +21,13 @@ export const resolvedOptionsProvider: Provider = {
 export const fsmStateStoreProvider: Provider = {
   provide: FsmStateStore,
   useFactory: (options: McpResolvedOptions) => options.store,
+  inject: [MCP_RESOLVED_OPTIONS],
+};
+
+/** The session store of the options, or a new in-memory one. */
+export const mcpSessionStoreProvider: Provider = {
+  provide: McpSessionStore,
+  useFactory: (options: McpResolvedOptions) => options.sessionStore,
   inject: [MCP_RESOLVED_OPTIONS],
 };
 

@@ -3,8 +3,11 @@ import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmTransitionBus, type FsmTransitionEvent } from '../gating/fsm-transition.bus.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import type { McpServedSession, McpSession } from './mcp-session.js';
+import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
+import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
+import type { McpServedSession } from './mcp-session.js';
 import * as messages from './server.messages.js';
 import { LIST_CHANGED, ToolMenuService } from './tool-menu.service.js';
 
@@ -13,12 +16,19 @@ interface LiveSession {
   close: () => Promise<void>;
 }
 
+/** Sessions a sweep ends per store call, and store calls per sweep. */
+const SWEEP_BATCH = 500;
+const SWEEP_CALLS = 20;
+
 /**
  * The live connections of this process: closes idle ones, caps their number, sends
  * `list_changed` to every session whose menu a transition changed (the caller is told
  * in-band; only the sessions that follow the changed instance are visited, so a transition
- * costs the same with 2 or 2,000 live sessions), and deletes a closed HTTP session's
- * session-keyed instances, which nobody can address again (their history stays).
+ * costs the same with 2 or 2,000 live sessions). A stateful HTTP session lives on in the
+ * session store when this process lets go of it (idle, shutdown): any process sharing the
+ * store serves it again. It ends everywhere when its client deletes it or when no process
+ * has heard from it for `sessions.idleTtlMs`; its session-keyed instances, which nobody can
+ * address again, are then deleted (their history stays).
  */
 @Injectable()
 export class McpSessionRegistry implements BeforeApplicationShutdown {
@@ -27,6 +37,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private readonly unsubscribe: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTtlMs: number;
+  private sweeping?: Promise<void>;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
@@ -34,10 +45,11 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
   ) {
     this.idleTtlMs = options.sessionIdleTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
-    this.sweeper = setInterval(() => void this.evictIdle(), Math.min(this.idleTtlMs, 60_000)).unref();
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(this.idleTtlMs, 60_000)).unref();
   }
 
   /** Whether another stateful session would exceed `sessions.maxSessions`. */
@@ -55,14 +67,20 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     return this.live.get(key)?.session;
   }
 
-  /** Forgets a closed session and deletes its session-keyed instances. */
+  /** Forgets this process's connection of a session (closed here); the session itself lives on in the session store. */
   remove(key: string): void {
     const entry = this.live.get(key);
     this.live.delete(key);
     if (entry) {
       this.menu.untrack(entry.session);
-      void this.forget([entry.session]);
     }
+  }
+
+  /** Ends a stateful session everywhere (its client deleted it): its record, its events and its session-keyed instances. */
+  async end(id: string): Promise<void> {
+    this.remove(id);
+    await this.sessionStore.delete(id).catch((error: unknown) => this.logger.warn(messages.forgetFailed(error)));
+    await this.forget([id]);
   }
 
   get size(): number {
@@ -71,18 +89,24 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   /**
    * Closes every session before Nest closes the HTTP server, which would otherwise wait
-   * for the clients' open GET streams.
+   * for the clients' open GET streams. Sessions in a shared store live on; those of the
+   * in-memory store die with the process, so they end here.
    */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     this.unsubscribe();
-    const entries = [...this.live.values()];
+    const entries = [...this.live.entries()];
     this.live.clear();
-    for (const { session } of entries) {
+    for (const [, { session }] of entries) {
       this.menu.untrack(session);
     }
-    await Promise.allSettled(entries.map((entry) => entry.close()));
-    await this.forget(entries.map((entry) => entry.session));
+    await Promise.allSettled(entries.map(([, entry]) => entry.close()));
+    await this.sweeping;
+    if (this.sessionStore instanceof InMemoryMcpSessionStore) {
+      const ended = entries.filter(([, { session }]) => session.kind === 'stateful').map(([key]) => key);
+      await Promise.allSettled(ended.map((id) => this.sessionStore.delete(id)));
+      await this.forget(ended);
+    }
   }
 
   private notify(event: FsmTransitionEvent): void {
@@ -102,24 +126,50 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     }
   }
 
-  private async evictIdle(): Promise<void> {
-    const cutoff = Date.now() - this.idleTtlMs;
+  /** One sweep at a time: sessions idle everywhere end, idle connections here close, old events go. */
+  private sweep(): Promise<void> {
+    this.sweeping ??= this.sweepOnce()
+      .catch((error: unknown) => this.logger.warn(messages.sweepFailed(error)))
+      .finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const now = Date.now();
+    for (let call = 0; call < SWEEP_CALLS; call++) {
+      const ended = await this.sessionStore.expire(this.options.serverId, now - this.idleTtlMs, SWEEP_BATCH);
+      for (const id of ended) await this.closeLocal(id);
+      await this.forget(ended);
+      if (ended.length < SWEEP_BATCH) break;
+    }
     for (const [key, entry] of this.live) {
-      if (entry.session.kind === 'stateful' && entry.session.lastSeen < cutoff) {
-        this.remove(key);
-        await entry.close().catch((error: unknown) => this.logger.warn(messages.closeFailed(key, error)));
+      if (entry.session.kind === 'stateful' && entry.session.lastSeen < now - this.idleTtlMs) {
+        await this.closeLocal(key);
       }
+    }
+    for (let call = 0; call < SWEEP_CALLS; call++) {
+      if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
     }
   }
 
-  private async forget(sessions: McpSession[]): Promise<void> {
-    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
+  /** Closes this process's connection of a session, if it holds one. */
+  private async closeLocal(key: string): Promise<void> {
+    const entry = this.live.get(key);
+    if (entry) {
+      this.remove(key);
+      await entry.close().catch((error: unknown) => this.logger.warn(messages.closeFailed(key, error)));
+    }
+  }
+
+  /** Deletes the session-keyed instances of ended sessions. */
+  private async forget(sessionIds: readonly string[]): Promise<void> {
+    if (sessionIds.length === 0 || !isAtomicFsmStateStore(this.store) || !this.store.delete) {
       return;
     }
-    const keys = sessions
-      .filter((session) => session.kind === 'stateful')
-      .flatMap((session) => this.machines.ids().map((id) => this.machines.machine(id).stateHandleKey ? undefined : session.sessionStoreKey(id)))
-      .filter((key): key is string => key !== undefined);
-    await this.store.delete(keys).catch((error: unknown) => this.logger.warn(messages.forgetFailed(error)));
+    const sessionMachines = this.machines.ids().filter((machine) => !this.machines.machine(machine).stateHandleKey);
+    const keys = sessionIds.flatMap((id) => sessionMachines.map((machine) => formatInstanceKey({ machine, scope: 'session', id })));
+    if (keys.length > 0) {
+      await this.store.delete(keys).catch((error: unknown) => this.logger.warn(messages.forgetFailed(error)));
+    }
   }
 }

@@ -41,6 +41,9 @@ export const notifyFailed = (session: string | undefined, error: unknown): strin
 export const forgetFailed = (error: unknown): string =>
   `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
 
+/** Log line: a sweep of ended sessions or old events failed (the next one retries). */
+export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
+
 /** Log line: closing an idle session failed. */
 export const closeFailed = (session: string, error: unknown): string =>
   `Could not close idle session ${session}: ${reasonOf(error)}`;

@@ -69,6 +69,12 @@ export class ToolMenuService {
     return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
   }
 
+  /** Reads the states of a session's instances (a session rebuilt in this process), so the changes told to it start from them; reads the store once. */
+  async prime(session: McpSession): Promise<void> {
+    await this.refresh(session);
+    session.lastMenu = this.signature(session);
+  }
+
   /** The prompts `prompts/list` shows the session; reads the store once. */
   async prompts(session: McpSession): Promise<Prompt[]> {
     await this.refresh(session);

@@ -4,3 +4,5 @@ export * from './atomic-fsm-state-store.interface.js';
 export * from './transactional-fsm-state-store.interface.js';
 export * from './fsm-transition-relay.interface.js';
 export * from './in-memory-fsm-state.store.js';
+export * from './mcp-session-store.interface.js';
+export * from './in-memory-mcp-session.store.js';

@@ -2,7 +2,6 @@ import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
@@ -12,6 +11,7 @@ import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHan
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import { toNodeExchange, type McpNodeRequest as Request } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
@@ -41,7 +41,8 @@ export class StreamableHttpTransport implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
-    private readonly sessions: McpSessionRegistry,
+    private readonly registry: McpSessionRegistry,
+    private readonly sessions: StatefulHttpSessions,
     private readonly modernServers: ModernServerFactory,
   ) {}
 
@@ -189,14 +190,16 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
+      const session = await this.sessions.resume(sessionId);
+      if (session === 'full') {
+        return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
+      }
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
       }
       if (session.principal !== req.auth?.clientId) {
         return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
-      session.touch();
       return this.handle(session, req, res);
     }
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
@@ -207,23 +210,10 @@ export class StreamableHttpTransport implements OnModuleInit {
       const limit = this.options.maxNewSessionsPerMinutePerClient;
       return this.reply(res, 503, SERVER_ERROR, messages.tooManyNewSessions(limit, retryAfter), req, { 'Retry-After': String(retryAfter) });
     }
-    if (this.sessions.isFull()) {
+    if (this.registry.isFull()) {
       return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
     }
-    await this.openSession(req, res);
-  }
-
-  private async openSession(req: Request, res: ServerResponse): Promise<void> {
-    const id = randomUUID();
-    const session = this.factory.createSession('stateful', id, { scope: 'session', id }, req.auth?.clientId);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => this.sessions.add(id, session, () => session.server.close()),
-      onsessionclosed: () => this.sessions.remove(id),
-    });
-    transport.onclose = () => this.sessions.remove(id);
-    await session.server.connect(transport);
-    await this.handle(session, req, res);
+    await this.handle(await this.sessions.open(req.body, req.auth?.clientId), req, res);
   }
 
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {

@@ -67,3 +67,7 @@ export const modernSdkMissing = (packages: readonly string[]): string =>
 /** HTTP 400: a 2025-era request to a server that serves 2026-07-28 only. */
 export const modernEraOnly = (): string =>
   'Bad Request: this MCP server speaks protocol 2026-07-28 only (no initialize, no sessions); call server/discover.';
+
+/** Log line: a reconnecting GET stream asked for events this session no longer keeps (or never had). */
+export const replayMiss = (session: string, eventId: string): string =>
+  `Session ${session}: Last-Event-ID ${eventId} is not a kept event; the stream resumes without replay.`;

@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { McpServerFactory } from '../server/mcp-server.factory.js';
+import type { McpServedSession } from '../server/mcp-session.js';
+import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { ToolMenuService } from '../server/tool-menu.service.js';
+import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-store.interface.js';
+import { replayInitialize } from './initialize-replay.js';
+import { McpSessionEventStore } from './session-event.store.js';
+import * as messages from './transports.messages.js';
+
+/**
+ * The stateful HTTP sessions of one server: opens them (recorded in the session store at
+ * `initialize`), serves a session this process does not hold by rebuilding it from its
+ * record, and keeps the store's `lastSeenAt` current. Each session's SDK transport keeps its
+ * GET-stream messages in the session store for clients that reconnect with `Last-Event-ID`.
+ */
+@Injectable()
+export class StatefulHttpSessions {
+  private readonly logger = new Logger('McpSessions');
+  /** Rebuilds in flight, so that concurrent requests of one session share one. */
+  private readonly rebuilding = new Map<string, Promise<McpServedSession | undefined>>();
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly factory: McpServerFactory,
+    private readonly registry: McpSessionRegistry,
+    private readonly menu: ToolMenuService,
+    @Inject(McpSessionStore) private readonly store: McpSessionStore,
+  ) {}
+
+  /** A new session for an `initialize` request; recorded in the store once the SDK accepted it. */
+  open(initialize: InitializeRequest, principal: string | undefined): Promise<McpServedSession> {
+    const now = Date.now();
+    const record: McpSessionRecord = {
+      id: randomUUID(),
+      serverId: this.options.serverId,
+      initialize: initialize.params,
+      principal,
+      createdAt: now,
+      lastSeenAt: now,
+    };
+    return this.connect(record, () => this.store.create(record));
+  }
+
+  /**
+   * The session `id` as this process serves it: its live connection, or one rebuilt from the
+   * store's record; `undefined` when the session ended, never existed, or belongs to another
+   * server of the app; `'full'` when rebuilding it would exceed `sessions.maxSessions`. A
+   * live connection whose session ended elsewhere is closed.
+   */
+  async resume(id: string): Promise<McpServedSession | 'full' | undefined> {
+    const live = this.registry.get(id);
+    if (live) {
+      live.touch();
+      if (await this.store.touch(id, live.lastSeen)) return live;
+      await live.server.close();
+      return undefined;
+    }
+    if (this.registry.isFull()) {
+      return 'full';
+    }
+    let rebuilt = this.rebuilding.get(id);
+    if (!rebuilt) {
+      rebuilt = this.rebuild(id).finally(() => this.rebuilding.delete(id));
+      this.rebuilding.set(id, rebuilt);
+    }
+    return rebuilt;
+  }
+
+  private async rebuild(id: string): Promise<McpServedSession | undefined> {
+    const record = await this.store.find(id);
+    if (!record || record.serverId !== this.options.serverId) {
+      return undefined;
+    }
+    const session = await this.connect(record, () => undefined);
+    try {
+      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, record);
+      // What the session's instances are in now: later transitions are told against it.
+      await this.menu.prime(session);
+      await this.store.touch(id, session.lastSeen);
+    } catch (error) {
+      await session.server.close();
+      throw error;
+    }
+    return session;
+  }
+
+  /** A session's SDK server on a transport of its own, registered here once initialized. */
+  private async connect(record: McpSessionRecord, recorded: () => Promise<void> | undefined): Promise<McpServedSession> {
+    const { id } = record;
+    const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: new McpSessionEventStore(id, this.store, (eventId) => this.logger.debug(messages.replayMiss(id, eventId))),
+      onsessioninitialized: async () => {
+        await recorded();
+        this.registry.add(id, session, () => session.server.close());
+      },
+      onsessionclosed: () => this.registry.end(id),
+    });
+    transport.onclose = () => this.registry.remove(id);
+    await session.server.connect(transport);
+    return session;
+  }
+}
