@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
-import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
-import { sampleDataSourceOptions } from './database.js';
+import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { sampleDataSourceOptions, sampleSessionTtlMs } from './database.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
@@ -34,6 +34,8 @@ import { sampleTransport } from './transport.js';
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`.
           store: new TypeOrmFsmStateStore(dataSource, { history: true }),
+          // Sessions live in the database too: any sample process serves any session, across restarts.
+          sessions: { store: new TypeOrmMcpSessionStore(dataSource), idleTtlMs: sampleSessionTtlMs() },
           // Several sample processes on one PostgreSQL tell each other's sessions about transitions.
           transitionRelay:
             dataSource.options.type === 'postgres' ? new PostgresFsmTransitionRelay(dataSource) : undefined,

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000 } from '../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, CreateMcpSessions1764633600000 } from '../lib/stores/typeorm/index.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
 
@@ -20,7 +20,7 @@ export const DEFAULT_SAMPLE_DB = 'sample.sqlite';
 export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): DataSourceOptions {
   const common = {
     entities: [LedgerEntry],
-    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, CreateSampleLedger1764460900000],
+    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, CreateSampleLedger1764460900000, CreateMcpSessions1764633600000],
     migrationsRun: true,
     synchronize: false,
   };
@@ -44,4 +44,10 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       db.pragma('synchronous = NORMAL');
     },
   };
+}
+
+/** How long a session may idle before it ends everywhere: `SAMPLE_SESSION_TTL_MS`, else the module's default. */
+export function sampleSessionTtlMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const ms = Number(env.SAMPLE_SESSION_TTL_MS);
+  return ms > 0 ? ms : undefined;
 }

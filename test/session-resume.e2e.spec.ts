@@ -1,5 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import { FsmStateStore, InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore } from '../lib/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as SessionStore } from '../lib/index.js';
+import { CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './utils/round-robin-proxy.js';
@@ -25,14 +30,14 @@ async function readEvents(response: Response, done: (text: string) => boolean, t
 }
 
 describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session store, on %s', (adapter) => {
-  let sessionStore: InMemoryMcpSessionStore;
+  let sessionStore: SessionStore;
   let store: InMemoryFsmStateStore;
   let apps: INestApplication[];
   let proxy: RoundRobinProxy;
   let clients: TestClient[];
 
   const startApp = (options: Parameters<typeof billingModule>[0] = {}) =>
-    listenApp([billingModule({ store, sessions: { store: sessionStore, ...options.sessions }, ...options })], { adapter });
+    listenApp([billingModule({ ...options, store, sessions: { ...options.sessions, store: sessionStore } })], { adapter });
 
   beforeEach(async () => {
     sessionStore = new InMemoryMcpSessionStore();
@@ -71,6 +76,15 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
   });
 
   it('continues a session after both processes restarted, with the same session id and no new initialize', async () => {
+    // Sessions in the in-memory store end with their process: restarts need a database.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
+    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000] });
+    await database.initialize();
+    await database.runMigrations();
+    sessionStore = new TypeOrmMcpSessionStore(database);
+    await Promise.all(apps.map((app) => app.close()));
+    apps = [await startApp(), await startApp()];
+    proxy.setTargets(await Promise.all(apps.map((app) => mcpUrl(app))));
     const client = await connectClient(proxy.url);
     clients.push(client);
     await client.call('invoice.submit');
@@ -82,6 +96,11 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     expect((await client.call('invoice.approve')).isError).toBeFalsy();
     expect(await client.names()).toContain('invoice.discharge');
     expect(client.transport.sessionId).toBe(sessionId);
+    await client.close();
+    await Promise.all(apps.map((app) => app.close()));
+    apps = [];
+    await database.destroy();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('ends a deleted session on every process, with its session-keyed instance', async () => {
@@ -91,12 +110,28 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     expect(await store.load(`invoice:session:${sessionId}`)).toBeDefined();
     await client.transport.terminateSession();
     await client.close();
+    // The other process notices within a second (it checks the store at most once a second per session).
     for (const app of apps) {
-      const response = await postMcp(await mcpUrl(app), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
-      expect(response.status).toBe(404);
+      const status = async () =>
+        (await postMcp(await mcpUrl(app), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' })).status;
+      await eventually(async () => (await status()) === 404, 3000);
     }
     expect(await sessionStore.find(sessionId)).toBeUndefined();
     expect(await store.load(`invoice:session:${sessionId}`)).toBeUndefined();
+  });
+
+  it('ends a session idle on every process after the TTL, with its session-keyed instance', async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    apps = [await startApp({ sessions: { idleTtlMs: 300 } }), await startApp({ sessions: { idleTtlMs: 300 } })];
+    proxy.setTargets(await Promise.all(apps.map((app) => mcpUrl(app))));
+    const client = await connectClient(proxy.url);
+    clients.push(client);
+    await client.call('invoice.submit');
+    await client.names();
+    const sessionId = client.transport.sessionId!;
+    await eventually(async () => (await sessionStore.find(sessionId)) === undefined, 3000);
+    expect(await store.load(`invoice:session:${sessionId}`)).toBeUndefined();
+    await expect(client.names()).rejects.toThrow(/404|not found/);
   });
 
   it('refuses a stored session to another principal', async () => {

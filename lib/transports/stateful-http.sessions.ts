@@ -13,6 +13,13 @@ import { McpSessionEventStore } from './session-event.store.js';
 import * as messages from './transports.messages.js';
 
 /**
+ * How often a live session's `lastSeenAt` is written to the store (at most), which is also how
+ * late a process notices that its session was deleted through another process. Below half the
+ * idle TTL, so a session checked within it cannot have idled out since.
+ */
+const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
+
+/**
  * The stateful HTTP sessions of one server: opens them (recorded in the session store at
  * `initialize`), serves a session this process does not hold by rebuilding it from its
  * record, and keeps the store's `lastSeenAt` current. Each session's SDK transport keeps its
@@ -23,6 +30,9 @@ export class StatefulHttpSessions {
   private readonly logger = new Logger('McpSessions');
   /** Rebuilds in flight, so that concurrent requests of one session share one. */
   private readonly rebuilding = new Map<string, Promise<McpServedSession | undefined>>();
+  /** When each live session's `lastSeenAt` was last written to the store. */
+  private readonly stored = new WeakMap<McpServedSession, number>();
+  private readonly touchIntervalMs: number;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
@@ -30,7 +40,9 @@ export class StatefulHttpSessions {
     private readonly registry: McpSessionRegistry,
     private readonly menu: ToolMenuService,
     @Inject(McpSessionStore) private readonly store: McpSessionStore,
-  ) {}
+  ) {
+    this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, options.sessionIdleTtlMs / 2);
+  }
 
   /** A new session for an `initialize` request; recorded in the store once the SDK accepted it. */
   open(initialize: InitializeRequest, principal: string | undefined): Promise<McpServedSession> {
@@ -43,7 +55,10 @@ export class StatefulHttpSessions {
       createdAt: now,
       lastSeenAt: now,
     };
-    return this.connect(record, () => this.store.create(record));
+    return this.connect(record, async (session) => {
+      await this.store.create(record);
+      this.stored.set(session, now);
+    });
   }
 
   /**
@@ -56,7 +71,7 @@ export class StatefulHttpSessions {
     const live = this.registry.get(id);
     if (live) {
       live.touch();
-      if (await this.store.touch(id, live.lastSeen)) return live;
+      if (live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs || (await this.storeTouch(live))) return live;
       await live.server.close();
       return undefined;
     }
@@ -81,7 +96,7 @@ export class StatefulHttpSessions {
       await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, record);
       // What the session's instances are in now: later transitions are told against it.
       await this.menu.prime(session);
-      await this.store.touch(id, session.lastSeen);
+      await this.storeTouch(session);
     } catch (error) {
       await session.server.close();
       throw error;
@@ -89,15 +104,21 @@ export class StatefulHttpSessions {
     return session;
   }
 
+  /** Tells the store the session was seen; `false` when it ended elsewhere. */
+  private storeTouch(session: McpServedSession): Promise<boolean> {
+    this.stored.set(session, session.lastSeen);
+    return this.store.touch(session.id!, session.lastSeen);
+  }
+
   /** A session's SDK server on a transport of its own, registered here once initialized. */
-  private async connect(record: McpSessionRecord, recorded: () => Promise<void> | undefined): Promise<McpServedSession> {
+  private async connect(record: McpSessionRecord, recorded: (session: McpServedSession) => Promise<void> | undefined): Promise<McpServedSession> {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: new McpSessionEventStore(id, this.store, (eventId) => this.logger.debug(messages.replayMiss(id, eventId))),
       onsessioninitialized: async () => {
-        await recorded();
+        await recorded(session);
         this.registry.add(id, session, () => session.server.close());
       },
       onsessionclosed: () => this.registry.end(id),

@@ -1,0 +1,253 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { QueryRunner } from 'typeorm';
+import type { McpSessionRecord, McpStoredEvent } from '../mcp-session-store.interface.js';
+import { assertFsmTableName, type FsmSqlDialect } from './fsm-state.sql.js';
+import { sessionStoreSchemaNotReady } from './session-store.messages.js';
+
+/** One session row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
+interface SessionRow {
+  id: string;
+  server_id: string;
+  initialize: string;
+  principal: string | null;
+  created_at: string | number;
+  last_seen_at: string | number;
+}
+
+/** One event row (the id is BIGINT, or INTEGER on SQLite). */
+interface EventRow {
+  id: string | number;
+  message: string;
+}
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+interface Result<T> {
+  records: T[];
+  affected: number;
+  /** MySQL's insert id (the OK packet's `LAST_INSERT_ID`). */
+  insertId?: number;
+}
+
+/**
+ * The SQL of the session and event tables in one dialect. Every method is one statement (one
+ * round trip) unless its JSDoc says otherwise; the caller chooses the `QueryRunner` and
+ * therefore the transaction.
+ */
+export class McpSessionSql {
+  private readonly sessions: string;
+  private readonly events: string;
+  private readonly sessionColumns = 'id, server_id, initialize, principal, created_at, last_seen_at';
+
+  constructor(
+    readonly dialect: FsmSqlDialect,
+    tableName: string,
+    eventTableName: string,
+  ) {
+    this.sessions = this.quote(assertFsmTableName(tableName));
+    this.events = this.quote(assertFsmTableName(eventTableName));
+  }
+
+  /** Throws, naming the migration to run, when either table is missing or lacks a column this version uses. */
+  async assertSchema(runner: QueryRunner): Promise<void> {
+    const sessionColumns = this.sessionColumns.split(', ').map((column) => `s.${column}`);
+    const eventColumns = ['id', 'session_id', 'message', 'created_at'].map((column) => `e.${column}`);
+    try {
+      await this.run(runner, {
+        sql: `SELECT ${[...sessionColumns, ...eventColumns].join(', ')} FROM ${this.sessions} s CROSS JOIN ${this.events} e WHERE 1 = 0`,
+        params: [],
+      });
+    } catch (error) {
+      throw new Error(sessionStoreSchemaNotReady([this.sessions, this.events], error), { cause: error });
+    }
+  }
+
+  /** Inserts a session row. */
+  async insert(runner: QueryRunner, record: McpSessionRecord): Promise<void> {
+    await this.run(runner, {
+      sql: `INSERT INTO ${this.sessions} (${this.sessionColumns}) VALUES (?, ?, ?, ?, ?, ?)`,
+      params: [
+        record.id,
+        record.serverId,
+        JSON.stringify(record.initialize),
+        record.principal ?? null,
+        record.createdAt,
+        record.lastSeenAt,
+      ],
+    });
+  }
+
+  /** The record of one session. */
+  async find(runner: QueryRunner, id: string): Promise<McpSessionRecord | undefined> {
+    const { records } = await this.run<SessionRow>(runner, {
+      sql: `SELECT ${this.sessionColumns} FROM ${this.sessions} WHERE id = ?`,
+      params: [id],
+    });
+    return records[0] && toRecord(records[0]);
+  }
+
+  /** Sets `last_seen_at`; `false` when no row matched (the driver counts matched rows on MySQL: mysql2's `FOUND_ROWS`). */
+  async touch(runner: QueryRunner, id: string, at: number): Promise<boolean> {
+    const { affected } = await this.run(runner, {
+      sql: `UPDATE ${this.sessions} SET last_seen_at = ? WHERE id = ?`,
+      params: [at, id],
+    });
+    return affected === 1;
+  }
+
+  /**
+   * Deletes a session and its events; `false` when the session did not exist. PostgreSQL: one
+   * data-modifying CTE; MySQL/MariaDB: one multi-table DELETE (events of a session that does
+   * not exist are left to `pruneEvents`); SQLite: two statements, which the caller runs in one
+   * turn of the write queue.
+   */
+  async delete(runner: QueryRunner, id: string): Promise<boolean> {
+    switch (this.dialect) {
+      case 'postgres': {
+        const { records } = await this.run(runner, {
+          sql: `WITH ended AS (DELETE FROM ${this.sessions} WHERE id = ? RETURNING id), dropped AS (DELETE FROM ${this.events} WHERE session_id = ?) SELECT id FROM ended`,
+          params: [id, id],
+        });
+        return records.length === 1;
+      }
+      case 'mysql': {
+        const { affected } = await this.run(runner, {
+          sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ?`,
+          params: [id],
+        });
+        return affected > 0;
+      }
+      case 'sqlite': {
+        const { affected } = await this.run(runner, { sql: `DELETE FROM ${this.sessions} WHERE id = ?`, params: [id] });
+        await this.run(runner, { sql: `DELETE FROM ${this.events} WHERE session_id = ?`, params: [id] });
+        return affected === 1;
+      }
+    }
+  }
+
+  /**
+   * Deletes up to `limit` sessions of `serverId` last seen before `cutoff`, with their events,
+   * and returns the ids of the sessions this call deleted (never one that a concurrent call
+   * deleted, nor one touched meanwhile).
+   *
+   * PostgreSQL: one statement, a data-modifying CTE over `SELECT … FOR UPDATE SKIP LOCKED`.
+   * SQLite: a `DELETE … RETURNING` (atomic: SQLite has one writer at a time), then a DELETE of
+   * the ended sessions' events (skipped when none ended). MySQL/MariaDB, which lack `DELETE …
+   * RETURNING`: a plain SELECT of the candidates, then one multi-table DELETE per candidate that
+   * checks the condition again; a candidate is this call's when its DELETE removed it. (A
+   * locking SELECT and one DELETE in a transaction would take gap locks on the index that
+   * `create` inserts into, and deadlock with it.)
+   */
+  async expire(runner: QueryRunner, serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    const candidates = `SELECT id FROM ${this.sessions} WHERE server_id = ? AND last_seen_at < ? LIMIT ?`;
+    const params = [serverId, cutoff, limit];
+    switch (this.dialect) {
+      case 'postgres': {
+        const { records } = await this.run<{ id: string }>(runner, {
+          sql:
+            `WITH ended AS (DELETE FROM ${this.sessions} WHERE id IN (${candidates} FOR UPDATE SKIP LOCKED) RETURNING id), ` +
+            `dropped AS (DELETE FROM ${this.events} WHERE session_id IN (SELECT id FROM ended)) SELECT id FROM ended`,
+          params,
+        });
+        return records.map((row) => row.id);
+      }
+      case 'sqlite': {
+        const { records } = await this.run<{ id: string }>(runner, {
+          sql: `DELETE FROM ${this.sessions} WHERE id IN (${candidates}) RETURNING id`,
+          params,
+        });
+        const ids = records.map((row) => row.id);
+        if (ids.length) {
+          await this.run(runner, {
+            sql: `DELETE FROM ${this.events} WHERE session_id IN (SELECT value FROM json_each(?))`,
+            params: [JSON.stringify(ids)],
+          });
+        }
+        return ids;
+      }
+      case 'mysql': {
+        const { records } = await this.run<{ id: string }>(runner, { sql: candidates, params });
+        const ended: string[] = [];
+        for (const { id } of records) {
+          const { affected } = await this.run(runner, {
+            sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ? AND s.server_id = ? AND s.last_seen_at < ?`,
+            params: [id, serverId, cutoff],
+          });
+          if (affected > 0) ended.push(id);
+        }
+        return ended;
+      }
+    }
+  }
+
+  /** Inserts an event and returns its id (`INSERT … RETURNING`; MySQL/MariaDB: the OK packet's insert id). */
+  async appendEvent(runner: QueryRunner, sessionId: string, message: JSONRPCMessage, at: number): Promise<string> {
+    const insert = `INSERT INTO ${this.events} (session_id, message, created_at) VALUES (?, ?, ?)`;
+    const params = [sessionId, JSON.stringify(message), at];
+    if (this.dialect === 'mysql') {
+      return String((await this.run(runner, { sql: insert, params })).insertId);
+    }
+    const { records } = await this.run<{ id: string | number }>(runner, { sql: `${insert} RETURNING id`, params });
+    return String(records[0].id);
+  }
+
+  /**
+   * The session's events from event `after` on, in one SELECT: `undefined` when the first is not
+   * `after` itself (not an event of this session, or pruned), else the events that follow it.
+   */
+  async eventsAfter(runner: QueryRunner, sessionId: string, after: number): Promise<McpStoredEvent[] | undefined> {
+    const { records } = await this.run<EventRow>(runner, {
+      sql: `SELECT id, message FROM ${this.events} WHERE session_id = ? AND id >= ? ORDER BY id`,
+      params: [sessionId, after],
+    });
+    if (records.length === 0 || Number(records[0].id) !== after) return undefined;
+    return records.slice(1).map((row) => ({ id: String(row.id), message: JSON.parse(row.message) }));
+  }
+
+  /**
+   * Deletes up to `limit` events kept before `cutoff`; returns how many. MySQL/MariaDB take
+   * `DELETE … ORDER BY … LIMIT` (no LIMIT in an IN subquery), ordered by a unique key so that
+   * the statement is deterministic for statement-based replication.
+   */
+  async pruneEvents(runner: QueryRunner, cutoff: number, limit: number): Promise<number> {
+    const sql =
+      this.dialect === 'mysql'
+        ? `DELETE FROM ${this.events} WHERE created_at < ? ORDER BY created_at, id LIMIT ?`
+        : `DELETE FROM ${this.events} WHERE id IN (SELECT id FROM ${this.events} WHERE created_at < ? LIMIT ?)`;
+    return (await this.run(runner, { sql, params: [cutoff, limit] })).affected;
+  }
+
+  private async run<T>(runner: QueryRunner, statement: Statement): Promise<Result<T>> {
+    let index = 0;
+    const sql = this.dialect === 'postgres' ? statement.sql.replace(/\?/g, () => `$${++index}`) : statement.sql;
+    const result = await runner.query(sql, statement.params, true);
+    return {
+      records: result.records ?? [],
+      affected: result.affected ?? result.records?.length ?? 0,
+      insertId: result.raw?.insertId === undefined ? undefined : Number(result.raw.insertId),
+    };
+  }
+
+  private quote(name: string): string {
+    const quote = this.dialect === 'mysql' ? '`' : '"';
+    return name
+      .split('.')
+      .map((part) => `${quote}${part}${quote}`)
+      .join('.');
+  }
+}
+
+function toRecord(row: SessionRow): McpSessionRecord {
+  const record: McpSessionRecord = {
+    id: row.id,
+    serverId: row.server_id,
+    initialize: JSON.parse(row.initialize),
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+  };
+  if (row.principal !== null) record.principal = row.principal;
+  return record;
+}

@@ -1,0 +1,12 @@
+/** Options of `TypeOrmMcpSessionStore` (and of `createMcpSessionMigration`, which takes the same table names). */
+export interface TypeOrmMcpSessionStoreOptions {
+  /** Table of stateful HTTP sessions (optionally `schema.table`). @default 'mcp_session' */
+  tableName?: string;
+  /** Table of the messages kept from the sessions' GET streams (optionally `schema.table`). @default 'mcp_session_event' */
+  eventTableName?: string;
+}
+
+/** Default table of stateful HTTP sessions. */
+export const DEFAULT_MCP_SESSION_TABLE = 'mcp_session';
+/** Default table of kept GET-stream messages. */
+export const DEFAULT_MCP_SESSION_EVENT_TABLE = 'mcp_session_event';

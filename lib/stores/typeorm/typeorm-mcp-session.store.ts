@@ -1,0 +1,133 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { OnApplicationBootstrap } from '@nestjs/common';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { McpSessionRecord, McpSessionStore, McpStoredEvent } from '../mcp-session-store.interface.js';
+import { fsmSqlDialect } from './fsm-state.sql.js';
+import { McpSessionSql } from './mcp-session.sql.js';
+import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
+import {
+  DEFAULT_MCP_SESSION_EVENT_TABLE,
+  DEFAULT_MCP_SESSION_TABLE,
+  type TypeOrmMcpSessionStoreOptions,
+} from './typeorm-mcp-session-store-options.interface.js';
+
+/** An event id as `appendEvent` returns them: a positive integer, written without a sign or leading zeros. */
+const EVENT_ID = /^[1-9][0-9]*$/;
+
+/**
+ * Stateful HTTP sessions and their kept GET-stream messages in the application's own
+ * database, through its TypeORM `DataSource` (plain, or injected from `@nestjs/typeorm`):
+ * PostgreSQL, MySQL/MariaDB or better-sqlite3. Every process on the database can serve every
+ * session. The tables come from the shipped migration `CreateMcpSessions1764633600000` (or
+ * `createMcpSessionMigration(options)`); `synchronize` is not needed. Initialize params and
+ * messages are stored as JSON text. The store never initializes or destroys the DataSource,
+ * and database errors are thrown, never swallowed.
+ *
+ * Round trips per operation: `create`, `find`, `touch`, `appendEvent`, `eventsAfter`,
+ * `pruneEvents`: 1. `delete`: 1 (PostgreSQL: data-modifying CTE; MySQL/MariaDB: multi-table
+ * DELETE), 2 on SQLite. `expire`: 1 on PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP
+ * LOCKED`); 2 on SQLite (1 when no session expired); on MySQL/MariaDB, which lack `DELETE …
+ * RETURNING`, 1 SELECT of at most `limit` candidates plus 1 DELETE per candidate (see
+ * `McpSessionSql.expire`). No operation opens a transaction. Event pruning compares with this
+ * process's clock (`Date.now()`), so processes sharing a database need synchronised clocks.
+ *
+ * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
+ * store's writes wait their turn in the queue the workflow store uses, so they never run
+ * inside another store's open transaction.
+ *
+ * @example
+ * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpSessions1764633600000], migrationsRun: true });
+ * McpModule.forRootAsync({
+ *   inject: [DataSource],
+ *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
+ *     sessions: { store: new TypeOrmMcpSessionStore(dataSource) } }),
+ * });
+ */
+export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBootstrap {
+  private readonly sql: McpSessionSql;
+  private readonly writeQueue?: SerialQueue;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    options: TypeOrmMcpSessionStoreOptions = {},
+  ) {
+    const dialect = fsmSqlDialect(dataSource.options.type);
+    // The migration creates unqualified tables in the DataSource's `schema` (PostgreSQL): look there too.
+    const schema = dialect === 'postgres' ? (dataSource.options as { schema?: string }).schema : undefined;
+    const inSchema = (table: string) => (schema && !table.includes('.') ? `${schema}.${table}` : table);
+    this.sql = new McpSessionSql(
+      dialect,
+      inSchema(options.tableName ?? DEFAULT_MCP_SESSION_TABLE),
+      inSchema(options.eventTableName ?? DEFAULT_MCP_SESSION_EVENT_TABLE),
+    );
+    if (dialect === 'sqlite') this.writeQueue = sqliteWriteQueue(dataSource);
+  }
+
+  /**
+   * Checks, when the application starts, that both tables exist with every column this
+   * version uses (a forgotten migration fails the bootstrap with the migration to run, instead
+   * of every stateful `initialize` failing). Skipped while the DataSource is not initialized yet.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      await this.read((runner) => this.sql.assertSchema(runner));
+    }
+  }
+
+  /** @inheritdoc */
+  create(record: McpSessionRecord): Promise<void> {
+    return this.write((runner) => this.sql.insert(runner, record));
+  }
+
+  /** @inheritdoc */
+  find(id: string): Promise<McpSessionRecord | undefined> {
+    return this.read((runner) => this.sql.find(runner, id));
+  }
+
+  /** One UPDATE; its affected-row count tells whether the session still exists. */
+  touch(id: string, at: number): Promise<boolean> {
+    return this.write((runner) => this.sql.touch(runner, id, at));
+  }
+
+  /** @inheritdoc */
+  delete(id: string): Promise<boolean> {
+    return this.write((runner) => this.sql.delete(runner, id));
+  }
+
+  /** @inheritdoc */
+  async expire(serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.write((runner) => this.sql.expire(runner, serverId, cutoff, limit));
+  }
+
+  /** @inheritdoc */
+  appendEvent(sessionId: string, message: JSONRPCMessage): Promise<string> {
+    return this.write((runner) => this.sql.appendEvent(runner, sessionId, message, Date.now()));
+  }
+
+  /** @inheritdoc */
+  async eventsAfter(sessionId: string, eventId: string): Promise<McpStoredEvent[] | undefined> {
+    const after = Number(eventId);
+    if (!EVENT_ID.test(eventId) || !Number.isSafeInteger(after)) return undefined;
+    return this.read((runner) => this.sql.eventsAfter(runner, sessionId, after));
+  }
+
+  /** @inheritdoc */
+  async pruneEvents(cutoff: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    return this.write((runner) => this.sql.pruneEvents(runner, cutoff, limit));
+  }
+
+  private async read<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await work(runner);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private write<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    return this.writeQueue ? this.writeQueue.run(() => this.read(work)) : this.read(work);
+  }
+}

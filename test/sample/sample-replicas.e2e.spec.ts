@@ -1,0 +1,98 @@
+import { DataSource } from 'typeorm';
+import { databaseTargets, type DatabaseTarget } from '../utils/databases.js';
+import { connectClient, eventually, type TestClient } from '../utils/http-client.js';
+import { startRoundRobinProxy, type RoundRobinProxy } from '../utils/round-robin-proxy.js';
+import { startSample, type SampleProcess } from '../utils/sample-process.js';
+
+const targets = databaseTargets('sample replicas behind a round-robin proxy', { networkedOnly: true });
+const describeTargets = targets.length ? describe.each(targets) : describe.skip.each<DatabaseTarget>([{ name: 'no server', options: () => ({ type: 'better-sqlite3', database: ':memory:' }) }]);
+
+/** Idle time after which a session ends everywhere, short enough to watch. */
+const SESSION_TTL_MS = 2000;
+
+describeTargets('two sample processes on one $name, any of them serving any session', ({ url, options }) => {
+  let samples: SampleProcess[];
+  let proxy: RoundRobinProxy;
+  let clients: TestClient[];
+  let database: DataSource;
+
+  const env = () => ({ DATABASE_URL: url!, SAMPLE_SESSION_TTL_MS: String(SESSION_TTL_MS) });
+  const connect = async (target: URL) => {
+    const client = await connectClient(target);
+    clients.push(client);
+    return client;
+  };
+  /** Calls a tool and waits for the list_changed it causes. */
+  const step = async (client: TestClient, tool: string) => {
+    const before = client.listChanged();
+    const result = await client.call(tool);
+    expect(result.isError).toBeFalsy();
+    await eventually(() => client.listChanged() > before);
+  };
+  const rows = async (table: string, column: string, value: string) =>
+    Number((await database.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ${database.options.type === 'postgres' ? '$1' : '?'}`, [value]))[0].n);
+
+  beforeAll(async () => {
+    database = new DataSource(options());
+    await database.initialize();
+  });
+
+  afterAll(async () => {
+    await database.destroy();
+  });
+
+  beforeEach(async () => {
+    samples = [await startSample(env())];
+    samples.push(await startSample(env()));
+    proxy = await startRoundRobinProxy(samples.map((sample) => sample.url));
+    clients = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await proxy.close();
+    await Promise.all(samples.map((sample) => sample.stop()));
+  });
+
+  it('completes the invoice workflow with requests alternating between them, told of each transition', async () => {
+    const client = await connect(proxy.url);
+    await step(client, 'invoice.submit');
+    expect(await client.names()).toEqual(expect.arrayContaining(['invoice.approve', 'invoice.reject']));
+    await step(client, 'invoice.approve');
+    expect(await client.names()).toContain('invoice.discharge');
+    await step(client, 'invoice.discharge');
+    expect(await client.names()).not.toContain('invoice.discharge');
+    expect(new Set(proxy.log.filter((line) => line.startsWith('POST')))).toEqual(new Set(['POST 0', 'POST 1']));
+  });
+
+  it('continues a session after both processes restarted: same session id, no new initialize', async () => {
+    const client = await connect(proxy.url);
+    await step(client, 'invoice.submit');
+    const sessionId = client.transport.sessionId;
+    await Promise.all(samples.map((sample) => sample.stop()));
+    samples = [await startSample(env())];
+    samples.push(await startSample(env()));
+    proxy.setTargets(samples.map((sample) => sample.url));
+    expect(await client.names()).toContain('invoice.approve');
+    await step(client, 'invoice.approve');
+    await step(client, 'invoice.discharge');
+    expect(client.transport.sessionId).toBe(sessionId);
+    expect(await rows('mcp_session', 'id', sessionId!)).toBe(1);
+  });
+
+  it('serves the sessions of a killed process on the other, and removes what nobody continues after the TTL', async () => {
+    const continued = await connect(proxy.url);
+    await step(continued, 'invoice.submit');
+    const abandoned = await connect(samples[0].url);
+    await step(abandoned, 'invoice.submit');
+    const abandonedId = abandoned.transport.sessionId!;
+    expect(await rows('mcp_session', 'id', abandonedId)).toBe(1);
+    await samples[0].stop('SIGKILL');
+    proxy.setTargets([samples[1].url]);
+    await step(continued, 'invoice.approve');
+    // The continued session stays active while the abandoned one idles out.
+    await eventually(async () => (await continued.names()) && (await rows('mcp_session', 'id', abandonedId)) === 0, SESSION_TTL_MS * 4);
+    expect(await rows('mcp_fsm_state', 'handle', `invoice:session:${abandonedId}`)).toBe(0);
+    await step(continued, 'invoice.discharge');
+  });
+});

@@ -1,0 +1,7 @@
+import { InMemoryMcpSessionStore } from '../../lib/stores/in-memory-mcp-session.store.js';
+import { describeMcpSessionStoreContract } from './mcp-session-store.contract.js';
+
+describeMcpSessionStoreContract('InMemoryMcpSessionStore', async () => {
+  const store = new InMemoryMcpSessionStore();
+  return { store, peer: store, cleanup: async () => undefined };
+});

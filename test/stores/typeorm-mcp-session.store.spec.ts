@@ -1,0 +1,164 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { storeInvalidTableName } from '../../lib/stores/stores.messages.js';
+import {
+  CreateMcpSessions1764633600000,
+  createMcpSessionMigration,
+} from '../../lib/stores/typeorm/mcp-session.migration.js';
+import { sessionStoreSchemaNotReady } from '../../lib/stores/typeorm/session-store.messages.js';
+import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
+import { CountingLogger } from '../utils/counting-logger.js';
+import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
+import { describeMcpSessionStoreContract, sessionRecord, streamMessage } from './mcp-session-store.contract.js';
+
+/** Round trips of the operations whose count depends on the dialect (see `TypeOrmMcpSessionStore`). */
+const expectedRoundTrips: Record<string, { delete: number; expire: number; expireNone: number }> = {
+  SQLite: { delete: 2, expire: 2, expireNone: 1 },
+  PostgreSQL: { delete: 1, expire: 1, expireNone: 1 },
+  // A SELECT of the candidates, then one DELETE per candidate (one here).
+  MariaDB: { delete: 1, expire: 2, expireNone: 1 },
+};
+
+const tablesOfRun = () => {
+  const prefix = `mcp_sess_${uniqueSuffix()}_${randomBytes(3).toString('hex')}`;
+  return { tableName: prefix, eventTableName: `${prefix}_event` };
+};
+
+describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore on $name', (target: DatabaseTarget) => {
+  const tables = tablesOfRun();
+  const migrationsTableName = `${tables.tableName}_migrations`;
+  const logger = new CountingLogger();
+  let dataSource: DataSource;
+  let peerSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = new DataSource({
+      ...target.options(),
+      logger,
+      migrations: [createMcpSessionMigration(tables)],
+      migrationsTableName,
+    } as DataSourceOptions);
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    // A second DataSource stands for another process on the same database.
+    peerSource = await new DataSource(target.options()).initialize();
+  }, 60_000);
+
+  afterAll(async () => {
+    const runner = dataSource.createQueryRunner();
+    try {
+      await dataSource.undoLastMigration();
+      await runner.dropTable(migrationsTableName, true);
+    } finally {
+      await runner.release();
+      await peerSource.destroy();
+      await dataSource.destroy();
+    }
+  }, 60_000);
+
+  describeMcpSessionStoreContract(target.name, async () => ({
+    store: new TypeOrmMcpSessionStore(dataSource, tables),
+    peer: new TypeOrmMcpSessionStore(peerSource, tables),
+    cleanup: async () => undefined,
+  }));
+
+  it('round trips per operation (counted with a query logger)', async () => {
+    const expected = expectedRoundTrips[target.name];
+    const store = new TypeOrmMcpSessionStore(dataSource, tables);
+    const during = (work: () => Promise<unknown>) => logger.during(work);
+    const server = `server-${randomUUID()}`;
+    const record = sessionRecord(server, 1_000, 'alice');
+    expect(await during(() => store.create(record))).toHaveLength(1);
+    expect(await during(() => store.find(record.id))).toHaveLength(1);
+    expect(await during(() => store.touch(record.id, 1_500))).toHaveLength(1);
+    let first = '';
+    expect(await during(async () => (first = await store.appendEvent(record.id, streamMessage(1))))).toHaveLength(1);
+    await store.appendEvent(record.id, streamMessage(2));
+    expect(await during(() => store.eventsAfter(record.id, first))).toHaveLength(1);
+    expect(await during(() => store.eventsAfter(record.id, 'not-an-event'))).toHaveLength(0);
+    expect(await during(() => store.pruneEvents(0, 10))).toHaveLength(1);
+    expect(await during(() => store.expire(server, 1_000, 10))).toHaveLength(expected.expireNone);
+    let ended: string[] = [];
+    expect(await during(async () => (ended = await store.expire(server, 2_000, 10)))).toHaveLength(expected.expire);
+    expect(ended).toEqual([record.id]);
+    await store.create(record);
+    expect(await during(() => store.delete(record.id))).toHaveLength(expected.delete);
+  });
+
+  it('fails the bootstrap when a table is missing, naming the migration to run', async () => {
+    const missing = { ...tables, eventTableName: `${tables.tableName}_missing` };
+    const error = await new TypeOrmMcpSessionStore(dataSource, missing).onApplicationBootstrap().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    const quote = target.options().type === 'mysql' ? '`' : '"';
+    const names = [missing.tableName, missing.eventTableName].map((name) => `${quote}${name}${quote}`);
+    expect((error as Error).message).toBe(sessionStoreSchemaNotReady(names, (error as Error).cause));
+    expect((error as Error).message).toMatch(/Run the migration CreateMcpSessions1764633600000/);
+    await expect(new TypeOrmMcpSessionStore(dataSource, tables).onApplicationBootstrap()).resolves.toBeUndefined();
+  });
+
+  it('its migration creates both tables with their indexes, and down drops both', async () => {
+    const own = tablesOfRun();
+    const migration = new (createMcpSessionMigration(own))();
+    const runner = dataSource.createQueryRunner();
+    try {
+      await migration.up(runner);
+      const sessions = (await runner.getTable(own.tableName))!;
+      const events = (await runner.getTable(own.eventTableName))!;
+      expect(sessions.primaryColumns.map((column) => column.name)).toEqual(['id']);
+      expect(sessions.findColumnByName('principal')?.isNullable).toBe(true);
+      // TypeORM reads an index's columns back in table order on PostgreSQL: compare them as sets.
+      const indexed = (table: typeof sessions) => table.indices.map((index) => [...index.columnNames].sort());
+      expect(indexed(sessions)).toEqual([['last_seen_at', 'server_id']]);
+      expect(events.primaryColumns.map((column) => [column.name, column.isGenerated])).toEqual([['id', true]]);
+      expect(indexed(events)).toEqual(expect.arrayContaining([['id', 'session_id'], ['created_at']]));
+      await migration.down(runner);
+      expect(await runner.hasTable(own.tableName)).toBe(false);
+      expect(await runner.hasTable(own.eventTableName)).toBe(false);
+    } finally {
+      await runner.dropTable(own.eventTableName, true);
+      await runner.dropTable(own.tableName, true);
+      await runner.release();
+    }
+  });
+
+  it('refuses a table name that is not a plain identifier', () => {
+    const name = 'mcp_session; DROP TABLE users';
+    expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(storeInvalidTableName(name));
+    expect(() => createMcpSessionMigration({ eventTableName: name })).toThrow(storeInvalidTableName(name));
+  });
+});
+
+const postgres = process.env.TEST_POSTGRES_URL;
+
+(postgres ? describe : describe.skip)('TypeOrmMcpSessionStore on PostgreSQL with a DataSource schema', () => {
+  it("uses the tables its migration created in the DataSource's schema", async () => {
+    const schema = `mcp_sess_schema_${randomUUID().slice(0, 8)}`;
+    const admin = await new DataSource({ type: 'postgres', url: postgres }).initialize();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: postgres,
+      schema,
+      migrations: [CreateMcpSessions1764633600000],
+      migrationsRun: true,
+    });
+    try {
+      await dataSource.initialize();
+      const store = new TypeOrmMcpSessionStore(dataSource);
+      await store.onApplicationBootstrap();
+      const record = sessionRecord('main', 1_000);
+      await store.create(record);
+      const event = await store.appendEvent(record.id, streamMessage(1));
+      expect(await store.touch(record.id, 1_500)).toBe(true);
+      const rows = await admin.query(`SELECT last_seen_at FROM ${schema}.mcp_session WHERE id = $1`, [record.id]);
+      expect(rows).toEqual([{ last_seen_at: '1500' }]);
+      expect(await store.eventsAfter(record.id, event)).toEqual([]);
+      expect(await store.expire('main', 2_000, 10)).toEqual([record.id]);
+      expect(await admin.query(`SELECT id FROM ${schema}.mcp_session_event`)).toEqual([]);
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.destroy();
+    }
+  });
+});
