@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
-import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { sampleDataSourceOptions, sampleSessionTtlMs } from './database.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { paymentMachine } from './payment.machine.js';
 import { PaymentTools } from './payment.tools.js';
+import { sampleTransitionRelay } from './relay.js';
 import { sampleTransport } from './transport.js';
 
 /**
@@ -36,9 +37,8 @@ import { sampleTransport } from './transport.js';
           store: new TypeOrmFsmStateStore(dataSource, { history: true }),
           // Sessions live in the database too: any sample process serves any session, across restarts.
           sessions: { store: new TypeOrmMcpSessionStore(dataSource), idleTtlMs: sampleSessionTtlMs() },
-          // Several sample processes on one PostgreSQL tell each other's sessions about transitions.
-          transitionRelay:
-            dataSource.options.type === 'postgres' ? new PostgresFsmTransitionRelay(dataSource) : undefined,
+          // Several sample processes on one database tell each other's sessions about transitions.
+          transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
           // For clients that list before every call and keep no session (the Inspector CLI).

@@ -1,5 +1,10 @@
 import type { DataSourceOptions } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, CreateMcpSessions1764633600000 } from '../lib/stores/typeorm/index.js';
+import {
+  AddMcpFsmContext1764547200000,
+  CreateMcpFsmOutbox1764720000000,
+  CreateMcpFsmState1764460800000,
+  CreateMcpSessions1764633600000,
+} from '../lib/stores/typeorm/index.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
 
@@ -20,7 +25,13 @@ export const DEFAULT_SAMPLE_DB = 'sample.sqlite';
 export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): DataSourceOptions {
   const common = {
     entities: [LedgerEntry],
-    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, CreateSampleLedger1764460900000, CreateMcpSessions1764633600000],
+    migrations: [
+      CreateMcpFsmState1764460800000,
+      AddMcpFsmContext1764547200000,
+      CreateSampleLedger1764460900000,
+      CreateMcpSessions1764633600000,
+      CreateMcpFsmOutbox1764720000000,
+    ],
     migrationsRun: true,
     synchronize: false,
   };

@@ -5,3 +5,5 @@ export * from './postgres-fsm-transition.relay.js';
 export * from './typeorm-mcp-session-store-options.interface.js';
 export * from './typeorm-mcp-session.store.js';
 export * from './mcp-session.migration.js';
+export * from './outbox-fsm-transition.relay.js';
+export * from './fsm-outbox.migration.js';

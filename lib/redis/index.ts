@@ -1,0 +1,1 @@
+export * from './redis-fsm-transition.relay.js';

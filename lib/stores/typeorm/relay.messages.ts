@@ -1,0 +1,22 @@
+/** Messages of the outbox transition relay, worded once (operators and developers read them). */
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Bootstrap error: the DataSource is of a database type the outbox relay does not support. */
+export const outboxUnsupportedDatabase = (type: string): string =>
+  `OutboxFsmTransitionRelay does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;
+
+/** Bootstrap error: a numeric option of the outbox relay that is not a positive integer. */
+export const outboxInvalidOption = (name: string, value: unknown): string =>
+  `OutboxFsmTransitionRelay: option ${name} must be a positive integer; got ${String(value)}.`;
+
+/** Bootstrap error: the outbox table is missing (its migration was not run) or the database cannot be read. */
+export const outboxSchemaNotReady = (table: string, error: unknown): string =>
+  `OutboxFsmTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migration CreateMcpFsmOutbox1764720000000 (createFsmOutboxMigration for a custom table name).`;
+
+/** Log line (once per outage): polling the outbox failed; the relay keeps polling. */
+export const outboxPollFailed = (table: string, error: unknown, retryMs: number): string =>
+  `Transition relay cannot poll ${table} (${reasonOf(error)}); trying again every ${retryMs} ms.`;
+
+/** Log line: polling the outbox works again after an outage. */
+export const outboxPollRecovered = (table: string): string => `Transition relay polls ${table} again.`;
