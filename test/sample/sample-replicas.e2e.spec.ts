@@ -65,6 +65,26 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     expect(new Set(proxy.log.filter((line) => line.startsWith('POST')))).toEqual(new Set(['POST 0', 'POST 1']));
   });
 
+  const redisUrl = process.env.TEST_REDIS_URL;
+  const relays = redisUrl ? ['the database', 'Redis'] : ['the database'];
+
+  it.each(relays)('tells a session on one process about a transition made on the other, through %s', async (relay) => {
+    if (relay === 'Redis') {
+      await Promise.all(samples.map((sample) => sample.stop()));
+      samples = [await startSample({ ...env(), REDIS_URL: redisUrl! })];
+      samples.push(await startSample({ ...env(), REDIS_URL: redisUrl! }));
+    }
+    const owner = await connect(samples[0].url);
+    const watcher = await connect(samples[1].url);
+    const { paymentId } = (await owner.call('payment.authorize', { amount: 4, currency: 'EUR' })).structuredContent as { paymentId: string };
+    await watcher.call('payment.status', { paymentId });
+    expect(await watcher.names()).toContain('payment.capture');
+    const before = watcher.listChanged();
+    expect((await owner.call('payment.capture', { paymentId })).isError).toBeFalsy();
+    await eventually(() => watcher.listChanged() > before, 5000);
+    expect(await watcher.names()).toContain('payment.refund');
+  });
+
   it('continues a session after both processes restarted: same session id, no new initialize', async () => {
     const client = await connect(proxy.url);
     await step(client, 'invoice.submit');
