@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
 import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
-import { sampleDataSourceOptions, sampleSessionTtlMs } from './database.js';
+import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
@@ -34,7 +34,7 @@ import { sampleTransport } from './transport.js';
             'payment.refund and payment.status. Tools appear and disappear as the workflows move.',
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`.
-          store: new TypeOrmFsmStateStore(dataSource, { history: true }),
+          store: new TypeOrmFsmStateStore(dataSource, { history: true, timeoutMs: sampleStoreTimeoutMs() }),
           // Sessions live in the database too: any sample process serves any session, across restarts.
           sessions: { store: new TypeOrmMcpSessionStore(dataSource), idleTtlMs: sampleSessionTtlMs() },
           // Several sample processes on one database tell each other's sessions about transitions.

@@ -59,6 +59,15 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
 
 /** How long a session may idle before it ends everywhere: `SAMPLE_SESSION_TTL_MS`, else the module's default. */
 export function sampleSessionTtlMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const ms = Number(env.SAMPLE_SESSION_TTL_MS);
+  return positiveMs(env.SAMPLE_SESSION_TTL_MS);
+}
+
+/** The time limit of every store operation and transaction: `SAMPLE_STORE_TIMEOUT_MS`, else the store's default. */
+export function sampleStoreTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return positiveMs(env.SAMPLE_STORE_TIMEOUT_MS);
+}
+
+function positiveMs(value: string | undefined): number | undefined {
+  const ms = Number(value);
   return ms > 0 ? ms : undefined;
 }

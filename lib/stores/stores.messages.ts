@@ -25,6 +25,22 @@ export const storeTransactionClosed = (): string =>
 export const storeTransactionMissingInstance = (handle: string): string =>
   `Workflow instance "${handle}" does not exist; commit a new instance with { insert: true }.`;
 
+/** Store error: a store operation (or the wait for its connection) ran out of time; its connection is not reused. */
+export const storeTimedOut = (operation: string, timeoutMs: number): string =>
+  `TypeOrmFsmStateStore: ${operation} did not finish within timeoutMs (${timeoutMs} ms); its connection is not reused.`;
+
+/** Store error: a transaction was still open at its deadline; it was rolled back (or its connection closed). */
+export const storeTransactionExpired = (timeoutMs: number): string =>
+  `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
+
+/** Error of a query still running on a connection that the store closed (a deadline, or a transaction that did not end cleanly). */
+export const storeConnectionAbandoned = (): string =>
+  'TypeOrmFsmStateStore closed this connection: its operation ran out of time or its transaction did not end cleanly.';
+
+/** Bootstrap error: `timeoutMs` is not a positive whole number of milliseconds. */
+export const storeInvalidTimeout = (timeoutMs: unknown): string =>
+  `TypeOrmFsmStateStore: timeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}.`;
+
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).`;

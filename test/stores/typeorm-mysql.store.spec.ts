@@ -12,7 +12,8 @@ if (!url) {
   describeTypeOrmStore('MySQL/MariaDB', database, {
     claimWithContext: 2,
     claimAnyState: 2,
-    commitWithHistory: 4,
-    transactionCommitWithHistory: 3,
+    commitWithHistory: 6,
+    transactionBegin: 2,
+    transactionCommitWithHistory: 4,
   });
 });

@@ -17,6 +17,7 @@ if (!url) {
     claimWithContext: 1,
     claimAnyState: 1,
     commitWithHistory: 1,
+    transactionBegin: 2,
     transactionCommitWithHistory: 2,
   });
 

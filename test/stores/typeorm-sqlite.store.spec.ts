@@ -15,6 +15,7 @@ describe('TypeOrmFsmStateStore on SQLite (better-sqlite3)', () => {
     claimWithContext: 1,
     claimAnyState: 1,
     commitWithHistory: 4,
+    transactionBegin: 1,
     transactionCommitWithHistory: 3,
   });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));

@@ -22,6 +22,8 @@ export interface ExpectedRoundTrips {
   /** A claim without `allowedStates` (any state). */
   claimAnyState: number;
   commitWithHistory: number;
+  /** BEGIN, with the server-side time limits of the transaction. */
+  transactionBegin: number;
   transactionCommitWithHistory: number;
 }
 
@@ -209,12 +211,12 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       expect(queries).toHaveLength(expected.commitWithHistory);
     });
 
-    it('transactional mode: begin 1, lock 1, commit = state write + COMMIT', async () => {
+    it('transactional mode: begin (with its time limits), lock 1, commit = state write + COMMIT', async () => {
       const { store } = await database.factory({ history: true });
       const h = `invoice:${randomUUID()}`;
       await store.create(h, snapshot('draft'));
       let tx!: Awaited<ReturnType<typeof store.beginTransaction>>;
-      expect(await during(async () => (tx = await store.beginTransaction()))).toHaveLength(1);
+      expect(await during(async () => (tx = await store.beginTransaction()))).toHaveLength(expected.transactionBegin);
       expect(await during(() => tx.lock({ handle: h, allowedStates: ['draft'] }))).toHaveLength(1);
       const commit = await during(() => tx.commit(h, { snapshot: snapshot('review'), record: record(h) }));
       expect(commit).toHaveLength(expected.transactionCommitWithHistory);

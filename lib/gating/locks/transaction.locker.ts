@@ -25,7 +25,11 @@ export class TransactionLocker implements FsmLocker {
         snapshot: result.snapshot,
         manager: transaction.manager,
         commit: async (commit) => {
-          await transaction.commit(request.handle, commit);
+          // The gate has let go of the lock once it commits: a failed commit is rolled back here.
+          await transaction.commit(request.handle, commit).catch(async (error: unknown) => {
+            await transaction.rollback();
+            throw error;
+          });
           return true;
         },
         release: () => transaction.rollback(),

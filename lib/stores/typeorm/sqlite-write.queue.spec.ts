@@ -44,4 +44,24 @@ describe('SerialQueue', () => {
     await after;
     expect(third).toBe(true);
   });
+
+  it('lets a waiter whose signal aborts leave the line with its reason, and hands the turn to the next', async () => {
+    const queue = new SerialQueue();
+    const release = await queue.acquire();
+    const controller = new AbortController();
+    const leaving = queue.acquire(controller.signal);
+    let next = false;
+    const staying = queue.acquire().then((end) => {
+      next = true;
+      return end;
+    });
+    controller.abort(new Error('timed out'));
+    await expect(leaving).rejects.toThrow('timed out');
+    await expect(queue.acquire(controller.signal)).rejects.toThrow('timed out');
+    release();
+    (await staying)();
+    expect(next).toBe(true);
+    const free = await queue.acquire();
+    free();
+  });
 });

@@ -1,20 +1,36 @@
 /**
  * A first-in first-out async mutex. The TypeORM better-sqlite3 driver runs every query of a
  * DataSource on one shared connection (and one shared QueryRunner), so the store serialises
- * its writes and transactions per DataSource with this queue: otherwise a second
- * transaction would silently nest as a SAVEPOINT inside the first.
+ * its reads, writes and transactions per DataSource with this queue: otherwise a second
+ * transaction would silently nest as a SAVEPOINT inside the first, and a read would see the
+ * uncommitted writes of the transaction that holds the connection.
  */
 export class SerialQueue {
   private busy = false;
   private readonly waiting: (() => void)[] = [];
 
-  /** Waits for the turn; resolves with the function that ends it (calling it twice is harmless). */
-  acquire(): Promise<() => void> {
+  /**
+   * Waits for the turn; resolves with the function that ends it (calling it twice is
+   * harmless). When `signal` aborts first, leaves the line and rejects with its reason.
+   */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (!this.busy) {
       this.busy = true;
       return Promise.resolve(this.turnEnder());
     }
-    return new Promise((resolve) => this.waiting.push(() => resolve(this.turnEnder())));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.waiting.splice(this.waiting.indexOf(start), 1);
+        reject(signal!.reason);
+      };
+      const start = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(this.turnEnder());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(start);
+    });
   }
 
   /** Runs `work` in its turn. */

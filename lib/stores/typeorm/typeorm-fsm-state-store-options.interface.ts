@@ -6,9 +6,22 @@ export interface TypeOrmFsmStateStoreOptions {
   historyTableName?: string;
   /** Write one history row per committed transition that carries a record. @default false */
   history?: boolean;
+  /**
+   * Time limit, in milliseconds, of every store operation (waiting for a connection included)
+   * and of every transaction from its BEGIN to its COMMIT: a transactional call's row lock,
+   * handler and commit must finish within it. An operation that runs out of time fails with
+   * an error naming it and the limit (the gate answers STATE_UNAVAILABLE) and its connection
+   * is closed, not returned to the pool. Transactions also get it as a server-side limit on
+   * idle transactions and statements, so the server rolls back the transaction of a client it
+   * can no longer reach; MySQL and MariaDB count it in whole seconds, rounded up.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 /** Default table of instance states. */
 export const DEFAULT_FSM_STATE_TABLE = 'mcp_fsm_state';
 /** Default table of transition history. */
 export const DEFAULT_FSM_TRANSITION_TABLE = 'mcp_fsm_transition';
+/** Default time limit of a store operation and of a transaction (`timeoutMs`). */
+export const DEFAULT_FSM_STORE_TIMEOUT_MS = 5000;

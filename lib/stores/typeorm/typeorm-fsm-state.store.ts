@@ -3,12 +3,21 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { FsmClaimRequest, FsmClaimResult, FsmCommit, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
-import { storeHandleExists } from '../stores.messages.js';
+import {
+  storeConnectionAbandoned,
+  storeHandleExists,
+  storeInvalidTimeout,
+  storeTimedOut,
+  storeTransactionExpired,
+} from '../stores.messages.js';
 import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import { FsmStateSql, fsmSqlDialect, notTaken, storedSnapshot } from './fsm-state.sql.js';
+import { abandonConnection, QueryDeadline } from './query-deadline.js';
 import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
+import { TransactionLimits } from './transaction-limits.js';
 import {
   DEFAULT_FSM_STATE_TABLE,
+  DEFAULT_FSM_STORE_TIMEOUT_MS,
   DEFAULT_FSM_TRANSITION_TABLE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
@@ -28,13 +37,36 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * `FsmStateSql.claim`), plus 1 diagnostic SELECT when the claim is refused (plus 1 INSERT for
  * `createWith`); `commit`, `release`, `load`, `save`, `loadMany`, `loadStates`: 1. With
  * history on, `commit` and `create` stay 1 statement on PostgreSQL (data-modifying CTE) and
- * become a 4-statement transaction elsewhere (BEGIN, UPDATE/INSERT, history INSERT, COMMIT). Lease expiry compares with this process's clock
+ * become a transaction elsewhere: 4 statements on SQLite (BEGIN, UPDATE/INSERT, history
+ * INSERT, COMMIT), 6 on MySQL/MariaDB (the same, and the SET of the server-side limits before
+ * and after; see below). Transactional mode: `beginTransaction` 2 (1 on SQLite), `lock` 1,
+ * `commit` the state write (2 with history, except on PostgreSQL) and COMMIT, plus 1 on
+ * MySQL/MariaDB. Lease expiry compares with this process's clock
  * (`Date.now()`), so processes sharing a database need synchronised clocks.
  *
+ * Every operation and every transaction is bounded by `timeoutMs` (default 5 s; see the option):
+ * the operation fails with an error naming it and the limit (the gate answers STATE_UNAVAILABLE,
+ * and a call whose commit timed out is never acknowledged), and its connection is closed
+ * rather than returned to the pool. A transaction (transactional mode, or the history write on
+ * MySQL/MariaDB and SQLite) also sets server-side limits, so the server rolls it back and frees
+ * its row locks when the client is cut off: PostgreSQL `SET LOCAL statement_timeout` and
+ * `idle_in_transaction_session_timeout` (1 more round trip after BEGIN); MariaDB the session's
+ * `idle_transaction_timeout` and `max_statement_time`, MySQL (which has no limit on idle
+ * transactions) `wait_timeout` and `max_execution_time`, saved and set before START TRANSACTION
+ * and restored after COMMIT or ROLLBACK (1 more round trip each; on MySQL, the first
+ * transaction of a DataSource also tries MariaDB's SET once). A statement abandoned at the deadline may still
+ * complete on the server: a lease it took expires after `leaseMs`.
+ *
  * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
- * store serialises its writes and transactions per DataSource (a transactional call holds
- * the database for the duration of its handler; other writes wait), and reads through the
- * same DataSource during an open transaction see its uncommitted writes.
+ * store serialises all its operations per DataSource, reads included, so that no read sees the
+ * uncommitted writes of a transactional call. The price: while a transactional call's handler
+ * runs, the store's other reads and writes (tool menus included) wait for it, at most
+ * `timeoutMs`, then fail. Queries run synchronously and cannot be interrupted, so on SQLite
+ * `timeoutMs` bounds the wait for the connection, and a transaction open longer than that is
+ * rolled back at its commit. When COMMIT or ROLLBACK fails (SQLITE_FULL, a read-only file), the
+ * store makes sure no transaction stays open on the connection, so no later write is
+ * acknowledged without being committed. Queries that the application runs on the same
+ * DataSource outside gated calls share that one connection.
  *
  * @example
  * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000], migrationsRun: true });
@@ -47,7 +79,9 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
-  private readonly writeQueue?: SerialQueue;
+  private readonly sqliteQueue?: SerialQueue;
+  private readonly timeoutMs: number;
+  private readonly limits: TransactionLimits;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -63,7 +97,12 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
       inSchema(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
     );
     this.keepHistory = options.history ?? false;
-    if (dialect === 'sqlite') this.writeQueue = sqliteWriteQueue(dataSource);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_FSM_STORE_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs <= 0) {
+      throw new Error(storeInvalidTimeout(options.timeoutMs));
+    }
+    this.limits = new TransactionLimits(dialect, this.timeoutMs);
+    if (dialect === 'sqlite') this.sqliteQueue = sqliteWriteQueue(dataSource);
   }
 
   /**
@@ -73,24 +112,25 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.dataSource.isInitialized) {
-      await this.read((runner) => this.sql.assertSchema(runner));
+      await this.session('the schema check', (runner) => this.sql.assertSchema(runner));
     }
   }
 
   /** @inheritdoc */
   load(handle: string): Promise<FsmSnapshot | undefined> {
-    return this.read((runner) => this.sql.load(runner, handle));
+    return this.session('load', (runner) => this.sql.load(runner, handle));
   }
 
   /** Upserts the snapshot (one statement); a lease on the instance is kept. */
   save(handle: string, snapshot: FsmSnapshot): Promise<void> {
-    return this.write((runner) => this.sql.save(runner, handle, snapshot));
+    return this.session('save', (runner) => this.sql.save(runner, handle, snapshot));
   }
 
   /** @inheritdoc */
   async create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void> {
     const kept = this.kept(record);
-    const created = await this.write(
+    const created = await this.session(
+      'create',
       (runner) => this.sql.insert(runner, handle, snapshot, { record: kept }),
       kept !== undefined && this.sql.needsTransactionForRecord(),
     );
@@ -104,7 +144,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
    * diagnosis of its row.
    */
   claim(request: FsmClaimRequest): Promise<FsmClaimResult> {
-    return this.write(async (runner) => {
+    return this.session('claim', async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
       const snapshot = await this.sql.claim(runner, request, lease, now);
@@ -123,7 +163,8 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   /** @inheritdoc */
   commit(handle: string, token: string, commit: FsmCommit): Promise<boolean> {
     const record = this.kept(commit.record);
-    return this.write(
+    return this.session(
+      'commit',
       (runner) => this.sql.update(runner, handle, token, commit.snapshot, record),
       record !== undefined && this.sql.needsTransactionForRecord(),
     );
@@ -131,83 +172,124 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
 
   /** @inheritdoc */
   delete(handles: readonly string[]): Promise<void> {
-    return this.write((runner) => this.sql.delete(runner, handles));
+    return this.session('delete', (runner) => this.sql.delete(runner, handles));
   }
 
   /** @inheritdoc */
   sweep(request: FsmSweepRequest): Promise<number> {
-    return this.write((runner) => this.sql.sweep(runner, request, Date.now()));
+    return this.session('sweep', (runner) => this.sql.sweep(runner, request, Date.now()));
   }
 
   /** @inheritdoc */
   renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.write((runner) => this.sql.renew(runner, handle, token, Date.now() + leaseMs));
+    return this.session('renew', (runner) => this.sql.renew(runner, handle, token, Date.now() + leaseMs));
   }
 
   /** @inheritdoc */
   release(handle: string, token: string): Promise<void> {
-    return this.write((runner) => this.sql.release(runner, handle, token));
+    return this.session('release', (runner) => this.sql.release(runner, handle, token));
   }
 
   /** @inheritdoc */
   loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
-    return this.read((runner) => this.sql.loadMany(runner, handles));
+    return this.session('loadMany', (runner) => this.sql.loadMany(runner, handles));
   }
 
   /** @inheritdoc */
   loadStates(handles: readonly string[]): Promise<Map<string, string>> {
-    return this.read((runner) => this.sql.loadStates(runner, handles));
+    return this.session('loadStates', (runner) => this.sql.loadStates(runner, handles));
   }
 
   /** @inheritdoc */
   async history(handle: string): Promise<FsmTransitionRecord[]> {
-    return this.keepHistory ? this.read((runner) => this.sql.records(runner, handle)) : [];
+    return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
   }
 
   /**
-   * Opens a transaction on a QueryRunner of its own (on better-sqlite3: waits for the
-   * store's other writes, then holds the shared connection until commit or rollback).
+   * Opens a transaction on a QueryRunner of its own, with the server-side limits (see the
+   * class). Waiting for the connection (on better-sqlite3: for the store's other work to end,
+   * then it holds the shared connection until commit or rollback) and BEGIN take at most
+   * `timeoutMs`; the transaction then has `timeoutMs` until its COMMIT.
    */
   async beginTransaction(): Promise<FsmTransaction> {
-    const release = this.writeQueue ? await this.writeQueue.acquire() : () => undefined;
-    const runner = this.dataSource.createQueryRunner();
+    const opening = new QueryDeadline(this.timeoutMs, () => storeTimedOut('beginTransaction', this.timeoutMs));
+    let endTurn = () => {};
+    let runner: QueryRunner | undefined;
     try {
-      await runner.startTransaction();
+      if (this.sqliteQueue) endTurn = await this.sqliteQueue.acquire(opening.signal);
+      runner = this.dataSource.createQueryRunner();
+      await this.bounded(opening, this.limits.begin(runner));
     } catch (error) {
-      await runner.release().finally(release);
+      if (runner) abandonConnection(runner, opening.expired ? opening.signal.reason : new Error(storeConnectionAbandoned()));
+      endTurn();
       throw error;
+    } finally {
+      opening.clear();
     }
-    return new TypeOrmFsmTransaction(runner, this.sql, this.keepHistory, release);
+    return new TypeOrmFsmTransaction(runner, {
+      sql: this.sql,
+      history: this.keepHistory,
+      limits: this.limits,
+      deadline: new QueryDeadline(this.timeoutMs, () => storeTransactionExpired(this.timeoutMs)),
+      onClose: endTurn,
+    });
   }
 
   private kept(record: FsmTransitionRecord | undefined): FsmTransitionRecord | undefined {
     return this.keepHistory ? record : undefined;
   }
 
-  private async read<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
+  /**
+   * Runs one store operation on a QueryRunner of its own (on better-sqlite3: in the store's
+   * turn on the shared connection), within `timeoutMs`. A connection that timed out, or whose
+   * transaction did not end cleanly, is abandoned instead of going back to the pool.
+   */
+  private async session<T>(operation: string, work: (runner: QueryRunner) => Promise<T>, transaction = false): Promise<T> {
+    const deadline = new QueryDeadline(this.timeoutMs, () => storeTimedOut(operation, this.timeoutMs));
+    let endTurn = () => {};
     try {
-      return await work(runner);
+      if (this.sqliteQueue) endTurn = await this.sqliteQueue.acquire(deadline.signal);
+      const runner = this.dataSource.createQueryRunner();
+      const connection = { clean: true };
+      try {
+        return await this.bounded(deadline, transaction ? this.transactionally(runner, work, connection) : work(runner));
+      } catch (error) {
+        if (deadline.expired) connection.clean = false;
+        throw error;
+      } finally {
+        if (connection.clean) await runner.release();
+        else abandonConnection(runner, deadline.expired ? deadline.signal.reason : new Error(storeConnectionAbandoned()));
+      }
     } finally {
-      await runner.release();
+      deadline.clear();
+      endTurn();
     }
   }
 
-  private write<T>(work: (runner: QueryRunner) => Promise<T>, transaction = false): Promise<T> {
-    const run = () =>
-      this.read(async (runner) => {
-        if (!transaction) return work(runner);
-        await runner.startTransaction();
-        try {
-          const result = await work(runner);
-          await runner.commitTransaction();
-          return result;
-        } catch (error) {
-          // The original error says what went wrong; a failed rollback (dead connection) would hide it.
-          await runner.rollbackTransaction().catch(() => undefined);
-          throw error;
-        }
-      });
-    return this.writeQueue ? this.writeQueue.run(run) : run();
+  private async transactionally<T>(
+    runner: QueryRunner,
+    work: (runner: QueryRunner) => Promise<T>,
+    connection: { clean: boolean },
+  ): Promise<T> {
+    try {
+      await this.limits.begin(runner);
+    } catch (error) {
+      connection.clean = false;
+      throw error;
+    }
+    try {
+      const result = await work(runner);
+      connection.clean = await this.limits.commit(runner);
+      return result;
+    } catch (error) {
+      // The original error says what went wrong; a failed rollback only keeps the connection out of the pool.
+      connection.clean = await this.limits.rollback(runner);
+      throw error;
+    }
+  }
+
+  /** `work` before the deadline; better-sqlite3 runs queries synchronously, so only the wait for the turn is bounded. */
+  private bounded<T>(deadline: QueryDeadline, work: Promise<T>): Promise<T> {
+    return this.sqliteQueue ? work : deadline.race(work);
   }
 }

@@ -1,25 +1,55 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
 import type { FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import { storeHandleExists, storeTransactionClosed, storeTransactionMissingInstance } from '../stores.messages.js';
+import {
+  storeConnectionAbandoned,
+  storeHandleExists,
+  storeTransactionClosed,
+  storeTransactionExpired,
+  storeTransactionMissingInstance,
+} from '../stores.messages.js';
 import type { FsmLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
 import { type FsmStateSql, isDeadlock, notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.sql.js';
+import { abandonConnection, type QueryDeadline } from './query-deadline.js';
+import type { TransactionLimits } from './transaction-limits.js';
+
+/** What a transaction of the TypeORM store works with besides its QueryRunner. */
+export interface TypeOrmFsmTransactionOptions {
+  sql: FsmStateSql;
+  /** Write history rows. */
+  history: boolean;
+  limits: TransactionLimits;
+  /** Aborts when the transaction has been open for `timeoutMs`. */
+  deadline: QueryDeadline;
+  /** Called once when the transaction is closed (ends the SQLite turn). */
+  onClose: () => void;
+}
 
 /**
  * One transaction of the TypeORM store (transactional mode) on a QueryRunner of its own:
  * the handler writes through `manager`, and `commit` writes the state change and commits
  * both together.
+ *
+ * It must end within `timeoutMs` of its BEGIN. At the deadline on PostgreSQL and MySQL/MariaDB
+ * its connection is closed at once (the server rolls back, and the handler's next query
+ * through `manager` fails); on SQLite, whose one connection cannot be closed, `commit` rolls
+ * back instead. Either way `commit` then fails with an error that says so.
  */
 export class TypeOrmFsmTransaction implements FsmTransaction {
   private readonly locked = new Set<string>();
+  private readonly sql: FsmStateSql;
   private open = true;
+  private expired = false;
 
   constructor(
     private readonly runner: QueryRunner,
-    private readonly sql: FsmStateSql,
-    private readonly history: boolean,
-    private readonly onClose: () => void,
-  ) {}
+    private readonly options: TypeOrmFsmTransactionOptions,
+  ) {
+    this.sql = options.sql;
+    if (this.sql.dialect !== 'sqlite') {
+      options.deadline.signal.addEventListener('abort', () => this.expire(), { once: true });
+    }
+  }
 
   /** The transaction's `EntityManager`. */
   get manager(): EntityManager {
@@ -38,18 +68,39 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
    */
   async lock(request: FsmLockRequest): Promise<FsmClaimResult> {
     this.assertOpen();
-    const result = await this.tryLock(request, request.createWith);
+    const result = await this.bounded(this.tryLock(request, request.createWith));
     if (result.status === 'claimed') this.locked.add(request.handle);
     return result;
   }
 
   /**
    * Writes the new state (a new row when `insert` and the instance was not locked here) and
-   * the history row, then commits. On an error the transaction stays open: call `rollback`.
+   * the history row, then commits, all before the deadline. On an error the transaction may
+   * still be open: call `rollback`.
    */
   async commit(handle: string, commit: FsmCommit, options: { insert?: boolean } = {}): Promise<void> {
     this.assertOpen();
-    const record = this.history ? commit.record : undefined;
+    if (this.options.deadline.expired) throw this.options.deadline.signal.reason;
+    const clean = await this.bounded(this.write(handle, commit, options));
+    await this.close(clean);
+  }
+
+  /**
+   * Rolls back (when still open) and releases the connection; a connection that could not
+   * roll back in time is closed instead (the server then rolls back), so this does not throw.
+   */
+  async rollback(): Promise<void> {
+    if (!this.open) return;
+    let clean = false;
+    try {
+      clean = await this.bounded(this.options.limits.rollback(this.runner));
+    } finally {
+      await this.close(clean);
+    }
+  }
+
+  private async write(handle: string, commit: FsmCommit, options: { insert?: boolean }): Promise<boolean> {
+    const record = this.options.history ? commit.record : undefined;
     if (options.insert && !this.locked.has(handle)) {
       if (!(await this.sql.insert(this.runner, handle, commit.snapshot, { record }))) {
         throw new Error(storeHandleExists(handle));
@@ -57,18 +108,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     } else if (!(await this.sql.update(this.runner, handle, undefined, commit.snapshot, record))) {
       throw new Error(storeTransactionMissingInstance(handle));
     }
-    await this.runner.commitTransaction();
-    await this.close();
-  }
-
-  /** Rolls back (when still open) and releases the connection. */
-  async rollback(): Promise<void> {
-    if (!this.open) return;
-    try {
-      if (this.runner.isTransactionActive) await this.runner.rollbackTransaction();
-    } finally {
-      await this.close();
-    }
+    return this.options.limits.commit(this.runner);
   }
 
   private async tryLock(request: FsmLockRequest, createWith: FsmSnapshot | undefined): Promise<FsmClaimResult> {
@@ -94,16 +134,33 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     return inserted ? { status: 'claimed', snapshot: storedSnapshot(createWith) } : this.tryLock(request, undefined);
   }
 
+  /** `work` before the deadline; better-sqlite3 runs queries synchronously, so there is nothing to race. */
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    return this.sql.dialect === 'sqlite' ? work : this.options.deadline.race(work);
+  }
+
   private assertOpen(): void {
+    if (this.expired) throw new Error(storeTransactionExpired(this.options.deadline.timeoutMs));
     if (!this.open) throw new Error(storeTransactionClosed());
   }
 
-  private async close(): Promise<void> {
+  /** The deadline passed with the transaction open (PostgreSQL, MySQL/MariaDB): close its connection now. */
+  private expire(): void {
+    if (!this.open) return;
+    this.expired = true;
+    void this.close(false, this.options.deadline.signal.reason);
+  }
+
+  /** Ends the transaction: its connection goes back to the pool when `clean`, otherwise it is abandoned. */
+  private async close(clean: boolean, reason: Error = new Error(storeConnectionAbandoned())): Promise<void> {
+    if (!this.open) return;
     this.open = false;
+    this.options.deadline.clear();
     try {
-      await this.runner.release();
+      if (clean) await this.runner.release();
+      else abandonConnection(this.runner, reason);
     } finally {
-      this.onClose();
+      this.options.onClose();
     }
   }
 }
