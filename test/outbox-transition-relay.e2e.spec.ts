@@ -1,17 +1,14 @@
-import { type INestApplication, Logger } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import type { FsmRelayedTransition } from '../lib/stores/fsm-transition-relay.interface.js';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
 import { CreateMcpFsmOutbox1764720000000, createFsmOutboxMigration } from '../lib/stores/typeorm/fsm-outbox.migration.js';
 import { OutboxFsmTransitionRelay, type OutboxFsmTransitionRelayOptions } from '../lib/stores/typeorm/outbox-fsm-transition.relay.js';
 import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../lib/stores/typeorm/relay.messages.js';
-import { billingModule } from './fixtures/billing.app.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from './utils/databases.js';
-import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
-import { RecordingLogger } from './utils/recording-logger.js';
+import { eventually } from './utils/http-client.js';
+import { expectTransitionRelayed } from './utils/relay-pair.js';
+import { expectEachHearsTheOther, paymentTransition as transition, RelayTestBed } from './utils/relay-test-bed.js';
 import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
-import { TcpProxy } from './utils/tcp-proxy.js';
-import { listenApp } from './utils/test-app.js';
+import { startProxy } from './utils/tcp-proxy.js';
 
 /** A relay whose poll and prune the test runs itself. */
 class ManualOutboxRelay extends OutboxFsmTransitionRelay {
@@ -19,18 +16,6 @@ class ManualOutboxRelay extends OutboxFsmTransitionRelay {
     return this.prune();
   }
 }
-
-/** A started relay and the transitions it received. */
-interface Receiver {
-  relay: OutboxFsmTransitionRelay;
-  received: FsmRelayedTransition[];
-}
-
-const transition = (storeKey: string, state: string | null = 'captured'): FsmRelayedTransition => ({
-  machine: 'payment',
-  storeKey,
-  state,
-});
 
 async function migrateOutbox(dataSource: DataSource, tableName: string, direction: 'up' | 'down'): Promise<void> {
   const runner = dataSource.createQueryRunner();
@@ -49,24 +34,15 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
   const options = (url?: string) =>
     (target.name === 'SQLite' ? { ...target.options(), enableWAL: true } : target.options(url)) as DataSourceOptions;
   const quote = (name: string) => (target.name === 'MariaDB' ? `\`${name}\`` : `"${name}"`);
-  let dataSources: DataSource[];
-  let relays: OutboxFsmTransitionRelay[];
-  let apps: INestApplication[];
-  let clients: TestClient[];
-  let logs: RecordingLogger;
+  let bed: RelayTestBed;
 
   const open = async (url?: string) => {
     const dataSource = await new DataSource(options(url)).initialize();
-    dataSources.push(dataSource);
+    bed.dataSources.push(dataSource);
     return dataSource;
   };
-  const receiver = async (dataSource: DataSource, relayOptions: OutboxFsmTransitionRelayOptions = {}): Promise<Receiver> => {
-    const relay = new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 20, ...relayOptions });
-    const received: FsmRelayedTransition[] = [];
-    await relay.start((relayed) => received.push(relayed));
-    relays.push(relay);
-    return { relay, received };
-  };
+  const receiver = (dataSource: DataSource, relayOptions: OutboxFsmTransitionRelayOptions = {}) =>
+    bed.receiver(new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 20, ...relayOptions }));
   const insertRow = (dataSource: DataSource, table: string, values: { id?: number; storeKey: string; createdAt: number }) => {
     const columns = ['origin', 'machine', 'store_key', 'state', 'created_at'];
     const params: unknown[] = ['elsewhere', 'payment', values.storeKey, 'captured', values.createdAt];
@@ -91,20 +67,10 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
   });
 
   beforeEach(() => {
-    dataSources = [];
-    relays = [];
-    apps = [];
-    clients = [];
-    logs = new RecordingLogger();
-    Logger.overrideLogger(logs);
+    bed = new RelayTestBed();
   });
 
-  afterEach(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await Promise.all(apps.map((app) => app.close()));
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await Promise.all(dataSources.map((dataSource) => dataSource.destroy()));
-  });
+  afterEach(() => bed.close());
 
   afterAll(async () => {
     const teardown = await new DataSource(options()).initialize();
@@ -114,50 +80,20 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
   });
 
   it('tells a session on instance A when a call on instance B moved its payment', async () => {
-    const startInstance = async () => {
+    await expectTransitionRelayed(async () => {
       const dataSource = await open();
-      const app = await listenApp([
-        billingModule({
-          store: new TypeOrmFsmStateStore(dataSource, tables),
-          transitionRelay: new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 50 }),
-        }),
-      ]);
-      apps.push(app);
-      return mcpUrl(app);
-    };
-    const connect = async (at: URL) => {
-      const client = await connectClient(at);
-      clients.push(client);
-      return client;
-    };
-    const [urlA, urlB] = [await startInstance(), await startInstance()];
-    const owner = await connect(urlA);
-    const bystander = await connect(urlA);
-    const started = await owner.call('payment.authorize', { amount: 5, currency: 'EUR' });
-    const { paymentId } = started.structuredContent as { paymentId: string };
-    expect(await owner.names()).toContain('payment.capture');
-    await bystander.names();
-    const before = owner.listChanged();
-
-    const elsewhere = await connect(urlB);
-    expect((await elsewhere.call('payment.capture', { paymentId })).isError).toBeFalsy();
-
-    await eventually(() => owner.listChanged() === before + 1, 5000);
-    expect(await owner.names()).toEqual(expect.arrayContaining(['payment.refund', 'payment.receipt']));
-    expect(await owner.names()).not.toContain('payment.capture');
-    expect(bystander.listChanged()).toBe(0);
+      return {
+        store: new TypeOrmFsmStateStore(dataSource, tables),
+        transitionRelay: new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 50 }),
+      };
+    });
   });
 
   it('hands each process the transitions of the others only, from the newest row at its start on', async () => {
     const a = await receiver(await open());
     const b = await receiver(await open());
 
-    a.relay.publish(transition('payment:1'));
-    await eventually(() => b.received.length === 1);
-    b.relay.publish(transition('payment:2', null));
-    await eventually(() => a.received.length === 1);
-    expect(a.received).toEqual([transition('payment:2', null)]);
-    expect(b.received).toEqual([transition('payment:1')]);
+    await expectEachHearsTheOther(a, b);
 
     const late = await receiver(await open());
     a.relay.publish(transition('payment:3', 'refunded'));
@@ -218,7 +154,7 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(reader.received.map((relayed) => relayed.storeKey)).toEqual(['payment:3', 'payment:1', 'payment:2']);
     } finally {
-      await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+      await Promise.all(bed.relays.splice(0).map((relay) => relay.stop()));
       await migrateOutbox(writer, table, 'down');
     }
   });
@@ -260,9 +196,7 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
 
   if (target.url) {
     it('keeps polling while the database is away, logs it once, and delivers what it missed once it is back', async () => {
-      const server = new URL(target.url!);
-      const proxy = new TcpProxy(server.hostname, Number(server.port));
-      await proxy.start();
+      const proxy = await startProxy(target.url!);
       try {
         const direct = await receiver(await open());
         const behindProxy = await receiver(await open(proxy.rewrite(target.url!)), { pollIntervalMs: 50 });
@@ -270,22 +204,21 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
 
         await proxy.stop();
         direct.relay.publish(transition('payment:while-away'));
-        await eventually(() => logs.matching('warn', failed).length === 1, 5000);
+        await eventually(() => bed.logs.matching('warn', failed).length === 1, 5000);
         await new Promise((resolve) => setTimeout(resolve, 500));
-        expect(logs.matching('warn', failed)).toHaveLength(1);
+        expect(bed.logs.matching('warn', failed)).toHaveLength(1);
         expect(behindProxy.received).toEqual([]);
 
         await proxy.start();
         await eventually(() => behindProxy.received.length === 1, 10_000);
         expect(behindProxy.received).toEqual([transition('payment:while-away')]);
-        await eventually(() => logs.matching('log', /polls/).length > 0);
-        expect(logs.matching('log', /polls/)).toEqual([outboxPollRecovered(outbox)]);
+        await eventually(() => bed.logs.matching('log', /polls/).length > 0);
+        expect(bed.logs.matching('log', /polls/)).toEqual([outboxPollRecovered(outbox)]);
         expect(outboxPollFailed('t', new Error('ECONNREFUSED'), 200)).toBe(
           'Transition relay cannot poll t (ECONNREFUSED); trying again every 200 ms.',
         );
       } finally {
-        await Promise.all(relays.splice(0).map((relay) => relay.stop()));
-        await Promise.all(dataSources.splice(0).map((dataSource) => dataSource.destroy()));
+        await bed.close();
         await proxy.stop();
       }
     });

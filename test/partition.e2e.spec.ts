@@ -1,30 +1,18 @@
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { databaseTargets } from './utils/databases.js';
-import { connectClient, textOf, type TestClient } from './utils/http-client.js';
-import { startSample, type SampleProcess } from './utils/sample-process.js';
-import { TcpProxy } from './utils/tcp-proxy.js';
+import { DataSource } from 'typeorm';
+import { describeNetworkedTargets } from './utils/databases.js';
+import { textOf } from './utils/http-client.js';
+import { paymentStatus, SampleGroup } from './utils/sample-process.js';
+import { startProxy, type TcpProxy } from './utils/tcp-proxy.js';
 
 /** The store's time limit in both processes (`SAMPLE_STORE_TIMEOUT_MS`); MySQL/MariaDB count it in whole seconds. */
 const TIMEOUT_MS = 3000;
 /** Process A's handler sleeps this long inside its transaction: the partition starts while it does. */
 const HANDLER_MS = 2000;
 
-const targets = databaseTargets('partition e2e', { networkedOnly: true });
-const describeTargets = targets.length ? describe.each(targets) : describe.skip.each([{ name: 'no server', url: '' }]);
-
-type Status = { state: string; ledger: { kind: string }[] };
-
-describeTargets('a network partition between a sample process and $name', ({ url, ...target }) => {
+describeNetworkedTargets('partition e2e')('a network partition between a sample process and $name', ({ url, ...target }) => {
   let proxy: TcpProxy;
   let probe: DataSource;
-  let samples: SampleProcess[];
-  let clients: TestClient[];
-
-  const connect = async (sample: SampleProcess) => {
-    const client = await connectClient(sample.url);
-    clients.push(client);
-    return client;
-  };
+  let samples: SampleGroup;
 
   /** Whether another transaction holds the row of `handle` (a locking read that skips it finds nothing). */
   const rowLocked = async (handle: string) => {
@@ -34,30 +22,26 @@ describeTargets('a network partition between a sample process and $name', ({ url
   };
 
   beforeEach(async () => {
-    const server = new URL(url!);
-    proxy = new TcpProxy(server.hostname, Number(server.port));
-    await proxy.start();
-    probe = new DataSource((target as { options: () => DataSourceOptions }).options());
+    proxy = await startProxy(url!);
+    probe = new DataSource(target.options());
     await probe.initialize();
-    samples = [];
-    clients = [];
+    samples = new SampleGroup();
   });
 
   afterEach(async () => {
     proxy.heal();
-    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    await Promise.all(samples.map((sample) => sample.stop()));
+    await samples.stop();
     await probe.destroy();
     await proxy.stop();
   });
 
   it('gives the payment back to the other process within the time limit plus a second, and runs its capture once', async () => {
     const timeout = { SAMPLE_STORE_TIMEOUT_MS: String(TIMEOUT_MS) };
-    samples.push(
-      await startSample({ ...timeout, DATABASE_URL: proxy.rewrite(url!), SAMPLE_HANDLER_DELAY_MS: String(HANDLER_MS) }),
-      await startSample({ ...timeout, DATABASE_URL: url! }),
-    );
-    const [a, b] = [await connect(samples[0]), await connect(samples[1])];
+    const [sampleA, sampleB] = [
+      await samples.start({ ...timeout, DATABASE_URL: proxy.rewrite(url!), SAMPLE_HANDLER_DELAY_MS: String(HANDLER_MS) }),
+      await samples.start({ ...timeout, DATABASE_URL: url! }),
+    ];
+    const [a, b] = [await samples.connect(sampleA), await samples.connect(sampleB)];
     const started = await b.call('payment.authorize', { amount: 25, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
 
@@ -88,7 +72,7 @@ describeTargets('a network partition between a sample process and $name', ({ url
       expect(answer._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'STATE_UNAVAILABLE', tool: 'payment.capture' });
       expect(textOf(answer)).toMatch(/^STATE_UNAVAILABLE: "payment\.capture" ran, but the new state of payment could not be stored\./);
     }
-    const status = (await b.call('payment.status', { paymentId })).structuredContent as Status;
+    const status = await paymentStatus(b, paymentId);
     expect(status.state).toBe('captured');
     expect(status.ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture']);
   });

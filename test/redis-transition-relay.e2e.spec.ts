@@ -1,4 +1,3 @@
-import { type INestApplication, Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,28 +5,20 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { RedisFsmTransitionRelay } from '../lib/redis/index.js';
 import { redisConnectionBack, redisConnectionLost } from '../lib/redis/redis.messages.js';
-import type { FsmRelayedTransition } from '../lib/stores/fsm-transition-relay.interface.js';
 import { relayBadPayload } from '../lib/stores/stores.messages.js';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
-import { billingModule } from './fixtures/billing.app.js';
 import { uniqueSuffix } from './utils/databases.js';
-import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
-import { RecordingLogger } from './utils/recording-logger.js';
+import { eventually } from './utils/http-client.js';
+import { expectTransitionRelayed } from './utils/relay-pair.js';
+import { expectEachHearsTheOther, paymentTransition as transition, RelayTestBed } from './utils/relay-test-bed.js';
 import { createStoreTables } from './utils/store-tables.js';
-import { TcpProxy } from './utils/tcp-proxy.js';
-import { listenApp } from './utils/test-app.js';
+import { startProxy } from './utils/tcp-proxy.js';
 
 const url = process.env.TEST_REDIS_URL;
 if (!url) {
   console.warn('Redis transition relay e2e skipped: TEST_REDIS_URL is not set');
 }
 const describeWithRedis = url ? describe : describe.skip;
-
-const transition = (storeKey: string, state: string | null = 'captured'): FsmRelayedTransition => ({
-  machine: 'payment',
-  storeKey,
-  state,
-});
 
 /** `url` with ioredis options in its query (`connectionName` shows in CLIENT LIST). */
 const withOptions = (base: string, options: Record<string, string>) => {
@@ -40,24 +31,15 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
   const suffix = uniqueSuffix();
   const channel = `nestjs-mcp-fsm-test:${suffix}`;
   let redisClients: Redis[];
-  let relays: RedisFsmTransitionRelay[];
-  let apps: INestApplication[];
-  let dataSources: DataSource[];
-  let clients: TestClient[];
-  let logs: RecordingLogger;
+  let bed: RelayTestBed;
 
   const redis = (at = url!) => {
     const client = new Redis(at);
     redisClients.push(client);
     return client;
   };
-  const receiver = async (connection: Redis | string, relayChannel = channel) => {
-    const relay = new RedisFsmTransitionRelay(connection, { channel: relayChannel });
-    const received: FsmRelayedTransition[] = [];
-    await relay.start((relayed) => received.push(relayed));
-    relays.push(relay);
-    return { relay, received };
-  };
+  const receiver = (connection: Redis | string, relayChannel = channel) =>
+    bed.receiver(new RedisFsmTransitionRelay(connection, { channel: relayChannel }));
   const connectionsNamed = async (name: string) => {
     const list = await redis().client('LIST');
     return String(list)
@@ -67,59 +49,27 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
 
   beforeEach(() => {
     redisClients = [];
-    relays = [];
-    apps = [];
-    dataSources = [];
-    clients = [];
-    logs = new RecordingLogger();
-    Logger.overrideLogger(logs);
+    bed = new RelayTestBed();
   });
 
   afterEach(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await Promise.all(apps.map((app) => app.close()));
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await Promise.all(dataSources.map((dataSource) => dataSource.destroy()));
+    await bed.close();
     for (const client of redisClients) client.disconnect();
   });
 
   it('tells a session on instance A when a call on instance B moved its payment', async () => {
     const database = join(mkdtempSync(join(tmpdir(), 'mcp-fsm-redis-')), 'state.sqlite');
     const tables = { tableName: 'redis_state', historyTableName: 'redis_history' };
-    const startInstance = async (connection: Redis | string) => {
+    const instance = (connection: Redis | string) => async () => {
       const dataSource = await new DataSource({ type: 'better-sqlite3', database, enableWAL: true }).initialize();
-      dataSources.push(dataSource);
-      if (dataSources.length === 1) await createStoreTables(dataSource, tables);
-      const app = await listenApp([
-        billingModule({
-          store: new TypeOrmFsmStateStore(dataSource, tables),
-          transitionRelay: new RedisFsmTransitionRelay(connection, { channel }),
-        }),
-      ]);
-      apps.push(app);
-      return mcpUrl(app);
+      bed.dataSources.push(dataSource);
+      if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
+      return {
+        store: new TypeOrmFsmStateStore(dataSource, tables),
+        transitionRelay: new RedisFsmTransitionRelay(connection, { channel }),
+      };
     };
-    const connect = async (at: URL) => {
-      const client = await connectClient(at);
-      clients.push(client);
-      return client;
-    };
-    const [urlA, urlB] = [await startInstance(redis()), await startInstance(url!)];
-    const owner = await connect(urlA);
-    const bystander = await connect(urlA);
-    const started = await owner.call('payment.authorize', { amount: 5, currency: 'EUR' });
-    const { paymentId } = started.structuredContent as { paymentId: string };
-    expect(await owner.names()).toContain('payment.capture');
-    await bystander.names();
-    const before = owner.listChanged();
-
-    const elsewhere = await connect(urlB);
-    expect((await elsewhere.call('payment.capture', { paymentId })).isError).toBeFalsy();
-
-    await eventually(() => owner.listChanged() === before + 1, 5000);
-    expect(await owner.names()).toEqual(expect.arrayContaining(['payment.refund', 'payment.receipt']));
-    expect(await owner.names()).not.toContain('payment.capture');
-    expect(bystander.listChanged()).toBe(0);
+    await expectTransitionRelayed(instance(redis()), instance(url!));
   });
 
   it('hands each relay the transitions of the others on its channel only', async () => {
@@ -127,12 +77,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
     const b = await receiver(url!);
     const elsewhere = await receiver(url!, `${channel}:other`);
 
-    a.relay.publish(transition('payment:1'));
-    await eventually(() => b.received.length === 1);
-    b.relay.publish(transition('payment:2', null));
-    await eventually(() => a.received.length === 1);
-    expect(a.received).toEqual([transition('payment:2', null)]);
-    expect(b.received).toEqual([transition('payment:1')]);
+    await expectEachHearsTheOther(a, b);
 
     elsewhere.relay.publish(transition('payment:3'));
     a.relay.publish(transition('payment:4'));
@@ -150,7 +95,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
     await plain.publish(channel, JSON.stringify({ origin: 'x', ...transition('payment:5') }));
     await eventually(() => b.received.length === 1);
     expect(b.received).toEqual([transition('payment:5')]);
-    expect(logs.matching('warn', /^Ignored a transition relay message: /)).toEqual([
+    expect(bed.logs.matching('warn', /^Ignored a transition relay message: /)).toEqual([
       relayBadPayload(new SyntaxError(`Unexpected token 'o', "not json" is not valid JSON`)),
     ]);
   });
@@ -172,9 +117,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
   });
 
   it('keeps running while Redis is away, logs it once, and delivers again once it is back', async () => {
-    const server = new URL(url!);
-    const proxy = new TcpProxy(server.hostname, Number(server.port || 6379));
-    await proxy.start();
+    const proxy = await startProxy(url!, 6379);
     try {
       const a = await receiver(redis());
       const b = await receiver(proxy.rewrite(url!));
@@ -182,23 +125,23 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       await eventually(() => b.received.length === 1);
 
       await proxy.stop();
-      await eventually(() => logs.matching('warn', /subscriber/).length === 1, 5000);
+      await eventually(() => bed.logs.matching('warn', /subscriber/).length === 1, 5000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(logs.matching('warn', /subscriber/)).toHaveLength(1);
-      expect(logs.matching('warn', /subscriber/)[0]).toMatch(/^Transition relay lost its Redis subscriber connection \(.+\); reconnecting\.$/);
+      expect(bed.logs.matching('warn', /subscriber/)).toHaveLength(1);
+      expect(bed.logs.matching('warn', /subscriber/)[0]).toMatch(/^Transition relay lost its Redis subscriber connection \(.+\); reconnecting\.$/);
 
       await proxy.start();
       await eventually(() => {
         a.relay.publish(transition('payment:after'));
         return b.received.some((relayed) => relayed.storeKey === 'payment:after');
       }, 10_000);
-      await eventually(() => logs.matching('log', /subscriber/).length === 1);
-      expect(logs.matching('log', /subscriber/)).toEqual([redisConnectionBack('subscriber')]);
+      await eventually(() => bed.logs.matching('log', /subscriber/).length === 1);
+      expect(bed.logs.matching('log', /subscriber/)).toEqual([redisConnectionBack('subscriber')]);
       expect(redisConnectionLost('subscriber', new Error('ECONNREFUSED'))).toBe(
         'Transition relay lost its Redis subscriber connection (ECONNREFUSED); reconnecting.',
       );
     } finally {
-      await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+      await bed.close();
       await proxy.stop();
     }
   });

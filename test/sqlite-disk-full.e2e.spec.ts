@@ -1,42 +1,30 @@
-import type { INestApplication } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
-import { createStoreTables } from './utils/store-tables.js';
-import { connectClient, mcpUrl, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { startLedgerApp, type LedgerApp } from './utils/ledger-app.js';
 
 const tables = { tableName: 'full_state', historyTableName: 'full_history', history: true };
 
 describe('SQLite that runs out of space (PRAGMA max_page_count)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'fsm-full-'));
   const file = join(directory, 'full.sqlite');
-  const entity: EntitySchema<LedgerRow> = ledgerEntity('full_ledger');
-  const options = { type: 'better-sqlite3', database: file, enableWAL: true, entities: [entity] } as DataSourceOptions;
-  let dataSource: DataSource;
-  let app: INestApplication;
-  let agent: TestClient;
+  const options = { type: 'better-sqlite3', database: file, enableWAL: true } as DataSourceOptions;
+  let ledgerApp: LedgerApp;
 
   beforeAll(async () => {
-    dataSource = new DataSource(options);
-    await dataSource.initialize();
-    await dataSource.synchronize();
-    await createStoreTables(dataSource, tables);
-    app = await listenApp([ledgerModule(dataSource, entity, tables)]);
-    agent = await connectClient(await mcpUrl(app));
+    ledgerApp = await startLedgerApp(options, 'full_ledger', tables);
   });
 
   afterAll(async () => {
-    await agent?.close();
-    await app?.close();
-    if (dataSource.isInitialized) await dataSource.destroy();
+    // The tables go with the directory.
+    await ledgerApp?.close({ drop: false });
     rmSync(directory, { recursive: true, force: true });
   });
 
   it('acknowledges only calls that are in the file after a restart, and works again once there is room', async () => {
+    const { agent, dataSource } = ledgerApp;
     const authorized: string[] = [];
     const captured: string[] = [];
     const failures: CallToolResult[] = [];
@@ -75,9 +63,7 @@ describe('SQLite that runs out of space (PRAGMA max_page_count)', () => {
     await capture(authorized.at(-1)!);
     expect(failures).toHaveLength(failedBefore);
 
-    await agent.close();
-    await app.close();
-    await dataSource.destroy();
+    await ledgerApp.close({ drop: false });
     const reopened = new DataSource(options);
     await reopened.initialize();
     try {

@@ -1,41 +1,24 @@
-import type { INestApplication } from '@nestjs/common';
-import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
-import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
+import { LedgerBehaviour } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
-import { createStoreTables, dropStoreTables } from './utils/store-tables.js';
-import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';
-import { listenApp } from './utils/test-app.js';
+import { textOf } from './utils/http-client.js';
+import { startLedgerApp, type LedgerApp } from './utils/ledger-app.js';
 
 const TIMEOUT_MS = 500;
 
 describe.each(databaseTargets('store timeout e2e'))('a transactional handler that outlives timeoutMs on $name', ({ options }) => {
   const suffix = uniqueSuffix();
   const tables = { tableName: `slow_state_${suffix}`, historyTableName: `slow_history_${suffix}`, history: true };
-  let entity: EntitySchema<LedgerRow>;
-  let dataSource: DataSource;
-  let app: INestApplication;
-  let agent: TestClient;
+  let ledgerApp: LedgerApp;
 
   beforeAll(async () => {
-    entity = ledgerEntity(`slow_ledger_${suffix}`);
-    dataSource = new DataSource({ ...options(), entities: [entity] } as DataSourceOptions);
-    await dataSource.initialize();
-    await dataSource.synchronize();
-    await createStoreTables(dataSource, tables);
-    app = await listenApp([ledgerModule(dataSource, entity, { ...tables, timeoutMs: TIMEOUT_MS })]);
-    agent = await connectClient(await mcpUrl(app));
+    ledgerApp = await startLedgerApp(options(), `slow_ledger_${suffix}`, { ...tables, timeoutMs: TIMEOUT_MS });
   });
 
-  afterAll(async () => {
-    await agent.close();
-    await app.close();
-    await dropStoreTables(dataSource, tables);
-    await dataSource.query(`DROP TABLE ${entity.options.tableName}`);
-    await dataSource.destroy();
-  });
+  afterAll(() => ledgerApp.close());
 
   it('is answered STATE_UNAVAILABLE, acknowledges nothing, and the next call commits', async () => {
+    const { agent, app, dataSource, entity } = ledgerApp;
     const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
     const behaviour = app.get(LedgerBehaviour);

@@ -9,13 +9,13 @@ export const storeHandleExists = (handle: string): string => `Workflow instance 
 export const storeFull = (maxEntries: number): string =>
   `InMemoryFsmStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmFsmStateStore).`;
 
-/** Bootstrap error: the DataSource is of a database type the TypeORM store does not support. */
-export const storeUnsupportedDatabase = (type: string): string =>
-  `TypeOrmFsmStateStore does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;
+/** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
+export const storeUnsupportedDatabase = (component: string, type: string): string =>
+  `${component} does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;
 
-/** Bootstrap error: a table name that is not a plain (optionally schema-qualified) SQL identifier. */
-export const storeInvalidTableName = (name: string): string =>
-  `TypeOrmFsmStateStore: table name "${name}" is not a plain SQL identifier (letters, digits, "_", optionally "schema.table").`;
+/** Bootstrap error: `component` was given a table name that is not a plain (optionally schema-qualified) SQL identifier. */
+export const storeInvalidTableName = (component: string, name: string): string =>
+  `${component}: table name "${name}" is not a plain SQL identifier (letters, digits, "_", optionally "schema.table").`;
 
 /** Store error: a transaction was used after its commit or rollback. */
 export const storeTransactionClosed = (): string =>
@@ -25,21 +25,21 @@ export const storeTransactionClosed = (): string =>
 export const storeTransactionMissingInstance = (handle: string): string =>
   `Workflow instance "${handle}" does not exist; commit a new instance with { insert: true }.`;
 
-/** Store error: a store operation (or the wait for its connection) ran out of time; its connection is not reused. */
-export const storeTimedOut = (operation: string, timeoutMs: number): string =>
-  `TypeOrmFsmStateStore: ${operation} did not finish within timeoutMs (${timeoutMs} ms); its connection is not reused.`;
+/** Error of an operation of `component` that (or whose wait for a connection) ran out of time; its connection is not reused. */
+export const storeTimedOut = (component: string, operation: string, timeoutMs: number): string =>
+  `${component}: ${operation} did not finish within timeoutMs (${timeoutMs} ms); its connection is not reused.`;
 
 /** Store error: a transaction was still open at its deadline; it was rolled back (or its connection closed). */
 export const storeTransactionExpired = (timeoutMs: number): string =>
   `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
 
-/** Error of a query still running on a connection that the store closed (a deadline, or a transaction that did not end cleanly). */
-export const storeConnectionAbandoned = (): string =>
-  'TypeOrmFsmStateStore closed this connection: its operation ran out of time or its transaction did not end cleanly.';
+/** Error of a query still running on a connection that `component` closed (a deadline, or a transaction that did not end cleanly). */
+export const storeConnectionAbandoned = (component: string): string =>
+  `${component} closed this connection: its operation ran out of time or its transaction did not end cleanly.`;
 
-/** Bootstrap error: `timeoutMs` is not a positive whole number of milliseconds. */
-export const storeInvalidTimeout = (timeoutMs: unknown): string =>
-  `TypeOrmFsmStateStore: timeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}.`;
+/** Bootstrap error: the `timeoutMs` option of `component` is not a positive whole number of milliseconds. */
+export const storeInvalidTimeout = (component: string, timeoutMs: unknown): string =>
+  `${component}: timeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}.`;
 
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>

@@ -123,8 +123,8 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
 
   it('refuses a table name that is not a plain identifier', () => {
     const name = 'mcp_session; DROP TABLE users';
-    expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(storeInvalidTableName(name));
-    expect(() => createMcpSessionMigration({ eventTableName: name })).toThrow(storeInvalidTableName(name));
+    expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(storeInvalidTableName('TypeOrmMcpSessionStore', name));
+    expect(() => createMcpSessionMigration({ eventTableName: name })).toThrow(storeInvalidTableName('createMcpSessionMigration', name));
   });
 });
 

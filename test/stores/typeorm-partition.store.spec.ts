@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
-import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
+import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
-import { TcpProxy } from '../utils/tcp-proxy.js';
+import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
 
 const TIMEOUT_MS = 2000;
 /** Scheduling slack on a loaded 2-core CI machine, on top of the bounds the store promises. */
 const SLACK_MS = 1500;
-
-const targets = databaseTargets('store partition', { networkedOnly: true });
-const describeTargets = targets.length ? describe.each(targets) : describe.skip.each([{ name: 'no server', url: '' }]);
 
 const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
 
@@ -27,19 +24,26 @@ async function lockedBy(store: TypeOrmFsmStateStore, handle: string, since: numb
   throw new Error(`${handle} was not free within ${withinMs} ms`);
 }
 
-describeTargets('TypeOrmFsmStateStore on $name through a partitioned network', ({ url, ...target }) => {
+describeNetworkedTargets('store partition')('TypeOrmFsmStateStore on $name through a partitioned network', ({ url, options }) => {
   const tables = { tableName: `part_state_${uniqueSuffix()}`, historyTableName: `part_history_${uniqueSuffix()}` };
-  const options = (target as { options: (url?: string) => DataSourceOptions }).options;
   let proxy: TcpProxy;
   let cut: DataSource;
   let direct: DataSource;
   let storeA: TypeOrmFsmStateStore;
   let storeB: TypeOrmFsmStateStore;
 
+  /** A draft invoice that a transaction of store A holds the lock of, when the network to A is cut. */
+  const heldThroughPartition = async () => {
+    const handle = `invoice:${randomUUID()}`;
+    await storeB.create(handle, snapshot('draft'));
+    const held = await storeA.beginTransaction();
+    expect(await held.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    proxy.partition();
+    return { handle, held, partitionedAt: Date.now() };
+  };
+
   beforeAll(async () => {
-    const server = new URL(url!);
-    proxy = new TcpProxy(server.hostname, Number(server.port));
-    await proxy.start();
+    proxy = await startProxy(url!);
     direct = new DataSource(options());
     cut = new DataSource(options(proxy.rewrite(url!)));
     await Promise.all([direct.initialize(), cut.initialize()]);
@@ -57,13 +61,7 @@ describeTargets('TypeOrmFsmStateStore on $name through a partitioned network', (
   });
 
   it("frees a partitioned transaction's row lock within timeoutMs, and its commit fails with the deadline", async () => {
-    const handle = `invoice:${randomUUID()}`;
-    await storeB.create(handle, snapshot('draft'));
-    const held = await storeA.beginTransaction();
-    expect(await held.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
-
-    proxy.partition();
-    const partitionedAt = Date.now();
+    const { handle, held, partitionedAt } = await heldThroughPartition();
     const commit = held.commit(handle, { snapshot: snapshot('review') }).then(
       () => ({ error: undefined, afterMs: Date.now() - partitionedAt }),
       (error: Error) => ({ error, afterMs: Date.now() - partitionedAt }),
@@ -83,12 +81,7 @@ describeTargets('TypeOrmFsmStateStore on $name through a partitioned network', (
   });
 
   it("fails a handler's query that the partition holds up once the transaction's deadline passes", async () => {
-    const handle = `invoice:${randomUUID()}`;
-    await storeB.create(handle, snapshot('draft'));
-    const held = await storeA.beginTransaction();
-    expect(await held.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
-    proxy.partition();
-    const partitionedAt = Date.now();
+    const { handle, held, partitionedAt } = await heldThroughPartition();
     // pg reports its own "Connection terminated"; mysql2 fails the query with the store's reason.
     await expect((held.manager as EntityManager).query('SELECT 1')).rejects.toThrow(
       /^(Connection terminated|TypeOrmFsmStateStore: the transaction was still open after timeoutMs)/,

@@ -36,6 +36,17 @@ export function databaseTargets(suite: string, { networkedOnly = false } = {}): 
   return targets;
 }
 
+/**
+ * `describe.each` over the networked targets of {@link databaseTargets}; with none set, one
+ * skipped block, so the suite still reports itself (skipped) instead of vanishing.
+ */
+export function describeNetworkedTargets(suite: string) {
+  const targets = databaseTargets(suite, { networkedOnly: true });
+  return targets.length
+    ? describe.each(targets)
+    : describe.skip.each<DatabaseTarget>([{ name: 'no server', options: () => ({ type: 'better-sqlite3', database: ':memory:' }) }]);
+}
+
 /** A unique table-name suffix for one test run. */
 export function uniqueSuffix(): string {
   return `${process.pid}_${Date.now().toString(36)}`;

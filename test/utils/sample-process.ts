@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { connectClient, type TestClient } from './http-client.js';
 
 /** Entry point of the built sample (the jest global setup compiles it). */
 export const SAMPLE_MAIN = join(process.cwd(), '.sample-dist', 'sample', 'main.js');
@@ -47,4 +48,42 @@ export async function startSample(env: Record<string, string>): Promise<SamplePr
       }
     },
   };
+}
+
+/** Samples one test starts and the clients it connects to them, to stop and close together. */
+export class SampleGroup {
+  private readonly samples: SampleProcess[] = [];
+  private readonly clients: TestClient[] = [];
+
+  /** Starts a sample with `env` (see {@link startSample}). */
+  async start(env: Record<string, string>): Promise<SampleProcess> {
+    const sample = await startSample(env);
+    this.samples.push(sample);
+    return sample;
+  }
+
+  /** Connects a new client to `sample`. */
+  async connect(sample: SampleProcess): Promise<TestClient> {
+    const client = await connectClient(sample.url);
+    this.clients.push(client);
+    return client;
+  }
+
+  /** Closes the clients (one whose sample is gone already may fail to) and stops the samples. */
+  async stop(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.close().catch(() => undefined)));
+    await Promise.all(this.samples.map((sample) => sample.stop()));
+  }
+}
+
+/** What the sample's `payment.status` answers, in the parts the tests read. */
+export type SamplePaymentStatus = {
+  state: string;
+  refundable: number;
+  ledger: { kind: string; amount: number }[];
+};
+
+/** The sample's `payment.status` of `paymentId`, asked through `agent`. */
+export async function paymentStatus(agent: TestClient, paymentId: string): Promise<SamplePaymentStatus> {
+  return (await agent.call('payment.status', { paymentId })).structuredContent as SamplePaymentStatus;
 }

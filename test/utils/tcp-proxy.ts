@@ -56,8 +56,9 @@ export class TcpProxy {
     }
   }
 
-  /** Ends the partition: what was held back is delivered, and a side closed meanwhile closes the other. */
+  /** Ends the partition (if any): what was held back is delivered, and a side closed meanwhile closes the other. */
   heal(): void {
+    if (!this.partitioned) return;
     this.partitioned = false;
     for (const link of this.links) {
       if (link.client.destroyed || link.upstream?.destroyed) this.cut(link);
@@ -98,4 +99,12 @@ export class TcpProxy {
     link.client.destroy();
     link.upstream?.destroy();
   }
+}
+
+/** Starts a {@link TcpProxy} in front of the server of `url` (`defaultPort` when the URL names none). */
+export async function startProxy(url: string, defaultPort?: number): Promise<TcpProxy> {
+  const server = new URL(url);
+  const proxy = new TcpProxy(server.hostname, Number(server.port || defaultPort));
+  await proxy.start();
+  return proxy;
 }

@@ -1,6 +1,7 @@
-import { type MigrationInterface, type QueryRunner, Table, TableIndex, type TableColumnOptions } from 'typeorm';
-import { assertFsmTableName, fsmSqlDialect } from './fsm-state.sql.js';
+import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
+import { MigrationColumns } from './migration-columns.js';
 import { DEFAULT_FSM_OUTBOX_TABLE, type OutboxFsmTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
+import { assertFsmTableName } from './typeorm-sql.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
 
@@ -17,46 +18,25 @@ const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
 export function createFsmOutboxMigration(
   options: Pick<OutboxFsmTransitionRelayOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE);
+  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE, createFsmOutboxMigration.name);
 
   return class CreateMcpFsmOutbox implements MigrationInterface {
     name = MIGRATION_NAME;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      const dialect = fsmSqlDialect(queryRunner.dataSource.options.type);
-      // MySQL's default collations ignore case: store keys and state names must compare exactly.
-      const text = (name: string, length: number, isNullable = false): TableColumnOptions => ({
-        name,
-        type: 'varchar',
-        length: String(length),
-        isNullable,
-        ...(dialect === 'mysql' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {}),
-      });
-
+      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
       await queryRunner.createTable(
         new Table({
           name: outboxTable,
           columns: [
-            {
-              name: 'id',
-              // SQLite autoincrements only an INTEGER PRIMARY KEY (AUTOINCREMENT: ids are never reused).
-              type: dialect === 'sqlite' ? 'integer' : 'bigint',
-              isPrimary: true,
-              isGenerated: true,
-              generationStrategy: 'increment',
-            },
-            text('origin', 64),
-            text('machine', 255),
-            text('store_key', 255),
-            text('state', 512, true),
-            { name: 'created_at', type: 'bigint' },
+            columns.id(),
+            columns.text('origin', 64),
+            columns.text('machine', 255),
+            columns.text('store_key', 255),
+            columns.text('state', 512, true),
+            columns.epochMs('created_at'),
           ],
-          indices: [
-            new TableIndex({
-              name: `IDX_${outboxTable.slice(outboxTable.lastIndexOf('.') + 1)}_created_at`,
-              columnNames: ['created_at'],
-            }),
-          ],
+          indices: [columns.index(outboxTable, 'created_at', ['created_at'])],
         }),
       );
     }

@@ -1,5 +1,6 @@
-import { type MigrationInterface, type QueryRunner, Table, TableColumn, TableIndex, type TableColumnOptions } from 'typeorm';
-import { assertFsmTableName, fsmSqlDialect } from './fsm-state.sql.js';
+import { type MigrationInterface, type QueryRunner, Table, TableColumn } from 'typeorm';
+import { MigrationColumns } from './migration-columns.js';
+import { assertFsmTableName } from './typeorm-sql.js';
 import {
   DEFAULT_FSM_STATE_TABLE,
   DEFAULT_FSM_TRANSITION_TABLE,
@@ -22,62 +23,45 @@ const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
 export function createFsmStateMigration(
   options: Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE);
-  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createFsmStateMigration.name);
+  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE, createFsmStateMigration.name);
 
   return class CreateMcpFsmState implements MigrationInterface {
     name = MIGRATION_NAME;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      const dialect = fsmSqlDialect(queryRunner.dataSource.options.type);
-      // MySQL's default collations ignore case: handles and state names must compare exactly.
-      const text = (name: string, length: number, isNullable = false): TableColumnOptions => ({
-        name,
-        type: 'varchar',
-        length: String(length),
-        isNullable,
-        ...(dialect === 'mysql' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {}),
-      });
-      const epochMs = (name: string, isNullable = false): TableColumnOptions => ({ name, type: 'bigint', isNullable });
-
+      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
       await queryRunner.createTable(
         new Table({
           name: stateTable,
           columns: [
-            { ...text('handle', 255), isPrimary: true },
-            text('machine', 255),
-            text('state', 512),
-            text('owner', 255, true),
-            text('lease_token', 64, true),
-            epochMs('lease_until', true),
-            epochMs('created_at'),
-            epochMs('updated_at'),
+            { ...columns.text('handle', 255), isPrimary: true },
+            columns.text('machine', 255),
+            columns.text('state', 512),
+            columns.text('owner', 255, true),
+            columns.text('lease_token', 64, true),
+            columns.epochMs('lease_until', true),
+            columns.epochMs('created_at'),
+            columns.epochMs('updated_at'),
           ],
-          indices: [new TableIndex({ name: indexName(stateTable, 'machine'), columnNames: ['machine'] })],
+          indices: [columns.index(stateTable, 'machine', ['machine'])],
         }),
       );
       await queryRunner.createTable(
         new Table({
           name: historyTable,
           columns: [
-            {
-              name: 'id',
-              // SQLite autoincrements only an INTEGER PRIMARY KEY.
-              type: dialect === 'sqlite' ? 'integer' : 'bigint',
-              isPrimary: true,
-              isGenerated: true,
-              generationStrategy: 'increment',
-            },
-            text('machine', 255),
-            text('handle', 255),
-            text('from_state', 512, true),
-            text('to_state', 512),
-            text('event', 255, true),
-            text('tool', 255),
-            text('principal', 255, true),
-            epochMs('at'),
+            columns.id(),
+            columns.text('machine', 255),
+            columns.text('handle', 255),
+            columns.text('from_state', 512, true),
+            columns.text('to_state', 512),
+            columns.text('event', 255, true),
+            columns.text('tool', 255),
+            columns.text('principal', 255, true),
+            columns.epochMs('at'),
           ],
-          indices: [new TableIndex({ name: indexName(historyTable, 'handle_at'), columnNames: ['handle', 'at'] })],
+          indices: [columns.index(historyTable, 'handle_at', ['handle', 'at'])],
         }),
       );
     }
@@ -110,22 +94,13 @@ export class CreateMcpFsmState1764460800000 extends createFsmStateMigration() {}
 export function createFsmContextMigration(
   options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createFsmContextMigration.name);
 
   return class AddMcpFsmContext implements MigrationInterface {
     name = CONTEXT_MIGRATION_NAME;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      const mysql = fsmSqlDialect(queryRunner.dataSource.options.type) === 'mysql';
-      await queryRunner.addColumn(
-        stateTable,
-        new TableColumn({
-          name: 'context',
-          type: mysql ? 'longtext' : 'text',
-          isNullable: true,
-          ...(mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {}),
-        }),
-      );
+      await queryRunner.addColumn(stateTable, new TableColumn(new MigrationColumns(queryRunner, CONTEXT_MIGRATION_NAME).json('context', true)));
     }
 
     async down(queryRunner: QueryRunner): Promise<void> {
@@ -136,7 +111,3 @@ export function createFsmContextMigration(
 
 /** Adds the `context` column to the state table with the default name (`mcp_fsm_state`). */
 export class AddMcpFsmContext1764547200000 extends createFsmContextMigration() {}
-
-function indexName(table: string, suffix: string): string {
-  return `IDX_${table.slice(table.lastIndexOf('.') + 1)}_${suffix}`;
-}

@@ -4,34 +4,9 @@ import { parseInstanceKey } from '../fsm-instance-key.js';
 import { isOwnedBy } from '../fsm-instance-owner.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
-import { storeInvalidTableName, storeSchemaNotReady, storeUnsupportedDatabase } from '../stores.messages.js';
+import { storeSchemaNotReady } from '../stores.messages.js';
 import type { FsmLockRequest } from '../transactional-fsm-state-store.interface.js';
-
-/** SQL dialects the TypeORM store speaks. */
-export type FsmSqlDialect = 'postgres' | 'mysql' | 'sqlite';
-
-/** The dialect of a TypeORM `DataSource` type; throws for a type the store does not support. */
-export function fsmSqlDialect(type: string): FsmSqlDialect {
-  switch (type) {
-    case 'postgres':
-      return 'postgres';
-    case 'mysql':
-    case 'mariadb':
-      return 'mysql';
-    case 'better-sqlite3':
-      return 'sqlite';
-    default:
-      throw new Error(storeUnsupportedDatabase(type));
-  }
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-
-/** Checks that a table name is a plain (optionally schema-qualified) identifier and returns it. */
-export function assertFsmTableName(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(storeInvalidTableName(name));
-  return name;
-}
+import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** One stored instance row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
 export interface FsmStateRow {
@@ -75,18 +50,6 @@ export function notTaken(row: FsmStateRow, request: FsmLockRequest, now: number)
   return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
-interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
-interface Result<T> {
-  records: T[];
-  affected: number;
-  /** MySQL's insert id (the OK packet's `LAST_INSERT_ID`). */
-  insertId?: number;
-}
-
 const DUPLICATE_KEY_ERRNO = 1062;
 const DEADLOCK_ERRNO = 1213;
 
@@ -100,13 +63,14 @@ export class FsmStateSql {
   private readonly history: string;
   private readonly columns = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
 
+  /** `tableName` and `historyTableName` as `BoundedQueries.table` returns them. */
   constructor(
     readonly dialect: FsmSqlDialect,
     tableName: string,
     historyTableName: string,
   ) {
-    this.state = this.quote(assertFsmTableName(tableName));
-    this.history = this.quote(assertFsmTableName(historyTableName));
+    this.state = quoteTableName(dialect, tableName);
+    this.history = quoteTableName(dialect, historyTableName);
   }
 
   /** Whether state change + history row need a transaction (no data-modifying CTE in the dialect). */
@@ -190,7 +154,7 @@ export class FsmStateSql {
     options: { lease?: FsmLease; record?: FsmTransitionRecord } = {},
   ): Promise<boolean> {
     const { lease, record } = options;
-    const insert: Statement = {
+    const insert: SqlStatement = {
       sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${
         this.dialect === 'mysql' ? '' : ' ON CONFLICT (handle) DO NOTHING'
       }`,
@@ -337,7 +301,7 @@ export class FsmStateSql {
    * several processes at once; answers how many instances it deleted.
    */
   async sweep(runner: QueryRunner, { finished, idle, limit }: FsmSweepRequest, now: number): Promise<number> {
-    const conditions: Statement[] = [];
+    const conditions: SqlStatement[] = [];
     for (const { machine, states } of finished?.machines ?? []) {
       if (states.length) {
         conditions.push({ sql: `(machine = ? AND state IN (${states.map(() => '?').join(', ')}) AND updated_at < ?)`, params: [machine, ...states, finished!.before] });
@@ -417,7 +381,7 @@ export class FsmStateSql {
   }
 
   /** A data-modifying CTE (PostgreSQL) that writes the history row when `change` returned a row. */
-  private withRecord(change: string, params: unknown[], record: FsmTransitionRecord): Statement {
+  private withRecord(change: string, params: unknown[], record: FsmTransitionRecord): SqlStatement {
     return {
       sql:
         `WITH changed AS (${change}) ` +
@@ -427,23 +391,8 @@ export class FsmStateSql {
     };
   }
 
-  private async run<T>(runner: QueryRunner, statement: Statement): Promise<Result<T>> {
-    let index = 0;
-    const sql = this.dialect === 'postgres' ? statement.sql.replace(/\?/g, () => `$${++index}`) : statement.sql;
-    const result = await runner.query(sql, statement.params, true);
-    return {
-      records: result.records ?? [],
-      affected: result.affected ?? result.records?.length ?? 0,
-      insertId: result.raw?.insertId === undefined ? undefined : Number(result.raw.insertId),
-    };
-  }
-
-  private quote(name: string): string {
-    const quote = this.dialect === 'mysql' ? '`' : '"';
-    return name
-      .split('.')
-      .map((part) => `${quote}${part}${quote}`)
-      .join('.');
+  private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {
+    return runSql<T>(runner, this.dialect, statement);
   }
 }
 
@@ -459,7 +408,7 @@ interface HistoryRow {
 }
 
 /** ` AND state IN (…)` for the allowed states (matched exactly); nothing when any state is allowed. */
-function allowedStatesPredicate(allowedStates: readonly string[] | undefined): Statement {
+function allowedStatesPredicate(allowedStates: readonly string[] | undefined): SqlStatement {
   if (!allowedStates) return { sql: '', params: [] };
   if (!allowedStates.length) return { sql: ' AND 1 = 0', params: [] };
   return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
@@ -477,7 +426,7 @@ const MAX_PACKED_POSITION = 2 ** 9 - 1;
  * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
  * allowed states are given, at most {@link MAX_PACKED_POSITION}, and `updated_at` fits in 42 bits.
  */
-function packedClaim(allowedStates: readonly string[] | undefined): Statement {
+function packedClaim(allowedStates: readonly string[] | undefined): SqlStatement {
   if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
   const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
   return {

@@ -1,8 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { QueryRunner } from 'typeorm';
 import type { McpSessionRecord, McpStoredEvent } from '../mcp-session-store.interface.js';
-import { assertFsmTableName, type FsmSqlDialect } from './fsm-state.sql.js';
 import { sessionStoreSchemaNotReady } from './session-store.messages.js';
+import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** One session row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
 interface SessionRow {
@@ -20,18 +20,6 @@ interface EventRow {
   message: string;
 }
 
-interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
-interface Result<T> {
-  records: T[];
-  affected: number;
-  /** MySQL's insert id (the OK packet's `LAST_INSERT_ID`). */
-  insertId?: number;
-}
-
 /**
  * The SQL of the session and event tables in one dialect. Every method is one statement (one
  * round trip) unless its JSDoc says otherwise; the caller chooses the `QueryRunner` and
@@ -42,13 +30,14 @@ export class McpSessionSql {
   private readonly events: string;
   private readonly sessionColumns = 'id, server_id, initialize, principal, created_at, last_seen_at';
 
+  /** `tableName` and `eventTableName` as `BoundedQueries.table` returns them. */
   constructor(
     readonly dialect: FsmSqlDialect,
     tableName: string,
     eventTableName: string,
   ) {
-    this.sessions = this.quote(assertFsmTableName(tableName));
-    this.events = this.quote(assertFsmTableName(eventTableName));
+    this.sessions = quoteTableName(dialect, tableName);
+    this.events = quoteTableName(dialect, eventTableName);
   }
 
   /** Throws, naming the migration to run, when either table is missing or lacks a column this version uses. */
@@ -220,23 +209,8 @@ export class McpSessionSql {
     return (await this.run(runner, { sql, params: [cutoff, limit] })).affected;
   }
 
-  private async run<T>(runner: QueryRunner, statement: Statement): Promise<Result<T>> {
-    let index = 0;
-    const sql = this.dialect === 'postgres' ? statement.sql.replace(/\?/g, () => `$${++index}`) : statement.sql;
-    const result = await runner.query(sql, statement.params, true);
-    return {
-      records: result.records ?? [],
-      affected: result.affected ?? result.records?.length ?? 0,
-      insertId: result.raw?.insertId === undefined ? undefined : Number(result.raw.insertId),
-    };
-  }
-
-  private quote(name: string): string {
-    const quote = this.dialect === 'mysql' ? '`' : '"';
-    return name
-      .split('.')
-      .map((part) => `${quote}${part}${quote}`)
-      .join('.');
+  private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {
+    return runSql<T>(runner, this.dialect, statement);
   }
 }
 

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { storeInvalidTableName } from '../stores.messages.js';
+import { storeInvalidTableName, storeUnsupportedDatabase } from '../stores.messages.js';
 import { createFsmOutboxMigration } from './fsm-outbox.migration.js';
 import { OutboxFsmTransitionRelay } from './outbox-fsm-transition.relay.js';
-import { outboxInvalidOption, outboxUnsupportedDatabase } from './relay.messages.js';
+import { outboxInvalidOption } from './relay.messages.js';
 
 const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
 
@@ -13,8 +13,8 @@ describe('OutboxFsmTransitionRelay options', () => {
   });
 
   it.each(['', 'outbox; DROP TABLE users', 'a.b.c', '1outbox', 'out-box', '"outbox"'])('refuses the table name %j', (tableName) => {
-    expect(() => new OutboxFsmTransitionRelay(sqlite, { tableName })).toThrow(storeInvalidTableName(tableName));
-    expect(() => createFsmOutboxMigration({ tableName })).toThrow(storeInvalidTableName(tableName));
+    expect(() => new OutboxFsmTransitionRelay(sqlite, { tableName })).toThrow(storeInvalidTableName('OutboxFsmTransitionRelay', tableName));
+    expect(() => createFsmOutboxMigration({ tableName })).toThrow(storeInvalidTableName('createFsmOutboxMigration', tableName));
   });
 
   it.each([
@@ -29,9 +29,15 @@ describe('OutboxFsmTransitionRelay options', () => {
 
   it('refuses a database type the store does not support', () => {
     const cockroach = new DataSource({ type: 'cockroachdb', url: 'postgres://127.0.0.1:26257/test', timeTravelQueries: false });
-    expect(() => new OutboxFsmTransitionRelay(cockroach)).toThrow(outboxUnsupportedDatabase('cockroachdb'));
-    expect(outboxUnsupportedDatabase('cockroachdb')).toBe(
+    expect(() => new OutboxFsmTransitionRelay(cockroach)).toThrow(storeUnsupportedDatabase('OutboxFsmTransitionRelay', 'cockroachdb'));
+    expect(storeUnsupportedDatabase('OutboxFsmTransitionRelay', 'cockroachdb')).toBe(
       'OutboxFsmTransitionRelay does not support DataSource type "cockroachdb"; supported: postgres, mysql, mariadb, better-sqlite3.',
+    );
+  });
+
+  it.each([0, -1, 2.5, Number.NaN])('refuses timeoutMs = %s', (timeoutMs) => {
+    expect(() => new OutboxFsmTransitionRelay(sqlite, { timeoutMs })).toThrow(
+      `OutboxFsmTransitionRelay: timeoutMs must be a positive whole number of milliseconds, got ${timeoutMs}.`,
     );
   });
 });

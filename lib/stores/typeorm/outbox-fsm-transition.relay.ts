@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
 import { relayPublishFailed } from '../stores.messages.js';
-import { assertFsmTableName, type FsmSqlDialect, fsmSqlDialect } from './fsm-state.sql.js';
+import { BoundedQueries } from './bounded-queries.js';
 import * as messages from './relay.messages.js';
-import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
+import { quoteTableName, runSql, type SqlResult } from './typeorm-sql.js';
 
 /** Options of `OutboxFsmTransitionRelay` (and of `createFsmOutboxMigration`, which uses the table name). */
 export interface OutboxFsmTransitionRelayOptions {
@@ -17,6 +17,14 @@ export interface OutboxFsmTransitionRelayOptions {
   batchSize?: number;
   /** Age after which outbox rows are deleted, in milliseconds; keep it well above `pollIntervalMs`. @default 60000 */
   retentionMs?: number;
+  /**
+   * Time limit, in milliseconds, of every query of the relay (a poll, a prune, an insert),
+   * waiting for a connection included (on better-sqlite3: for the turn on the DataSource's one
+   * connection). A query that runs out of time fails (a poll or an insert is logged) and its
+   * connection is closed, not returned to the pool.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 /** Default outbox table of `OutboxFsmTransitionRelay`. */
@@ -44,10 +52,12 @@ interface OutboxRow {
  * of `retentionMs`, or at each poll while a full batch came back). The table comes from the
  * shipped migration `CreateMcpFsmOutbox1764720000000` (or `createFsmOutboxMigration(options)`).
  *
- * Delivery is best effort: a poll that fails (the database is down) is logged once and polling
- * goes on, so rows written meanwhile arrive when it is back, unless they were pruned. A row
- * that commits after a row with a higher id is still read if it commits within 5 s. On
- * better-sqlite3 the relay's queries take turns with the store's (one shared connection).
+ * Delivery is best effort: a poll that fails (the database is down, or it did not answer within
+ * `timeoutMs`) is logged once and polling goes on, so rows written meanwhile arrive when it is
+ * back, unless they were pruned. A row that commits after a row with a higher id is still read
+ * if it commits within 5 s. A query that runs out of time has its connection closed, not
+ * reused. On better-sqlite3 the relay's queries take turns with the store's (one shared
+ * connection), waiting at most `timeoutMs` for theirs.
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
@@ -57,13 +67,12 @@ interface OutboxRow {
 export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
-  private readonly dialect: FsmSqlDialect;
+  private readonly queries: BoundedQueries;
   private readonly table: string;
   private readonly quotedTable: string;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly retentionMs: number;
-  private readonly sqliteQueue?: SerialQueue;
   private readonly publishing = new Set<Promise<void>>();
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
@@ -75,36 +84,20 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   private pruneBehind = false;
   private failing = false;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    options: OutboxFsmTransitionRelayOptions = {},
-  ) {
-    const { type } = dataSource.options;
-    try {
-      this.dialect = fsmSqlDialect(type);
-    } catch (error) {
-      throw new Error(messages.outboxUnsupportedDatabase(type), { cause: error });
-    }
-    const name = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE);
-    // The migration creates an unqualified table in the DataSource's `schema` (PostgreSQL): look there too.
-    const schema = this.dialect === 'postgres' ? (dataSource.options as { schema?: string }).schema : undefined;
-    this.table = schema && !name.includes('.') ? `${schema}.${name}` : name;
-    const quote = this.dialect === 'mysql' ? '`' : '"';
-    this.quotedTable = this.table
-      .split('.')
-      .map((part) => `${quote}${part}${quote}`)
-      .join('.');
+  constructor(dataSource: DataSource, options: OutboxFsmTransitionRelayOptions = {}) {
+    this.queries = new BoundedQueries(dataSource, OutboxFsmTransitionRelay.name, options.timeoutMs);
+    this.table = this.queries.table(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE);
+    this.quotedTable = quoteTableName(this.queries.dialect, this.table);
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
-    if (this.dialect === 'sqlite') this.sqliteQueue = sqliteWriteQueue(dataSource);
   }
 
   /** Checks the outbox table (a missing migration fails the bootstrap), then polls from its newest row on. */
   async start(listener: (transition: FsmRelayedTransition) => void): Promise<void> {
     try {
-      await this.query(`SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
-      const { records } = await this.query<{ max_id: string | number | null }>(`SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
+      await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
+      const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
       this.lastSeenId = Number(records[0]?.max_id ?? 0);
     } catch (error) {
       throw new Error(messages.outboxSchemaNotReady(this.table, error), { cause: error });
@@ -116,6 +109,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   /** Inserts one outbox row in the background; a failure is logged, never thrown. */
   publish(transition: FsmRelayedTransition): void {
     const insert = this.query(
+      'publish',
       `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, created_at) VALUES (?, ?, ?, ?, ?)`,
       [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
     );
@@ -141,6 +135,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
     const late = [...this.lateIds.keys()];
     const orLate = late.length ? ` OR id IN (${late.map(() => '?').join(', ')})` : '';
     const { records } = await this.query<OutboxRow>(
+      'poll',
       `SELECT id, origin, machine, store_key, state FROM ${this.quotedTable} WHERE id > ?${orLate} ORDER BY id LIMIT ?`,
       [this.lastSeenId, ...late, this.batchSize],
     );
@@ -170,8 +165,8 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
       postgres: `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)`,
       mysql: `DELETE FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ?`,
       sqlite: `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
-    }[this.dialect];
-    return (await this.query(sql, [Date.now() - this.retentionMs, this.batchSize])).affected;
+    }[this.queries.dialect];
+    return (await this.query('prune', sql, [Date.now() - this.retentionMs, this.batchSize])).affected;
   }
 
   private schedule(delayMs: number): void {
@@ -211,20 +206,12 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
     }
   }
 
-  /** Runs one statement (on better-sqlite3: in its turn on the DataSource's one connection, never inside a store transaction). */
-  private query<T>(sql: string, params: unknown[]): Promise<{ records: T[]; affected: number }> {
-    let index = 0;
-    const text = this.dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++index}`) : sql;
-    const run = async () => {
-      const runner = this.dataSource.createQueryRunner();
-      try {
-        const result = await runner.query(text, params, true);
-        return { records: (result.records ?? []) as T[], affected: result.affected ?? 0 };
-      } finally {
-        await runner.release();
-      }
-    };
-    return this.sqliteQueue ? this.sqliteQueue.run(run) : run();
+  /**
+   * Runs one statement of `operation` within `timeoutMs` (on better-sqlite3: in its turn on the
+   * DataSource's one connection, never inside a store transaction).
+   */
+  private query<T>(operation: string, sql: string, params: unknown[]): Promise<SqlResult<T>> {
+    return this.queries.run(operation, (runner) => runSql<T>(runner, this.queries.dialect, { sql, params }));
   }
 }
 

@@ -2,10 +2,6 @@
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Bootstrap error: the DataSource is of a database type the outbox relay does not support. */
-export const outboxUnsupportedDatabase = (type: string): string =>
-  `OutboxFsmTransitionRelay does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;
-
 /** Bootstrap error: a numeric option of the outbox relay that is not a positive integer. */
 export const outboxInvalidOption = (name: string, value: unknown): string =>
   `OutboxFsmTransitionRelay: option ${name} must be a positive integer; got ${String(value)}.`;

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { FsmSqlDialect } from './fsm-state.sql.js';
+import type { FsmSqlDialect } from './typeorm-sql.js';
 import { sqliteInTransaction } from './query-deadline.js';
 
 type MysqlFlavour = 'mariadb' | 'mysql';

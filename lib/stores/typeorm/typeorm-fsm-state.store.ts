@@ -3,21 +3,14 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { FsmClaimRequest, FsmClaimResult, FsmCommit, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
-import {
-  storeConnectionAbandoned,
-  storeHandleExists,
-  storeInvalidTimeout,
-  storeTimedOut,
-  storeTransactionExpired,
-} from '../stores.messages.js';
+import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
-import { FsmStateSql, fsmSqlDialect, notTaken, storedSnapshot } from './fsm-state.sql.js';
-import { abandonConnection, QueryDeadline } from './query-deadline.js';
-import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
+import { BoundedQueries } from './bounded-queries.js';
+import { FsmStateSql, notTaken, storedSnapshot } from './fsm-state.sql.js';
+import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {
   DEFAULT_FSM_STATE_TABLE,
-  DEFAULT_FSM_STORE_TIMEOUT_MS,
   DEFAULT_FSM_TRANSITION_TABLE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
@@ -77,32 +70,24 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * });
  */
 export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
+  private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
-  private readonly sqliteQueue?: SerialQueue;
-  private readonly timeoutMs: number;
   private readonly limits: TransactionLimits;
 
   constructor(
     private readonly dataSource: DataSource,
     options: TypeOrmFsmStateStoreOptions = {},
   ) {
-    const dialect = fsmSqlDialect(dataSource.options.type);
-    // The migrations create unqualified tables in the DataSource's `schema` (PostgreSQL): look there too.
-    const schema = dialect === 'postgres' ? (dataSource.options as { schema?: string }).schema : undefined;
-    const inSchema = (table: string) => (schema && !table.includes('.') ? `${schema}.${table}` : table);
+    const queries = new BoundedQueries(dataSource, TypeOrmFsmStateStore.name, options.timeoutMs);
+    this.queries = queries;
     this.sql = new FsmStateSql(
-      dialect,
-      inSchema(options.tableName ?? DEFAULT_FSM_STATE_TABLE),
-      inSchema(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
+      queries.dialect,
+      queries.table(options.tableName ?? DEFAULT_FSM_STATE_TABLE),
+      queries.table(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
     );
     this.keepHistory = options.history ?? false;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_FSM_STORE_TIMEOUT_MS;
-    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs <= 0) {
-      throw new Error(storeInvalidTimeout(options.timeoutMs));
-    }
-    this.limits = new TransactionLimits(dialect, this.timeoutMs);
-    if (dialect === 'sqlite') this.sqliteQueue = sqliteWriteQueue(dataSource);
+    this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
   }
 
   /**
@@ -212,15 +197,16 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
    * `timeoutMs`; the transaction then has `timeoutMs` until its COMMIT.
    */
   async beginTransaction(): Promise<FsmTransaction> {
-    const opening = new QueryDeadline(this.timeoutMs, () => storeTimedOut('beginTransaction', this.timeoutMs));
+    const { queries } = this;
+    const opening = queries.deadline('beginTransaction');
     let endTurn = () => {};
     let runner: QueryRunner | undefined;
     try {
-      if (this.sqliteQueue) endTurn = await this.sqliteQueue.acquire(opening.signal);
+      endTurn = await queries.turn(opening);
       runner = this.dataSource.createQueryRunner();
-      await this.bounded(opening, this.limits.begin(runner));
+      await queries.bounded(opening, this.limits.begin(runner));
     } catch (error) {
-      if (runner) abandonConnection(runner, opening.expired ? opening.signal.reason : new Error(storeConnectionAbandoned()));
+      if (runner) queries.abandon(runner, opening);
       endTurn();
       throw error;
     } finally {
@@ -230,7 +216,8 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
       sql: this.sql,
       history: this.keepHistory,
       limits: this.limits,
-      deadline: new QueryDeadline(this.timeoutMs, () => storeTransactionExpired(this.timeoutMs)),
+      queries,
+      deadline: new QueryDeadline(queries.timeoutMs, () => storeTransactionExpired(queries.timeoutMs)),
       onClose: endTurn,
     });
   }
@@ -240,56 +227,10 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /**
-   * Runs one store operation on a QueryRunner of its own (on better-sqlite3: in the store's
-   * turn on the shared connection), within `timeoutMs`. A connection that timed out, or whose
-   * transaction did not end cleanly, is abandoned instead of going back to the pool.
+   * Runs one store operation within `timeoutMs` (see `BoundedQueries.run`), in a transaction
+   * with the server-side limits when `transaction`.
    */
-  private async session<T>(operation: string, work: (runner: QueryRunner) => Promise<T>, transaction = false): Promise<T> {
-    const deadline = new QueryDeadline(this.timeoutMs, () => storeTimedOut(operation, this.timeoutMs));
-    let endTurn = () => {};
-    try {
-      if (this.sqliteQueue) endTurn = await this.sqliteQueue.acquire(deadline.signal);
-      const runner = this.dataSource.createQueryRunner();
-      const connection = { clean: true };
-      try {
-        return await this.bounded(deadline, transaction ? this.transactionally(runner, work, connection) : work(runner));
-      } catch (error) {
-        if (deadline.expired) connection.clean = false;
-        throw error;
-      } finally {
-        if (connection.clean) await runner.release();
-        else abandonConnection(runner, deadline.expired ? deadline.signal.reason : new Error(storeConnectionAbandoned()));
-      }
-    } finally {
-      deadline.clear();
-      endTurn();
-    }
-  }
-
-  private async transactionally<T>(
-    runner: QueryRunner,
-    work: (runner: QueryRunner) => Promise<T>,
-    connection: { clean: boolean },
-  ): Promise<T> {
-    try {
-      await this.limits.begin(runner);
-    } catch (error) {
-      connection.clean = false;
-      throw error;
-    }
-    try {
-      const result = await work(runner);
-      connection.clean = await this.limits.commit(runner);
-      return result;
-    } catch (error) {
-      // The original error says what went wrong; a failed rollback only keeps the connection out of the pool.
-      connection.clean = await this.limits.rollback(runner);
-      throw error;
-    }
-  }
-
-  /** `work` before the deadline; better-sqlite3 runs queries synchronously, so only the wait for the turn is bounded. */
-  private bounded<T>(deadline: QueryDeadline, work: Promise<T>): Promise<T> {
-    return this.sqliteQueue ? work : deadline.race(work);
+  private session<T>(operation: string, work: (runner: QueryRunner) => Promise<T>, transaction = false): Promise<T> {
+    return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }

@@ -2,15 +2,15 @@ import type { EntityManager, QueryRunner } from 'typeorm';
 import type { FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
 import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 import {
-  storeConnectionAbandoned,
   storeHandleExists,
   storeTransactionClosed,
   storeTransactionExpired,
   storeTransactionMissingInstance,
 } from '../stores.messages.js';
 import type { FsmLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
+import type { BoundedQueries } from './bounded-queries.js';
 import { type FsmStateSql, isDeadlock, notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.sql.js';
-import { abandonConnection, type QueryDeadline } from './query-deadline.js';
+import type { QueryDeadline } from './query-deadline.js';
 import type { TransactionLimits } from './transaction-limits.js';
 
 /** What a transaction of the TypeORM store works with besides its QueryRunner. */
@@ -19,6 +19,8 @@ export interface TypeOrmFsmTransactionOptions {
   /** Write history rows. */
   history: boolean;
   limits: TransactionLimits;
+  /** The store's time limit, which bounds the transaction's work and closes its connection. */
+  queries: BoundedQueries;
   /** Aborts when the transaction has been open for `timeoutMs`. */
   deadline: QueryDeadline;
   /** Called once when the transaction is closed (ends the SQLite turn). */
@@ -134,9 +136,8 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     return inserted ? { status: 'claimed', snapshot: storedSnapshot(createWith) } : this.tryLock(request, undefined);
   }
 
-  /** `work` before the deadline; better-sqlite3 runs queries synchronously, so there is nothing to race. */
   private bounded<T>(work: Promise<T>): Promise<T> {
-    return this.sql.dialect === 'sqlite' ? work : this.options.deadline.race(work);
+    return this.options.queries.bounded(this.options.deadline, work);
   }
 
   private assertOpen(): void {
@@ -148,17 +149,20 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
   private expire(): void {
     if (!this.open) return;
     this.expired = true;
-    void this.close(false, this.options.deadline.signal.reason);
+    void this.close(false);
   }
 
-  /** Ends the transaction: its connection goes back to the pool when `clean`, otherwise it is abandoned. */
-  private async close(clean: boolean, reason: Error = new Error(storeConnectionAbandoned())): Promise<void> {
+  /**
+   * Ends the transaction: its connection goes back to the pool when `clean`, otherwise it is
+   * abandoned (a query in flight fails with the deadline's error once it has passed).
+   */
+  private async close(clean: boolean): Promise<void> {
     if (!this.open) return;
     this.open = false;
     this.options.deadline.clear();
     try {
       if (clean) await this.runner.release();
-      else abandonConnection(this.runner, reason);
+      else this.options.queries.abandon(this.runner, this.options.deadline);
     } finally {
       this.options.onClose();
     }

@@ -4,6 +4,14 @@ export interface TypeOrmMcpSessionStoreOptions {
   tableName?: string;
   /** Table of the messages kept from the sessions' GET streams (optionally `schema.table`). @default 'mcp_session_event' */
   eventTableName?: string;
+  /**
+   * Time limit, in milliseconds, of every store operation, waiting for a connection included
+   * (on better-sqlite3: for the turn on the DataSource's one connection). An operation that
+   * runs out of time fails with an error naming it and the limit, and its connection is closed,
+   * not returned to the pool.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 /** Default table of stateful HTTP sessions. */

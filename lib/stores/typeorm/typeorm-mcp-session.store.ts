@@ -2,9 +2,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { McpSessionRecord, McpSessionStore, McpStoredEvent } from '../mcp-session-store.interface.js';
-import { fsmSqlDialect } from './fsm-state.sql.js';
+import { BoundedQueries } from './bounded-queries.js';
 import { McpSessionSql } from './mcp-session.sql.js';
-import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
 import {
   DEFAULT_MCP_SESSION_EVENT_TABLE,
   DEFAULT_MCP_SESSION_TABLE,
@@ -31,9 +30,15 @@ const EVENT_ID = /^[1-9][0-9]*$/;
  * `McpSessionSql.expire`). No operation opens a transaction. Event pruning compares with this
  * process's clock (`Date.now()`), so processes sharing a database need synchronised clocks.
  *
+ * Every operation is bounded by `timeoutMs` (default 5 s; see the option): an operation that
+ * runs out of time, waiting for a connection included, fails with an error naming it and the
+ * limit, and its connection is closed rather than returned to the pool, so a partitioned
+ * database fails the session's requests in bounded time.
+ *
  * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
  * store's writes wait their turn in the queue the workflow store uses, so they never run
- * inside another store's open transaction.
+ * inside another store's open transaction, and `timeoutMs` bounds that wait (queries run
+ * synchronously and cannot be interrupted). Reads run at once.
  *
  * @example
  * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpSessions1764633600000], migrationsRun: true });
@@ -44,23 +49,20 @@ const EVENT_ID = /^[1-9][0-9]*$/;
  * });
  */
 export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBootstrap {
+  private readonly queries: BoundedQueries;
   private readonly sql: McpSessionSql;
-  private readonly writeQueue?: SerialQueue;
 
   constructor(
     private readonly dataSource: DataSource,
     options: TypeOrmMcpSessionStoreOptions = {},
   ) {
-    const dialect = fsmSqlDialect(dataSource.options.type);
-    // The migration creates unqualified tables in the DataSource's `schema` (PostgreSQL): look there too.
-    const schema = dialect === 'postgres' ? (dataSource.options as { schema?: string }).schema : undefined;
-    const inSchema = (table: string) => (schema && !table.includes('.') ? `${schema}.${table}` : table);
+    const queries = new BoundedQueries(dataSource, TypeOrmMcpSessionStore.name, options.timeoutMs);
+    this.queries = queries;
     this.sql = new McpSessionSql(
-      dialect,
-      inSchema(options.tableName ?? DEFAULT_MCP_SESSION_TABLE),
-      inSchema(options.eventTableName ?? DEFAULT_MCP_SESSION_EVENT_TABLE),
+      queries.dialect,
+      queries.table(options.tableName ?? DEFAULT_MCP_SESSION_TABLE),
+      queries.table(options.eventTableName ?? DEFAULT_MCP_SESSION_EVENT_TABLE),
     );
-    if (dialect === 'sqlite') this.writeQueue = sqliteWriteQueue(dataSource);
   }
 
   /**
@@ -70,64 +72,61 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.dataSource.isInitialized) {
-      await this.read((runner) => this.sql.assertSchema(runner));
+      await this.read('the schema check', (runner) => this.sql.assertSchema(runner));
     }
   }
 
   /** @inheritdoc */
   create(record: McpSessionRecord): Promise<void> {
-    return this.write((runner) => this.sql.insert(runner, record));
+    return this.write('create', (runner) => this.sql.insert(runner, record));
   }
 
   /** @inheritdoc */
   find(id: string): Promise<McpSessionRecord | undefined> {
-    return this.read((runner) => this.sql.find(runner, id));
+    return this.read('find', (runner) => this.sql.find(runner, id));
   }
 
   /** One UPDATE; its affected-row count tells whether the session still exists. */
   touch(id: string, at: number): Promise<boolean> {
-    return this.write((runner) => this.sql.touch(runner, id, at));
+    return this.write('touch', (runner) => this.sql.touch(runner, id, at));
   }
 
   /** @inheritdoc */
   delete(id: string): Promise<boolean> {
-    return this.write((runner) => this.sql.delete(runner, id));
+    return this.write('delete', (runner) => this.sql.delete(runner, id));
   }
 
   /** @inheritdoc */
   async expire(serverId: string, cutoff: number, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
-    return this.write((runner) => this.sql.expire(runner, serverId, cutoff, limit));
+    return this.write('expire', (runner) => this.sql.expire(runner, serverId, cutoff, limit));
   }
 
   /** @inheritdoc */
   appendEvent(sessionId: string, message: JSONRPCMessage): Promise<string> {
-    return this.write((runner) => this.sql.appendEvent(runner, sessionId, message, Date.now()));
+    return this.write('appendEvent', (runner) => this.sql.appendEvent(runner, sessionId, message, Date.now()));
   }
 
   /** @inheritdoc */
   async eventsAfter(sessionId: string, eventId: string): Promise<McpStoredEvent[] | undefined> {
     const after = Number(eventId);
     if (!EVENT_ID.test(eventId) || !Number.isSafeInteger(after)) return undefined;
-    return this.read((runner) => this.sql.eventsAfter(runner, sessionId, after));
+    return this.read('eventsAfter', (runner) => this.sql.eventsAfter(runner, sessionId, after));
   }
 
   /** @inheritdoc */
   async pruneEvents(cutoff: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
-    return this.write((runner) => this.sql.pruneEvents(runner, cutoff, limit));
+    return this.write('pruneEvents', (runner) => this.sql.pruneEvents(runner, cutoff, limit));
   }
 
-  private async read<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      return await work(runner);
-    } finally {
-      await runner.release();
-    }
+  /** One read within `timeoutMs`; on better-sqlite3 it runs at once, outside the write queue. */
+  private read<T>(operation: string, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    return this.queries.run(operation, work, { outsideTurn: true });
   }
 
-  private write<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    return this.writeQueue ? this.writeQueue.run(() => this.read(work)) : this.read(work);
+  /** One write within `timeoutMs`; on better-sqlite3 in its turn on the shared connection. */
+  private write<T>(operation: string, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    return this.queries.run(operation, work);
   }
 }
