@@ -82,8 +82,10 @@ export interface McpSessionOptions {
   idleTtlMs?: number;
   /**
    * How long a message sent on a session's GET stream is kept for a client that reconnects
-   * with `Last-Event-ID`.
-   * @default 300_000 (5 minutes)
+   * with `Last-Event-ID` (on any process sharing `store`); `0` turns replay off. With replay
+   * on, every POST response starts with an SSE priming event (2025-11-25), which costs a
+   * little on each call.
+   * @default 300_000 (5 minutes) when `store` is set, else 0 (off)
    */
   eventRetentionMs?: number;
   /** More live sessions than this are refused with HTTP 503. @default 1000 */

@@ -15,7 +15,7 @@ import type { FsmTransitionRelay } from './stores/fsm-transition-relay.interface
 export const DEFAULT_LEASE_MS = 15_000;
 /** Default idle time after which a stateful session is closed. */
 export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
-/** Default time a GET-stream message is kept for a reconnecting client. */
+/** Default time a GET-stream message is kept for a reconnecting client, with a session store of the app's. */
 export const DEFAULT_SESSION_EVENT_RETENTION_MS = 5 * 60_000;
 /** Default limit of live stateful sessions. */
 export const DEFAULT_MAX_SESSIONS = 1000;
@@ -84,7 +84,8 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,
     sessionStore: options.sessions?.store ?? new InMemoryMcpSessionStore(),
     sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
-    sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? DEFAULT_SESSION_EVENT_RETENTION_MS,
+    // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
+    sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? (options.sessions?.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
     maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,

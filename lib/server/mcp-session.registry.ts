@@ -147,7 +147,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         await this.closeLocal(key);
       }
     }
-    for (let call = 0; call < SWEEP_CALLS; call++) {
+    for (let call = 0; call < SWEEP_CALLS && this.options.sessionEventRetentionMs > 0; call++) {
       if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
     }
   }

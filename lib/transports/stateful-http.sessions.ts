@@ -110,13 +110,18 @@ export class StatefulHttpSessions {
     return this.store.touch(session.id!, session.lastSeen);
   }
 
+  /** Keeps the session's GET-stream messages in the session store, for clients that reconnect with `Last-Event-ID`. */
+  private eventStore(id: string): McpSessionEventStore {
+    return new McpSessionEventStore(id, this.store, (eventId) => this.logger.debug(messages.replayMiss(id, eventId)));
+  }
+
   /** A session's SDK server on a transport of its own, registered here once initialized. */
   private async connect(record: McpSessionRecord, recorded: (session: McpServedSession) => Promise<void> | undefined): Promise<McpServedSession> {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: new McpSessionEventStore(id, this.store, (eventId) => this.logger.debug(messages.replayMiss(id, eventId))),
+      eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(id) : undefined,
       onsessioninitialized: async () => {
         await recorded(session);
         this.registry.add(id, session, () => session.server.close());

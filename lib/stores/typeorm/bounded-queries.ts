@@ -74,31 +74,36 @@ export class BoundedQueries {
   }
 
   /** Closes the connection of `runner` instead of returning it to the pool, failing its query in flight with the deadline's error once it has passed. */
-  abandon(runner: QueryRunner, deadline: QueryDeadline): void {
-    abandonConnection(runner, deadline.expired ? deadline.signal.reason : new Error(storeConnectionAbandoned(this.component)));
+  abandon(runner: QueryRunner, deadline: QueryDeadline | undefined): void {
+    abandonConnection(runner, deadline?.expired ? deadline.signal.reason : new Error(storeConnectionAbandoned(this.component)));
   }
 
-  /** Runs `operation` on a QueryRunner of its own (on better-sqlite3: in its turn), within `timeoutMs`. */
+  /**
+   * Runs `operation` on a QueryRunner of its own (on better-sqlite3: in its turn), within
+   * `timeoutMs`. A free turn on better-sqlite3 needs no deadline: its queries run synchronously.
+   */
   async run<T>(operation: string, work: (runner: QueryRunner) => Promise<T>, options: BoundedRunOptions = {}): Promise<T> {
     if (this.sqliteQueue && options.outsideTurn) return this.released(work);
-    const deadline = this.deadline(operation);
-    let endTurn = () => {};
+    const freeTurn = this.sqliteQueue?.tryAcquire();
+    const deadline = freeTurn ? undefined : this.deadline(operation);
+    let endTurn = freeTurn ?? (() => {});
     try {
-      endTurn = await this.turn(deadline);
+      if (deadline) endTurn = await this.turn(deadline);
       const runner = this.dataSource.createQueryRunner();
       const connection = { clean: true };
       try {
         const { transaction } = options;
-        return await this.bounded(deadline, transaction ? this.transactionally(runner, work, transaction, connection) : work(runner));
+        const done = transaction ? this.transactionally(runner, work, transaction, connection) : work(runner);
+        return await (deadline ? this.bounded(deadline, done) : done);
       } catch (error) {
-        if (deadline.expired) connection.clean = false;
+        if (deadline?.expired) connection.clean = false;
         throw error;
       } finally {
         if (connection.clean) await runner.release();
         else this.abandon(runner, deadline);
       }
     } finally {
-      deadline.clear();
+      deadline?.clear();
       endTurn();
     }
   }

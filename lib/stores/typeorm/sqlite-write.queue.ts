@@ -15,10 +15,8 @@ export class SerialQueue {
    */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (!this.busy) {
-      this.busy = true;
-      return Promise.resolve(this.turnEnder());
-    }
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.waiting.splice(this.waiting.indexOf(start), 1);
@@ -31,6 +29,13 @@ export class SerialQueue {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(start);
     });
+  }
+
+  /** The turn at once when nobody holds it (the function that ends it), else `undefined`. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.busy) return undefined;
+    this.busy = true;
+    return this.turnEnder();
   }
 
   /** Runs `work` in its turn. */
