@@ -67,16 +67,15 @@ export class StatefulHttpSessions {
    * server of the app; `'full'` when rebuilding it would exceed `sessions.maxSessions`. A
    * live connection whose session ended elsewhere is closed.
    */
-  async resume(id: string): Promise<McpServedSession | 'full' | undefined> {
+  resume(id: string): McpServedSession | Promise<McpServedSession | 'full' | undefined> {
     const live = this.registry.get(id);
     if (live) {
       live.touch();
-      if (live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs || (await this.storeTouch(live))) return live;
-      await live.server.close();
-      return undefined;
+      // Most requests: the store heard of the session less than a second ago, nothing to await.
+      return live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs ? live : this.confirm(live);
     }
     if (this.registry.isFull()) {
-      return 'full';
+      return Promise.resolve('full');
     }
     let rebuilt = this.rebuilding.get(id);
     if (!rebuilt) {
@@ -84,6 +83,13 @@ export class StatefulHttpSessions {
       this.rebuilding.set(id, rebuilt);
     }
     return rebuilt;
+  }
+
+  /** The live session once the store says it still exists; closed here, and `undefined`, when it ended elsewhere. */
+  private async confirm(live: McpServedSession): Promise<McpServedSession | undefined> {
+    if (await this.storeTouch(live)) return live;
+    await live.server.close();
+    return undefined;
   }
 
   private async rebuild(id: string): Promise<McpServedSession | undefined> {

@@ -190,7 +190,8 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = await this.sessions.resume(sessionId);
+      const resumed = this.sessions.resume(sessionId);
+      const session = resumed instanceof Promise ? await resumed : resumed;
       if (session === 'full') {
         return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
       }
