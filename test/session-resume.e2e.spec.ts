@@ -134,6 +134,30 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     await expect(client.names()).rejects.toThrow(/404|not found/);
   });
 
+  it('answers 500 to an initialize whose session cannot be recorded, and opens sessions again once the store is back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
+    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000] });
+    await database.initialize();
+    await database.runMigrations();
+    sessionStore = new TypeOrmMcpSessionStore(database);
+    const app = await startApp();
+    apps.push(app);
+    await database.destroy();
+    const refused = await postMcp(await mcpUrl(app), RAW_INITIALIZE);
+    expect(refused.status).toBe(500);
+    expect(refused.headers.get('mcp-session-id')).toBeNull();
+    expect(await refused.text()).not.toMatch(/sqlite|database/i);
+    await database.initialize();
+    const opened = await postMcp(await mcpUrl(app), RAW_INITIALIZE);
+    expect(opened.status).toBe(200);
+    expect(await sessionStore.find(opened.headers.get('mcp-session-id')!)).toBeDefined();
+    await opened.text();
+    await app.close();
+    apps.pop();
+    await database.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('refuses a stored session to another principal', async () => {
     const opened = await postMcp(proxy.url, RAW_INITIALIZE);
     const sessionId = opened.headers.get('mcp-session-id')!;

@@ -22,8 +22,9 @@ const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
 /**
  * The stateful HTTP sessions of one server: opens them (recorded in the session store at
  * `initialize`), serves a session this process does not hold by rebuilding it from its
- * record, and keeps the store's `lastSeenAt` current. Each session's SDK transport keeps its
- * GET-stream messages in the session store for clients that reconnect with `Last-Event-ID`.
+ * record, and keeps the store's `lastSeenAt` current. With `sessions.eventRetentionMs`, each
+ * session's SDK transport keeps its GET-stream messages in the session store for clients that
+ * reconnect with `Last-Event-ID`.
  */
 @Injectable()
 export class StatefulHttpSessions {
@@ -44,8 +45,11 @@ export class StatefulHttpSessions {
     this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, options.sessionIdleTtlMs / 2);
   }
 
-  /** A new session for an `initialize` request; recorded in the store once the SDK accepted it. */
-  open(initialize: InitializeRequest, principal: string | undefined): Promise<McpServedSession> {
+  /**
+   * A new session for an `initialize` request, recorded in the store first: a store that fails
+   * fails the request (HTTP 500, logged) before any session exists.
+   */
+  async open(initialize: InitializeRequest, principal: string | undefined): Promise<McpServedSession> {
     const now = Date.now();
     const record: McpSessionRecord = {
       id: randomUUID(),
@@ -55,10 +59,10 @@ export class StatefulHttpSessions {
       createdAt: now,
       lastSeenAt: now,
     };
-    return this.connect(record, async (session) => {
-      await this.store.create(record);
-      this.stored.set(session, now);
-    });
+    await this.store.create(record);
+    const session = await this.connect(record);
+    this.stored.set(session, now);
+    return session;
   }
 
   /**
@@ -97,7 +101,7 @@ export class StatefulHttpSessions {
     if (!record || record.serverId !== this.options.serverId) {
       return undefined;
     }
-    const session = await this.connect(record, () => undefined);
+    const session = await this.connect(record);
     try {
       await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, record);
       // What the session's instances are in now: later transitions are told against it.
@@ -122,16 +126,13 @@ export class StatefulHttpSessions {
   }
 
   /** A session's SDK server on a transport of its own, registered here once initialized. */
-  private async connect(record: McpSessionRecord, recorded: (session: McpServedSession) => Promise<void> | undefined): Promise<McpServedSession> {
+  private async connect(record: McpSessionRecord): Promise<McpServedSession> {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(id) : undefined,
-      onsessioninitialized: async () => {
-        await recorded(session);
-        this.registry.add(id, session, () => session.server.close());
-      },
+      onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
     });
     transport.onclose = () => this.registry.remove(id);
