@@ -1,5 +1,5 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { McpSessionRecord } from '../stores/mcp-session-store.interface.js';
@@ -11,9 +11,8 @@ import type { McpSessionRecord } from '../stores/mcp-session-store.interface.js'
  * requests that reach no socket, so the client keeps its session id and sends nothing again.
  */
 export async function replayInitialize(transport: StreamableHTTPServerTransport, path: string, record: McpSessionRecord): Promise<void> {
-  const protocolVersion = record.initialize.protocolVersion ?? LATEST_PROTOCOL_VERSION;
   await post(transport, path, { jsonrpc: '2.0', id: 0, method: 'initialize', params: record.initialize });
-  await post(transport, path, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': record.id, 'mcp-protocol-version': protocolVersion });
+  await post(transport, path, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': record.id, 'mcp-protocol-version': record.initialize.protocolVersion });
 }
 
 /** One POST that no client sent: its answer is read by nobody. */
