@@ -88,8 +88,33 @@ export interface McpSessionOptions {
    * @default 300_000 (5 minutes) when `store` is set, else 0 (off)
    */
   eventRetentionMs?: number;
-  /** More live sessions than this are refused with HTTP 503. @default 1000 */
+  /**
+   * A session that made no request since `initialize` (other than `notifications/initialized`;
+   * opening its GET stream does not count either) ends everywhere after this long: its record
+   * is deleted and its client gets HTTP 404 and re-initializes.
+   * @default 30_000 (30 seconds)
+   */
+  unusedTtlMs?: number;
+  /**
+   * Live sessions of this process. At the limit, a new (or rebuilt) session takes the place of
+   * the least recently used idle one, which ends everywhere (its client gets HTTP 404 and
+   * re-initializes); only when every session is answering a request is it refused with HTTP
+   * 503 and `Retry-After`.
+   * @default 1000
+   */
   maxSessions?: number;
+  /**
+   * Live sessions of this process one client address (see `clientAddress`) may hold; beyond,
+   * its `initialize` gets HTTP 503 with `Retry-After` naming the option. `Infinity` turns it off.
+   * @default a tenth of `maxSessions` (100), at least 1
+   */
+  maxPerAddress?: number;
+  /**
+   * Live sessions of this process one principal (auth client id) may hold; beyond, its
+   * `initialize` gets HTTP 503 with `Retry-After` naming the option. `Infinity` turns it off.
+   * @default a tenth of `maxSessions` (100), at least 1
+   */
+  maxPerPrincipal?: number;
   /**
    * Sessions one client address may open per minute (a token bucket refilled over the
    * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are

@@ -17,8 +17,12 @@ export const DEFAULT_LEASE_MS = 15_000;
 export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
 /** Default time a GET-stream message is kept for a reconnecting client, with a session store of the app's. */
 export const DEFAULT_SESSION_EVENT_RETENTION_MS = 5 * 60_000;
+/** Default time an unused stateful session (nothing since `initialize`) lives. */
+export const DEFAULT_SESSION_UNUSED_TTL_MS = 30_000;
 /** Default limit of live stateful sessions. */
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** Default share of `maxSessions` one client address, or one principal, may hold. */
+export const DEFAULT_MAX_SESSIONS_SHARE = 0.1;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
@@ -39,8 +43,11 @@ export interface McpResolvedOptions {
   attachmentId: string;
   sessionStore: McpSessionStore;
   sessionIdleTtlMs: number;
+  sessionUnusedTtlMs: number;
   sessionEventRetentionMs: number;
   maxSessions: number;
+  maxSessionsPerAddress: number;
+  maxSessionsPerPrincipal: number;
   maxNewSessionsPerMinutePerClient: number;
   sessionClientAddress: (request: IncomingMessage) => string;
   gate: Type<FsmGate>;
@@ -70,6 +77,8 @@ export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
 /** Fills in every default of `options` (the only place defaults live). */
 export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
   const http = options.transports?.http;
+  const maxSessions = options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const share = Math.max(1, Math.ceil(maxSessions * DEFAULT_MAX_SESSIONS_SHARE));
   return {
     name: options.name,
     version: options.version,
@@ -86,7 +95,10 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
     // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
     sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? (options.sessions?.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
-    maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    sessionUnusedTtlMs: options.sessions?.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS,
+    maxSessions,
+    maxSessionsPerAddress: options.sessions?.maxPerAddress ?? share,
+    maxSessionsPerPrincipal: options.sessions?.maxPerPrincipal ?? share,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
     gate: options.gate ?? FsmGate,

@@ -30,6 +30,7 @@ import { ModernServerFactory } from './server/modern-server.factory.js';
 import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
 import { ToolMenuService } from './server/tool-menu.service.js';
+import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
@@ -74,6 +75,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpServerFactory,
     ModernServerFactory,
     McpSessionRegistry,
+    McpSessionAdmission,
     StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,

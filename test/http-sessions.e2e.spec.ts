@@ -97,11 +97,14 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     app = await createApp([billingModule()], adapter);
   });
 
-  it('refuses sessions beyond maxSessions with 503', async () => {
-    await start({ sessions: { maxSessions: 1 } });
-    await connect();
-    const refused = await postMcp(url, RAW_INITIALIZE);
-    expect(refused.status).toBe(503);
+  it('at maxSessions, gives a new session the place of the least recently used idle one, whose client then gets 404', async () => {
+    await start({ sessions: { maxSessions: 1, maxPerAddress: 2 } });
+    const idle = await connect();
+    await idle.names();
+    const admitted = await postMcp(url, RAW_INITIALIZE);
+    expect(admitted.status).toBe(200);
+    expect(app.get(McpSessionRegistry).size).toBe(1);
+    await expect(idle.names()).rejects.toMatchObject({ code: 404 });
   });
 
   it('evicts idle sessions', async () => {

@@ -21,22 +21,26 @@ const SWEEP_BATCH = 500;
 const SWEEP_CALLS = 20;
 
 /**
- * The live connections of this process: closes idle ones, caps their number, sends
+ * The live connections of this process: closes idle and unused ones, ends evicted ones, sends
  * `list_changed` to every session whose menu a transition changed (the caller is told
  * in-band; only the sessions that follow the changed instance are visited, so a transition
  * costs the same with 2 or 2,000 live sessions). A stateful HTTP session lives on in the
  * session store when this process lets go of it (idle, shutdown): any process sharing the
- * store serves it again. It ends everywhere when its client deletes it or when no process
- * has heard from it for `sessions.idleTtlMs`; its session-keyed instances, which nobody can
- * address again, are then deleted (their history stays).
+ * store serves it again. It ends everywhere when its client deletes it, when it is evicted,
+ * when no process has heard from it for `sessions.idleTtlMs`, or when it was never used within
+ * `sessions.unusedTtlMs`; its session-keyed instances, which nobody can address again, are
+ * then deleted (their history stays).
  */
 @Injectable()
 export class McpSessionRegistry implements BeforeApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
   private readonly live = new Map<string, LiveSession>();
+  /** Sessions being ended here: never rebuilt meanwhile from a record not yet deleted. */
+  private readonly ending = new Set<string>();
   private readonly unsubscribe: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTtlMs: number;
+  private readonly unusedTtlMs: number;
   private sweeping?: Promise<void>;
 
   constructor(
@@ -48,13 +52,15 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
   ) {
     this.idleTtlMs = options.sessionIdleTtlMs;
+    this.unusedTtlMs = options.sessionUnusedTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(this.idleTtlMs, 60_000)).unref();
+    // Half the unused TTL, so an unused session ends at most 1.5 of it after its initialize.
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(this.idleTtlMs, this.unusedTtlMs / 2, 60_000)).unref();
   }
 
-  /** Whether another stateful session would exceed `sessions.maxSessions`. */
-  isFull(): boolean {
-    return this.live.size >= this.options.maxSessions;
+  /** The live connections of this process. */
+  *sessions(): Generator<McpServedSession> {
+    for (const { session } of this.live.values()) yield session;
   }
 
   /** Registers a live session under `key`; transitions of the instances it follows reach it until it is removed. */
@@ -81,6 +87,27 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     this.remove(id);
     await this.sessionStore.delete(id).catch((error: unknown) => this.logger.warn(messages.forgetFailed(error)));
     await this.forget([id]);
+  }
+
+  /**
+   * Ends a stateful session everywhere to make room for another: it leaves this process's
+   * live sessions at once, its record (so no process rebuilds it), events and session-keyed
+   * instances are deleted, then its connection closes; its client gets 404 and re-initializes.
+   */
+  async evict(id: string): Promise<void> {
+    const entry = this.live.get(id);
+    this.ending.add(id);
+    try {
+      await this.end(id);
+      await entry?.close().catch((error: unknown) => this.logger.warn(messages.closeFailed(id, error)));
+    } finally {
+      this.ending.delete(id);
+    }
+  }
+
+  /** Whether the session is being ended here (its record may not be deleted yet). */
+  isEnding(id: string): boolean {
+    return this.ending.has(id);
   }
 
   get size(): number {
@@ -126,7 +153,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     }
   }
 
-  /** One sweep at a time: sessions idle everywhere end, idle connections here close, old events go. */
+  /** One sweep at a time: sessions idle everywhere or never used end, idle and unused connections here close, old events go. */
   private sweep(): Promise<void> {
     this.sweeping ??= this.sweepOnce()
       .catch((error: unknown) => this.logger.warn(messages.sweepFailed(error)))
@@ -136,19 +163,28 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   private async sweepOnce(): Promise<void> {
     const now = Date.now();
-    for (let call = 0; call < SWEEP_CALLS; call++) {
-      const ended = await this.sessionStore.expire(this.options.serverId, now - this.idleTtlMs, SWEEP_BATCH);
-      for (const id of ended) await this.closeLocal(id);
-      await this.forget(ended);
-      if (ended.length < SWEEP_BATCH) break;
-    }
-    for (const [key, entry] of this.live) {
-      if (entry.session.kind === 'stateful' && entry.session.lastSeen < now - this.idleTtlMs) {
+    const { serverId } = this.options;
+    await this.endAll((limit) => this.sessionStore.expire(serverId, now - this.idleTtlMs, limit));
+    await this.endAll((limit) => this.sessionStore.expireUnused(serverId, now - this.unusedTtlMs, limit));
+    for (const [key, { session }] of this.live) {
+      const unused = session.usage !== undefined && !session.usage.used && session.usage.openedAt < now - this.unusedTtlMs;
+      // An unused connection whose session lives on was used through another process: this one lets go of it.
+      if (session.kind === 'stateful' && (session.lastSeen < now - this.idleTtlMs || unused)) {
         await this.closeLocal(key);
       }
     }
     for (let call = 0; call < SWEEP_CALLS && this.options.sessionEventRetentionMs > 0; call++) {
       if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
+    }
+  }
+
+  /** Ends, in bounded batches, the sessions `expire` ends in the store, with their connections here and their session-keyed instances. */
+  private async endAll(expire: (limit: number) => Promise<string[]>): Promise<void> {
+    for (let call = 0; call < SWEEP_CALLS; call++) {
+      const ended = await expire(SWEEP_BATCH);
+      for (const id of ended) await this.closeLocal(id);
+      await this.forget(ended);
+      if (ended.length < SWEEP_BATCH) break;
     }
   }
 

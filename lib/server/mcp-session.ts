@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { FsmCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import type { McpSessionUsage } from './mcp-session-usage.js';
 
 /** How a connection reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request. */
 export type McpSessionKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
@@ -31,6 +32,8 @@ export class McpSession implements FsmCaller {
   lastSeen = Date.now();
   /** The minimum level of log messages the client asked for with `logging/setLevel`. */
   logLevel?: LoggingLevel;
+  /** What admission reads of a stateful HTTP session (set when it connects); none for other connections. */
+  usage?: McpSessionUsage;
 
   constructor(
     readonly kind: McpSessionKind,

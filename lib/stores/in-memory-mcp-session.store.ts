@@ -40,14 +40,14 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
     return this.end(id);
   }
 
-  /** Ends the sessions without yielding, so that two concurrent calls never both return one. */
+  /** @inheritdoc */
   async expire(serverId: string, cutoff: number, limit: number): Promise<string[]> {
-    const ended: string[] = [];
-    for (const record of this.sessions.values()) {
-      if (ended.length >= limit) break;
-      if (record.serverId === serverId && record.lastSeenAt < cutoff && this.end(record.id)) ended.push(record.id);
-    }
-    return ended;
+    return this.endWhere(limit, (record) => record.serverId === serverId && record.lastSeenAt < cutoff);
+  }
+
+  /** @inheritdoc */
+  async expireUnused(serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    return this.endWhere(limit, (record) => record.serverId === serverId && record.lastSeenAt === record.createdAt && record.createdAt < cutoff);
   }
 
   /** @inheritdoc */
@@ -79,6 +79,16 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
       if (pruned >= limit) break;
     }
     return pruned;
+  }
+
+  /** Ends at most `limit` sessions that match, without yielding, so that two concurrent calls never both return one. */
+  private endWhere(limit: number, matches: (record: McpSessionRecord) => boolean): string[] {
+    const ended: string[] = [];
+    for (const record of this.sessions.values()) {
+      if (ended.length >= limit) break;
+      if (matches(record) && this.end(record.id)) ended.push(record.id);
+    }
+    return ended;
   }
 
   private end(id: string): boolean {

@@ -12,7 +12,11 @@ export interface McpSessionRecord {
   principal?: string;
   /** Epoch ms. */
   createdAt: number;
-  /** Epoch ms of the last request of the session, on any process. */
+  /**
+   * Epoch ms of the last request of the session, on any process. It stays equal to `createdAt`
+   * until the session is first used (a request other than `initialize` and
+   * `notifications/initialized`): that is how every process tells an unused session.
+   */
   lastSeenAt: number;
 }
 
@@ -44,6 +48,12 @@ export interface McpSessionStore {
    * id is returned to at most one of them.
    */
   expire(serverId: string, cutoff: number, limit: number): Promise<string[]>;
+  /**
+   * Ends at most `limit` sessions of `serverId` created before `cutoff` (epoch ms) and never
+   * used (`lastSeenAt` still equals `createdAt`), with their events, and returns their ids.
+   * Safe to run from several processes at once: each id is returned to at most one of them.
+   */
+  expireUnused(serverId: string, cutoff: number, limit: number): Promise<string[]>;
   /** Keeps a message of the session's GET stream; returns its event id. */
   appendEvent(sessionId: string, message: JSONRPCMessage): Promise<string>;
   /**

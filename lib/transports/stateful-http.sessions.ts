@@ -2,13 +2,17 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
+import { McpSessionUsage } from '../server/mcp-session-usage.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { ToolMenuService } from '../server/tool-menu.service.js';
 import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-store.interface.js';
+import type { McpNodeRequest as Request } from './framework-exchange.js';
 import { replayInitialize } from './initialize-replay.js';
+import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionEventStore } from './session-event.store.js';
 import * as messages from './transports.messages.js';
 
@@ -22,7 +26,9 @@ const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
 /**
  * The stateful HTTP sessions of one server: opens them (recorded in the session store at
  * `initialize`), serves a session this process does not hold by rebuilding it from its
- * record, and keeps the store's `lastSeenAt` current. With `sessions.eventRetentionMs`, each
+ * record (admitted as a new one is), and keeps the store's `lastSeenAt` current from the
+ * session's first use on (until then it stays `createdAt`, which is how every process tells
+ * an unused session). With `sessions.eventRetentionMs`, each
  * session's SDK transport keeps its GET-stream messages in the session store for clients that
  * reconnect with `Last-Event-ID`.
  */
@@ -41,6 +47,7 @@ export class StatefulHttpSessions {
     private readonly registry: McpSessionRegistry,
     private readonly menu: ToolMenuService,
     @Inject(McpSessionStore) private readonly store: McpSessionStore,
+    private readonly admission: McpSessionAdmission,
   ) {
     this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, options.sessionIdleTtlMs / 2);
   }
@@ -49,7 +56,7 @@ export class StatefulHttpSessions {
    * A new session for an `initialize` request, recorded in the store first: a store that fails
    * fails the request (HTTP 500, logged) before any session exists.
    */
-  async open(initialize: InitializeRequest, principal: string | undefined): Promise<McpServedSession> {
+  async open(initialize: InitializeRequest, principal: string | undefined, address: string): Promise<McpServedSession> {
     const now = Date.now();
     const record: McpSessionRecord = {
       id: randomUUID(),
@@ -60,33 +67,57 @@ export class StatefulHttpSessions {
       lastSeenAt: now,
     };
     await this.store.create(record);
-    const session = await this.connect(record);
-    this.stored.set(session, now);
-    return session;
+    return this.connect(record, new McpSessionUsage(address, now, false));
   }
 
   /**
-   * The session `id` as this process serves it: its live connection, or one rebuilt from the
-   * store's record; `undefined` when the session ended, never existed, or belongs to another
-   * server of the app; `'full'` when rebuilding it would exceed `sessions.maxSessions`. A
-   * live connection whose session ended elsewhere is closed.
+   * The session `id` as this process serves `req` (answered through `res`) with it: its live
+   * connection, or one rebuilt from the store's record; `undefined` when the session ended,
+   * never existed, or belongs to another server of the app; a refusal when rebuilding it here
+   * would exceed a `sessions` limit. A live connection whose session ended elsewhere is closed.
    */
-  resume(id: string): McpServedSession | Promise<McpServedSession | 'full' | undefined> {
+  resume(id: string, req: Request, res: ServerResponse): McpServedSession | undefined | Promise<McpServedSession | McpSessionRefusal | undefined> {
+    const use = isSessionUse(req);
     const live = this.registry.get(id);
     if (live) {
-      live.touch();
-      // Most requests: the store heard of the session less than a second ago, nothing to await.
-      return live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs ? live : this.confirm(live);
+      return this.serve(live, use, res);
     }
-    if (this.registry.isFull()) {
-      return Promise.resolve('full');
+    if (this.registry.isEnding(id)) {
+      return undefined;
     }
     let rebuilt = this.rebuilding.get(id);
     if (!rebuilt) {
-      rebuilt = this.rebuild(id).finally(() => this.rebuilding.delete(id));
+      const address = this.options.sessionClientAddress(req);
+      const slot = this.admission.admit(address, req.auth?.clientId);
+      if (slot instanceof McpSessionRefusal) {
+        return Promise.resolve(slot);
+      }
+      rebuilt = this.rebuild(id, address, use).finally(() => {
+        slot.release();
+        this.rebuilding.delete(id);
+      });
       this.rebuilding.set(id, rebuilt);
     }
-    return rebuilt;
+    return rebuilt.then((session) => session && this.serve(session, use, res));
+  }
+
+  /** A live session serving a request: seen now, busy until `res` closes when the request uses it, confirmed with the store when due. */
+  private serve(live: McpServedSession, use: boolean, res: ServerResponse): McpServedSession | Promise<McpServedSession | undefined> {
+    live.touch();
+    const usage = live.usage!;
+    if (use) {
+      usage.track(res);
+    }
+    if (!usage.used) {
+      if (!use) {
+        // Left unwritten, the store's lastSeenAt still says "unused" to every process.
+        return live;
+      }
+      usage.used = true;
+      return this.confirm(live);
+    }
+    // Most requests: the store heard of the session less than a second ago, nothing to await.
+    return live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs ? live : this.confirm(live);
   }
 
   /** The live session once the store says it still exists; closed here, and `undefined`, when it ended elsewhere. */
@@ -96,17 +127,20 @@ export class StatefulHttpSessions {
     return undefined;
   }
 
-  private async rebuild(id: string): Promise<McpServedSession | undefined> {
+  private async rebuild(id: string, address: string, use: boolean): Promise<McpServedSession | undefined> {
     const record = await this.store.find(id);
     if (!record || record.serverId !== this.options.serverId) {
       return undefined;
     }
-    const session = await this.connect(record);
+    const used = use || record.lastSeenAt !== record.createdAt;
+    const session = await this.connect(record, new McpSessionUsage(address, record.createdAt, used));
     try {
       await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, record);
       // What the session's instances are in now: later transitions are told against it.
       await this.menu.prime(session);
-      await this.storeTouch(session);
+      if (used) {
+        await this.storeTouch(session);
+      }
     } catch (error) {
       await session.server.close();
       throw error;
@@ -114,10 +148,11 @@ export class StatefulHttpSessions {
     return session;
   }
 
-  /** Tells the store the session was seen; `false` when it ended elsewhere. */
+  /** Tells the store the used session was seen; `false` when it ended elsewhere. */
   private storeTouch(session: McpServedSession): Promise<boolean> {
     this.stored.set(session, session.lastSeen);
-    return this.store.touch(session.id!, session.lastSeen);
+    // Never `createdAt` itself, which would read as "unused" (a first request in the same millisecond).
+    return this.store.touch(session.id!, Math.max(session.lastSeen, session.usage!.openedAt + 1));
   }
 
   /** Keeps the session's GET-stream messages in the session store, for clients that reconnect with `Last-Event-ID`. */
@@ -126,9 +161,10 @@ export class StatefulHttpSessions {
   }
 
   /** A session's SDK server on a transport of its own, registered here once initialized. */
-  private async connect(record: McpSessionRecord): Promise<McpServedSession> {
+  private async connect(record: McpSessionRecord, usage: McpSessionUsage): Promise<McpServedSession> {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
+    session.usage = usage;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(id) : undefined,
@@ -139,4 +175,17 @@ export class StatefulHttpSessions {
     await session.server.connect(transport);
     return session;
   }
+}
+
+/**
+ * Whether a request uses its session: a POST that carries anything but
+ * `notifications/initialized` (a request, a notification, a response to the server). The end
+ * of the handshake and a GET stream do not.
+ */
+function isSessionUse(req: Request): boolean {
+  if (req.method !== 'POST') {
+    return false;
+  }
+  const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method !== 'notifications/initialized');
 }

@@ -10,11 +10,11 @@ import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../server/modern-era.js';
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
-import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import { toNodeExchange, type McpNodeRequest as Request } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
+import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
 
@@ -41,9 +41,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
-    private readonly registry: McpSessionRegistry,
     private readonly sessions: StatefulHttpSessions,
     private readonly modernServers: ModernServerFactory,
+    private readonly admission: McpSessionAdmission,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -190,10 +190,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const resumed = this.sessions.resume(sessionId);
+      const resumed = this.sessions.resume(sessionId, req, res);
       const session = resumed instanceof Promise ? await resumed : resumed;
-      if (session === 'full') {
-        return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
+      if (session instanceof McpSessionRefusal) {
+        return this.refuse(res, session, req);
       }
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
@@ -206,15 +206,24 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
       return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
     }
-    const retryAfter = this.newSessions.take(this.options.sessionClientAddress(req));
+    const address = this.options.sessionClientAddress(req);
+    const retryAfter = this.newSessions.take(address);
     if (retryAfter > 0) {
       const limit = this.options.maxNewSessionsPerMinutePerClient;
       return this.reply(res, 503, SERVER_ERROR, messages.tooManyNewSessions(limit, retryAfter), req, { 'Retry-After': String(retryAfter) });
     }
-    if (this.registry.isFull()) {
-      return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
+    const slot = this.admission.admit(address, req.auth?.clientId);
+    if (slot instanceof McpSessionRefusal) {
+      return this.refuse(res, slot, req);
     }
-    await this.handle(await this.sessions.open(req.body, req.auth?.clientId), req, res);
+    // Held until the initialize is answered: the session is live by then, or failed.
+    res.once('close', () => slot.release());
+    await this.handle(await this.sessions.open(req.body, req.auth?.clientId, address), req, res);
+  }
+
+  /** HTTP 503 for a session a live-session limit refused, with when to try again. */
+  private refuse(res: ServerResponse, refusal: McpSessionRefusal, req: Request): void {
+    this.reply(res, 503, SERVER_ERROR, refusal.message, req, { 'Retry-After': String(refusal.retryAfterSeconds) });
   }
 
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {

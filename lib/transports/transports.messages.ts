@@ -35,9 +35,21 @@ export const sessionNotFound = (id: string): string =>
 export const sessionRequired = (): string =>
   'Bad Request: send an initialize request first, then the Mcp-Session-Id header it returns on every request.';
 
-/** HTTP 503: session cap reached. */
-export const tooManySessions = (): string =>
-  'Service Unavailable: this MCP server has reached its maximum number of sessions; try again later.';
+/** HTTP 503: a new (or rebuilt) session would exceed a live-session limit that no eviction frees. */
+export const sessionLimitReached = (limit: 'maxSessions' | 'maxPerAddress' | 'maxPerPrincipal', value: number, retryAfterSeconds: number): string => {
+  switch (limit) {
+    case 'maxSessions':
+      return `Service Unavailable: this MCP server holds ${value} live sessions (sessions.maxSessions), its maximum, and every one is answering a request; retry after ${retryAfterSeconds} s.`;
+    case 'maxPerAddress':
+      return `Service Unavailable: this client address holds ${value} live sessions (sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
+    case 'maxPerPrincipal':
+      return `Service Unavailable: this principal holds ${value} live sessions (sessions.maxPerPrincipal), the most one principal may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
+  }
+};
+
+/** Log line: a session was ended to make room for a new one. */
+export const sessionEvicted = (id: string, maxSessions: number, idleMs: number): string =>
+  `Session ${id} evicted: ${maxSessions} live sessions (sessions.maxSessions) reached, and it was the least recently used idle one (idle ${Math.round(idleMs / 1000)} s); its client gets 404 and re-initializes.`;
 
 /** HTTP 503: one client address opened too many sessions in the last minute. */
 export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>

@@ -160,6 +160,50 @@ export function describeMcpSessionStoreContract(name: string, factory: McpSessio
       for (const record of opening) expect((await store.find(record.id))?.lastSeenAt).toBe(record.lastSeenAt + 1);
     });
 
+    it('expireUnused: ends at most limit sessions of its server created before the cutoff and never touched since, with their events', async () => {
+      const server = `server-${randomUUID()}`;
+      const unused = [1_000, 1_001, 1_002, 1_003].map((at) => ({ ...sessionRecord(server, at), createdAt: at }));
+      const used = { ...sessionRecord(server, 1_000), createdAt: 1_000 };
+      const touchedLater = sessionRecord(server, 1_500);
+      const fresh = { ...sessionRecord(server, 5_000), createdAt: 5_000 };
+      const elsewhere = { ...sessionRecord(`server-${randomUUID()}`, 1_000), createdAt: 1_000 };
+      for (const record of [...unused, used, touchedLater, fresh, elsewhere]) await store.create(record);
+      const event = await store.appendEvent(unused[0].id, streamMessage(1));
+      await fixture.peer.touch(used.id, 1_200);
+
+      expect(await store.expireUnused(server, 2_000, 0)).toEqual([]);
+      const first = await store.expireUnused(server, 2_000, 3);
+      expect(first).toHaveLength(3);
+      const second = await fixture.peer.expireUnused(server, 2_000, 10);
+      expect([...first, ...second].sort()).toEqual(unused.map((record) => record.id).sort());
+      expect(await store.expireUnused(server, 2_000, 10)).toEqual([]);
+
+      for (const record of unused) expect(await store.find(record.id)).toBeUndefined();
+      expect(await store.eventsAfter(unused[0].id, event)).toBeUndefined();
+      for (const record of [used, touchedLater, fresh]) expect(await store.find(record.id)).toBeDefined();
+      expect(await store.find(elsewhere.id)).toStrictEqual(elsewhere);
+    });
+
+    it('expireUnused from two processes at once, while sessions are first used: every unused session ends once, no used one ends', async () => {
+      const server = `server-${randomUUID()}`;
+      const records = Array.from({ length: 40 }, (_, i) => ({ ...sessionRecord(server, 1_000 + i), createdAt: 1_000 + i }));
+      for (const record of records) await store.create(record);
+      const usedNow = records.filter((_, i) => i % 4 === 0);
+      const ended: string[] = [];
+      const drain = async (expirer: McpSessionStore): Promise<void> => {
+        for (let batch = await expirer.expireUnused(server, 2_000, 7); batch.length; batch = await expirer.expireUnused(server, 2_000, 7)) {
+          ended.push(...batch);
+        }
+      };
+      const use = async (user: McpSessionStore): Promise<boolean[]> => Promise.all(usedNow.map((record) => user.touch(record.id, record.createdAt + 5)));
+      const [, , touched] = await Promise.all([drain(store), drain(fixture.peer), use(fixture.peer)]);
+      expect(new Set(ended).size).toBe(ended.length);
+      // A session touched before the sweep reached it lives on; the others ended, each returned once.
+      const survivors = usedNow.filter((_, i) => touched[i]).map((record) => record.id);
+      expect(ended.sort()).toEqual(records.map((record) => record.id).filter((id) => !survivors.includes(id)).sort());
+      for (const id of survivors) expect((await store.find(id))?.lastSeenAt).toBeGreaterThan(0);
+    });
+
     it('appendEvent/eventsAfter: the later events of the session, in order; undefined for an id that is not one of its events', async () => {
       const record = sessionRecord('main', Date.now());
       const other = sessionRecord('main', Date.now());

@@ -81,6 +81,11 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     let ended: string[] = [];
     expect(await during(async () => (ended = await store.expire(server, 2_000, 10)))).toHaveLength(expected.expire);
     expect(ended).toEqual([record.id]);
+    const unused = { ...sessionRecord(server, 1_000), createdAt: 1_000 };
+    await store.create(unused);
+    expect(await during(() => store.expireUnused(server, 1_000, 10))).toHaveLength(expected.expireNone);
+    expect(await during(async () => (ended = await store.expireUnused(server, 2_000, 10)))).toHaveLength(expected.expire);
+    expect(ended).toEqual([unused.id]);
     await store.create(record);
     expect(await during(() => store.delete(record.id))).toHaveLength(expected.delete);
   });

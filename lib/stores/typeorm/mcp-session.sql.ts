@@ -130,8 +130,22 @@ export class McpSessionSql {
    * locking SELECT and one DELETE in a transaction would take gap locks on the index that
    * `create` inserts into, and deadlock with it.)
    */
-  async expire(runner: QueryRunner, serverId: string, cutoff: number, limit: number): Promise<string[]> {
-    const candidates = `SELECT id FROM ${this.sessions} WHERE server_id = ? AND last_seen_at < ? LIMIT ?`;
+  expire(runner: QueryRunner, serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    return this.endWhere(runner, (alias) => `${alias}last_seen_at < ?`, serverId, cutoff, limit);
+  }
+
+  /**
+   * Deletes up to `limit` sessions of `serverId` created before `cutoff` and never used since
+   * (`last_seen_at` still equals `created_at`), with their events, and returns their ids, as
+   * `expire` does (the same statements; the range on `last_seen_at` keeps to its index).
+   */
+  expireUnused(runner: QueryRunner, serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    return this.endWhere(runner, (alias) => `${alias}last_seen_at < ? AND ${alias}last_seen_at = ${alias}created_at`, serverId, cutoff, limit);
+  }
+
+  /** The statements of `expire` for sessions of `serverId` that meet `condition` (one `?`, bound to `cutoff`), columns prefixed by `alias`. */
+  private async endWhere(runner: QueryRunner, condition: (alias: string) => string, serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    const candidates = `SELECT id FROM ${this.sessions} WHERE server_id = ? AND ${condition('')} LIMIT ?`;
     const params = [serverId, cutoff, limit];
     switch (this.dialect) {
       case 'postgres': {
@@ -162,7 +176,7 @@ export class McpSessionSql {
         const ended: string[] = [];
         for (const { id } of records) {
           const { affected } = await this.run(runner, {
-            sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ? AND s.server_id = ? AND s.last_seen_at < ?`,
+            sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ? AND s.server_id = ? AND ${condition('s.')}`,
             params: [id, serverId, cutoff],
           });
           if (affected > 0) ended.push(id);

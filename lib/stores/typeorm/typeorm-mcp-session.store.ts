@@ -24,7 +24,7 @@ const EVENT_ID = /^[1-9][0-9]*$/;
  *
  * Round trips per operation: `create`, `find`, `touch`, `appendEvent`, `eventsAfter`,
  * `pruneEvents`: 1. `delete`: 1 (PostgreSQL: data-modifying CTE; MySQL/MariaDB: multi-table
- * DELETE), 2 on SQLite. `expire`: 1 on PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP
+ * DELETE), 2 on SQLite. `expire` and `expireUnused`: 1 on PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP
  * LOCKED`); 2 on SQLite (1 when no session expired); on MySQL/MariaDB, which lack `DELETE …
  * RETURNING`, 1 SELECT of at most `limit` candidates plus 1 DELETE per candidate (see
  * `McpSessionSql.expire`). No operation opens a transaction. Event pruning compares with this
@@ -100,6 +100,12 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
   async expire(serverId: string, cutoff: number, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
     return this.write('expire', (runner) => this.sql.expire(runner, serverId, cutoff, limit));
+  }
+
+  /** @inheritdoc */
+  async expireUnused(serverId: string, cutoff: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.write('expireUnused', (runner) => this.sql.expireUnused(runner, serverId, cutoff, limit));
   }
 
   /** @inheritdoc */

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import type { McpServedSession } from '../server/mcp-session.js';
+import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { decideAdmission, type McpAdmissionView, type McpSessionLimitName, type McpSessionLimits } from './session-admission.policy.js';
+import * as messages from './transports.messages.js';
+
+/** A session refused by a live-session limit: HTTP 503 with `Retry-After`. */
+export class McpSessionRefusal {
+  constructor(
+    readonly limit: McpSessionLimitName,
+    readonly retryAfterSeconds: number,
+    /** What the client reads. */
+    readonly message: string,
+  ) {}
+}
+
+/** The place an admitted session holds among the live ones while it opens; released once it is live (or failed). */
+export interface McpSessionSlot {
+  release(): void;
+}
+
+/** A live session as the policy sees it, with the session itself when it is one that can be evicted. */
+type View = McpAdmissionView & { session?: McpServedSession };
+
+/**
+ * Admits new and rebuilt stateful sessions under the `sessions` limits (see
+ * `decideAdmission`): ends the sessions the policy evicts, and counts the sessions still
+ * opening, so that concurrent `initialize` requests cannot overshoot a limit.
+ */
+@Injectable()
+export class McpSessionAdmission {
+  private readonly logger = new Logger('McpSessions');
+  private readonly limits: McpSessionLimits;
+  private readonly opening = new Set<McpAdmissionView>();
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) options: McpResolvedOptions,
+    private readonly registry: McpSessionRegistry,
+  ) {
+    this.limits = {
+      maxSessions: options.maxSessions,
+      maxPerAddress: options.maxSessionsPerAddress,
+      maxPerPrincipal: options.maxSessionsPerPrincipal,
+      idleTtlMs: options.sessionIdleTtlMs,
+      unusedTtlMs: options.sessionUnusedTtlMs,
+    };
+  }
+
+  /** A slot for a session of `principal` from `address`, evicting what the policy says; or the refusal to answer with. */
+  admit(address: string, principal: string | undefined): McpSessionSlot | McpSessionRefusal {
+    const now = Date.now();
+    const decision = decideAdmission({ address, principal }, this.views(), this.limits, now);
+    if (!decision.admitted) {
+      const { limit, retryAfterSeconds } = decision;
+      return new McpSessionRefusal(limit, retryAfterSeconds, messages.sessionLimitReached(limit, this.limits[limit], retryAfterSeconds));
+    }
+    for (const { session } of decision.evict) {
+      const id = session!.id!;
+      this.logger.log(messages.sessionEvicted(id, this.limits.maxSessions, now - session!.lastSeen));
+      void this.registry.evict(id);
+    }
+    const opening: McpAdmissionView = { address, principal, lastSeen: now, openedAt: now, used: false, busy: true };
+    this.opening.add(opening);
+    return { release: () => this.opening.delete(opening) };
+  }
+
+  /** The live sessions and those still opening; only idle stateful HTTP sessions can be evicted. */
+  private *views(): Generator<View> {
+    for (const session of this.registry.sessions()) {
+      const { usage } = session;
+      yield usage
+        ? { session, address: usage.address, principal: session.principal, lastSeen: session.lastSeen, openedAt: usage.openedAt, used: usage.used, busy: usage.busy }
+        : { lastSeen: session.lastSeen, openedAt: session.lastSeen, used: true, busy: true };
+    }
+    yield* this.opening;
+  }
+}
