@@ -2,10 +2,13 @@ import type { INestApplication } from '@nestjs/common';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore } from '../lib/index.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as McpSessionStoreType } from '../lib/index.js';
+import { createMcpSessionMigration, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
+import { databaseTargets, uniqueSuffix, type DatabaseTarget } from './utils/databases.js';
 import { connectClient, eventually, mcpUrl, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { RecordingLogger } from './utils/recording-logger.js';
 import { HTTP_ADAPTERS, listenApp } from './utils/test-app.js';
@@ -90,6 +93,51 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     return client;
   };
 
+  /**
+   * Two processes on `sessionStore`, maxSessions 2 on the first: a third session there evicts
+   * the least recently used idle one, which then answers 404 on both, loses its session-keyed
+   * instance, and whose SDK client initializes again.
+   */
+  const expectEvictionEverywhere = async (sessionStore: McpSessionStoreType) => {
+    const store = new InMemoryFsmStateStore();
+    const shared = { store, sessions: { store: sessionStore, maxSessions: 2, maxPerAddress: 10 } };
+    const first = await start(shared);
+    const second = await start(shared);
+    try {
+      const evictee = await connect(first.url);
+      expect((await evictee.call('invoice.submit')).isError).toBeFalsy();
+      const evicteeId = evictee.transport.sessionId!;
+      expect((await store.load(`invoice:session:${evicteeId}`))?.state).toBe('review');
+      const recent = await connect(first.url);
+      await recent.names();
+
+      // A third session on the first process: the least recently used idle one makes room.
+      await connect(first.url);
+      expect(first.registry.get(evicteeId)).toBeUndefined();
+      expect(first.registry.get(recent.transport.sessionId!)).toBeDefined();
+      await eventually(async () => (await sessionStore.find(evicteeId)) === undefined);
+      await eventually(async () => (await store.load(`invoice:session:${evicteeId}`)) === undefined);
+      expect(logs.matching('log', new RegExp(`^Session ${evicteeId} evicted: .*its client gets 404 and re-initializes\\.$`))).toHaveLength(1);
+
+      // The other process does not rebuild it from the store.
+      const elsewhere = await postFrom(second.url, '127.0.0.1', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
+        'mcp-session-id': evicteeId,
+        'mcp-protocol-version': '2025-06-18',
+      });
+      expect(elsewhere.status).toBe(404);
+      expect(await statusOfFailure(evictee.names())).toBe(404);
+
+      // What a client does on 404: initialize again, and carry on in a new session.
+      await evictee.client.close();
+      const transport = new StreamableHTTPClientTransport(first.url);
+      await evictee.client.connect(transport);
+      expect(transport.sessionId).not.toBe(evicteeId);
+      expect((await evictee.client.listTools()).tools.map((tool) => tool.name)).toContain('invoice.submit');
+    } finally {
+      store.onApplicationShutdown();
+    }
+  };
+
   beforeEach(() => {
     apps = [];
     clients = [];
@@ -138,19 +186,31 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     expect(gone.status).toBe(404);
   });
 
-  it('ends a session that made no request after initialize once unusedTtlMs passes; a used one lives on', async () => {
-    const { url, registry, app } = await start({ sessions: { unusedTtlMs: 1_000 } });
-    const unused = await connect(url);
-    const used = await connect(url);
+  it('ends a session that made no request after initialize once unusedTtlMs passes, on every process; one used on any process lives on', async () => {
+    const sessionStore = new InMemoryMcpSessionStore();
+    const options = { sessions: { store: sessionStore, unusedTtlMs: 1_000 } };
+    const first = await start(options);
+    const second = await start(options);
+    const unused = await connect(first.url);
+    const used = await connect(first.url);
     await used.names();
+    // Opened on the first process, used on the second only.
+    const opened = await postFrom(first.url, '127.0.0.1', RAW_INITIALIZE);
+    const movedId = opened.sessionId!;
+    const listOn = (url: URL) =>
+      postFrom(url, '127.0.0.1', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': movedId, 'mcp-protocol-version': '2025-06-18' });
+    expect((await listOn(second.url)).status).toBe(200);
     const unusedId = unused.transport.sessionId!;
-    const sessionStore = app.get<InMemoryMcpSessionStore>(McpSessionStore);
     expect(await sessionStore.find(unusedId)).toBeDefined();
 
-    await eventually(async () => registry.get(unusedId) === undefined && (await sessionStore.find(unusedId)) === undefined, 5_000);
+    await eventually(async () => first.registry.get(unusedId) === undefined && (await sessionStore.find(unusedId)) === undefined, 5_000);
     expect(await statusOfFailure(unused.names())).toBe(404);
-    expect(registry.get(used.transport.sessionId!)).toBeDefined();
     expect(await used.names()).toContain('invoice.submit');
+    // The first process let go of its unused copy; the session lives on, served anywhere.
+    await eventually(() => first.registry.get(movedId) === undefined, 5_000);
+    expect(await sessionStore.find(movedId)).toBeDefined();
+    expect((await listOn(first.url)).status).toBe(200);
+    expect((await listOn(second.url)).status).toBe(200);
   });
 
   it('caps the live sessions of one principal, from any address, with 503 and Retry-After naming sessions.maxPerPrincipal', async () => {
@@ -180,12 +240,12 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   });
 
   it('at maxSessions with every session answering a call, refuses with 503 and Retry-After; once they are answered, admits', async () => {
-    const { url, app } = await start({ sessions: { maxSessions: 2, maxPerAddress: 10 } });
-    app.get(HandlerLog).delayMs = 1_500;
+    const { url, app, registry } = await start({ sessions: { maxSessions: 2, maxPerAddress: 10 } });
+    // The fixture's handlers wait this long: the calls are in flight while the newcomer asks.
+    app.get(HandlerLog).delayMs = 3_000;
     const callers = [await connect(url), await connect(url)];
     const calls = callers.map((caller) => caller.call('invoice.submit'));
-    // Both calls are in their handlers (the fixture waits there).
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await eventually(() => [...registry.sessions()].every((session) => session.usage?.busy));
     const refused = await postFrom(url, '127.0.0.2', RAW_INITIALIZE);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toBe('5');
@@ -197,43 +257,33 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   });
 
   it('an evicted session answers 404 on every process sharing the store, its instances end, and its client re-initializes', async () => {
-    const sessionStore = new InMemoryMcpSessionStore();
-    const store = new InMemoryFsmStateStore();
-    const shared = { store, sessions: { store: sessionStore, maxSessions: 2, maxPerAddress: 10 } };
-    const first = await start(shared);
-    const second = await start(shared);
-    try {
-      const evictee = await connect(first.url);
-      expect((await evictee.call('invoice.submit')).isError).toBeFalsy();
-      const evicteeId = evictee.transport.sessionId!;
-      expect((await store.load(`invoice:session:${evicteeId}`))?.state).toBe('review');
-      const recent = await connect(first.url);
-      await recent.names();
-
-      // A third session on the first process: the least recently used idle one makes room.
-      await connect(first.url);
-      expect(first.registry.get(evicteeId)).toBeUndefined();
-      expect(first.registry.get(recent.transport.sessionId!)).toBeDefined();
-      await eventually(async () => (await sessionStore.find(evicteeId)) === undefined);
-      await eventually(async () => (await store.load(`invoice:session:${evicteeId}`)) === undefined);
-      expect(logs.matching('log', new RegExp(`^Session ${evicteeId} evicted: .*its client gets 404 and re-initializes\\.$`))).toHaveLength(1);
-
-      // The other process does not rebuild it from the store.
-      const elsewhere = await postFrom(second.url, '127.0.0.1', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
-        'mcp-session-id': evicteeId,
-        'mcp-protocol-version': '2025-06-18',
-      });
-      expect(elsewhere.status).toBe(404);
-      expect(await statusOfFailure(evictee.names())).toBe(404);
-
-      // What a client does on 404: initialize again, and carry on in a new session.
-      await evictee.client.close();
-      const transport = new StreamableHTTPClientTransport(first.url);
-      await evictee.client.connect(transport);
-      expect(transport.sessionId).not.toBe(evicteeId);
-      expect((await evictee.client.listTools()).tools.map((tool) => tool.name)).toContain('invoice.submit');
-    } finally {
-      store.onApplicationShutdown();
-    }
+    await expectEvictionEverywhere(new InMemoryMcpSessionStore());
   });
+
+  describe.each(databaseTargets('session eviction with TypeOrmMcpSessionStore'))('with TypeOrmMcpSessionStore on $name', (target: DatabaseTarget) => {
+    const tables = { tableName: `mcp_adm_${uniqueSuffix()}_${adapter}`, eventTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_event` };
+    let dataSource: DataSource;
+
+    beforeAll(async () => {
+      dataSource = new DataSource({ ...target.options(), migrations: [createMcpSessionMigration(tables)], migrationsTableName: `${tables.tableName}_migrations` } as DataSourceOptions);
+      await dataSource.initialize();
+      await dataSource.runMigrations();
+    }, 60_000);
+
+    afterAll(async () => {
+      const runner = dataSource.createQueryRunner();
+      try {
+        await dataSource.undoLastMigration();
+        await runner.dropTable(`${tables.tableName}_migrations`, true);
+      } finally {
+        await runner.release();
+        await dataSource.destroy();
+      }
+    }, 60_000);
+
+    it('an evicted session is deleted from the database: no process rebuilds it, and its client re-initializes', async () => {
+      await expectEvictionEverywhere(new TypeOrmMcpSessionStore(dataSource, tables));
+    });
+  });
+
 });
