@@ -79,8 +79,9 @@ export class StatefulHttpSessions {
   resume(id: string, req: Request, res: ServerResponse): McpServedSession | undefined | Promise<McpServedSession | McpSessionRefusal | undefined> {
     const use = isSessionUse(req);
     const live = this.registry.get(id);
-    if (live) {
-      return this.serve(live, use, res);
+    // Only stateful HTTP sessions have a usage: another connection's key (stdio) is no session id.
+    if (live?.usage) {
+      return this.attend(live, use, res);
     }
     if (this.registry.isEnding(id)) {
       return undefined;
@@ -98,11 +99,11 @@ export class StatefulHttpSessions {
       });
       this.rebuilding.set(id, rebuilt);
     }
-    return rebuilt.then((session) => session && this.serve(session, use, res));
+    return rebuilt.then((session) => session && this.attend(session, use, res));
   }
 
-  /** A live session serving a request: seen now, busy until `res` closes when the request uses it, confirmed with the store when due. */
-  private serve(live: McpServedSession, use: boolean, res: ServerResponse): McpServedSession | Promise<McpServedSession | undefined> {
+  /** A live session taking a request: seen now, busy until `res` closes when the request uses it, confirmed with the store when due. */
+  private attend(live: McpServedSession, use: boolean, res: ServerResponse): McpServedSession | Promise<McpServedSession | undefined> {
     live.touch();
     const usage = live.usage!;
     if (use) {
