@@ -167,15 +167,28 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     await this.endAll((limit) => this.sessionStore.expire(serverId, now - this.idleTtlMs, limit));
     await this.endAll((limit) => this.sessionStore.expireUnused(serverId, now - this.unusedTtlMs, limit));
     for (const [key, { session }] of this.live) {
-      const unused = session.usage !== undefined && !session.usage.used && session.usage.openedAt < now - this.unusedTtlMs;
-      // An unused connection whose session lives on was used through another process: this one lets go of it.
-      if (session.kind === 'stateful' && (session.lastSeen < now - this.idleTtlMs || unused)) {
+      if (session.kind === 'stateful' && (session.lastSeen < now - this.idleTtlMs || (await this.unusedHere(session, now)))) {
         await this.closeLocal(key);
       }
     }
     for (let call = 0; call < SWEEP_CALLS && this.options.sessionEventRetentionMs > 0; call++) {
       if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
     }
+  }
+
+  /**
+   * Whether this process's connection of a session has gone unused for `unusedTtlMs`. The
+   * session may have been used through another process (its store record says so): the
+   * connection, and its GET stream, then stay, marked used.
+   */
+  private async unusedHere(session: McpServedSession, now: number): Promise<boolean> {
+    const { usage } = session;
+    if (!usage || usage.used || usage.openedAt >= now - this.unusedTtlMs) {
+      return false;
+    }
+    const record = await this.sessionStore.find(session.id!);
+    usage.used = record !== undefined && record.lastSeenAt !== record.createdAt;
+    return !usage.used;
   }
 
   /** Ends, in bounded batches, the sessions `expire` ends in the store, with their connections here and their session-keyed instances. */
