@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
+import { MCP_SHUTDOWN_JSONRPC_CODE } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './server.messages.js';
-
-/** JSON-RPC code of a call abandoned at shutdown (implementation-defined server error). */
-export const MCP_SHUTDOWN_ERROR_CODE = -32000;
 
 /**
  * How long the drain waits, once `drainMs` ran out, for the answers of the abandoned calls and
@@ -15,11 +13,11 @@ const SETTLE_MS = 5000;
 
 /**
  * Graceful shutdown of the MCP requests of this process, run by Nest's `onModuleDestroy`
- * (first of the shutdown hooks; the sessions' streams and the listener close after it): the
- * HTTP transport refuses new requests, and requests in flight get `transports.http.drainMs`
- * to finish and deliver their results. Then {@link signal} aborts: calls still running are
- * abandoned (never committed, answered with a JSON-RPC error), and the drain waits a little
- * longer for those answers and for commits that had begun.
+ * (before `beforeApplicationShutdown`, where the sessions' streams close, and before the
+ * listener closes): the HTTP transport refuses new requests, and requests in flight get
+ * `transports.http.drainMs` to finish and deliver their results. Then {@link signal} aborts:
+ * calls still running are abandoned (never committed, answered with a JSON-RPC error), and the
+ * drain waits a little longer for those answers and for commits that had begun.
  */
 @Injectable()
 export class McpShutdownDrain implements OnModuleDestroy {
@@ -72,7 +70,7 @@ export class McpShutdownDrain implements OnModuleDestroy {
       return;
     }
     this.logger.warn(messages.drainRanOut(this.inFlight, http.drainMs));
-    this.cutoff.abort(new JsonRpcError(MCP_SHUTDOWN_ERROR_CODE, messages.callAbandoned(http.drainMs)));
+    this.cutoff.abort(new JsonRpcError(MCP_SHUTDOWN_JSONRPC_CODE, messages.callAbandoned(http.drainMs)));
     if (!(await this.idleWithin(SETTLE_MS))) {
       this.logger.warn(messages.drainUnanswered(this.inFlight));
     }
