@@ -47,6 +47,14 @@ export interface McpHttpTransportOptions {
    * request with its status and message.
    */
   authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * Graceful shutdown (`app.close()`, or a signal with `enableShutdownHooks()`): for this
+   * long, requests in flight finish and deliver their results while new requests get HTTP 503
+   * with `Retry-After`; then calls still running are abandoned (their transitions are never
+   * stored, their clients get a JSON-RPC error), and the sessions' streams close.
+   * @default 10_000
+   */
+  drainMs?: number;
 }
 
 /** How long the store keeps workflow instances (see `McpModuleOptions.retention`). */

@@ -25,6 +25,8 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_MAX_SESSIONS_SHARE = 0.1;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
+/** Default time a graceful shutdown waits for requests in flight. */
+export const DEFAULT_HTTP_DRAIN_MS = 10_000;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -37,7 +39,9 @@ export interface McpResolvedOptions {
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
   store: FsmStateStore;
-  http: (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless'>) | undefined;
+  http:
+    | (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs'>)
+    | undefined;
   stdio: boolean;
   singleTenant: boolean;
   attachmentId: string;
@@ -87,7 +91,10 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
     store: options.store ?? new InMemoryFsmStateStore(),
-    http: http === false ? undefined : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false },
+    http:
+      http === false
+        ? undefined
+        : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false, drainMs: http?.drainMs ?? DEFAULT_HTTP_DRAIN_MS },
     stdio: options.transports?.stdio ?? false,
     singleTenant: options.singleTenant ?? false,
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,

@@ -26,6 +26,7 @@ import {
 } from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
+import { McpShutdownDrain } from './server/mcp-shutdown.drain.js';
 import { ModernServerFactory } from './server/modern-server.factory.js';
 import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
 import { ToolCallHandler } from './server/tool-call.handler.js';
@@ -70,6 +71,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     fsmGateProvider,
     McpWorkflowService,
     ToolMenuService,
+    McpShutdownDrain,
     ToolCallHandler,
     PrimitiveCallHandler,
     McpServerFactory,

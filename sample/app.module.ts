@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
 import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
+import { sampleDrainMs } from './http-limits.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
@@ -46,7 +47,7 @@ import { sampleTransport } from './transport.js';
           transports:
             transport === 'stdio'
               ? { http: false, stdio: true }
-              : { http: { path: '/mcp', stateless: transport === 'stateless' }, stdio: false },
+              : { http: { path: '/mcp', stateless: transport === 'stateless', drainMs: sampleDrainMs() }, stdio: false },
         };
       },
     }),

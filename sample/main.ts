@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module.js';
 import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
+import { applySampleHttpLimits } from './http-limits.js';
 import { sampleTransport } from './transport.js';
 
 /** A console logger that writes every level to stderr: on stdio, stdout carries the protocol. */
@@ -35,10 +37,12 @@ async function bootstrap(): Promise<void> {
     return;
   }
   const app = await createHttpApp(logger);
+  // On SIGTERM/SIGINT: calls in flight finish (up to SAMPLE_DRAIN_MS), then streams and the database close.
   app.enableShutdownHooks();
   if (sampleAuthMode() === 'optional') {
     app.use(demoBearerAuth);
   }
+  applySampleHttpLimits(app.getHttpServer() as Server);
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   logger.log(`MCP endpoint: http://127.0.0.1:${port}/mcp`, 'Sample');

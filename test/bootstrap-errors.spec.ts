@@ -228,6 +228,12 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
+  it('a shutdown drain that is not a number of milliseconds', async () => {
+    expect(await bootstrapError([appWith([], { transports: { http: { drainMs: -1 } } })])).toBe(
+      'McpModule: transports.http.drainMs must be a number of milliseconds from 0 to 2147483647, got -1.',
+    );
+  });
+
   it('a TypeORM store whose table lacks the 0.2 migration (an upgrade that forgot to run it)', async () => {
     const dataSource = await new DataSource({
       type: 'better-sqlite3',

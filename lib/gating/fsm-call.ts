@@ -56,14 +56,63 @@ export class FsmCall {
    * may swallow the thrown one, but the call is refused all the same.
    */
   refusal?: FsmRefusal;
+  /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
+  private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
   constructor(
     readonly tool: McpHandlerDefinition,
     readonly caller: FsmCaller,
     readonly args: Record<string, unknown>,
     readonly context: MutableToolContext,
+    /** Aborted when the server stops waiting for running calls (a graceful shutdown ran out of time); its reason is what the client is told. */
+    private readonly cutoff?: AbortSignal,
   ) {
     callsByContext.set(context, this);
+  }
+
+  /** Whether the server stopped waiting for this call before its commit began: nothing of it is stored. */
+  get abandoned(): boolean {
+    return this.stage === 'abandoned';
+  }
+
+  /**
+   * Runs `work` and settles as it does, unless the cutoff comes first while the call has not
+   * begun to commit: then the call is abandoned and this rejects with the cutoff's reason at
+   * once (`work` runs on and how it ends is ignored; an abandoned call starts no work).
+   */
+  unlessAbandoned<T>(work: () => Promise<T>): Promise<T> {
+    const cutoff = this.cutoff;
+    if (!cutoff) {
+      return work();
+    }
+    if (this.abandon()) {
+      return Promise.reject(cutoff.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const abandon = () => {
+        if (this.abandon()) reject(cutoff.reason);
+      };
+      cutoff.addEventListener('abort', abandon, { once: true });
+      work()
+        .then(resolve, reject)
+        .finally(() => cutoff.removeEventListener('abort', abandon));
+    });
+  }
+
+  /** Marks the start of the call's commit; throws the cutoff's reason instead when the call was abandoned. */
+  beginCommit(): void {
+    if (this.abandon()) {
+      throw this.cutoff!.reason;
+    }
+    this.stage = 'committing';
+  }
+
+  /** Abandons the call if the cutoff passed before its commit began; whether it is abandoned. */
+  private abandon(): boolean {
+    if (this.stage === 'running' && this.cutoff?.aborted) {
+      this.stage = 'abandoned';
+    }
+    return this.stage === 'abandoned';
   }
 
   /** The caller's principal: the auth client id, `undefined` for an anonymous caller. */

@@ -93,18 +93,31 @@ export class FsmGate implements NestInterceptor {
     });
   }
 
-  /** One gated call, top to bottom. Whatever happens, the claim is committed or let go. */
+  /**
+   * One gated call, top to bottom. Whatever happens, the claim is committed or let go; a call
+   * abandoned at shutdown (see {@link FsmCall.unlessAbandoned}) is never committed.
+   */
   protected async run(call: FsmCall, handler: () => Promise<unknown>): Promise<unknown> {
+    let running: Promise<unknown> | undefined;
     try {
       await this.failClosed(call, false, () => this.admit(call));
-      const result = await handler();
+      const result = await call.unlessAbandoned(() => (running = handler()));
+      running = undefined;
       if (!isToolErrorResult(result)) {
         assertToolOutput(call.tool, result, call.resultExtra());
+        call.beginCommit();
         await this.failClosed(call, true, () => this.complete(call));
       }
       return result;
     } finally {
-      await this.settle(call);
+      if (running && call.abandoned && call.context.manager) {
+        // The handler still writes through the call's transaction: it rolls back once the handler
+        // is done, never under it (on SQLite's one connection its later writes would commit alone).
+        const settle = () => this.settle(call);
+        void running.then(settle, settle);
+      } else {
+        await this.settle(call);
+      }
     }
   }
 

@@ -10,17 +10,19 @@ export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { cal
 /**
  * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
  * `[request, response, call]`: the HTTP exchange that carried it, or `{ headers: {} }` on stdio.
+ * When `cutoff` aborts before the call began to commit, the outcome is its reason, at once.
  */
 export async function runHandler(
   definition: McpHandlerDefinition,
   session: McpSession,
   args: Record<string, unknown>,
   context: MutableToolContext,
+  cutoff?: AbortSignal,
 ): Promise<HandlerOutcome> {
-  const call = new FsmCall(definition, session, args, context);
+  const call = new FsmCall(definition, session, args, context, cutoff);
   const exchange = mcpHttpExchange.getStore();
   try {
-    const value = await definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]);
+    const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
     return call.refusal ? { call, ok: false, error: call.refusal } : { call, ok: true, value };
   } catch (error) {
     return { call, ok: false, error: call.refusal ?? error };

@@ -16,6 +16,7 @@ import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from './mcp-session.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
 import * as messages from './server.messages.js';
 import { errorMessage } from './tool-result.mapper.js';
@@ -40,6 +41,7 @@ export class PrimitiveCallHandler {
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly drain: McpShutdownDrain,
   ) {}
 
   async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
@@ -103,7 +105,8 @@ export class PrimitiveCallHandler {
     if (!parsed.success) {
       throw new JsonRpcError(ErrorCode.InvalidParams, messages.invalidArguments(definition.name, parsed.error.issues));
     }
-    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, createCallContext(session, definition.name, extra, uri));
+    const context = createCallContext(session, definition.name, extra, uri);
+    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
     if (outcome.ok) {
       return outcome.value;

@@ -95,3 +95,23 @@ export const missingClientCapability = (method: string, capability: string): str
 
 /** Log line: the SDK v2 handler reported an error. */
 export const modernHandlerError = (error: unknown): string => `MCP 2026-07-28 request failed: ${reasonOf(error)}`;
+
+/** Bootstrap error: `transports.http.drainMs` is not a usable number of milliseconds. */
+export const drainMsInvalid = (value: unknown): string =>
+  `McpModule: transports.http.drainMs must be a number of milliseconds from 0 to 2147483647, got ${String(value)}.`;
+
+/** Log line: a graceful shutdown began with requests in flight. */
+export const drainStarted = (inFlight: number, drainMs: number): string =>
+  `Shutting down: ${inFlight} MCP request(s) in flight get up to ${drainMs} ms to finish; new requests get HTTP 503.`;
+
+/** Log line: the drain ran out with requests still in flight. */
+export const drainRanOut = (inFlight: number, drainMs: number): string =>
+  `Shutdown drain ran out after ${drainMs} ms with ${inFlight} MCP request(s) in flight: their calls are abandoned (nothing stored) and answered with a JSON-RPC error.`;
+
+/** Log line: requests still had no answer when the sessions closed. */
+export const drainUnanswered = (inFlight: number): string =>
+  `Shutdown: ${inFlight} MCP request(s) were still unanswered when the sessions closed.`;
+
+/** JSON-RPC error of a call abandoned at shutdown: what its client reads. */
+export const callAbandoned = (drainMs: number): string =>
+  `Service Unavailable: this MCP server shut down before the call finished (it waited ${drainMs} ms); its workflow transition was not stored. Call it again: the session goes on with another instance, or with this one after its restart.`;

@@ -11,6 +11,7 @@ import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.re
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from './mcp-session.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './server.messages.js';
 import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
@@ -29,6 +30,7 @@ export class ToolCallHandler {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
+    private readonly drain: McpShutdownDrain,
   ) {}
 
   async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
@@ -42,7 +44,8 @@ export class ToolCallHandler {
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
-    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, createCallContext(session, tool.name, extra));
+    const context = createCallContext(session, tool.name, extra);
+    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
     const result = outcome.ok ? this.settle(outcome.call, outcome.value) : this.failure(outcome.call, outcome.error);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
     return result;

@@ -9,6 +9,11 @@ const GET_EVENT = /^g(.+)$/;
 /** Event ids of a request's stream: `<stream id>.<n>`. */
 const REQUEST_EVENT = /^(.+)\.\d+$/;
 
+/** Whether `eventId` is an event of a session's GET stream (not of a request's stream). */
+export function isGetStreamEventId(eventId: string): boolean {
+  return GET_EVENT.test(eventId);
+}
+
 /**
  * One session's SDK event store. Messages of the GET stream (the notifications of changes
  * made elsewhere) are kept in the session store, so a client that reconnects with

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
@@ -13,7 +13,7 @@ import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-st
 import type { McpNodeRequest as Request } from './framework-exchange.js';
 import { replayInitialize } from './initialize-replay.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
-import { McpSessionEventStore } from './session-event.store.js';
+import { isGetStreamEventId, McpSessionEventStore } from './session-event.store.js';
 import * as messages from './transports.messages.js';
 
 /**
@@ -119,6 +119,23 @@ export class StatefulHttpSessions {
     }
     // Most requests: the store heard of the session less than a second ago, nothing to await.
     return live.lastSeen - (this.stored.get(live) ?? 0) < this.touchIntervalMs ? live : this.confirm(live);
+  }
+
+  /**
+   * Makes way for a GET that reopens the session's GET stream: the SDK serves one per session,
+   * and a client reconnects when its stream went silent (a half-open connection) long before
+   * this process notices. A GET that resumes a request's stream (`Last-Event-ID` of one of its
+   * events, with replay on) leaves the GET stream alone.
+   */
+  reopenStream(session: McpServedSession, req: IncomingMessage): void {
+    if (!req.headers.accept?.includes('text/event-stream')) {
+      return;
+    }
+    const lastEventId = req.headers['last-event-id'];
+    if (this.options.sessionEventRetentionMs > 0 && typeof lastEventId === 'string' && !isGetStreamEventId(lastEventId)) {
+      return;
+    }
+    (session.server.transport as StreamableHTTPServerTransport).closeStandaloneSSEStream();
   }
 
   /** The live session once the store says it still exists; closed here, and `undefined`, when it ended elsewhere. */

@@ -1,7 +1,7 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
@@ -10,6 +10,7 @@ import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../server/modern-era.js';
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
+import { McpShutdownDrain } from '../server/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import { toNodeExchange, type McpNodeRequest as Request } from './framework-exchange.js';
@@ -24,6 +25,8 @@ const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
 /** The largest request body read on the direct route (the SDK's own limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** `Retry-After` of a request refused at shutdown: the session goes on with another instance at once. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,6 +47,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly sessions: StatefulHttpSessions,
     private readonly modernServers: ModernServerFactory,
     private readonly admission: McpSessionAdmission,
+    private readonly drain: McpShutdownDrain,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -175,6 +179,13 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (rejection) {
       return this.reply(res, 403, SERVER_ERROR, rejection, req);
     }
+    if (this.drain.closing && startsWork(method, req.body)) {
+      const headers = { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: 'close' };
+      return this.reply(res, 503, SERVER_ERROR, messages.shuttingDown(), req, headers);
+    }
+    if (method !== 'GET') {
+      this.drain.track(res);
+    }
     if (http.authenticate && req.auth === undefined) {
       req.auth = await http.authenticate(req);
     }
@@ -200,6 +211,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       }
       if (session.principal !== req.auth?.clientId) {
         return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
+      }
+      if (method === 'GET') {
+        this.sessions.reopenStream(session, req);
       }
       return this.handle(session, req, res);
     }
@@ -271,3 +285,15 @@ export class StreamableHttpTransport implements OnModuleInit {
 
 /** A POST body on the direct route that is not JSON. */
 class BadJsonError extends Error {}
+
+/**
+ * Whether a request starts work a shutting-down server no longer takes: a GET stream, or a
+ * POST with a JSON-RPC request in it. Responses and notifications (an answer to an
+ * elicitation, a cancellation) still reach the calls in flight, and DELETE still ends a session.
+ */
+function startsWork(method: string, body: unknown): boolean {
+  if (method !== 'POST') {
+    return method === 'GET';
+  }
+  return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
+}

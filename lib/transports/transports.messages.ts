@@ -55,6 +55,10 @@ export const sessionEvicted = (id: string, maxSessions: number, idleMs: number):
 export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>
   `Service Unavailable: this client address may open ${limit} sessions per minute (sessions.maxNewPerMinutePerClient) and has used them; retry after ${retryAfterSeconds} s.`;
 
+/** HTTP 503: a new request while the server shuts down. */
+export const shuttingDown = (): string =>
+  'Service Unavailable: this MCP server is shutting down; retry, and another instance (or this one after its restart) serves the session.';
+
 /** HTTP 413 on the direct route. */
 export const bodyTooLarge = (limit: number): string =>
   `Payload Too Large: an MCP request body may be at most ${limit} bytes.`;
