@@ -104,7 +104,7 @@ void bootstrap();
 /** What `tsc` emits for each source file of the package, relative to the package root. */
 const OUTPUTS = ['.js', '.js.map', '.d.ts', '.d.ts.map'];
 
-/** Every `moduleResolution` an app may use; `nodenext` also emits the app that the last test runs. */
+/** Every `moduleResolution` an app may use; `nodenext` also emits the app the last two tests run. */
 const RESOLUTIONS: ModuleResolution[] = ['nodenext', 'node16', 'bundler', 'node10'];
 
 describe('the package as npm pack makes it from a fresh clone', () => {
