@@ -15,3 +15,4 @@ export { McpMachineRegistry } from './fsm/machine-registry.js';
 export type { McpToolDefinition } from './tools/mcp-tool-definition.interface.js';
 export { McpSessionRegistry } from './server/mcp-session.registry.js';
 export { FsmTransitionBus } from './gating/fsm-transition.bus.js';
+export { McpStderrLogger } from './transports/mcp-stderr.logger.js';

@@ -1,22 +1,14 @@
 import 'reflect-metadata';
-import { ConsoleLogger, type INestApplication } from '@nestjs/common';
+import type { ConsoleLogger, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { McpStderrLogger } from '../lib/index.js';
 import { AppModule } from './app.module.js';
 import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
 import { applySampleHttpLimits } from './http-limits.js';
 import { sampleTransport } from './transport.js';
-
-/** A console logger that writes every level to stderr: on stdio, stdout carries the protocol. */
-class StderrLogger extends ConsoleLogger {
-  protected override printMessages(
-    ...[messages, context, logLevel, , errorStack, params]: Parameters<ConsoleLogger['printMessages']>
-  ): void {
-    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
-  }
-}
 
 /** The HTTP app on Express, or on Fastify with `HTTP_ADAPTER=fastify` (loaded only then). */
 async function createHttpApp(logger: ConsoleLogger): Promise<INestApplication> {
@@ -28,7 +20,7 @@ async function createHttpApp(logger: ConsoleLogger): Promise<INestApplication> {
 }
 
 async function bootstrap(): Promise<void> {
-  const logger = new StderrLogger();
+  const logger = new McpStderrLogger();
   if (sampleTransport() === 'stdio') {
     const app = await NestFactory.createApplicationContext(AppModule, { logger });
     app.enableShutdownHooks();

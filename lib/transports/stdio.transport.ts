@@ -4,11 +4,14 @@ import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.re
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';
+import { applicationLogsToStdout } from './stdout-logger.check.js';
+import { stdioLogsToStdout } from './transports.messages.js';
 
 /**
  * Serves MCP on stdin/stdout when `transports.stdio` is on: one client per process, whose
  * session-keyed instances use the in-process attachment identity. Nothing else may write
- * to stdout: send the application's logs to stderr.
+ * to stdout: send the application's logs to stderr (`McpStderrLogger`); a warning on stderr
+ * says when Nest's console logger still prints to stdout.
  */
 @Injectable()
 export class StdioTransport implements OnApplicationBootstrap {
@@ -25,5 +28,13 @@ export class StdioTransport implements OnApplicationBootstrap {
     const session = this.factory.createSession('stdio', undefined, attachmentScope(this.options));
     await session.server.connect(new StdioServerTransport());
     this.sessions.add('stdio', session, () => session.server.close());
+    // Judged once startup is over: `app.useLogger()` right after creation (with `bufferLogs`) picks the logger.
+    setImmediate(() => this.warnIfLogsReachStdout());
+  }
+
+  private warnIfLogsReachStdout(): void {
+    if (applicationLogsToStdout()) {
+      process.stderr.write(`${stdioLogsToStdout()}\n`);
+    }
   }
 }

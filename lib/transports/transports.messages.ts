@@ -87,3 +87,7 @@ export const modernEraOnly = (): string =>
 /** Log line: a reconnecting GET stream asked for events this session no longer keeps (or never had). */
 export const replayMiss = (session: string, eventId: string): string =>
   `Session ${session}: Last-Event-ID ${eventId} is not a kept event; the stream resumes without replay.`;
+
+/** Startup warning, written to stderr: stdio is on and the application's logger writes to stdout. */
+export const stdioLogsToStdout = (): string =>
+  'McpModule: transports.stdio is on and the application logs to stdout, which carries the MCP protocol: the client reads every log line as invalid JSON. Log to stderr instead, e.g. NestFactory.createApplicationContext(AppModule, { logger: new McpStderrLogger() }).';

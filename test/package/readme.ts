@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+
+/** A server entry of a host's configuration file, as the README shows it. */
+export type HostEntry = { type?: string; command?: string; args?: string[]; env?: Record<string, string>; url?: string };
+
+/** The README section under `## <heading>`, up to the next `## ` heading. */
+export function readmeSection(heading: string): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) {
+    throw new Error(`README.md has no "## ${heading}" section`);
+  }
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** The code block of `text` whose first line is `firstLine` (e.g. `// main-stdio.ts`), without its fences. */
+export function codeBlock(text: string, firstLine: string): string {
+  for (const match of text.matchAll(/```\w*\n([^]*?)```/g)) {
+    if (match[1].startsWith(`${firstLine}\n`)) {
+      return match[1];
+    }
+  }
+  throw new Error(`no code block starts with "${firstLine}"`);
+}
+
+/** Each host the README's "Connect a host" section names in bold, with its JSON block parsed. */
+export function hostConfigurations(): Record<string, unknown> {
+  const configurations: Record<string, unknown> = {};
+  for (const match of readmeSection('Connect a host').matchAll(/\*\*([^*]+)\*\* \([^]*?```json\n([^]*?)```/g)) {
+    configurations[match[1]] = JSON.parse(match[2]);
+  }
+  return configurations;
+}
