@@ -19,6 +19,8 @@ export const DEFAULT_SESSION_IDLE_TTL_MS = 30 * 60_000;
 export const DEFAULT_SESSION_EVENT_RETENTION_MS = 5 * 60_000;
 /** Default limit of live stateful sessions. */
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** Default number of sessions of a process told of one instance's transitions. */
+export const DEFAULT_MAX_FOLLOWERS_PER_INSTANCE = 16;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
@@ -41,6 +43,7 @@ export interface McpResolvedOptions {
   sessionIdleTtlMs: number;
   sessionEventRetentionMs: number;
   maxSessions: number;
+  maxFollowersPerInstance: number;
   maxNewSessionsPerMinutePerClient: number;
   sessionClientAddress: (request: IncomingMessage) => string;
   gate: Type<FsmGate>;
@@ -87,6 +90,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
     sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? (options.sessions?.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
     maxSessions: options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxFollowersPerInstance: options.sessions?.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
     gate: options.gate ?? FsmGate,

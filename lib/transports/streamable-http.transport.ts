@@ -22,6 +22,8 @@ import * as messages from './transports.messages.js';
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
+/** Seconds a client waits before retrying a session whose store failed while it was rebuilt. */
+const STORE_RETRY_AFTER_S = 1;
 /** The largest request body read on the direct route (the SDK's own limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -195,11 +197,17 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session === 'full') {
         return this.reply(res, 503, SERVER_ERROR, messages.tooManySessions(), req);
       }
+      if (session === 'unavailable') {
+        return this.reply(res, 503, SERVER_ERROR, messages.sessionUnavailable(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+      }
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
       }
       if (session.principal !== req.auth?.clientId) {
         return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
+      }
+      if (method === 'GET') {
+        res.once('close', this.registry.openStream(session));
       }
       return this.handle(session, req, res);
     }
