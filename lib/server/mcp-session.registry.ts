@@ -166,7 +166,12 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     return false;
   }
 
-  /** Tells the live sessions with a GET stream here that follow the changed handle according to the session store. */
+  /**
+   * Tells the live sessions with a GET stream here that follow the changed handle according to
+   * the session store (its earliest followers, as many as the bound lets this process tell)
+   * and were not told yet: those that started following it on another process, and those the
+   * bound left out while earlier followers were here.
+   */
   private async tellStoredFollowers(event: FsmTransitionEvent, told: ReadonlySet<McpSession>): Promise<void> {
     for (const id of await this.follows.followers(event.storeKey, this.options.maxFollowersPerInstance)) {
       const session = this.live.get(id)?.session;
@@ -174,7 +179,6 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         session &&
         session !== event.origin &&
         !told.has(session) &&
-        !session.handles.has(event.storeKey) &&
         session.hasStream(this.options.sessionEventRetentionMs) &&
         this.menu.adopt(session, event.storeKey)
       ) {
