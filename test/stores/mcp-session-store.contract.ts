@@ -216,6 +216,7 @@ export function describeMcpSessionStoreContract(name: string, factory: McpSessio
       expect(await store.followers(first, 10)).toEqual([record.id, other.id]);
       expect(await fixture.peer.followers(first, 1)).toEqual([record.id]);
       expect(await store.followers(first, 0)).toEqual([]);
+      expect(await store.followers(first, Infinity)).toEqual([record.id, other.id]);
       expect(await store.followers(`payment:${randomUUID()}`, 10)).toEqual([]);
       expect(await store.handles(randomUUID())).toEqual([]);
       await fixture.peer.unfollow(record.id, first);

@@ -143,7 +143,9 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
   /** @inheritdoc */
   async followers(storeKey: string, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
-    return this.read('followers', (runner) => this.sql.followers(runner, storeKey, limit));
+    // SQL's LIMIT takes an integer: no bound (`Infinity`) reads every follower.
+    const rows = Number.isFinite(limit) ? Math.floor(limit) : Number.MAX_SAFE_INTEGER;
+    return this.read('followers', (runner) => this.sql.followers(runner, storeKey, rows));
   }
 
   /** One read within `timeoutMs`; on better-sqlite3 it runs at once, outside the write queue. */
