@@ -124,6 +124,17 @@ export interface McpSessionOptions {
    */
   maxPerPrincipal?: number;
   /**
+   * Sessions of this process told of one instance's transitions (`list_changed`, and a kept
+   * event when replay is on): the ones that followed it first. A session beyond them still
+   * lists the instance's tools and is told in-band of its own calls, but not of other
+   * sessions' transitions. A payment is followed by the conversations that started or looked
+   * it up, a handful; the bound keeps anyone who holds a handle (an anonymous one is a bearer
+   * capability) from making each of its transitions cost hundreds of notifications and
+   * writes, or pushing its owner out.
+   * @default 16
+   */
+  maxFollowersPerInstance?: number;
+  /**
    * Sessions one client address may open per minute (a token bucket refilled over the
    * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are
    * not affected. `Infinity` turns the limit off.

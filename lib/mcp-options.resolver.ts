@@ -23,6 +23,8 @@ export const DEFAULT_SESSION_UNUSED_TTL_MS = 30_000;
 export const DEFAULT_MAX_SESSIONS = 1000;
 /** Default share of `maxSessions` one client address, or one principal, may hold. */
 export const DEFAULT_MAX_SESSIONS_SHARE = 0.1;
+/** Default number of sessions of a process told of one instance's transitions. */
+export const DEFAULT_MAX_FOLLOWERS_PER_INSTANCE = 16;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default time a graceful shutdown waits for requests in flight. */
@@ -52,6 +54,7 @@ export interface McpResolvedOptions {
   maxSessions: number;
   maxSessionsPerAddress: number;
   maxSessionsPerPrincipal: number;
+  maxFollowersPerInstance: number;
   maxNewSessionsPerMinutePerClient: number;
   sessionClientAddress: (request: IncomingMessage) => string;
   gate: Type<FsmGate>;
@@ -106,6 +109,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     maxSessions,
     maxSessionsPerAddress: options.sessions?.maxPerAddress ?? share,
     maxSessionsPerPrincipal: options.sessions?.maxPerPrincipal ?? share,
+    maxFollowersPerInstance: options.sessions?.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
     gate: options.gate ?? FsmGate,

@@ -25,6 +25,7 @@ import {
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
+import { McpSessionFollows } from './server/mcp-session-follows.js';
 import { McpSessionRegistry } from './server/mcp-session.registry.js';
 import { McpShutdownDrain } from './server/mcp-shutdown.drain.js';
 import { ModernServerFactory } from './server/modern-server.factory.js';
@@ -70,6 +71,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     FsmRetentionSweeper,
     fsmGateProvider,
     McpWorkflowService,
+    McpSessionFollows,
     ToolMenuService,
     McpShutdownDrain,
     ToolCallHandler,

@@ -3,6 +3,7 @@ import {
   AddMcpFsmContext1764547200000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
+  CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
 } from '../lib/stores/typeorm/index.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
@@ -31,6 +32,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateSampleLedger1764460900000,
       CreateMcpSessions1764633600000,
       CreateMcpFsmOutbox1764720000000,
+      CreateMcpSessionHandles1764806400000,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as SessionStore } from '../lib/index.js';
-import { CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './utils/round-robin-proxy.js';
@@ -78,7 +78,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
   it('continues a session after both processes restarted, with the same session id and no new initialize', async () => {
     // Sessions in the in-memory store end with their process: restarts need a database.
     const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
-    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000] });
+    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000] });
     await database.initialize();
     await database.runMigrations();
     sessionStore = new TypeOrmMcpSessionStore(database);
@@ -136,7 +136,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
 
   it('answers 500 to an initialize whose session cannot be recorded, and opens sessions again once the store is back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
-    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000] });
+    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000] });
     await database.initialize();
     await database.runMigrations();
     sessionStore = new TypeOrmMcpSessionStore(database);

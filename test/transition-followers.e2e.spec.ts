@@ -11,7 +11,7 @@ import { billingModule } from './fixtures/billing.app.js';
 class CountingToolMenuService extends ToolMenuService {
   visited: McpSession[] = [];
 
-  override applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): McpListKind[] {
+  override applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): Promise<McpListKind[]> {
     this.visited.push(session);
     return super.applyTransition(session, machine, storeKey, state);
   }
@@ -56,11 +56,11 @@ describe('transitions reach only the sessions that follow the instance', () => {
 
   afterAll(() => app.close());
 
-  it(`visits the followers of a handle, not the ${LIVE_SESSIONS} live sessions`, () => {
+  it(`visits the followers of a handle, not the ${LIVE_SESSIONS} live sessions`, async () => {
     const [owner, watcher, bystander] = sessions;
-    menu.observe(owner, payment('payment:p1'), 'authorized');
-    menu.observe(watcher, payment('payment:p1'), 'authorized');
-    menu.observe(bystander, payment('payment:p2'), 'authorized');
+    await menu.observe(owner, payment('payment:p1'), 'authorized');
+    await menu.observe(watcher, payment('payment:p1'), 'authorized');
+    await menu.observe(bystander, payment('payment:p2'), 'authorized');
     expect(publish('payment', 'payment:p1', 'captured', owner)).toEqual([watcher]);
     expect(watcher.knownStates.get('payment:p1')).toBe('captured');
     expect(publish('payment', 'payment:p1', 'refunded')).toEqual([owner, watcher]);
@@ -75,31 +75,31 @@ describe('transitions reach only the sessions that follow the instance', () => {
 
   it('stops following, in the index too, a handle that tools/list finds gone', async () => {
     const session = sessions[10];
-    menu.observe(session, payment('payment:gone'), 'authorized');
+    await menu.observe(session, payment('payment:gone'), 'authorized');
     expect([...menu.followersOf('payment:gone')]).toEqual([session]);
     await menu.list(session);
     expect(session.handles.has('payment:gone')).toBe(false);
     expect(menu.followersOf('payment:gone').size).toBe(0);
   });
 
-  it('keeps stateless connections and closed sessions out of the index', () => {
+  it('keeps stateless connections and closed sessions out of the index', async () => {
     const stateless = factory.createSession('stateless');
-    menu.observe(stateless, payment('payment:p3'), 'authorized');
+    await menu.observe(stateless, payment('payment:p3'), 'authorized');
     expect(stateless.handles.has('payment:p3')).toBe(true);
     const closing = sessions[20];
-    menu.observe(closing, payment('payment:p3'), 'authorized');
+    await menu.observe(closing, payment('payment:p3'), 'authorized');
     registry.remove('s20');
     expect(menu.followersOf('payment:p3').size).toBe(0);
     expect(publish('payment', 'payment:p3', 'captured')).toEqual([]);
     expect(publish('invoice', closing.sessionStoreKey('invoice')!, 'review')).toEqual([]);
   });
 
-  it('answers an unchanged observation without a new menu', () => {
+  it('answers an unchanged observation without a new menu', async () => {
     const session = sessions[30];
-    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toEqual(['tools']);
+    expect(await menu.observe(session, payment('payment:p4'), 'authorized')).toEqual(['tools']);
     const shown = session.lastMenu;
-    expect(menu.observe(session, payment('payment:p4'), 'authorized')).toEqual([]);
+    expect(await menu.observe(session, payment('payment:p4'), 'authorized')).toEqual([]);
     expect(session.lastMenu).toBe(shown);
-    expect(menu.observe(session, payment('payment:p4'), 'captured')).toEqual(['tools']);
+    expect(await menu.observe(session, payment('payment:p4'), 'captured')).toEqual(['tools']);
   });
 });

@@ -43,7 +43,7 @@ export async function announceMenuChanges(
   if (session.kind === 'modern' || !call.instance || call.state === undefined) {
     return;
   }
-  for (const kind of menu.observe(session, call.instance, call.state)) {
+  for (const kind of await menu.observe(session, call.instance, call.state)) {
     await extra.sendNotification({ method: LIST_CHANGED[kind] });
   }
   if (call.storedState !== undefined) {

@@ -61,6 +61,21 @@ describe('McpInstanceFollowers', () => {
     expect(index['sessionsByKey'].size).toBe(0);
   });
 
+  it('indexes at most maxFollowers sessions per instance, the earliest, and lets a newcomer in once one left', () => {
+    const bounded = new McpInstanceFollowers(2);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(session);
+    for (const each of [a, b, c, d]) bounded.add(each, [`invoice:session:${each.id}`]);
+    expect([a, b, c].map((each) => bounded.follow(each, 'payment:p1'))).toEqual([true, true, false]);
+    expect(bounded.follow(a, 'payment:p1')).toBe(true);
+    expect([...bounded.followers('payment:p1')]).toEqual([a, b]);
+    expect(bounded.followers(`invoice:session:${c.id}`).size).toBe(1);
+    bounded.remove(a);
+    expect(bounded.follow(d, 'payment:p1')).toBe(true);
+    expect(bounded.follow(c, 'payment:p1')).toBe(false);
+    expect([...bounded.followers('payment:p1')]).toEqual([b, d]);
+    expect(bounded.follow(session('never-added'), 'payment:p2')).toBe(false);
+  });
+
   it('re-indexes a session added again under its new keys', () => {
     const a = session('a');
     index.add(a, ['payment:p1']);

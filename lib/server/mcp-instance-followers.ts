@@ -9,10 +9,18 @@ const NO_FOLLOWERS: ReadonlySet<McpSession> = new Set();
  * handle-keyed instances it started or used. Only sessions given to `add` are indexed:
  * `follow` and `unfollow` ignore the others (stateless connections, which live for one
  * request), so they never accumulate here.
+ *
+ * An instance has at most `maxFollowers` indexed followers: the ones that followed it first.
+ * A newcomer beyond them is not indexed for it (its lists still show the instance; only the
+ * notifications of other sessions' transitions skip it), so whoever holds a handle cannot make
+ * its owner's transitions cost more than `maxFollowers` notifications here, nor push the owner
+ * out.
  */
 export class McpInstanceFollowers {
   private readonly sessionsByKey = new Map<string, Set<McpSession>>();
   private readonly keysBySession = new Map<McpSession, Set<string>>();
+
+  constructor(private readonly maxFollowers = Infinity) {}
 
   /** Indexes `session` under the store keys of the instances it follows now. */
   add(session: McpSession, keys: Iterable<string>): void {
@@ -35,19 +43,29 @@ export class McpInstanceFollowers {
     this.keysBySession.delete(session);
   }
 
-  /** Records that an indexed session now follows instance `key` (ignored for a session not indexed). */
-  follow(session: McpSession, key: string): void {
+  /**
+   * Records that an indexed session now follows instance `key`; `false` when it is not indexed
+   * for it (a session not indexed, or an instance with `maxFollowers` followers already).
+   */
+  follow(session: McpSession, key: string): boolean {
     const keys = this.keysBySession.get(session);
-    if (!keys || keys.has(key)) {
-      return;
+    if (!keys) {
+      return false;
+    }
+    if (keys.has(key)) {
+      return true;
+    }
+    const sessions = this.sessionsByKey.get(key);
+    if ((sessions?.size ?? 0) >= this.maxFollowers) {
+      return false;
     }
     keys.add(key);
-    const sessions = this.sessionsByKey.get(key);
     if (sessions) {
       sessions.add(session);
     } else {
       this.sessionsByKey.set(key, new Set([session]));
     }
+    return true;
   }
 
   /** Records that an indexed session no longer follows instance `key`. */

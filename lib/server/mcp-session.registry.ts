@@ -3,11 +3,12 @@ import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { FsmTransitionBus, type FsmTransitionEvent } from '../gating/fsm-transition.bus.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
-import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { McpServedSession } from './mcp-session.js';
+import type { McpServedSession, McpSession } from './mcp-session.js';
+import { McpSessionFollows } from './mcp-session-follows.js';
 import * as messages from './server.messages.js';
 import { LIST_CHANGED, ToolMenuService } from './tool-menu.service.js';
 
@@ -24,7 +25,10 @@ const SWEEP_CALLS = 20;
  * The live connections of this process: closes idle and unused ones, ends evicted ones, sends
  * `list_changed` to every session whose menu a transition changed (the caller is told
  * in-band; only the sessions that follow the changed instance are visited, so a transition
- * costs the same with 2 or 2,000 live sessions). A stateful HTTP session lives on in the
+ * costs the same with 2 or 2,000 live sessions). A session that follows a handle according to
+ * the session store, learnt on another process, is found there when the handle moves, if its
+ * GET stream is here (one indexed read per transition of a handle, only while this process
+ * serves a GET stream). A stateful HTTP session lives on in the
  * session store when this process lets go of it (idle, shutdown): any process sharing the
  * store serves it again. It ends everywhere when its client deletes it, when it is evicted,
  * when no process has heard from it for `sessions.idleTtlMs`, or when it was never used within
@@ -37,6 +41,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private readonly live = new Map<string, LiveSession>();
   /** Sessions being ended here: never rebuilt meanwhile from a record not yet deleted. */
   private readonly ending = new Set<string>();
+  /** Live sessions that opened a GET stream on this process. */
+  private readonly streaming = new Set<McpServedSession>();
   private readonly unsubscribe: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTtlMs: number;
@@ -50,6 +56,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) private readonly store: FsmStateStore,
     @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
+    private readonly follows: McpSessionFollows,
   ) {
     this.idleTtlMs = options.sessionIdleTtlMs;
     this.unusedTtlMs = options.sessionUnusedTtlMs;
@@ -79,7 +86,14 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     this.live.delete(key);
     if (entry) {
       this.menu.untrack(entry.session);
+      this.streaming.delete(entry.session);
     }
+  }
+
+  /** Counts a GET stream of a live session served here, until the returned function runs (when the stream closes). */
+  openStream(session: McpServedSession): () => void {
+    this.streaming.add(session);
+    return session.openStream();
   }
 
   /** Ends a stateful session everywhere (its client deleted it): its record, its events and its session-keyed instances. */
@@ -137,18 +151,65 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   }
 
   private notify(event: FsmTransitionEvent): void {
+    const told = new Set<McpSession>();
     // A copy: applying the transition may make a follower stop following the instance.
     for (const session of [...this.menu.followersOf(event.storeKey)]) {
-      if (session === event.origin) {
-        continue;
+      if (session !== event.origin) {
+        told.add(session);
+        this.tell(session, event);
       }
-      const send = (notification: Parameters<McpServedSession['server']['notification']>[0]) =>
-        void session.server?.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
-      for (const kind of this.menu.applyTransition(session, event.machine, event.storeKey, event.state)) {
-        send({ method: LIST_CHANGED[kind] });
-      }
-      for (const uri of session.subscriptions?.get(event.storeKey) ?? []) {
-        send({ method: 'notifications/resources/updated', params: { uri } });
+    }
+    if (this.mayHaveFollowersElsewhere(event)) {
+      void this.tellStoredFollowers(event, told);
+    }
+  }
+
+  /** Tells a session that follows the changed instance which lists of its menu changed, and which subscribed resources show it. */
+  private tell(session: McpSession, event: FsmTransitionEvent): void {
+    const send = (notification: Parameters<McpServedSession['server']['notification']>[0]) =>
+      void session.server?.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
+    void this.menu
+      .applyTransition(session, event.machine, event.storeKey, event.state)
+      .then((kinds) => kinds.forEach((kind) => send({ method: LIST_CHANGED[kind] })))
+      .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)))
+      .finally(() => {
+        for (const uri of session.subscriptions?.get(event.storeKey) ?? []) {
+          send({ method: 'notifications/resources/updated', params: { uri } });
+        }
+      });
+  }
+
+  /**
+   * Whether a session with a GET stream here may follow the changed handle without this process
+   * knowing (it started following on another process): only then is the session store asked.
+   */
+  private mayHaveFollowersElsewhere(event: FsmTransitionEvent): boolean {
+    if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle') {
+      return false;
+    }
+    for (const session of this.streaming) {
+      if (session.hasStream(this.options.sessionEventRetentionMs)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Tells the live sessions with a GET stream here that follow the changed handle according to
+   * the session store (its earliest followers, as many as the bound lets this process tell)
+   * and were not told yet: those that started following it on another process, and those the
+   * bound left out while earlier followers were here.
+   */
+  private async tellStoredFollowers(event: FsmTransitionEvent, told: ReadonlySet<McpSession>): Promise<void> {
+    for (const id of await this.follows.followers(event.storeKey, this.options.maxFollowersPerInstance)) {
+      const session = this.live.get(id)?.session;
+      if (
+        session &&
+        session !== event.origin &&
+        !told.has(session) &&
+        session.hasStream(this.options.sessionEventRetentionMs) &&
+        this.menu.adopt(session, event.storeKey)
+      ) {
+        this.tell(session, event);
       }
     }
   }

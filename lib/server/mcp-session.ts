@@ -34,6 +34,10 @@ export class McpSession implements FsmCaller {
   logLevel?: LoggingLevel;
   /** What admission reads of a stateful HTTP session (set when it connects); none for other connections. */
   usage?: McpSessionUsage;
+  /** GET streams of this session that this process serves now. */
+  private openStreams = 0;
+  /** When the last of them closed (epoch ms). */
+  private streamClosedAt?: number;
 
   constructor(
     readonly kind: McpSessionKind,
@@ -57,6 +61,26 @@ export class McpSession implements FsmCaller {
 
   touch(): void {
     this.lastSeen = Date.now();
+  }
+
+  /** Counts a GET stream of this session that this process serves, until the returned function runs. */
+  openStream(): () => void {
+    this.openStreams++;
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      if (--this.openStreams === 0) this.streamClosedAt = Date.now();
+    };
+  }
+
+  /**
+   * Whether a message sent on the session's GET stream now may still reach its client through
+   * this process: a stream is open here, or one closed less than `withinMs` ago (its client
+   * may reconnect with `Last-Event-ID`).
+   */
+  hasStream(withinMs: number): boolean {
+    return this.openStreams > 0 || (this.streamClosedAt !== undefined && Date.now() - this.streamClosedAt < withinMs);
   }
 }
 

@@ -37,6 +37,18 @@ export const menuFailed = (method: string, error: unknown): string => `${method}
 export const notifyFailed = (session: string | undefined, error: unknown): string =>
   `Could not send list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
 
+/** Log line: the session store could not record a handle the session started or stopped following. */
+export const followsNotStored = (session: string, error: unknown): string =>
+  `Could not store the handles session ${session} follows (other processes learn them when it uses them again): ${reasonOf(error)}`;
+
+/** Log line: the session store could not say which handles a session follows (its lists show those this process knows). */
+export const followsNotRead = (session: string, error: unknown): string =>
+  `Could not read the handles session ${session} follows from the session store; listing those this process knows: ${reasonOf(error)}`;
+
+/** Log line: the session store could not say which sessions follow an instance (those of this process that know it are told). */
+export const followersNotRead = (error: unknown): string =>
+  `Could not read from the session store which sessions follow a changed instance; telling those this process knows: ${reasonOf(error)}`;
+
 /** Log line: a closed session's instances could not be deleted (they expire with the store). */
 export const forgetFailed = (error: unknown): string =>
   `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;

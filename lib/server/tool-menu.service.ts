@@ -11,6 +11,7 @@ import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
+import { McpSessionFollows } from './mcp-session-follows.js';
 import { handleRetention } from './server.messages.js';
 import type { McpSession } from './mcp-session.js';
 
@@ -40,11 +41,12 @@ export const LIST_CHANGED = {
  * state the machine does not know contributes nothing.
  *
  * It also indexes the tracked (live, registered) sessions by the instances they follow, and
- * is the only writer of `McpSession.handles`, so the index changes with them.
+ * is the only writer of `McpSession.handles`, so the index changes with them, and so do the
+ * handles stored with a stateful session's record (which every process reads when it lists).
  */
 @Injectable()
 export class ToolMenuService {
-  private readonly followers = new McpInstanceFollowers();
+  private readonly followers: McpInstanceFollowers;
   /** Machines without a handle key: every session with a scope follows its own instance of each. */
   private readonly sessionMachines: string[];
   private readonly readStates: (keys: string[]) => Promise<Map<string, string>>;
@@ -56,7 +58,9 @@ export class ToolMenuService {
     private readonly machines: McpMachineRegistry,
     @Inject(FsmStateStore) store: FsmStateStore,
     private readonly unknownStates: UnknownStateReporter,
+    private readonly follows: McpSessionFollows,
   ) {
+    this.followers = new McpInstanceFollowers(options.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
     this.readStates = this.statesReader(store);
   }
@@ -69,10 +73,31 @@ export class ToolMenuService {
     return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
   }
 
-  /** Reads the states of a session's instances (a session rebuilt in this process), so the changes told to it start from them; reads the store once. */
-  async prime(session: McpSession): Promise<void> {
-    await this.refresh(session);
+  /**
+   * Starts a session rebuilt in this process from its record: follows the handles `stored` with
+   * it, then reads the states of its instances, so the changes told to it start from them;
+   * reads the workflow store once.
+   */
+  async prime(session: McpSession, stored: readonly string[]): Promise<void> {
+    for (const storeKey of stored) {
+      this.adopt(session, storeKey);
+    }
+    await this.refresh(session, false);
     session.lastMenu = this.signature(session);
+  }
+
+  /**
+   * Follows instance `storeKey`, which the session follows according to its record, learnt
+   * elsewhere (its state is read, or told, next); `false` when the session is not indexed for
+   * it (a key of no handle-keyed machine of this server, or the instance's followers bound).
+   */
+  adopt(session: McpSession, storeKey: string): boolean {
+    const { machine, scope } = parseInstanceKey(storeKey);
+    if (scope !== 'handle' || !this.machines.has(machine) || !this.machines.machine(machine).stateHandleKey) {
+      return false;
+    }
+    session.handles.add(storeKey);
+    return this.followers.follow(session, storeKey);
   }
 
   /** The prompts `prompts/list` shows the session; reads the store once. */
@@ -123,46 +148,68 @@ export class ToolMenuService {
 
   /**
    * Records what a call of this session found its instance in (`null`: the instance ended);
-   * the lists of the session's menu that changed since they were last shown or told.
+   * the lists of the session's menu that changed since they were last shown or told. Resolves
+   * once a handle the session started or stopped following is stored with its record.
    */
-  observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): McpListKind[] {
+  async observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
     session.lastMenu ??= this.signature(session);
     const { storeKey } = instance;
+    let stored: Promise<void> | undefined;
     if (instance.scope !== 'handle') {
       // The session keeps following its own instance: a new one starts implicitly.
       this.recordState(session, storeKey, state);
     } else if (state === null || this.ended(storeKey, state)) {
-      this.unfollow(session, storeKey);
+      stored = this.unfollow(session, storeKey);
     } else {
-      this.follow(session, storeKey, state);
+      stored = this.follow(session, storeKey, state);
     }
     const before = session.lastMenu;
     const after = this.signature(session);
     session.lastMenu = after;
+    await stored;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
   }
 
-  /** Reads the states of the session's instances, and stops following handles that are gone or ended. */
-  private async refresh(session: McpSession): Promise<void> {
+  /**
+   * Reads the states of the session's instances, with (`fromRecord`) the handles its record
+   * says it follows, learnt on other processes; stops following handles that are gone or ended.
+   * The record and the states of the handles known here are read at once.
+   */
+  private async refresh(session: McpSession, fromRecord = true): Promise<void> {
     const keys = this.instanceKeys(session);
-    const states = keys.length === 0 ? new Map<string, string>() : await this.readStates(keys);
+    const [states, stored] = await Promise.all([
+      keys.length === 0 ? new Map<string, string>() : this.readStates(keys),
+      fromRecord ? this.follows.stored(session) : undefined,
+    ]);
+    const unknown = (stored ?? []).filter((key) => !session.handles.has(key));
+    for (const key of unknown) {
+      this.adopt(session, key);
+    }
+    const learnt = unknown.filter((key) => session.handles.has(key));
+    if (learnt.length > 0) {
+      for (const [key, state] of await this.readStates(learnt)) {
+        states.set(key, state);
+      }
+    }
     session.knownStates.clear();
     for (const [key, state] of states) {
       session.knownStates.set(key, state);
     }
+    const dropped: Promise<void>[] = [];
     for (const key of session.handles) {
       const state = states.get(key);
       if (state === undefined || this.ended(key, state)) {
-        this.unfollow(session, key);
+        dropped.push(this.unfollow(session, key));
       }
     }
+    await Promise.all(dropped);
   }
 
   /** A change made elsewhere: applies only to instances this session follows; the lists of its menu that changed. */
-  applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): McpListKind[] {
+  async applyTransition(session: McpSession, machine: string, storeKey: string, state: string | null): Promise<McpListKind[]> {
     const scope = session.handles.has(storeKey) ? 'handle' : session.sessionStoreKey(machine) === storeKey ? 'session' : undefined;
     return scope === undefined ? [] : this.observe(session, { machine, storeKey, scope }, state);
   }
@@ -231,22 +278,28 @@ export class ToolMenuService {
     }
   }
 
-  /** Follows a handle-keyed instance, known to be in `state`. */
-  private follow(session: McpSession, storeKey: string, state: string): void {
-    if (!session.handles.has(storeKey)) {
-      session.handles.add(storeKey);
-      this.followers.follow(session, storeKey);
-    }
+  /** Follows a handle-keyed instance, known to be in `state`; resolves once a new follow is stored with the session. */
+  private follow(session: McpSession, storeKey: string, state: string): Promise<void> | undefined {
     session.knownStates.set(storeKey, state);
+    if (session.handles.has(storeKey)) {
+      return undefined;
+    }
+    session.handles.add(storeKey);
+    this.followers.follow(session, storeKey);
+    return this.follows.record(session, storeKey, true);
   }
 
-  /** Stops following a handle-keyed instance (gone, or ended); a subscription to it keeps its transitions coming. */
-  private unfollow(session: McpSession, storeKey: string): void {
+  /**
+   * Stops following a handle-keyed instance (gone, or ended); a subscription to it keeps its
+   * transitions coming. Resolves once that is stored with the session.
+   */
+  private unfollow(session: McpSession, storeKey: string): Promise<void> {
     session.handles.delete(storeKey);
     session.knownStates.delete(storeKey);
     if (!session.subscriptions?.has(storeKey)) {
       this.followers.unfollow(session, storeKey);
     }
+    return this.follows.record(session, storeKey, false);
   }
 
   /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */

@@ -15,6 +15,10 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   private readonly sessions = new Map<string, McpSessionRecord>();
   /** Each session's kept events, oldest first. */
   private readonly events = new Map<string, KeptEvent[]>();
+  /** Store keys each session follows, in the order it started following them. */
+  private readonly followed = new Map<string, Set<string>>();
+  /** Sessions that follow each store key, earliest followers first. */
+  private readonly followersByKey = new Map<string, Set<string>>();
   private lastEventId = 0;
 
   /** @inheritdoc */
@@ -91,10 +95,46 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
     return ended;
   }
 
+  /** @inheritdoc */
+  async follow(sessionId: string, storeKey: string): Promise<void> {
+    if (!this.sessions.has(sessionId)) return;
+    addTo(this.followed, sessionId, storeKey);
+    addTo(this.followersByKey, storeKey, sessionId);
+  }
+
+  /** @inheritdoc */
+  async unfollow(sessionId: string, storeKey: string): Promise<void> {
+    deleteFrom(this.followed, sessionId, storeKey);
+    deleteFrom(this.followersByKey, storeKey, sessionId);
+  }
+
+  /** @inheritdoc */
+  async handles(sessionId: string): Promise<string[]> {
+    return [...(this.followed.get(sessionId) ?? [])];
+  }
+
+  /** @inheritdoc */
+  async followers(storeKey: string, limit: number): Promise<string[]> {
+    return [...(this.followersByKey.get(storeKey) ?? [])].slice(0, Math.max(0, limit));
+  }
+
   private end(id: string): boolean {
     this.events.delete(id);
+    for (const storeKey of this.followed.get(id) ?? []) deleteFrom(this.followersByKey, storeKey, id);
+    this.followed.delete(id);
     return this.sessions.delete(id);
   }
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, value: string): void {
+  const values = index.get(key);
+  if (values) values.add(value);
+  else index.set(key, new Set([value]));
+}
+
+function deleteFrom(index: Map<string, Set<string>>, key: string, value: string): void {
+  const values = index.get(key);
+  if (values?.delete(value) && values.size === 0) index.delete(key);
 }
 
 /** A record that shares nothing with `record`, without a `principal` key when it has none. */

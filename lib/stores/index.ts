@@ -5,4 +5,5 @@ export * from './transactional-fsm-state-store.interface.js';
 export * from './fsm-transition-relay.interface.js';
 export * from './in-memory-fsm-state.store.js';
 export * from './mcp-session-store.interface.js';
+export * from './mcp-session-record.error.js';
 export * from './in-memory-mcp-session.store.js';

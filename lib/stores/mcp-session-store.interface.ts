@@ -6,7 +6,11 @@ export interface McpSessionRecord {
   id: string;
   /** `serverId` of the server that opened it: another server of the app never serves it. */
   serverId: string;
-  /** The client's `initialize` params (protocol version, capabilities, client info), replayed to rebuild the session. */
+  /**
+   * The client's `initialize` params (capabilities, client info), replayed to rebuild the
+   * session, with the protocol version the server negotiated (not always the one the client
+   * asked for: a newer client is answered with the latest version the server speaks).
+   */
   initialize: InitializeRequest['params'];
   /** The principal (auth client id) that opened it; every request must carry the same one. */
   principal?: string;
@@ -36,16 +40,19 @@ export interface McpStoredEvent {
 export interface McpSessionStore {
   /** Records a new session. */
   create(record: McpSessionRecord): Promise<void>;
-  /** The session's record, or `undefined` when it ended or never existed. */
+  /**
+   * The session's record, or `undefined` when it ended or never existed. A record the store
+   * holds but cannot read (corrupt stored data) is an `McpSessionRecordError`.
+   */
   find(id: string): Promise<McpSessionRecord | undefined>;
   /** Sets the session's `lastSeenAt`; `false` when the session no longer exists (ended elsewhere). */
   touch(id: string, at: number): Promise<boolean>;
-  /** Ends a session and drops its events; `false` when it did not exist. */
+  /** Ends a session and drops its events and the handles it follows; `false` when it did not exist. */
   delete(id: string): Promise<boolean>;
   /**
    * Ends at most `limit` sessions of `serverId` last seen before `cutoff` (epoch ms), with
-   * their events, and returns their ids. Safe to run from several processes at once: each
-   * id is returned to at most one of them.
+   * their events and the handles they follow, and returns their ids. Safe to run from several
+   * processes at once: each id is returned to at most one of them.
    */
   expire(serverId: string, cutoff: number, limit: number): Promise<string[]>;
   /**
@@ -63,6 +70,18 @@ export interface McpSessionStore {
   eventsAfter(sessionId: string, eventId: string): Promise<McpStoredEvent[] | undefined>;
   /** Drops at most `limit` events kept before `cutoff` (epoch ms); returns how many. */
   pruneEvents(cutoff: number, limit: number): Promise<number>;
+  /**
+   * Records that the session follows the handle-keyed instance `storeKey` (it started or used
+   * it), so every process lists its tools to the session and tells the session of its
+   * transitions. Nothing changes when the session already follows it, or does not exist.
+   */
+  follow(sessionId: string, storeKey: string): Promise<void>;
+  /** Records that the session no longer follows instance `storeKey` (it ended or is gone). */
+  unfollow(sessionId: string, storeKey: string): Promise<void>;
+  /** Store keys of the instances the session follows, in the order it started following them. */
+  handles(sessionId: string): Promise<string[]>;
+  /** At most `limit` ids of the sessions that follow instance `storeKey`, earliest followers first. */
+  followers(storeKey: string, limit: number): Promise<string[]>;
 }
 
 /** Injection token of the module's {@link McpSessionStore}. */

@@ -16,10 +16,12 @@ export function isGetStreamEventId(eventId: string): boolean {
 
 /**
  * One session's SDK event store. Messages of the GET stream (the notifications of changes
- * made elsewhere) are kept in the session store, so a client that reconnects with
- * `Last-Event-ID`, on any process, gets what it missed. A request's stream is answered on
- * the connection that carries the request: its events get ids (a reconnect is re-attached
- * to the request's stream while this process still serves it) but are not kept.
+ * made elsewhere) are kept in the session store while `keep` says the session has a GET
+ * stream here to replay them into, so a client that reconnects with `Last-Event-ID`, on any
+ * process, gets what it missed; a session that never opened one costs no write. A request's
+ * stream is answered on the connection that carries the request: its events get ids (a
+ * reconnect is re-attached to the request's stream while this process still serves it) but
+ * are not kept, nor are GET-stream messages that `keep` turned away.
  */
 export class McpSessionEventStore implements EventStore {
   private sent = 0;
@@ -27,11 +29,12 @@ export class McpSessionEventStore implements EventStore {
   constructor(
     private readonly sessionId: string,
     private readonly store: McpSessionStore,
+    private readonly keep: () => boolean,
     private readonly onReplayMiss: (eventId: string) => void,
   ) {}
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    if (streamId === GET_STREAM) {
+    if (streamId === GET_STREAM && this.keep()) {
       return `g${await this.store.appendEvent(this.sessionId, message)}`;
     }
     return `${streamId}.${++this.sent}`;

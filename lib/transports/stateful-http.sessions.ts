@@ -9,9 +9,10 @@ import type { McpServedSession } from '../server/mcp-session.js';
 import { McpSessionUsage } from '../server/mcp-session-usage.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { ToolMenuService } from '../server/tool-menu.service.js';
+import { McpSessionRecordError } from '../stores/mcp-session-record.error.js';
 import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-store.interface.js';
 import type { McpNodeRequest as Request } from './framework-exchange.js';
-import { replayInitialize } from './initialize-replay.js';
+import { negotiatedProtocolVersion, replayableInitialize, replayInitialize } from './initialize-replay.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { isGetStreamEventId, McpSessionEventStore } from './session-event.store.js';
 import * as messages from './transports.messages.js';
@@ -24,19 +25,29 @@ import * as messages from './transports.messages.js';
 const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
 
 /**
+ * What a request on a session id finds: the session as this process serves it; `undefined`
+ * when it ended, never existed, belongs to another server of the app or cannot be rebuilt
+ * (HTTP 404: the client starts a new session); a refusal when rebuilding it here would exceed a
+ * `sessions` limit; `'unavailable'` when a store failed while rebuilding it (HTTP 503: the
+ * session stays, for the client to retry).
+ */
+export type McpResumedSession = McpServedSession | McpSessionRefusal | 'unavailable' | undefined;
+
+/**
  * The stateful HTTP sessions of one server: opens them (recorded in the session store at
- * `initialize`), serves a session this process does not hold by rebuilding it from its
- * record (admitted as a new one is), and keeps the store's `lastSeenAt` current from the
- * session's first use on (until then it stays `createdAt`, which is how every process tells
- * an unused session). With `sessions.eventRetentionMs`, each
- * session's SDK transport keeps its GET-stream messages in the session store for clients that
- * reconnect with `Last-Event-ID`.
+ * `initialize`, with the protocol version the server negotiated), serves a session this
+ * process does not hold by rebuilding it from its record (admitted as a new one is), and keeps
+ * the store's `lastSeenAt` current from the session's first use on (until then it stays
+ * `createdAt`, which is how every process tells an unused session). With
+ * `sessions.eventRetentionMs`, each session's SDK transport keeps its GET-stream messages in the
+ * session store for clients that reconnect with `Last-Event-ID`, while the session has a GET
+ * stream here to replay them into.
  */
 @Injectable()
 export class StatefulHttpSessions {
   private readonly logger = new Logger('McpSessions');
   /** Rebuilds in flight, so that concurrent requests of one session share one. */
-  private readonly rebuilding = new Map<string, Promise<McpServedSession | undefined>>();
+  private readonly rebuilding = new Map<string, Promise<McpResumedSession>>();
   /** When each live session's `lastSeenAt` was last written to the store. */
   private readonly stored = new WeakMap<McpServedSession, number>();
   private readonly touchIntervalMs: number;
@@ -54,14 +65,15 @@ export class StatefulHttpSessions {
 
   /**
    * A new session for an `initialize` request, recorded in the store first: a store that fails
-   * fails the request (HTTP 500, logged) before any session exists.
+   * fails the request (HTTP 500, logged) before any session exists. The record keeps the
+   * version the SDK answers the client with, which any process replays.
    */
   async open(initialize: InitializeRequest, principal: string | undefined, address: string): Promise<McpServedSession> {
     const now = Date.now();
     const record: McpSessionRecord = {
       id: randomUUID(),
       serverId: this.options.serverId,
-      initialize: initialize.params,
+      initialize: { ...initialize.params, protocolVersion: negotiatedProtocolVersion(initialize.params.protocolVersion) },
       principal,
       createdAt: now,
       lastSeenAt: now,
@@ -72,11 +84,10 @@ export class StatefulHttpSessions {
 
   /**
    * The session `id` as this process serves `req` (answered through `res`) with it: its live
-   * connection, or one rebuilt from the store's record; `undefined` when the session ended,
-   * never existed, or belongs to another server of the app; a refusal when rebuilding it here
-   * would exceed a `sessions` limit. A live connection whose session ended elsewhere is closed.
+   * connection, or one rebuilt from the store's record (see {@link McpResumedSession}). A live
+   * connection whose session ended elsewhere is closed.
    */
-  resume(id: string, req: Request, res: ServerResponse): McpServedSession | undefined | Promise<McpServedSession | McpSessionRefusal | undefined> {
+  resume(id: string, req: Request, res: ServerResponse): McpServedSession | undefined | Promise<McpResumedSession> {
     const use = isSessionUse(req);
     const live = this.registry.get(id);
     // Only stateful HTTP sessions have a usage: another connection's key (stdio) is no session id.
@@ -99,7 +110,7 @@ export class StatefulHttpSessions {
       });
       this.rebuilding.set(id, rebuilt);
     }
-    return rebuilt.then((session) => session && this.attend(session, use, res));
+    return rebuilt.then((session) => (typeof session === 'object' && !(session instanceof McpSessionRefusal) ? this.attend(session, use, res) : session));
   }
 
   /** A live session taking a request: seen now, busy until `res` closes when the request uses it, confirmed with the store when due. */
@@ -145,25 +156,59 @@ export class StatefulHttpSessions {
     return undefined;
   }
 
-  private async rebuild(id: string, address: string, use: boolean): Promise<McpServedSession | undefined> {
-    const record = await this.store.find(id);
+  /**
+   * A session of the store rebuilt in this process: its record's `initialize` replayed to a
+   * fresh transport, the handles it follows adopted, its instances' states read. A record that
+   * cannot be replayed ends the session (404); a store that fails leaves it for a retry (503).
+   * Either way one WARN line says why.
+   */
+  private async rebuild(id: string, address: string, use: boolean): Promise<McpResumedSession> {
+    let record: McpSessionRecord | undefined;
+    let handles: string[];
+    try {
+      [record, handles] = await Promise.all([this.store.find(id), this.store.handles(id)]);
+    } catch (error) {
+      return error instanceof McpSessionRecordError ? this.unrebuildable(id, error.message) : this.unavailable(id, error);
+    }
     if (!record || record.serverId !== this.options.serverId) {
       return undefined;
+    }
+    const initialize = replayableInitialize(record.initialize);
+    if (typeof initialize === 'string') {
+      return this.unrebuildable(id, initialize);
     }
     const used = use || record.lastSeenAt !== record.createdAt;
     const session = await this.connect(record, new McpSessionUsage(address, record.createdAt, used));
     try {
-      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, record);
+      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, id, initialize);
+    } catch (error) {
+      await session.server.close();
+      return this.unrebuildable(id, messages.reasonOf(error));
+    }
+    try {
       // What the session's instances are in now: later transitions are told against it.
-      await this.menu.prime(session);
+      await this.menu.prime(session, handles);
       if (used) {
         await this.storeTouch(session);
       }
     } catch (error) {
       await session.server.close();
-      throw error;
+      return this.unavailable(id, error);
     }
     return session;
+  }
+
+  /** Ends a session that no process can rebuild: its client gets 404 and starts a new one. */
+  private async unrebuildable(id: string, reason: string): Promise<undefined> {
+    this.logger.warn(messages.sessionNotRebuilt(id, reason));
+    await this.registry.end(id);
+    return undefined;
+  }
+
+  /** A store failed while rebuilding the session: the request gets 503, and the session stays. */
+  private unavailable(id: string, error: unknown): 'unavailable' {
+    this.logger.warn(messages.sessionRebuildUnavailable(id, error));
+    return 'unavailable';
   }
 
   /** Tells the store the used session was seen; `false` when it ended elsewhere. */
@@ -173,9 +218,15 @@ export class StatefulHttpSessions {
     return this.store.touch(session.id!, Math.max(session.lastSeen, session.usage!.openedAt + 1));
   }
 
-  /** Keeps the session's GET-stream messages in the session store, for clients that reconnect with `Last-Event-ID`. */
-  private eventStore(id: string): McpSessionEventStore {
-    return new McpSessionEventStore(id, this.store, (eventId) => this.logger.debug(messages.replayMiss(id, eventId)));
+  /**
+   * Keeps the session's GET-stream messages in the session store, for clients that reconnect
+   * with `Last-Event-ID`, while the session has a GET stream here (open, or closed within the
+   * retention: older events would be pruned before a reconnect could ask for them).
+   */
+  private eventStore(session: McpServedSession): McpSessionEventStore {
+    const id = session.id!;
+    const retentionMs = this.options.sessionEventRetentionMs;
+    return new McpSessionEventStore(id, this.store, () => session.hasStream(retentionMs), (eventId) => this.logger.debug(messages.replayMiss(id, eventId)));
   }
 
   /** A session's SDK server on a transport of its own, registered here once initialized. */
@@ -185,7 +236,7 @@ export class StatefulHttpSessions {
     session.usage = usage;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(id) : undefined,
+      eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(session) : undefined,
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
     });

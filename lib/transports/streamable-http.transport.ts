@@ -10,6 +10,7 @@ import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../server/modern-era.js';
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
+import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { McpShutdownDrain } from '../server/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
@@ -23,6 +24,8 @@ import * as messages from './transports.messages.js';
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
+/** Seconds a client waits before retrying a session whose store failed while it was rebuilt. */
+const STORE_RETRY_AFTER_S = 1;
 /** The largest request body read on the direct route (the SDK's own limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** `Retry-After` of a request refused at shutdown: the session goes on with another instance at once. */
@@ -44,6 +47,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
+    private readonly registry: McpSessionRegistry,
     private readonly sessions: StatefulHttpSessions,
     private readonly modernServers: ModernServerFactory,
     private readonly admission: McpSessionAdmission,
@@ -206,6 +210,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session instanceof McpSessionRefusal) {
         return this.refuse(res, session, req);
       }
+      if (session === 'unavailable') {
+        return this.reply(res, 503, SERVER_ERROR, messages.sessionUnavailable(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+      }
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
       }
@@ -214,6 +221,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       }
       if (method === 'GET') {
         this.sessions.reopenStream(session, req);
+        res.once('close', this.registry.openStream(session));
       }
       return this.handle(session, req, res);
     }

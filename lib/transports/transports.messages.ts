@@ -1,7 +1,10 @@
 /** What an HTTP client or an operator reads from the transports: worded once. */
 
 /** The reason text of any thrown value (for logs). */
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** A value a client chose (a session id), cut for a log line. */
+const cut = (value: string, max = 64): string => (value.length > max ? `${value.slice(0, max)}…` : value);
 
 /** HTTP 403: Host header not allowed (DNS rebinding protection). */
 export const hostRejected = (host: string | undefined): string =>
@@ -91,3 +94,22 @@ export const replayMiss = (session: string, eventId: string): string =>
 /** Startup warning, written to stderr: stdio is on and the application's logger writes to stdout. */
 export const stdioLogsToStdout = (): string =>
   'McpModule: transports.stdio is on and the application logs to stdout, which carries the MCP protocol: the client reads every log line as invalid JSON. Log to stderr instead, e.g. NestFactory.createApplicationContext(AppModule, { logger: new McpStderrLogger() }).';
+/** Why a stored session cannot be replayed: its `initialize` params fail the SDK's schema. */
+export const initializeParamsInvalid = (issues: readonly string[]): string =>
+  `its stored initialize params are not valid (${issues.join('; ')})`;
+
+/** Why a stored session cannot be replayed: the SDK answered a replayed message with an error status. */
+export const replayRefused = (method: string, status: number): string =>
+  `the SDK refused the replayed ${method} with HTTP ${status}`;
+
+/** Log line (WARN): a stored session cannot be rebuilt, so it ends and its client is answered 404. */
+export const sessionNotRebuilt = (id: string, reason: string): string =>
+  `Session ${cut(id)} cannot be rebuilt: ${reason}. It is ended and its requests get 404, so its client starts a new session.`;
+
+/** Log line (WARN): a store failed while a stored session was rebuilt; its request gets 503 and the session stays. */
+export const sessionRebuildUnavailable = (id: string, error: unknown): string =>
+  `Session ${cut(id)} cannot be rebuilt now, a store failed (${reasonOf(error)}); its request gets 503 and the session stays for a retry.`;
+
+/** HTTP 503: a store failed while the session was rebuilt on this process. */
+export const sessionUnavailable = (): string =>
+  'Service Unavailable: this session cannot be served right now (its store did not answer); retry shortly with the same Mcp-Session-Id.';

@@ -243,6 +243,53 @@ export function describeMcpSessionStoreContract(name: string, factory: McpSessio
       expect(await store.eventsAfter(record.id, first)).toStrictEqual([{ id: event.id, message: streamMessage(1) }]);
     });
 
+    it('follow/handles/followers: the handles a session follows, seen by every process, in the order they were followed', async () => {
+      const record = sessionRecord('main', Date.now());
+      const other = sessionRecord('main', Date.now());
+      await store.create(record);
+      await store.create(other);
+      const [first, second] = [`payment:${randomUUID()}`, `payment:${randomUUID()}`];
+      await store.follow(record.id, first);
+      await sleep(2);
+      await fixture.peer.follow(record.id, second);
+      await store.follow(record.id, first);
+      await sleep(2);
+      await fixture.peer.follow(other.id, first);
+      expect(await store.handles(record.id)).toEqual([first, second]);
+      expect(await fixture.peer.handles(other.id)).toEqual([first]);
+      expect(await store.followers(first, 10)).toEqual([record.id, other.id]);
+      expect(await fixture.peer.followers(first, 1)).toEqual([record.id]);
+      expect(await store.followers(first, 0)).toEqual([]);
+      expect(await store.followers(first, Infinity)).toEqual([record.id, other.id]);
+      expect(await store.followers(`payment:${randomUUID()}`, 10)).toEqual([]);
+      expect(await store.handles(randomUUID())).toEqual([]);
+      await fixture.peer.unfollow(record.id, first);
+      await store.unfollow(record.id, first);
+      expect(await store.handles(record.id)).toEqual([second]);
+      expect(await store.followers(first, 10)).toEqual([other.id]);
+      expect(await store.find(record.id)).toStrictEqual(record);
+    });
+
+    it('follow: a session that does not exist follows nothing; ended sessions stop following', async () => {
+      const server = `server-${randomUUID()}`;
+      const deleted = sessionRecord(server, 5_000);
+      const idle = sessionRecord(server, 1_000);
+      const handle = `payment:${randomUUID()}`;
+      for (const record of [deleted, idle]) {
+        await store.create(record);
+        await store.follow(record.id, handle);
+      }
+      const ghost = randomUUID();
+      await store.follow(ghost, handle);
+      expect(await store.handles(ghost)).toEqual([]);
+      expect((await store.followers(handle, 10)).sort()).toEqual([deleted.id, idle.id].sort());
+      expect(await fixture.peer.delete(deleted.id)).toBe(true);
+      expect(await store.expire(server, 2_000, 10)).toEqual([idle.id]);
+      expect(await store.followers(handle, 10)).toEqual([]);
+      expect(await store.handles(deleted.id)).toEqual([]);
+      expect(await store.handles(idle.id)).toEqual([]);
+    });
+
     it('pruneEvents: drops at most limit events kept before the cutoff', async () => {
       const record = sessionRecord('main', Date.now());
       const other = sessionRecord('main', Date.now());

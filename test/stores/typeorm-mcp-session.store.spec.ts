@@ -2,9 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { storeInvalidTableName } from '../../lib/stores/stores.messages.js';
 import {
+  CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
+  createMcpSessionHandleMigration,
   createMcpSessionMigration,
 } from '../../lib/stores/typeorm/mcp-session.migration.js';
+import { McpSessionRecordError } from '../../lib/stores/mcp-session-record.error.js';
 import { sessionStoreSchemaNotReady } from '../../lib/stores/typeorm/session-store.messages.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { CountingLogger } from '../utils/counting-logger.js';
@@ -13,7 +16,7 @@ import { describeMcpSessionStoreContract, sessionRecord, streamMessage } from '.
 
 /** Round trips of the operations whose count depends on the dialect (see `TypeOrmMcpSessionStore`). */
 const expectedRoundTrips: Record<string, { delete: number; expire: number; expireNone: number }> = {
-  SQLite: { delete: 2, expire: 2, expireNone: 1 },
+  SQLite: { delete: 3, expire: 3, expireNone: 1 },
   PostgreSQL: { delete: 1, expire: 1, expireNone: 1 },
   // A SELECT of the candidates, then one DELETE per candidate (one here).
   MariaDB: { delete: 1, expire: 2, expireNone: 1 },
@@ -21,7 +24,7 @@ const expectedRoundTrips: Record<string, { delete: number; expire: number; expir
 
 const tablesOfRun = () => {
   const prefix = `mcp_sess_${uniqueSuffix()}_${randomBytes(3).toString('hex')}`;
-  return { tableName: prefix, eventTableName: `${prefix}_event` };
+  return { tableName: prefix, eventTableName: `${prefix}_event`, handleTableName: `${prefix}_handle` };
 };
 
 describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore on $name', (target: DatabaseTarget) => {
@@ -35,7 +38,7 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     dataSource = new DataSource({
       ...target.options(),
       logger,
-      migrations: [createMcpSessionMigration(tables)],
+      migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
       migrationsTableName,
     } as DataSourceOptions);
     await dataSource.initialize();
@@ -47,6 +50,7 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
   afterAll(async () => {
     const runner = dataSource.createQueryRunner();
     try {
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await runner.dropTable(migrationsTableName, true);
     } finally {
@@ -87,7 +91,34 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     expect(await during(async () => (ended = await store.expireUnused(server, 2_000, 10)))).toHaveLength(expected.expire);
     expect(ended).toEqual([unused.id]);
     await store.create(record);
+    expect(await during(() => store.follow(record.id, 'payment:h1'))).toHaveLength(1);
+    expect(await during(() => store.handles(record.id))).toHaveLength(1);
+    expect(await during(() => store.followers('payment:h1', 16))).toHaveLength(1);
+    expect(await during(() => store.unfollow(record.id, 'payment:h1'))).toHaveLength(1);
     expect(await during(() => store.delete(record.id))).toHaveLength(expected.delete);
+  });
+
+  it('fails the bootstrap when the table of followed handles is missing, naming its migration', async () => {
+    const missing = { ...tables, handleTableName: `${tables.tableName}_no_handles` };
+    const error = await new TypeOrmMcpSessionStore(dataSource, missing).onApplicationBootstrap().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/Run the migration CreateMcpSessionHandles1764806400000 \(createMcpSessionHandleMigration/);
+  });
+
+  it('reads a row whose initialize params are not JSON as an McpSessionRecordError, and other rows as before', async () => {
+    const store = new TypeOrmMcpSessionStore(dataSource, tables);
+    const record = sessionRecord('main', 1_000);
+    const intact = sessionRecord('main', 1_000);
+    await store.create(record);
+    await store.create(intact);
+    const placeholder = target.options().type === 'postgres' ? '$1' : '?';
+    const quote = target.options().type === 'mysql' ? '`' : '"';
+    await dataSource.query(`UPDATE ${quote}${tables.tableName}${quote} SET initialize = '{"protocolVersion": "2025-' WHERE id = ${placeholder}`, [record.id]);
+    const error = await store.find(record.id).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpSessionRecordError);
+    expect((error as Error).message).toMatch(/the stored session's initialize cannot be read/);
+    expect(await store.find(intact.id)).toStrictEqual(intact);
+    expect(await store.delete(record.id)).toBe(true);
   });
 
   it('fails the bootstrap when a table is missing, naming the migration to run', async () => {
@@ -99,6 +130,23 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     expect((error as Error).message).toBe(sessionStoreSchemaNotReady(names, (error as Error).cause));
     expect((error as Error).message).toMatch(/Run the migration CreateMcpSessions1764633600000/);
     await expect(new TypeOrmMcpSessionStore(dataSource, tables).onApplicationBootstrap()).resolves.toBeUndefined();
+  });
+
+  it('the handle migration creates its table keyed by session and store key, indexed by store key, and down drops it', async () => {
+    const own = tablesOfRun();
+    const migration = new (createMcpSessionHandleMigration(own))();
+    const runner = dataSource.createQueryRunner();
+    try {
+      await migration.up(runner);
+      const handles = (await runner.getTable(own.handleTableName))!;
+      expect(handles.primaryColumns.map((column) => column.name).sort()).toEqual(['session_id', 'store_key']);
+      expect(handles.indices.map((index) => [...index.columnNames].sort())).toEqual([['created_at', 'store_key']]);
+      await migration.down(runner);
+      expect(await runner.hasTable(own.handleTableName)).toBe(false);
+    } finally {
+      await runner.dropTable(own.handleTableName, true);
+      await runner.release();
+    }
   });
 
   it('its migration creates both tables with their indexes, and down drops both', async () => {
@@ -130,6 +178,7 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     const name = 'mcp_session; DROP TABLE users';
     expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(storeInvalidTableName('TypeOrmMcpSessionStore', name));
     expect(() => createMcpSessionMigration({ eventTableName: name })).toThrow(storeInvalidTableName('createMcpSessionMigration', name));
+    expect(() => createMcpSessionHandleMigration({ handleTableName: name })).toThrow(storeInvalidTableName('createMcpSessionHandleMigration', name));
   });
 });
 
@@ -144,7 +193,7 @@ const postgres = process.env.TEST_POSTGRES_URL;
       type: 'postgres',
       url: postgres,
       schema,
-      migrations: [CreateMcpSessions1764633600000],
+      migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000],
       migrationsRun: true,
     });
     try {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { FsmRelayedTransition } from '../../lib/stores/fsm-transition-relay.interface.js';
 import { createFsmOutboxMigration } from '../../lib/stores/typeorm/fsm-outbox.migration.js';
-import { createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
+import { createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
 import { OutboxFsmTransitionRelay } from '../../lib/stores/typeorm/outbox-fsm-transition.relay.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
@@ -30,9 +30,9 @@ describeNetworkedTargets('session store and relay partition')(
   'TypeOrmMcpSessionStore and OutboxFsmTransitionRelay on $name through a partitioned network',
   ({ url, options }) => {
     const prefix = `part_sess_${uniqueSuffix()}_${randomBytes(3).toString('hex')}`;
-    const tables = { tableName: prefix, eventTableName: `${prefix}_event` };
+    const tables = { tableName: prefix, eventTableName: `${prefix}_event`, handleTableName: `${prefix}_handle` };
     const outbox = { tableName: `${prefix}_outbox` };
-    const migrations = [new (createMcpSessionMigration(tables))(), new (createFsmOutboxMigration(outbox))()];
+    const migrations = [new (createMcpSessionMigration(tables))(), new (createMcpSessionHandleMigration(tables))(), new (createFsmOutboxMigration(outbox))()];
     const logs = new RecordingLogger();
     let proxy: TcpProxy;
     let cut: DataSource;

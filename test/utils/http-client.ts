@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** An SDK client connected over Streamable HTTP, counting the list_changed notifications it got. */
 export interface TestClient {
@@ -19,14 +19,23 @@ export async function mcpUrl(app: INestApplication, path = '/mcp'): Promise<URL>
   return new URL(`http://127.0.0.1:${address.port}${path}`);
 }
 
-/** Connects a new SDK client (a new session on stateful servers), sending `headers` on every request. */
-export async function connectClient(url: URL, headers?: Record<string, string>): Promise<TestClient> {
+/**
+ * Connects a new SDK client (a new session on stateful servers), sending `headers` on every
+ * request. With `protocolVersion`, its `initialize` asks for that version instead of the
+ * SDK's latest (as a client newer than the server does); it then speaks what the server answers.
+ */
+export async function connectClient(url: URL, headers?: Record<string, string>, { protocolVersion }: { protocolVersion?: string } = {}): Promise<TestClient> {
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changes += 1;
   });
   const transport = new StreamableHTTPClientTransport(url, headers ? { requestInit: { headers } } : undefined);
+  if (protocolVersion) {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) =>
+      send(isInitializeRequest(message) ? { ...message, params: { ...message.params, protocolVersion } } : message, options);
+  }
   await client.connect(transport);
   return {
     client,

@@ -1,7 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { QueryRunner } from 'typeorm';
+import { McpSessionRecordError } from '../mcp-session-record.error.js';
 import type { McpSessionRecord, McpStoredEvent } from '../mcp-session-store.interface.js';
-import { sessionStoreSchemaNotReady } from './session-store.messages.js';
+import { sessionHandleTableNotReady, sessionRecordUnreadable, sessionStoreSchemaNotReady } from './session-store.messages.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** One session row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
@@ -28,19 +29,25 @@ interface EventRow {
 export class McpSessionSql {
   private readonly sessions: string;
   private readonly events: string;
+  private readonly handles: string;
   private readonly sessionColumns = 'id, server_id, initialize, principal, created_at, last_seen_at';
 
-  /** `tableName` and `eventTableName` as `BoundedQueries.table` returns them. */
+  /** `tableName`, `eventTableName` and `handleTableName` as `BoundedQueries.table` returns them. */
   constructor(
     readonly dialect: FsmSqlDialect,
     tableName: string,
     eventTableName: string,
+    handleTableName: string,
   ) {
     this.sessions = quoteTableName(dialect, tableName);
     this.events = quoteTableName(dialect, eventTableName);
+    this.handles = quoteTableName(dialect, handleTableName);
   }
 
-  /** Throws, naming the migration to run, when either table is missing or lacks a column this version uses. */
+  /**
+   * Throws, naming the migration to run, when a table is missing or lacks a column this version
+   * uses: the session and event tables (two statements, each table set with its own migration).
+   */
   async assertSchema(runner: QueryRunner): Promise<void> {
     const sessionColumns = this.sessionColumns.split(', ').map((column) => `s.${column}`);
     const eventColumns = ['id', 'session_id', 'message', 'created_at'].map((column) => `e.${column}`);
@@ -51,6 +58,11 @@ export class McpSessionSql {
       });
     } catch (error) {
       throw new Error(sessionStoreSchemaNotReady([this.sessions, this.events], error), { cause: error });
+    }
+    try {
+      await this.run(runner, { sql: `SELECT session_id, store_key, created_at FROM ${this.handles} WHERE 1 = 0`, params: [] });
+    } catch (error) {
+      throw new Error(sessionHandleTableNotReady(this.handles, error), { cause: error });
     }
   }
 
@@ -88,43 +100,43 @@ export class McpSessionSql {
   }
 
   /**
-   * Deletes a session and its events; `false` when the session did not exist. PostgreSQL: one
-   * data-modifying CTE; MySQL/MariaDB: one multi-table DELETE (events of a session that does
-   * not exist are left to `pruneEvents`); SQLite: two statements, which the caller runs in one
-   * turn of the write queue.
+   * Deletes a session, its events and its followed handles; `false` when the session did not
+   * exist. PostgreSQL: one data-modifying CTE; MySQL/MariaDB: one multi-table DELETE (events and
+   * handles of a session that does not exist are left to `pruneEvents` and the session's end);
+   * SQLite: three statements, which the caller runs in one turn of the write queue.
    */
   async delete(runner: QueryRunner, id: string): Promise<boolean> {
     switch (this.dialect) {
       case 'postgres': {
         const { records } = await this.run(runner, {
-          sql: `WITH ended AS (DELETE FROM ${this.sessions} WHERE id = ? RETURNING id), dropped AS (DELETE FROM ${this.events} WHERE session_id = ?) SELECT id FROM ended`,
-          params: [id, id],
+          sql:
+            `WITH ended AS (DELETE FROM ${this.sessions} WHERE id = ? RETURNING id), dropped AS (DELETE FROM ${this.events} WHERE session_id = ?), ` +
+            `unfollowed AS (DELETE FROM ${this.handles} WHERE session_id = ?) SELECT id FROM ended`,
+          params: [id, id, id],
         });
         return records.length === 1;
       }
       case 'mysql': {
-        const { affected } = await this.run(runner, {
-          sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ?`,
-          params: [id],
-        });
+        const { affected } = await this.run(runner, { sql: `${this.deleteWithDependents()} WHERE s.id = ?`, params: [id] });
         return affected > 0;
       }
       case 'sqlite': {
         const { affected } = await this.run(runner, { sql: `DELETE FROM ${this.sessions} WHERE id = ?`, params: [id] });
         await this.run(runner, { sql: `DELETE FROM ${this.events} WHERE session_id = ?`, params: [id] });
+        await this.run(runner, { sql: `DELETE FROM ${this.handles} WHERE session_id = ?`, params: [id] });
         return affected === 1;
       }
     }
   }
 
   /**
-   * Deletes up to `limit` sessions of `serverId` last seen before `cutoff`, with their events,
-   * and returns the ids of the sessions this call deleted (never one that a concurrent call
-   * deleted, nor one touched meanwhile).
+   * Deletes up to `limit` sessions of `serverId` last seen before `cutoff`, with their events
+   * and followed handles, and returns the ids of the sessions this call deleted (never one that
+   * a concurrent call deleted, nor one touched meanwhile).
    *
    * PostgreSQL: one statement, a data-modifying CTE over `SELECT … FOR UPDATE SKIP LOCKED`.
    * SQLite: a `DELETE … RETURNING` (atomic: SQLite has one writer at a time), then a DELETE of
-   * the ended sessions' events (skipped when none ended). MySQL/MariaDB, which lack `DELETE …
+   * the ended sessions' events and one of their handles (both skipped when none ended). MySQL/MariaDB, which lack `DELETE …
    * RETURNING`: a plain SELECT of the candidates, then one multi-table DELETE per candidate that
    * checks the condition again; a candidate is this call's when its DELETE removed it. (A
    * locking SELECT and one DELETE in a transaction would take gap locks on the index that
@@ -152,7 +164,8 @@ export class McpSessionSql {
         const { records } = await this.run<{ id: string }>(runner, {
           sql:
             `WITH ended AS (DELETE FROM ${this.sessions} WHERE id IN (${candidates} FOR UPDATE SKIP LOCKED) RETURNING id), ` +
-            `dropped AS (DELETE FROM ${this.events} WHERE session_id IN (SELECT id FROM ended)) SELECT id FROM ended`,
+            `dropped AS (DELETE FROM ${this.events} WHERE session_id IN (SELECT id FROM ended)), ` +
+            `unfollowed AS (DELETE FROM ${this.handles} WHERE session_id IN (SELECT id FROM ended)) SELECT id FROM ended`,
           params,
         });
         return records.map((row) => row.id);
@@ -164,10 +177,9 @@ export class McpSessionSql {
         });
         const ids = records.map((row) => row.id);
         if (ids.length) {
-          await this.run(runner, {
-            sql: `DELETE FROM ${this.events} WHERE session_id IN (SELECT value FROM json_each(?))`,
-            params: [JSON.stringify(ids)],
-          });
+          for (const table of [this.events, this.handles]) {
+            await this.run(runner, { sql: `DELETE FROM ${table} WHERE session_id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] });
+          }
         }
         return ids;
       }
@@ -176,7 +188,7 @@ export class McpSessionSql {
         const ended: string[] = [];
         for (const { id } of records) {
           const { affected } = await this.run(runner, {
-            sql: `DELETE s, e FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id WHERE s.id = ? AND s.server_id = ? AND ${condition('s.')}`,
+            sql: `${this.deleteWithDependents()} WHERE s.id = ? AND s.server_id = ? AND ${condition('s.')}`,
             params: [id, serverId, cutoff],
           });
           if (affected > 0) ended.push(id);
@@ -223,16 +235,68 @@ export class McpSessionSql {
     return (await this.run(runner, { sql, params: [cutoff, limit] })).affected;
   }
 
+  /**
+   * Records that a session follows instance `storeKey`, when the session exists and does not
+   * already follow it: one `INSERT … SELECT` guarded by the session's row.
+   */
+  async follow(runner: QueryRunner, sessionId: string, storeKey: string, at: number): Promise<void> {
+    // PostgreSQL does not infer the types of parameters in a SELECT list.
+    const values = { postgres: '?::varchar, ?::varchar, ?::bigint', mysql: '?, ?, ? FROM DUAL', sqlite: '?, ?, ?' }[this.dialect];
+    const select = `SELECT ${values} WHERE EXISTS (SELECT 1 FROM ${this.sessions} WHERE id = ?)`;
+    const columns = `${this.handles} (session_id, store_key, created_at)`;
+    const sql =
+      this.dialect === 'postgres'
+        ? `INSERT INTO ${columns} ${select} ON CONFLICT DO NOTHING`
+        : this.dialect === 'sqlite'
+          ? `INSERT OR IGNORE INTO ${columns} ${select}`
+          : `INSERT INTO ${columns} ${select} ON DUPLICATE KEY UPDATE session_id = session_id`;
+    await this.run(runner, { sql, params: [sessionId, storeKey, at, sessionId] });
+  }
+
+  /** Records that a session no longer follows instance `storeKey`. */
+  async unfollow(runner: QueryRunner, sessionId: string, storeKey: string): Promise<void> {
+    await this.run(runner, { sql: `DELETE FROM ${this.handles} WHERE session_id = ? AND store_key = ?`, params: [sessionId, storeKey] });
+  }
+
+  /** The store keys a session follows, in the order it started following them. */
+  async handlesOf(runner: QueryRunner, sessionId: string): Promise<string[]> {
+    const { records } = await this.run<{ store_key: string }>(runner, {
+      sql: `SELECT store_key FROM ${this.handles} WHERE session_id = ? ORDER BY created_at, store_key`,
+      params: [sessionId],
+    });
+    return records.map((row) => row.store_key);
+  }
+
+  /** At most `limit` sessions that follow instance `storeKey`, earliest followers first (an index range scan). */
+  async followers(runner: QueryRunner, storeKey: string, limit: number): Promise<string[]> {
+    const { records } = await this.run<{ session_id: string }>(runner, {
+      sql: `SELECT session_id FROM ${this.handles} WHERE store_key = ? ORDER BY created_at, session_id LIMIT ?`,
+      params: [storeKey, limit],
+    });
+    return records.map((row) => row.session_id);
+  }
+
+  /** MySQL/MariaDB's multi-table DELETE of sessions with their events and handles; the caller adds the WHERE clause on `s`. */
+  private deleteWithDependents(): string {
+    return `DELETE s, e, h FROM ${this.sessions} s LEFT JOIN ${this.events} e ON e.session_id = s.id LEFT JOIN ${this.handles} h ON h.session_id = s.id`;
+  }
+
   private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {
     return runSql<T>(runner, this.dialect, statement);
   }
 }
 
 function toRecord(row: SessionRow): McpSessionRecord {
+  let initialize: McpSessionRecord['initialize'];
+  try {
+    initialize = JSON.parse(row.initialize);
+  } catch (error) {
+    throw new McpSessionRecordError(sessionRecordUnreadable('initialize', error), { cause: error });
+  }
   const record: McpSessionRecord = {
     id: row.id,
     serverId: row.server_id,
-    initialize: JSON.parse(row.initialize),
+    initialize,
     createdAt: Number(row.created_at),
     lastSeenAt: Number(row.last_seen_at),
   };

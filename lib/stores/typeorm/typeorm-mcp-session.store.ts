@@ -6,6 +6,7 @@ import { BoundedQueries } from './bounded-queries.js';
 import { McpSessionSql } from './mcp-session.sql.js';
 import {
   DEFAULT_MCP_SESSION_EVENT_TABLE,
+  DEFAULT_MCP_SESSION_HANDLE_TABLE,
   DEFAULT_MCP_SESSION_TABLE,
   type TypeOrmMcpSessionStoreOptions,
 } from './typeorm-mcp-session-store-options.interface.js';
@@ -14,20 +15,23 @@ import {
 const EVENT_ID = /^[1-9][0-9]*$/;
 
 /**
- * Stateful HTTP sessions and their kept GET-stream messages in the application's own
- * database, through its TypeORM `DataSource` (plain, or injected from `@nestjs/typeorm`):
- * PostgreSQL, MySQL/MariaDB or better-sqlite3. Every process on the database can serve every
- * session. The tables come from the shipped migration `CreateMcpSessions1764633600000` (or
- * `createMcpSessionMigration(options)`); `synchronize` is not needed. Initialize params and
- * messages are stored as JSON text. The store never initializes or destroys the DataSource,
- * and database errors are thrown, never swallowed.
+ * Stateful HTTP sessions, their kept GET-stream messages and the handles they follow in the
+ * application's own database, through its TypeORM `DataSource` (plain, or injected from
+ * `@nestjs/typeorm`): PostgreSQL, MySQL/MariaDB or better-sqlite3. Every process on the
+ * database can serve every session. The tables come from the shipped migrations
+ * `CreateMcpSessions1764633600000` and `CreateMcpSessionHandles1764806400000` (or
+ * `createMcpSessionMigration(options)` and `createMcpSessionHandleMigration(options)`);
+ * `synchronize` is not needed. Initialize params and messages are stored as JSON text. The
+ * store never initializes or destroys the DataSource, and database errors are thrown, never
+ * swallowed.
  *
  * Round trips per operation: `create`, `find`, `touch`, `appendEvent`, `eventsAfter`,
- * `pruneEvents`: 1. `delete`: 1 (PostgreSQL: data-modifying CTE; MySQL/MariaDB: multi-table
- * DELETE), 2 on SQLite. `expire` and `expireUnused`: 1 on PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP
- * LOCKED`); 2 on SQLite (1 when no session expired); on MySQL/MariaDB, which lack `DELETE …
- * RETURNING`, 1 SELECT of at most `limit` candidates plus 1 DELETE per candidate (see
- * `McpSessionSql.expire`). No operation opens a transaction. Event pruning compares with this
+ * `pruneEvents`, `follow`, `unfollow`, `handles`, `followers`: 1. `delete`: 1 (PostgreSQL:
+ * data-modifying CTE; MySQL/MariaDB: multi-table DELETE), 3 on SQLite. `expire` and `expireUnused`: 1 on
+ * PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP LOCKED`); 3 on SQLite (1 when no
+ * session expired); on MySQL/MariaDB, which lack `DELETE … RETURNING`, 1 SELECT of at most
+ * `limit` candidates plus 1 DELETE per candidate (see `McpSessionSql.expire`). No operation
+ * opens a transaction. Event pruning compares with this
  * process's clock (`Date.now()`), so processes sharing a database need synchronised clocks.
  *
  * Every operation is bounded by `timeoutMs` (default 5 s; see the option): an operation that
@@ -41,7 +45,7 @@ const EVENT_ID = /^[1-9][0-9]*$/;
  * synchronously and cannot be interrupted). Reads run at once.
  *
  * @example
- * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpSessions1764633600000], migrationsRun: true });
+ * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000], migrationsRun: true });
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
@@ -62,11 +66,12 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
       queries.dialect,
       queries.table(options.tableName ?? DEFAULT_MCP_SESSION_TABLE),
       queries.table(options.eventTableName ?? DEFAULT_MCP_SESSION_EVENT_TABLE),
+      queries.table(options.handleTableName ?? DEFAULT_MCP_SESSION_HANDLE_TABLE),
     );
   }
 
   /**
-   * Checks, when the application starts, that both tables exist with every column this
+   * Checks, when the application starts, that the three tables exist with every column this
    * version uses (a forgotten migration fails the bootstrap with the migration to run, instead
    * of every stateful `initialize` failing). Skipped while the DataSource is not initialized yet.
    */
@@ -124,6 +129,29 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
   async pruneEvents(cutoff: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
     return this.write('pruneEvents', (runner) => this.sql.pruneEvents(runner, cutoff, limit));
+  }
+
+  /** @inheritdoc */
+  follow(sessionId: string, storeKey: string): Promise<void> {
+    return this.write('follow', (runner) => this.sql.follow(runner, sessionId, storeKey, Date.now()));
+  }
+
+  /** @inheritdoc */
+  unfollow(sessionId: string, storeKey: string): Promise<void> {
+    return this.write('unfollow', (runner) => this.sql.unfollow(runner, sessionId, storeKey));
+  }
+
+  /** @inheritdoc */
+  handles(sessionId: string): Promise<string[]> {
+    return this.read('handles', (runner) => this.sql.handlesOf(runner, sessionId));
+  }
+
+  /** @inheritdoc */
+  async followers(storeKey: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    // SQL's LIMIT takes an integer: no bound (`Infinity`) reads every follower.
+    const rows = Number.isFinite(limit) ? Math.floor(limit) : Number.MAX_SAFE_INTEGER;
+    return this.read('followers', (runner) => this.sql.followers(runner, storeKey, rows));
   }
 
   /** One read within `timeoutMs`; on better-sqlite3 it runs at once, outside the write queue. */
