@@ -4,7 +4,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as McpSessionStoreType } from '../lib/index.js';
-import { createMcpSessionMigration, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { createMcpSessionHandleMigration, createMcpSessionMigration, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { HandlerLog } from './fixtures/billing.tools.js';
@@ -261,11 +261,15 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   });
 
   describe.each(databaseTargets('session eviction with TypeOrmMcpSessionStore'))('with TypeOrmMcpSessionStore on $name', (target: DatabaseTarget) => {
-    const tables = { tableName: `mcp_adm_${uniqueSuffix()}_${adapter}`, eventTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_event` };
+    const tables = {
+      tableName: `mcp_adm_${uniqueSuffix()}_${adapter}`,
+      eventTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_event`,
+      handleTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_handle`,
+    };
     let dataSource: DataSource;
 
     beforeAll(async () => {
-      dataSource = new DataSource({ ...target.options(), migrations: [createMcpSessionMigration(tables)], migrationsTableName: `${tables.tableName}_migrations` } as DataSourceOptions);
+      dataSource = new DataSource({ ...target.options(), migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)], migrationsTableName: `${tables.tableName}_migrations` } as DataSourceOptions);
       await dataSource.initialize();
       await dataSource.runMigrations();
     }, 60_000);
@@ -273,6 +277,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     afterAll(async () => {
       const runner = dataSource.createQueryRunner();
       try {
+        await dataSource.undoLastMigration();
         await dataSource.undoLastMigration();
         await runner.dropTable(`${tables.tableName}_migrations`, true);
       } finally {
