@@ -21,6 +21,8 @@ export const DEFAULT_SESSION_EVENT_RETENTION_MS = 5 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 1000;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
+/** Default largest request body of the MCP path: the SDK transport's own limit. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -33,7 +35,7 @@ export interface McpResolvedOptions {
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
   store: FsmStateStore;
-  http: (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless'>) | undefined;
+  http: (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'maxBodyBytes'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'maxBodyBytes'>) | undefined;
   stdio: boolean;
   singleTenant: boolean;
   attachmentId: string;
@@ -78,7 +80,10 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
     store: options.store ?? new InMemoryFsmStateStore(),
-    http: http === false ? undefined : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false },
+    http:
+      http === false
+        ? undefined
+        : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false, maxBodyBytes: http?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
     stdio: options.transports?.stdio ?? false,
     singleTenant: options.singleTenant ?? false,
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,

@@ -99,7 +99,7 @@ export class ModernServerFactory {
  */
 function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
   if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
-    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri);
+    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri, error.message);
   }
   if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
     return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);

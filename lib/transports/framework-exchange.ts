@@ -1,5 +1,8 @@
+import { HttpException } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.reader.js';
+import * as messages from './transports.messages.js';
 
 /** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
 export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
@@ -45,4 +48,45 @@ export function toNodeExchange(request: unknown, response: unknown): { req: McpN
   req.body = fastifyRequest.body;
   req.auth ??= fastifyRequest.auth;
   return { req, res: response.raw };
+}
+
+/** What Fastify hands an error handler: its own errors (body parsing) carry a status and a code. */
+export interface FastifyErrorLike extends Error {
+  statusCode?: number;
+  code?: string;
+}
+
+/** A route as the transport registers it on Fastify: with the body limit and error handler of the MCP path. */
+export interface FastifyRouteLike {
+  method: string;
+  url: string;
+  bodyLimit: number;
+  handler: (request: unknown, reply: unknown) => void;
+  errorHandler: (error: FastifyErrorLike, request: unknown, reply: unknown) => void;
+}
+
+/** The part of a Fastify instance the transport registers its routes on. */
+export interface FastifyInstanceLike {
+  route(route: FastifyRouteLike): unknown;
+}
+
+/**
+ * An error of Fastify's request handling on the MCP path as the transport words it: a body
+ * that is not JSON (Fastify's JSON parser sets status 400 on a `SyntaxError`, or refuses an
+ * empty body), one over the route's `bodyLimit` (413), or any other client error (a content
+ * type Fastify has no parser for: 415) with its status. Anything else (a hook's own
+ * exception, a server error) is returned as it is.
+ */
+export function fromFastifyError(error: FastifyErrorLike): Error {
+  const status = error.statusCode ?? 500;
+  if (status === 413) {
+    return new McpBodyTooLargeError();
+  }
+  if (status === 400 && (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+    return new McpBodyNotJsonError();
+  }
+  if (status >= 400 && status < 500 && !(error instanceof HttpException)) {
+    return new HttpException(messages.requestRefused(status, error.message), status);
+  }
+  return error;
 }

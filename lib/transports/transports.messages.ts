@@ -1,3 +1,5 @@
+import { echo } from '../client-input.echo.js';
+
 /** What an HTTP client or an operator reads from the transports: worded once. */
 
 /** The reason text of any thrown value (for logs). */
@@ -5,11 +7,11 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 
 /** HTTP 403: Host header not allowed (DNS rebinding protection). */
 export const hostRejected = (host: string | undefined): string =>
-  `Forbidden: Host header "${host ?? ''}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
+  `Forbidden: Host header "${echo(host ?? '')}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
 
 /** HTTP 403: a request reached a listener beyond loopback while `allowedHosts` is not set. */
 export const allowedHostsMissing = (host: string | undefined): string =>
-  `Forbidden: Host header "${host ?? ''}" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].`;
+  `Forbidden: Host header "${echo(host ?? '')}" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].`;
 
 /** Startup error: the HTTP server listens beyond loopback and `allowedHosts` is not set. */
 export const allowedHostsRequired = (address: string): string =>
@@ -17,19 +19,19 @@ export const allowedHostsRequired = (address: string): string =>
 
 /** HTTP 403: Origin header not allowed. */
 export const originRejected = (origin: string): string =>
-  `Forbidden: Origin "${origin}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedOrigins.`;
+  `Forbidden: Origin "${echo(origin)}" is not allowed for this MCP server (DNS rebinding protection): without transports.http.allowedOrigins, an Origin must be this server's own scheme, host and port; add it to transports.http.allowedOrigins.`;
 
 /** HTTP 403: a request on a session opened by another principal. */
 export const sessionPrincipalMismatch = (id: string): string =>
-  `Forbidden: session "${id}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
+  `Forbidden: session "${echo(id)}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
 
 /** HTTP 405 on a stateless server. */
 export const statelessMethod = (method: string): string =>
-  `Method ${method} is not allowed: this MCP server is stateless (POST only, no sessions).`;
+  `Method ${echo(method)} is not allowed: this MCP server is stateless (POST only, no sessions).`;
 
 /** HTTP 404: unknown or closed session. */
 export const sessionNotFound = (id: string): string =>
-  `Session "${id}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`;
+  `Session "${echo(id)}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`;
 
 /** HTTP 400: a request without a session that is not an initialize request. */
 export const sessionRequired = (): string =>
@@ -43,12 +45,30 @@ export const tooManySessions = (): string =>
 export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>
   `Service Unavailable: this client address may open ${limit} sessions per minute (sessions.maxNewPerMinutePerClient) and has used them; retry after ${retryAfterSeconds} s.`;
 
-/** HTTP 413 on the direct route. */
+/** HTTP 413: the POST body is larger than `transports.http.maxBodyBytes`. */
 export const bodyTooLarge = (limit: number): string =>
-  `Payload Too Large: an MCP request body may be at most ${limit} bytes.`;
+  `Payload Too Large: an MCP request body may be at most ${limit} bytes (transports.http.maxBodyBytes).`;
 
-/** HTTP 400 (-32700) on the direct route: the POST body is not JSON. */
+/** Bootstrap error: `transports.http.maxBodyBytes` is not a positive whole number. */
+export const invalidMaxBodyBytes = (value: unknown): string =>
+  `McpModule: transports.http.maxBodyBytes must be a positive whole number of bytes, got ${String(value)}.`;
+
+/** HTTP 400 (-32700): the POST body is not JSON. */
 export const bodyNotJson = (): string => 'Parse error: the request body is not valid JSON.';
+
+/** HTTP 400 (-32600): the POST body is an empty JSON-RPC batch. */
+export const emptyBatch = (): string => 'Invalid Request: the request body is an empty batch ([]); send a JSON-RPC message.';
+
+/** A client error of the framework's own request handling on the MCP path (a content type it has no parser for, say), with its status. */
+export const requestRefused = (status: number, reason: string): string => `The request was refused (HTTP ${status}): ${echo(reason)}`;
+
+/** HTTP 400: an `Mcp-Session-Id` longer than any session id. */
+export const sessionIdTooLong = (length: number, limit: number): string =>
+  `Bad Request: the Mcp-Session-Id header is ${length} characters long; session ids of this MCP server are at most ${limit}. Send a new initialize request without Mcp-Session-Id.`;
+
+/** HTTP 403: the authenticated principal is longer than the module keeps. */
+export const principalTooLong = (length: number, limit: number): string =>
+  `Forbidden: the authenticated principal (auth clientId) is ${length} characters long; this MCP server accepts principals of at most ${limit} characters.`;
 
 /** Log line: the transport failed to serve a request. */
 export const transportFailed = (error: unknown): string => `Internal error while serving MCP: ${reasonOf(error)}`;
@@ -70,4 +90,4 @@ export const modernEraOnly = (): string =>
 
 /** Log line: a reconnecting GET stream asked for events this session no longer keeps (or never had). */
 export const replayMiss = (session: string, eventId: string): string =>
-  `Session ${session}: Last-Event-ID ${eventId} is not a kept event; the stream resumes without replay.`;
+  `Session ${session}: Last-Event-ID ${echo(eventId)} is not a kept event; the stream resumes without replay.`;
