@@ -50,9 +50,13 @@ export function toNodeExchange(request: unknown, response: unknown): { req: McpN
   return { req, res: response.raw };
 }
 
-/** What Fastify hands an error handler: its own errors (body parsing) carry a status and a code. */
-export interface FastifyErrorLike extends Error {
+/** Fastify's codes for a body declared JSON that is not (other than a `SyntaxError` of its parser). */
+const FASTIFY_NOT_JSON = ['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY'];
+
+/** An error of the framework's request handling: Fastify's own (body parsing) and http-errors (body-parser, middleware) carry a status. */
+export interface FrameworkError extends Error {
   statusCode?: number;
+  status?: number;
   code?: string;
 }
 
@@ -62,7 +66,7 @@ export interface FastifyRouteLike {
   url: string;
   bodyLimit: number;
   handler: (request: unknown, reply: unknown) => void;
-  errorHandler: (error: FastifyErrorLike, request: unknown, reply: unknown) => void;
+  errorHandler: (error: FrameworkError, request: unknown, reply: unknown) => void;
 }
 
 /** The part of a Fastify instance the transport registers its routes on. */
@@ -71,21 +75,24 @@ export interface FastifyInstanceLike {
 }
 
 /**
- * An error of Fastify's request handling on the MCP path as the transport words it: a body
- * that is not JSON (Fastify's JSON parser sets status 400 on a `SyntaxError`, or refuses an
- * empty body), one over the route's `bodyLimit` (413), or any other client error (a content
- * type Fastify has no parser for: 415) with its status. Anything else (a hook's own
- * exception, a server error) is returned as it is.
+ * An error of the framework's request handling on the MCP path (Fastify's body parsing, a
+ * hook or middleware that fails) as the transport words it: a body that is not JSON (a
+ * `SyntaxError` with status 400, or Fastify's refusal of an empty or invalid JSON body), one over the limit
+ * (413), or any other client error (a content type Fastify has no parser for: 415) with its
+ * status. An `HttpException` or a server error is returned as it is.
  */
-export function fromFastifyError(error: FastifyErrorLike): Error {
-  const status = error.statusCode ?? 500;
+export function fromFrameworkError(error: FrameworkError): Error {
+  const status = error.statusCode ?? error.status ?? 500;
+  if (error instanceof HttpException) {
+    return error;
+  }
   if (status === 413) {
     return new McpBodyTooLargeError();
   }
-  if (status === 400 && (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+  if (status === 400 && (error instanceof SyntaxError || FASTIFY_NOT_JSON.includes(error.code ?? ''))) {
     return new McpBodyNotJsonError();
   }
-  if (status >= 400 && status < 500 && !(error instanceof HttpException)) {
+  if (status >= 400 && status < 500) {
     return new HttpException(messages.requestRefused(status, error.message), status);
   }
   return error;

@@ -6,10 +6,15 @@ export class McpBodyNotJsonError extends Error {}
 /** A body on the MCP path larger than `transports.http.maxBodyBytes`. */
 export class McpBodyTooLargeError extends Error {}
 
+/** Whether a request's body is declared JSON, as the SDK transport takes it. */
+export function isJsonContentType(req: McpNodeRequest): boolean {
+  return (req.headers['content-type'] ?? '').includes('application/json');
+}
+
 /**
  * Reads the body of a request on the MCP path, at most `limit` bytes, the way a body parser
  * would: a POST declared JSON is parsed into `req.body`. Any other body is read and dropped
- * (the SDK refuses a POST that is not JSON with 415), so no body parser of the framework gets
+ * (the transport refuses a POST that is not JSON with 415), so no body parser of the framework gets
  * to answer for the MCP path. Rejects with {@link McpBodyTooLargeError} (before reading, when
  * `Content-Length` says so) or {@link McpBodyNotJsonError}.
  */
@@ -17,8 +22,7 @@ export function readMcpBody(req: McpNodeRequest, limit: number): Promise<void> {
   if (Number(req.headers['content-length']) > limit) {
     return Promise.reject(new McpBodyTooLargeError());
   }
-  // The content types the SDK transport takes as JSON.
-  const parse = req.method === 'POST' && (req.headers['content-type'] ?? '').includes('application/json');
+  const parse = req.method === 'POST' && isJsonContentType(req);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

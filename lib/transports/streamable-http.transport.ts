@@ -15,13 +15,14 @@ import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input.lim
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import {
-  fromFastifyError,
+  fromFrameworkError,
   toNodeExchange,
   type FastifyInstanceLike,
+  type FrameworkError,
   type McpNodeRequest as Request,
 } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
-import { McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody } from './mcp-body.reader.js';
+import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody } from './mcp-body.reader.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
 
@@ -91,7 +92,8 @@ export class StreamableHttpTransport implements OnModuleInit {
 
   /**
    * The MCP path as an Express route, behind the app's middleware. Its body is read here, ahead
-   * of Express, so the app's body parsers (their limit and their error replies) never handle it.
+   * of Express, so the app's body parsers (their limit and their error replies) never handle it,
+   * and an error of the app's middleware on the path is answered as JSON-RPC.
    */
   private routeOnExpress(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
@@ -102,6 +104,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     adapter.post(path, (req: Request, res: ServerResponse) => this.serveRoute('POST', req, res, http));
     adapter.get(path, (req: Request, res: ServerResponse) => this.serveRoute('GET', req, res, http));
     adapter.delete(path, (req: Request, res: ServerResponse) => this.serveRoute('DELETE', req, res, http));
+    // Four parameters: Express calls it with the errors of the middleware before the route.
+    adapter.use(path, (error: FrameworkError, req: Request & { originalUrl?: string }, res: ServerResponse, next: (error: unknown) => void) =>
+      isExpressPath(req.originalUrl ?? '', path) ? this.fail(res, fromFrameworkError(error)) : next(error),
+    );
   }
 
   /**
@@ -116,7 +122,7 @@ export class StreamableHttpTransport implements OnModuleInit {
         url: http.path,
         bodyLimit: http.maxBodyBytes,
         handler: (request, reply) => this.serveRoute(method, request, reply, http),
-        errorHandler: (error, request, reply) => this.fail(toNodeExchange(request, reply).res, fromFastifyError(error)),
+        errorHandler: (error, request, reply) => this.fail(toNodeExchange(request, reply).res, fromFrameworkError(error)),
       });
     }
   }
@@ -201,6 +207,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     const rejection = rejectHostOrOrigin(req, http);
     if (rejection) {
       return this.reply(res, 403, SERVER_ERROR, rejection, req);
+    }
+    if (method === 'POST' && !isJsonContentType(req)) {
+      return this.reply(res, 415, SERVER_ERROR, messages.bodyNotDeclaredJson(), req);
     }
     if (method === 'POST' && Array.isArray(req.body) && req.body.length === 0) {
       return this.reply(res, 400, INVALID_REQUEST, messages.emptyBatch(), req);

@@ -19,7 +19,7 @@ export const allowedHostsRequired = (address: string): string =>
 
 /** HTTP 403: Origin header not allowed. */
 export const originRejected = (origin: string): string =>
-  `Forbidden: Origin "${echo(origin)}" is not allowed for this MCP server (DNS rebinding protection): without transports.http.allowedOrigins, an Origin must be this server's own scheme, host and port; add it to transports.http.allowedOrigins.`;
+  `Forbidden: Origin "${echo(origin)}" is not allowed for this MCP server (DNS rebinding protection): without transports.http.allowedOrigins, an Origin must name this server's own host and port; add it to transports.http.allowedOrigins.`;
 
 /** HTTP 403: a request on a session opened by another principal. */
 export const sessionPrincipalMismatch = (id: string): string =>
@@ -55,6 +55,9 @@ export const invalidMaxBodyBytes = (value: unknown): string =>
 
 /** HTTP 400 (-32700): the POST body is not JSON. */
 export const bodyNotJson = (): string => 'Parse error: the request body is not valid JSON.';
+
+/** HTTP 415: a POST whose body is not declared JSON. */
+export const bodyNotDeclaredJson = (): string => 'Unsupported Media Type: Content-Type must be application/json.';
 
 /** HTTP 400 (-32600): the POST body is an empty JSON-RPC batch. */
 export const emptyBatch = (): string => 'Invalid Request: the request body is an empty batch ([]); send a JSON-RPC message.';
