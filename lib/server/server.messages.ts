@@ -42,6 +42,14 @@ export const notifyFailed = (session: string | undefined, error: unknown): strin
 export const forgetFailed = (error: unknown): string =>
   `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
 
+/** Log line: the menus of this process's sessions were re-read after transitions may have been missed (a relay reconnected). */
+export const menusRechecked = (sessions: number, changed: number): string =>
+  `Transitions may have been missed (the transition relay reconnected): re-read the menus of ${sessions} session${sessions === 1 ? '' : 's'}; ${changed} changed and ${changed === 1 ? 'was' : 'were'} sent list_changed.`;
+
+/** Log line: re-reading the sessions' menus failed; the rest converge on their next list. */
+export const recheckFailed = (done: number, error: unknown): string =>
+  `Could not re-read the menus of this process's sessions after the transition relay reconnected (${done} done): ${reasonOf(error)}. The others are corrected by their client's next list.`;
+
 /** Log line: a sweep of ended sessions or old events failed (the next one retries). */
 export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
 

@@ -59,6 +59,14 @@ export const relayInvalidChannel = (channel: string): string =>
 export const relayPublishFailed = (error: unknown): string =>
   `Could not relay a transition to the other instances: ${reasonOf(error)}`;
 
+/** Log line: more transitions could not be relayed since the last line (at most one such line per `warnIntervalMs`). */
+export const relayPublishFailedAgain = (count: number, intervalMs: number, error: unknown): string =>
+  `Could not relay ${count} more transition${count === 1 ? '' : 's'} to the other instances in the last ${intervalMs} ms (the last: ${reasonOf(error)}).`;
+
+/** Bootstrap error: a relay's `warnIntervalMs` is not a positive whole number of milliseconds. */
+export const relayInvalidWarnInterval = (component: string, value: unknown): string =>
+  `${component}: warnIntervalMs must be a positive whole number of milliseconds, got ${String(value)}.`;
+
 /** Log line: a relayed payload was not one of ours. */
 export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;
 
