@@ -28,6 +28,13 @@ const ROUTES: [HttpAdapterName, boolean][] = [
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** The envelope of a 2026-07-28 request. */
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
 /** The JSON-RPC error body of a reply outside any request. */
 const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
@@ -143,6 +150,22 @@ describe.each(ROUTES)('errors on the MCP path are JSON-RPC, on %s (direct: %s)',
     expect(list.code).toBe(-32602);
     expect(list.message).toBe('MCP error -32602: Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.');
     expect(await client.names()).toContain('invoice.submit');
+
+    // The same in MCP 2026-07-28, where the SDK v2 answers them.
+    for (const [method, params, field] of [
+      ['tools/list', { cursor: 7 }, 'params.cursor'],
+      ['tools/call', { name: 7 }, 'params.name'],
+    ] as const) {
+      const modern = await postMcp(url, { jsonrpc: '2.0', id: 9, method, params: { ...params, _meta: MODERN_META } }, {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+      });
+      expect(await modern.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32602, message: `Invalid params for ${method}: ${field}: Invalid input: expected string, received number.` },
+      });
+    }
   });
 
   it("leaves the app's other routes to the app's body parser", async () => {

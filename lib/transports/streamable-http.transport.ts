@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InitializeRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input.limits.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
@@ -11,7 +12,6 @@ import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHan
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
 import { McpSessionRegistry } from '../server/mcp-session.registry.js';
-import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input.limits.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import {
