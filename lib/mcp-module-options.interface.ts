@@ -29,7 +29,13 @@ export interface McpHttpTransportOptions {
    * a LAN address) without it fails to start (`app.listen` rejects).
    */
   allowedHosts?: string[];
-  /** Origin header values accepted; requests without Origin are allowed. @default loopback origins */
+  /**
+   * Origin header values accepted, exactly as browsers send them (`'https://app.example.com'`);
+   * requests without Origin are allowed.
+   * @default this server's own origin: the Host the request names (host and port), or, on a
+   *   loopback listener, a loopback name on the port the request reached; a page served from
+   *   another port of this machine is refused
+   */
   allowedOrigins?: string[];
   /**
    * Serve the MCP path straight from Node's HTTP server, ahead of the framework: no body
@@ -55,6 +61,14 @@ export interface McpHttpTransportOptions {
    * @default 10_000
    */
   drainMs?: number;
+  /**
+   * The largest request body the MCP path takes, in bytes, on Express, Fastify and `direct`
+   * alike (the app's own body parsers never see the MCP path); a larger one gets HTTP 413 with
+   * a JSON-RPC error naming this option. The default is the SDK transport's own limit, so a
+   * request a bare SDK server takes is taken here.
+   * @default 4_194_304 (4 MB)
+   */
+  maxBodyBytes?: number;
 }
 
 /** How long the store keeps workflow instances (see `McpModuleOptions.retention`). */

@@ -29,6 +29,8 @@ export const DEFAULT_MAX_FOLLOWERS_PER_INSTANCE = 16;
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default time a graceful shutdown waits for requests in flight. */
 export const DEFAULT_HTTP_DRAIN_MS = 10_000;
+/** Default largest request body of the MCP path: the SDK transport's own limit. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -42,7 +44,8 @@ export interface McpResolvedOptions {
   engine: 'auto' | 'xstate' | 'table';
   store: FsmStateStore;
   http:
-    | (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs'>> & Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs'>)
+    | (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>> &
+        Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>)
     | undefined;
   stdio: boolean;
   singleTenant: boolean;
@@ -97,7 +100,13 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     http:
       http === false
         ? undefined
-        : { ...http, path: http?.path ?? '/mcp', stateless: http?.stateless ?? false, drainMs: http?.drainMs ?? DEFAULT_HTTP_DRAIN_MS },
+        : {
+            ...http,
+            path: http?.path ?? '/mcp',
+            stateless: http?.stateless ?? false,
+            drainMs: http?.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
+            maxBodyBytes: http?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          },
     stdio: options.transports?.stdio ?? false,
     singleTenant: options.singleTenant ?? false,
     attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,

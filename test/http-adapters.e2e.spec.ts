@@ -114,7 +114,7 @@ describe.each(HTTP_ADAPTERS)('failures and paths on %s', (adapter) => {
     await agent.close();
   });
 
-  it('leaves a body not declared JSON to the SDK, which answers 415, as on the other adapter', async () => {
+  it('answers a body not declared JSON with 415, as on the other adapter', async () => {
     app = await listenApp([billingModule()], { adapter });
     const url = await mcpUrl(app);
     const agent = await connectClient(url);

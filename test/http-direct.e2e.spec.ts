@@ -134,7 +134,7 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
     expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'The bearer token is not valid.' } });
   });
 
-  it('refuses a body that is not JSON (400, -32700), too large (413), or not declared JSON (the SDK: 415)', async () => {
+  it('refuses a body that is not JSON (400, -32700), too large (413), or not declared JSON (415)', async () => {
     const broken = await postMcp(url, '{"jsonrpc": "2.0",');
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: the request body is not valid JSON.' } });

@@ -1,3 +1,4 @@
+import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,12 +8,14 @@ import { RedisFsmTransitionRelay } from '../lib/redis/index.js';
 import { redisConnectionBack, redisConnectionLost } from '../lib/redis/redis.messages.js';
 import { relayBadPayload } from '../lib/stores/stores.messages.js';
 import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { billingModule } from './fixtures/billing.app.js';
 import { uniqueSuffix } from './utils/databases.js';
-import { eventually } from './utils/http-client.js';
+import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';
 import { expectTransitionRelayed } from './utils/relay-pair.js';
 import { expectEachHearsTheOther, paymentTransition as transition, RelayTestBed } from './utils/relay-test-bed.js';
 import { createStoreTables } from './utils/store-tables.js';
 import { startProxy } from './utils/tcp-proxy.js';
+import { listenApp } from './utils/test-app.js';
 
 const url = process.env.TEST_REDIS_URL;
 if (!url) {
@@ -141,6 +144,74 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
         'Transition relay lost its Redis subscriber connection (ECONNREFUSED); reconnecting.',
       );
     } finally {
+      await bed.close();
+      await proxy.stop();
+    }
+  });
+  it('logs the publishes that fail while Redis is away once per interval, with their count', async () => {
+    const proxy = await startProxy(url!, 6379);
+    try {
+      // No retries per command: a publish fails at the next failed reconnection, not 20 later.
+      const client = new Redis(proxy.rewrite(url!), { maxRetriesPerRequest: 0 });
+      redisClients.push(client);
+      const b = await bed.receiver(new RedisFsmTransitionRelay(client, { channel, warnIntervalMs: 1500 }));
+      await proxy.stop();
+      await eventually(() => client.status !== 'ready');
+      for (let i = 0; i < 40; i += 1) b.relay.publish(transition(`payment:down-${i}`));
+
+      await eventually(() => bed.logs.matching('warn', /^Could not relay 39 more/).length === 1, 8000);
+      const failures = bed.logs.matching('warn', /^Could not relay/);
+      expect(failures).toHaveLength(2);
+      expect(failures[0]).toMatch(/^Could not relay a transition to the other instances: .+/);
+      expect(failures[1]).toMatch(/^Could not relay 39 more transitions to the other instances in the last 1500 ms \(the last: .+\)\.$/);
+      await new Promise((resolve) => setTimeout(resolve, 1700));
+      expect(bed.logs.matching('warn', /^Could not relay/)).toHaveLength(2);
+    } finally {
+      await bed.close();
+      await proxy.stop();
+    }
+  });
+
+  it('brings the menus of its sessions up to date once Redis is back, with what it missed meanwhile', async () => {
+    const proxy = await startProxy(url!, 6379);
+    const database = join(mkdtempSync(join(tmpdir(), 'mcp-fsm-redis-')), 'state.sqlite');
+    const tables = { tableName: 'resync_state', historyTableName: 'resync_history' };
+    const apps: INestApplication[] = [];
+    const clients: TestClient[] = [];
+    const start = async (connection: Redis) => {
+      const dataSource = await new DataSource({ type: 'better-sqlite3', database, enableWAL: true }).initialize();
+      bed.dataSources.push(dataSource);
+      if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
+      const store = new TypeOrmFsmStateStore(dataSource, tables);
+      const app = await listenApp([billingModule({ store, transitionRelay: new RedisFsmTransitionRelay(connection, { channel }) })]);
+      apps.push(app);
+      const client = await connectClient(await mcpUrl(app));
+      clients.push(client);
+      return client;
+    };
+    try {
+      const elsewhere = await start(redis());
+      const behindProxy = redis(proxy.rewrite(url!));
+      const owner = await start(behindProxy);
+      const started = await owner.call('payment.authorize', { amount: 5, currency: 'EUR' });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+      expect(await owner.names()).toContain('payment.capture');
+
+      await proxy.stop();
+      await eventually(() => behindProxy.status !== 'ready');
+      expect((await elsewhere.call('payment.capture', { paymentId })).isError).toBeFalsy();
+      const before = owner.listChanged();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(owner.listChanged()).toBe(before);
+
+      await proxy.start();
+      await eventually(() => owner.listChanged() === before + 1, 10_000);
+      const names = await owner.names();
+      expect(names).toContain('payment.refund');
+      expect(names).not.toContain('payment.capture');
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await Promise.all(apps.map((app) => app.close()));
       await bed.close();
       await proxy.stop();
     }

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
-const HANDLE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+/** The length of every handle: 128 bits, base64url. */
+export const HANDLE_LENGTH = 22;
 
-/** A new handle: 128 bits from the CSPRNG, base64url (22 characters). */
+const HANDLE_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${HANDLE_LENGTH}}$`);
+
+/** A new handle: 128 bits from the CSPRNG, base64url ({@link HANDLE_LENGTH} characters). */
 export function mintHandle(): string {
   return randomBytes(16).toString('base64url');
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
 import type { FsmCall } from './fsm-call.js';
+import { HANDLE_LENGTH, isWellFormedHandle } from './fsm-handle.js';
 import { FsmRefusal, type FsmRefusalCode } from './fsm-refusal.error.js';
 import * as messages from './gating.messages.js';
 
@@ -28,9 +29,12 @@ export class FsmRefusals {
     return this.refuse(call, 'BUSY', messages.busy(call.tool.name, machine, allowed), machine, state, allowed);
   }
 
-  /** The handle argument is missing, malformed, unknown, expired or someone else's. */
+  /** The handle argument is missing, malformed (the refusal names a handle's format), unknown, expired or someone else's. */
   unknownHandle(call: FsmCall, machine: string, key: string, handle: unknown): FsmRefusal {
-    const text = messages.unknownHandle(call.tool.name, machine, key, handle, this.tools.startNames(machine));
+    const start = this.tools.startNames(machine);
+    const text = isWellFormedHandle(handle)
+      ? messages.unknownHandle(call.tool.name, machine, handle, start)
+      : messages.malformedHandle(call.tool.name, machine, key, handle, HANDLE_LENGTH, start);
     return this.refuse(call, 'UNKNOWN_HANDLE', text, machine, null, this.tools.entryNames(machine));
   }
 

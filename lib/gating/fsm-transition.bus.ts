@@ -11,6 +11,8 @@ export interface FsmTransitionEvent extends FsmRelayedTransition {
 }
 
 type Listener = (event: FsmTransitionEvent) => void;
+/** Told that transitions of `machines` (of every machine, when `undefined`) may have been missed. */
+type ResyncListener = (machines: readonly string[] | undefined) => void;
 
 /**
  * Carries transitions to every session of this process, so each session whose menu
@@ -20,11 +22,15 @@ type Listener = (event: FsmTransitionEvent) => void;
 @Injectable()
 export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
   private readonly listeners = new Set<Listener>();
+  private readonly resyncListeners = new Set<ResyncListener>();
 
   constructor(@Optional() @Inject(FSM_TRANSITION_RELAY) private readonly relay?: FsmTransitionRelay | null) {}
 
   async onModuleInit(): Promise<void> {
-    await this.relay?.start((transition) => this.deliver(transition));
+    await this.relay?.start(
+      (transition) => this.deliver(transition),
+      () => this.resync(),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -41,6 +47,23 @@ export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Says that transitions of `machines` (of every machine, when omitted) may have been missed,
+   * as when a relay's connection comes back after an outage: every session of this process
+   * that follows an instance of them has its menu re-read from the store.
+   */
+  resync(machines?: readonly string[]): void {
+    for (const listener of this.resyncListeners) {
+      listener(machines);
+    }
+  }
+
+  /** Adds a listener of {@link resync}; returns the function that removes it. */
+  onResync(listener: ResyncListener): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
   }
 
   private deliver(event: FsmTransitionEvent): void {

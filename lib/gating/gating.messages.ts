@@ -1,3 +1,5 @@
+import { echo } from '../client-input.echo.js';
+
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
  */
@@ -10,7 +12,7 @@ export const reasonOf = (error: unknown): string => (error instanceof Error ? er
 
 /** FORBIDDEN: the tool is not available in the instance's state. */
 export const forbidden = (tool: string, machine: string, state: string, allowed: readonly string[]): string =>
-  `FORBIDDEN: "${tool}" is not available while ${machine} is "${state}". Allowed now: ${formatToolList(allowed)}.`;
+  `FORBIDDEN: "${tool}" is not available while ${machine} is "${echo(state)}". Allowed now: ${formatToolList(allowed)}.`;
 
 /** GUARD_REJECTED: the bound event is not enabled for this input and context. */
 export const guardRejected = (
@@ -21,21 +23,25 @@ export const guardRejected = (
   guards: readonly string[],
   allowed: readonly string[],
 ): string =>
-  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${state}", and ${guards.length > 1 ? 'its guards' : 'its guard'} ${guards.map((guard) => `"${guard}"`).join(' / ')} ${guards.length > 1 ? 'do' : 'does'} not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
+  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${echo(state)}", and ${guards.length > 1 ? 'its guards' : 'its guard'} ${guards.map((guard) => `"${guard}"`).join(' / ')} ${guards.length > 1 ? 'do' : 'does'} not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
 
 /** BUSY: another call holds the instance. */
 export const busy = (tool: string, machine: string, allowed: readonly string[]): string =>
   `BUSY: ${machine} is handling another call, so "${tool}" did not run. Try again in a moment. Allowed now: ${formatToolList(allowed)}.`;
 
-/** UNKNOWN_HANDLE: missing, malformed, unknown, expired or foreign handle. */
-export const unknownHandle = (tool: string, machine: string, key: string, handle: unknown, start: readonly string[]): string =>
+/** UNKNOWN_HANDLE: a handle of the right shape that is unknown, expired or foreign. */
+export const unknownHandle = (tool: string, machine: string, handle: string, start: readonly string[]): string =>
+  `UNKNOWN_HANDLE: there is no ${machine} workflow "${echo(handle)}" (it is unknown, expired or not yours), so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
+
+/** UNKNOWN_HANDLE: the handle argument is missing, or is not a handle at all (its format and length named). */
+export const malformedHandle = (tool: string, machine: string, key: string, handle: unknown, length: number, start: readonly string[]): string =>
   handle === undefined || handle === ''
     ? `UNKNOWN_HANDLE: "${tool}" needs the argument "${key}" of a ${machine} workflow. Start one with: ${formatToolList(start)}.`
-    : `UNKNOWN_HANDLE: there is no ${machine} workflow "${String(handle)}" (it is malformed, unknown, expired or not yours), so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
+    : `UNKNOWN_HANDLE: ${typeof handle === 'string' ? `"${echo(handle)}"` : echo(JSON.stringify(handle))} is not a ${key}: a ${key} is the ${length}-character handle (letters, digits, "-" and "_") returned when a ${machine} workflow starts, so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
 
 /** UNKNOWN_STATE: the stored state is not one of the machine's (a renamed or removed state). */
 export const unknownState = (tool: string, machine: string, state: string): string =>
-  `UNKNOWN_STATE: ${machine} is stored in state "${state}", which the ${machine} machine does not have (it was renamed or removed), so "${tool}" did not run. Retrying will not help: an operator has to move the instance to a known state.`;
+  `UNKNOWN_STATE: ${machine} is stored in state "${echo(state)}", which the ${machine} machine does not have (it was renamed or removed), so "${tool}" did not run. Retrying will not help: an operator has to move the instance to a known state.`;
 
 /** STATE_UNAVAILABLE: the store failed; the gate failed closed. No driver text reaches the model. */
 export const stateUnavailable = (tool: string, machine: string, handlerRan: boolean, handle?: string): string =>
@@ -53,7 +59,7 @@ export const noSession = (tool: string, machine: string): string =>
 
 /** LEASE_EXPIRED: the handler outlived its lease. */
 export const leaseExpired = (tool: string, machine: string, state: string, leaseMs: number): string =>
-  `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${state}". Check its status before retrying.`;
+  `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${echo(state)}". Check its status before retrying.`;
 
 /** A freshly minted handle already exists (never expected with 128 random bits). */
 export const handleCollision = (storeKey: string): string =>
@@ -65,7 +71,7 @@ export const storeFailed = (tool: string, machine: string, error: unknown): stri
 
 /** Log line, once per machine and state: instances are stored in a state the machine does not have. */
 export const unknownStateLogged = (machine: string, state: string, storeKey: string): string =>
-  `Machine "${machine}" has no state "${state}", but instance "${storeKey}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in the README).`;
+  `Machine "${machine}" has no state "${echo(state)}", but instance "${echo(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in the README).`;
 
 /** Log line: a lease or transaction could not be released. */
 export const releaseFailed = (tool: string, error: unknown): string =>
@@ -81,7 +87,7 @@ export const noWorkflowInCall = (tool: string): string =>
 
 /** zod issues as `path: message; path: message`. */
 export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(value)'}: ${issue.message}`).join('; ');
+  issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');
 
 /** A handler's return value that fails the tool's output schema (no transition fires). */
 export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>

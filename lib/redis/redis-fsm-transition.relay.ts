@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FsmRelayedTransition, FsmTransitionRelay } from '../stores/fsm-transition-relay.interface.js';
-import { relayBadPayload, relayPublishFailed } from '../stores/stores.messages.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../stores/relay-publish.failures.js';
+import { relayBadPayload } from '../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
 import * as messages from './redis.messages.js';
 
@@ -10,6 +11,12 @@ import * as messages from './redis.messages.js';
 export interface RedisFsmTransitionRelayOptions {
   /** Pub/sub channel; processes that share it see each other's transitions. @default 'nestjs-mcp-fsm:transitions' */
   channel?: string;
+  /**
+   * While Redis is away every transition fails to publish: the first failure is logged at
+   * once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
 }
 
 /** Default pub/sub channel of `RedisFsmTransitionRelay`. */
@@ -21,8 +28,9 @@ export const DEFAULT_FSM_REDIS_CHANNEL = 'nestjs-mcp-fsm:transitions';
  * second connection, a duplicate of the first, subscribes to the channel. Given an ioredis
  * client, the relay publishes on it and never closes it; given a URL, it opens (loading the
  * optional peer `ioredis`) and closes both connections itself. ioredis reconnects and
- * subscribes again after a connection loss; messages sent meanwhile are lost, which only
- * delays a menu refresh (calls stay gated by the store).
+ * subscribes again after a connection loss; messages sent meanwhile are lost, so once the
+ * subscriber is back the relay has the process re-read the menus of its sessions (calls stay
+ * gated by the store all along).
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
@@ -34,9 +42,11 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
   private readonly origin = randomUUID();
   private readonly channel: string;
   private readonly publishing = new Set<Promise<void>>();
+  private readonly failures: RelayPublishFailures;
   private publisher?: Redis;
   private subscriber?: Redis;
   private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
 
   constructor(
     private readonly connection: Redis | string,
@@ -46,10 +56,11 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
     if (!this.channel) {
       throw new Error(messages.redisInvalidChannel(this.channel));
     }
+    this.failures = new RelayPublishFailures(RedisFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
-  /** Connects (when given a URL) and subscribes to the channel. */
-  async start(listener: (transition: FsmRelayedTransition) => void): Promise<void> {
+  /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
     const owned = typeof this.connection === 'string';
     const publisher = typeof this.connection === 'string' ? await createRedisClient(this.connection) : this.connection;
     const subscriber = publisher.duplicate();
@@ -66,6 +77,7 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
       throw error;
     }
     this.listener = listener;
+    this.resync = resync;
     this.publisher = publisher;
     this.subscriber = subscriber;
   }
@@ -80,7 +92,7 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
       .publish(this.channel, payload)
       .then(
         () => undefined,
-        (error: unknown) => this.logger.warn(relayPublishFailed(error)),
+        (error: unknown) => this.failures.add(error),
       )
       .finally(() => this.publishing.delete(done));
     this.publishing.add(done);
@@ -90,6 +102,7 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
   async stop(): Promise<void> {
     const { publisher, subscriber } = this;
     this.listener = undefined;
+    this.resync = undefined;
     this.publisher = undefined;
     this.subscriber = undefined;
     if (publisher?.status === 'ready') {
@@ -99,21 +112,34 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
     if (publisher && publisher !== this.connection) {
       publisher.disconnect();
     }
+    this.failures.stop();
   }
 
-  /** Logs a connection's failures once per outage (an `error` listener also keeps ioredis from printing them). */
-  private watch(client: Redis, role: string): void {
+  /**
+   * Logs a connection's failures once per outage (an `error` listener also keeps ioredis from
+   * printing them). When the subscriber is ready again after its connection closed (ioredis has
+   * sent the SUBSCRIBE again by then), what was published meanwhile is lost: resync.
+   */
+  private watch(client: Redis, role: 'publisher' | 'subscriber'): void {
     let failing = false;
+    let closed = false;
     client.on('error', (error: Error) => {
       if (!failing) {
         failing = true;
         this.logger.warn(messages.redisConnectionLost(role, error));
       }
     });
+    client.on('close', () => {
+      closed = true;
+    });
     client.on('ready', () => {
       if (failing) {
         failing = false;
         this.logger.log(messages.redisConnectionBack(role));
+      }
+      if (closed && role === 'subscriber') {
+        closed = false;
+        this.resync?.();
       }
     });
   }

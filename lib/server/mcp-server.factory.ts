@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteRequestSchema,
@@ -19,6 +18,7 @@ import { z } from 'zod';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { McpPrimitiveRegistry } from '../primitives/mcp-primitive.registry.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from './mcp-session.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './server.messages.js';
@@ -49,7 +49,7 @@ export class McpServerFactory {
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
     const capabilities = this.declaredCapabilities('legacy');
-    const server = new Server({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
+    const server = new McpSdkServer({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
     server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: await this.menu.list(session) })));
     // The Server's own tools/call registration validates params with zod first and answers a

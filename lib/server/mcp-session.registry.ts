@@ -10,7 +10,7 @@ import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpServedSession, McpSession } from './mcp-session.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import * as messages from './server.messages.js';
-import { LIST_CHANGED, ToolMenuService } from './tool-menu.service.js';
+import { LIST_CHANGED, ToolMenuService, type McpListKind } from './tool-menu.service.js';
 
 interface LiveSession {
   session: McpServedSession;
@@ -44,10 +44,14 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   /** Live sessions that opened a GET stream on this process. */
   private readonly streaming = new Set<McpServedSession>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeResync: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTtlMs: number;
   private readonly unusedTtlMs: number;
   private sweeping?: Promise<void>;
+  private rechecking?: Promise<void>;
+  /** Machines a re-check asked for while one ran (`'all'`: every machine), for the next one. */
+  private recheckNext?: Set<string> | 'all';
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
@@ -61,6 +65,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     this.idleTtlMs = options.sessionIdleTtlMs;
     this.unusedTtlMs = options.sessionUnusedTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
+    this.unsubscribeResync = bus.onResync((machines) => this.recheck(machines));
     // Half the unused TTL, so an unused session ends at most 1.5 of it after its initialize.
     this.sweeper = setInterval(() => void this.sweep(), Math.min(this.idleTtlMs, this.unusedTtlMs / 2, 60_000)).unref();
   }
@@ -136,6 +141,9 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     this.unsubscribe();
+    this.unsubscribeResync();
+    this.recheckNext = undefined;
+    await this.rechecking;
     const entries = [...this.live.entries()];
     this.live.clear();
     for (const [, { session }] of entries) {
@@ -166,15 +174,13 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   /** Tells a session that follows the changed instance which lists of its menu changed, and which subscribed resources show it. */
   private tell(session: McpSession, event: FsmTransitionEvent): void {
-    const send = (notification: Parameters<McpServedSession['server']['notification']>[0]) =>
-      void session.server?.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
     void this.menu
       .applyTransition(session, event.machine, event.storeKey, event.state)
-      .then((kinds) => kinds.forEach((kind) => send({ method: LIST_CHANGED[kind] })))
+      .then((kinds) => this.announce(session, kinds))
       .catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)))
       .finally(() => {
         for (const uri of session.subscriptions?.get(event.storeKey) ?? []) {
-          send({ method: 'notifications/resources/updated', params: { uri } });
+          this.send(session, { method: 'notifications/resources/updated', params: { uri } });
         }
       });
   }
@@ -212,6 +218,56 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         this.tell(session, event);
       }
     }
+  }
+
+  /** Sends `list_changed` for each list of the session's menu that changed. */
+  private announce(session: McpSession, changed: readonly McpListKind[]): void {
+    for (const kind of changed) {
+      this.send(session, { method: LIST_CHANGED[kind] });
+    }
+  }
+
+  private send(session: McpSession, notification: Parameters<McpServedSession['server']['notification']>[0]): void {
+    void session.server?.notification(notification).catch((error: unknown) => this.logger.warn(messages.notifyFailed(session.id, error)));
+  }
+
+  /** Re-reads the menus of the live sessions that follow an instance of `machines` (every machine: `undefined`); one pass at a time. */
+  private recheck(machines: readonly string[] | undefined): void {
+    if (this.rechecking) {
+      this.recheckNext = machines === undefined || this.recheckNext === 'all' ? 'all' : new Set([...(this.recheckNext ?? []), ...machines]);
+      return;
+    }
+    this.rechecking = this.recheckOnce(machines).finally(() => {
+      this.rechecking = undefined;
+      const next = this.recheckNext;
+      this.recheckNext = undefined;
+      if (next) this.recheck(next === 'all' ? undefined : [...next]);
+    });
+  }
+
+  /**
+   * One pass of {@link recheck}, a session after the other (gently on a store that just came
+   * back): each gets `list_changed` for what changed while transitions were missed. A store
+   * failure ends the pass (logged once): the menus then converge on the clients' next list.
+   */
+  private async recheckOnce(machines: readonly string[] | undefined): Promise<void> {
+    let rechecked = 0;
+    let changed = 0;
+    for (const [key, { session }] of [...this.live]) {
+      if (this.live.get(key)?.session !== session || !this.menu.followsAny(session, machines)) {
+        continue;
+      }
+      try {
+        const kinds = await this.menu.recheck(session);
+        rechecked += 1;
+        changed += kinds.length > 0 ? 1 : 0;
+        this.announce(session, kinds);
+      } catch (error) {
+        this.logger.warn(messages.recheckFailed(rechecked, error));
+        return;
+      }
+    }
+    this.logger.log(messages.menusRechecked(rechecked, changed));
   }
 
   /** One sweep at a time: sessions idle everywhere or never used end, idle and unused connections here close, old events go. */

@@ -8,6 +8,7 @@ import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from './mcp-session.js';
 import type { ModernHttpHandler, ModernSdk } from './modern-era.js';
+import { readableParamsServer } from './modern-sdk.server.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './server.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
@@ -48,7 +49,8 @@ export class ModernServerFactory {
 
   /** The Node HTTP handler of the 2026-07-28 era. */
   createHandler(sdk: ModernSdk): ModernHttpHandler {
-    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, context.authInfo?.clientId), {
+    const Server = readableParamsServer(sdk);
+    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, context.authInfo?.clientId), {
       legacy: 'reject',
       // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
       onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
@@ -56,9 +58,9 @@ export class ModernServerFactory {
     return sdk.node.toNodeHandler(handler);
   }
 
-  private createServer(sdk: ModernSdk, principal: string | undefined) {
+  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined) {
     const capabilities = this.servers.declaredCapabilities('modern');
-    const server = new sdk.server.Server({ name: this.options.name, version: this.options.version }, {
+    const server = new Server({ name: this.options.name, version: this.options.version }, {
       // The SDK v1 and v2 type packages describe the same JSON differently.
       capabilities: capabilities as never,
       instructions: this.options.instructions,
@@ -99,7 +101,7 @@ export class ModernServerFactory {
  */
 function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
   if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
-    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri);
+    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri, error.message);
   }
   if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
     return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);

@@ -1,6 +1,7 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
+import { MAX_URI_LENGTH } from '../client-input.limits.js';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../fsm/machine-registry.js';
 import { isWellFormedHandle } from '../gating/fsm-handle.js';
@@ -54,7 +55,7 @@ export class PrimitiveCallHandler {
   }
 
   async readResource(session: McpSession, uri: string, extra: Extra): Promise<ReadResourceResult> {
-    const match = this.primitives.match(uri);
+    const match = this.primitives.match(checkUri('resources/read', uri));
     if (!match) {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
@@ -69,7 +70,7 @@ export class PrimitiveCallHandler {
    * workflow is accepted and never announced (its changes are the app's to know).
    */
   async subscribe(session: McpSession, uri: string): Promise<void> {
-    const match = this.primitives.match(uri);
+    const match = this.primitives.match(checkUri('resources/subscribe', uri));
     if (!match) {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
@@ -80,7 +81,7 @@ export class PrimitiveCallHandler {
   }
 
   unsubscribe(session: McpSession, uri: string): void {
-    this.menu.unsubscribe(session, uri);
+    this.menu.unsubscribe(session, checkUri('resources/unsubscribe', uri));
   }
 
   /** Values for an argument of a prompt or a variable of a template the session is shown; none for anything else. */
@@ -90,7 +91,7 @@ export class PrimitiveCallHandler {
     argument: { name: string; value: string },
     context: Record<string, string> = {},
   ): Promise<CompleteResult> {
-    const definition = ref.type === 'ref/prompt' ? this.primitives.prompt(ref.name ?? '') : this.primitives.template(ref.uri ?? '');
+    const definition = ref.type === 'ref/prompt' ? this.primitives.prompt(ref.name ?? '') : this.primitives.template(checkUri('completion/complete', ref.uri ?? ''));
     const completer: McpCompleter | undefined = definition?.completers[argument.name];
     if (!definition || !completer || !this.menu.shows(session, definition)) {
       return { completion: { values: [], total: 0, hasMore: false } };
@@ -147,4 +148,12 @@ export class PrimitiveCallHandler {
     this.logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
     return new JsonRpcError(ErrorCode.InternalError, messages.toolFailed(definition.name, errorId));
   }
+}
+
+/** `uri`, when it is within {@link MAX_URI_LENGTH}; a longer one is refused (-32602) before anything matches it. */
+function checkUri(method: string, uri: string): string {
+  if (uri.length > MAX_URI_LENGTH) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, messages.uriTooLong(method, uri.length, MAX_URI_LENGTH));
+  }
+  return uri;
 }

@@ -1,10 +1,11 @@
+import { echo } from '../client-input.echo.js';
 import { formatIssues, reasonOf } from '../gating/gating.messages.js';
 
 /** What a client or an operator reads from the server layer (calls, lists, sessions): worded once. */
 
 /** Unknown tool name in `tools/call`. */
 export const unknownTool = (name: string): string =>
-  `Unknown tool "${name}". Call tools/list for the tools available now.`;
+  `Unknown tool "${echo(name)}". Call tools/list for the tools available now.`;
 
 /** `tools/call` without a tool name. */
 export const callNeedsName = (): string =>
@@ -12,7 +13,7 @@ export const callNeedsName = (): string =>
 
 /** `tools/call` whose arguments are not an object. */
 export const callArgumentsNotObject = (name: string): string =>
-  `Invalid tools/call request for "${name}": "params.arguments" must be an object of named arguments.`;
+  `Invalid tools/call request for "${echo(name)}": "params.arguments" must be an object of named arguments.`;
 
 /** Arguments that fail the tool's input schema. */
 export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
@@ -53,6 +54,14 @@ export const followersNotRead = (error: unknown): string =>
 export const forgetFailed = (error: unknown): string =>
   `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
 
+/** Log line: the menus of this process's sessions were re-read after transitions may have been missed (a relay reconnected). */
+export const menusRechecked = (sessions: number, changed: number): string =>
+  `Transitions may have been missed (the transition relay reconnected): re-read the menus of ${sessions} session${sessions === 1 ? '' : 's'}; ${changed} changed and ${changed === 1 ? 'was' : 'were'} sent list_changed.`;
+
+/** Log line: re-reading the sessions' menus failed; the rest converge on their next list. */
+export const recheckFailed = (done: number, error: unknown): string =>
+  `Could not re-read the menus of this process's sessions after the transition relay reconnected (${done} done): ${reasonOf(error)}. The others are corrected by their client's next list.`;
+
 /** Log line: a sweep of ended sessions or old events failed (the next one retries). */
 export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
 
@@ -61,11 +70,19 @@ export const closeFailed = (session: string, error: unknown): string =>
   `Could not close idle session ${session}: ${reasonOf(error)}`;
 
 /** Unknown prompt name in `prompts/get`. */
-export const unknownPrompt = (name: string): string => `Unknown prompt "${name}". Call prompts/list for the prompts available now.`;
+export const unknownPrompt = (name: string): string => `Unknown prompt "${echo(name)}". Call prompts/list for the prompts available now.`;
 
 /** A `resources/read` URI that no resource or template serves. */
 export const unknownResource = (uri: string): string =>
-  `Resource "${uri}" not found. Call resources/list and resources/templates/list for what this server serves.`;
+  `Resource "${echo(uri)}" not found. Call resources/list and resources/templates/list for what this server serves.`;
+
+/** A request whose params do not fit its method (-32602), one line: each field and what is wrong with it. */
+export const invalidParams = (method: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  `Invalid params for ${echo(method)}: ${formatIssues(issues)}.`;
+
+/** A resource URI longer than the module reads (-32602). */
+export const uriTooLong = (method: string, length: number, limit: number): string =>
+  `Invalid ${method} request: the resource URI is ${length} characters long; this MCP server takes URIs of at most ${limit} characters.`;
 
 /** A malformed `prompts/get`, `resources/read` or `completion/complete` request. */
 export const invalidRequest = (method: string, field: string, expected: string): string =>
@@ -73,11 +90,11 @@ export const invalidRequest = (method: string, field: string, expected: string):
 
 /** `resources/subscribe` to a session-keyed instance on a connection without session state. */
 export const subscriptionNeedsSession = (uri: string, machine: string): string =>
-  `NO_SESSION: "${uri}" shows this session's ${machine}, and this connection has no session to subscribe with.`;
+  `NO_SESSION: "${echo(uri)}" shows this session's ${machine}, and this connection has no session to subscribe with.`;
 
 /** `resources/subscribe` to a handle that is unknown, malformed or someone else's. */
 export const subscriptionUnknownHandle = (uri: string, machine: string, key: string): string =>
-  `UNKNOWN_HANDLE: "${uri}" names no ${machine} of yours; use a ${key} returned when you started one.`;
+  `UNKNOWN_HANDLE: "${echo(uri)}" names no ${machine} of yours; use a ${key} returned when you started one.`;
 
 /** A duration as people say it: "30 days", "12 hours", "15 minutes", "45 seconds". */
 const duration = (ms: number): string => {

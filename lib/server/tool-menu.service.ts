@@ -174,6 +174,24 @@ export class ToolMenuService {
   }
 
   /**
+   * Reads again the states of the instances the session follows (transitions of them may have
+   * been missed); the lists of its menu that changed since it was last shown or told.
+   */
+  async recheck(session: McpSession): Promise<McpListKind[]> {
+    const before = session.lastMenu ?? this.signature(session);
+    await this.refresh(session);
+    const after = this.signature(session);
+    session.lastMenu = after;
+    return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
+  }
+
+  /** Whether the session follows an instance of one of `machines` (of any machine, when `undefined`). */
+  followsAny(session: McpSession, machines: readonly string[] | undefined): boolean {
+    const keys = this.instanceKeys(session);
+    return machines === undefined ? keys.length > 0 : keys.some((key) => machines.includes(parseInstanceKey(key).machine));
+  }
+
+  /**
    * Reads the states of the session's instances, with (`fromRecord`) the handles its record
    * says it follows, learnt on other processes; stops following handles that are gone or ended.
    * The record and the states of the handles known here are read at once.

@@ -14,8 +14,13 @@ export interface FsmRelayedTransition {
  * notification still sees the right menu on its next `tools/list`, and calls stay gated.
  */
 export interface FsmTransitionRelay {
-  /** Starts receiving; `listener` gets the transitions of the other processes only. */
-  start(listener: (transition: FsmRelayedTransition) => void): Promise<void>;
+  /**
+   * Starts receiving; `listener` gets the transitions of the other processes only. Call
+   * `resync` when transitions may have been lost (the connection came back after an outage):
+   * this process then re-reads the states its sessions show and tells each session whose menu
+   * changed meanwhile.
+   */
+  start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void>;
   /** Sends a transition of this process to the others (must not throw). */
   publish(transition: FsmRelayedTransition): void;
   /** Stops receiving and lets go of its connection. */

@@ -1,9 +1,11 @@
+import { echo } from '../client-input.echo.js';
+
 /** Messages of the stores and the transition relay, worded once (operators and developers read them). */
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Store error: `create` was called for a handle that already exists. */
-export const storeHandleExists = (handle: string): string => `Workflow instance "${handle}" already exists.`;
+export const storeHandleExists = (handle: string): string => `Workflow instance "${echo(handle)}" already exists.`;
 
 /** Store error: the in-memory store holds `maxEntries` live instances and refuses a new one. */
 export const storeFull = (maxEntries: number): string =>
@@ -23,7 +25,7 @@ export const storeTransactionClosed = (): string =>
 
 /** Store error: a transaction committed a state update for an instance that does not exist. */
 export const storeTransactionMissingInstance = (handle: string): string =>
-  `Workflow instance "${handle}" does not exist; commit a new instance with { insert: true }.`;
+  `Workflow instance "${echo(handle)}" does not exist; commit a new instance with { insert: true }.`;
 
 /** Error of an operation of `component` that (or whose wait for a connection) ran out of time; its connection is not reused. */
 export const storeTimedOut = (component: string, operation: string, timeoutMs: number): string =>
@@ -56,6 +58,14 @@ export const relayInvalidChannel = (channel: string): string =>
 /** Log line: a NOTIFY failed (the menu of other instances refreshes on their next list). */
 export const relayPublishFailed = (error: unknown): string =>
   `Could not relay a transition to the other instances: ${reasonOf(error)}`;
+
+/** Log line: more transitions could not be relayed since the last line (at most one such line per `warnIntervalMs`). */
+export const relayPublishFailedAgain = (count: number, intervalMs: number, error: unknown): string =>
+  `Could not relay ${count} more transition${count === 1 ? '' : 's'} to the other instances in the last ${intervalMs} ms (the last: ${reasonOf(error)}).`;
+
+/** Bootstrap error: a relay's `warnIntervalMs` is not a positive whole number of milliseconds. */
+export const relayInvalidWarnInterval = (component: string, value: unknown): string =>
+  `${component}: warnIntervalMs must be a positive whole number of milliseconds, got ${String(value)}.`;
 
 /** Log line: a relayed payload was not one of ours. */
 export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;

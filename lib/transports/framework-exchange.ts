@@ -1,5 +1,8 @@
+import { HttpException } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.reader.js';
+import * as messages from './transports.messages.js';
 
 /** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
 export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
@@ -45,4 +48,52 @@ export function toNodeExchange(request: unknown, response: unknown): { req: McpN
   req.body = fastifyRequest.body;
   req.auth ??= fastifyRequest.auth;
   return { req, res: response.raw };
+}
+
+/** Fastify's codes for a body declared JSON that is not (other than a `SyntaxError` of its parser). */
+const FASTIFY_NOT_JSON = ['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY'];
+
+/** An error of the framework's request handling: Fastify's own (body parsing) and http-errors (body-parser, middleware) carry a status. */
+export interface FrameworkError extends Error {
+  statusCode?: number;
+  status?: number;
+  code?: string;
+}
+
+/** A route as the transport registers it on Fastify: with the body limit and error handler of the MCP path. */
+export interface FastifyRouteLike {
+  method: string;
+  url: string;
+  bodyLimit: number;
+  handler: (request: unknown, reply: unknown) => void;
+  errorHandler: (error: FrameworkError, request: unknown, reply: unknown) => void;
+}
+
+/** The part of a Fastify instance the transport registers its routes on. */
+export interface FastifyInstanceLike {
+  route(route: FastifyRouteLike): unknown;
+}
+
+/**
+ * An error of the framework's request handling on the MCP path (Fastify's body parsing, a
+ * hook or middleware that fails) as the transport words it: a body that is not JSON (a
+ * `SyntaxError` with status 400, or Fastify's refusal of an empty or invalid JSON body), one over the limit
+ * (413), or any other client error (a content type Fastify has no parser for: 415) with its
+ * status. An `HttpException` or a server error is returned as it is.
+ */
+export function fromFrameworkError(error: FrameworkError): Error {
+  const status = error.statusCode ?? error.status ?? 500;
+  if (error instanceof HttpException) {
+    return error;
+  }
+  if (status === 413) {
+    return new McpBodyTooLargeError();
+  }
+  if (status === 400 && (error instanceof SyntaxError || FASTIFY_NOT_JSON.includes(error.code ?? ''))) {
+    return new McpBodyNotJsonError();
+  }
+  if (status >= 400 && status < 500) {
+    return new HttpException(messages.requestRefused(status, error.message), status);
+  }
+  return error;
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
 
 const onLoopback = (headers: Record<string, string>) =>
-  ({ socket: { localAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
+  ({ socket: { localAddress: '127.0.0.1', localPort: 3000 }, headers }) as unknown as IncomingMessage;
 const accepts = (headers: Record<string, string>, options = {}) => rejectHostOrOrigin(onLoopback(headers), options) === undefined;
 
 describe('rejectHostOrOrigin', () => {
@@ -32,13 +32,21 @@ describe('rejectHostOrOrigin', () => {
     expect(accepts({})).toBe(false);
   });
 
-  it('checks the Origin against the host or the loopback names, or the configured list', () => {
+  it('checks the Origin against the host and port, the loopback names on the port the request reached, or the configured list', () => {
     expect(accepts({ host: 'localhost:3000', origin: 'http://localhost:3000' })).toBe(true);
-    expect(accepts({ host: 'localhost:3000', origin: 'http://127.0.0.1:5173' })).toBe(true);
+    expect(accepts({ host: 'localhost:3000', origin: 'http://127.0.0.1:3000' })).toBe(true);
+    expect(accepts({ host: '127.0.0.1:3000', origin: 'http://[::1]:3000' })).toBe(true);
+    expect(accepts({ host: 'localhost:3000', origin: 'http://127.0.0.1:5173' })).toBe(false);
+    expect(accepts({ host: 'localhost:3000', origin: 'http://localhost:5173' })).toBe(false);
+    expect(accepts({ host: 'localhost:3000', origin: 'http://localhost' })).toBe(false);
+    expect(accepts({ host: 'localhost:3000', origin: 'http://127.0.0.1:5173' }, { allowedOrigins: ['http://127.0.0.1:5173'] })).toBe(true);
     expect(accepts({ host: 'localhost:3000', origin: 'http://evil.example' })).toBe(false);
     expect(accepts({ host: 'localhost:3000', origin: 'http://localhost@evil.example' })).toBe(false);
     expect(accepts({ host: 'localhost:3000', origin: 'null' })).toBe(false);
     expect(accepts({ host: 'app.example', origin: 'https://app.example' }, { allowedHosts: ['app.example'] })).toBe(true);
+    expect(accepts({ host: 'app.example', origin: 'https://app.example:443' }, { allowedHosts: ['app.example'] })).toBe(true);
+    expect(accepts({ host: 'app.example', origin: 'https://app.example:8443' }, { allowedHosts: ['app.example'] })).toBe(false);
+    expect(accepts({ host: 'app.example:8443', origin: 'https://app.example:8443' }, { allowedHosts: ['app.example'] })).toBe(true);
     expect(accepts({ host: 'app.example', origin: 'https://app.example' }, { allowedHosts: ['app.example'], allowedOrigins: ['https://other.example'] })).toBe(false);
   });
 

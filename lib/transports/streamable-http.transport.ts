@@ -1,12 +1,13 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
+import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input.limits.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
 import { mcpHttpExchange } from '../server/mcp-http-request.storage.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
+import { invalidParams } from '../server/server.messages.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../server/modern-era.js';
 import { ModernServerFactory } from '../server/modern-server.factory.js';
 import type { McpServedSession } from '../server/mcp-session.js';
@@ -14,8 +15,15 @@ import { McpSessionRegistry } from '../server/mcp-session.registry.js';
 import { McpShutdownDrain } from '../server/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
-import { toNodeExchange, type McpNodeRequest as Request } from './framework-exchange.js';
+import {
+  fromFrameworkError,
+  toNodeExchange,
+  type FastifyInstanceLike,
+  type FrameworkError,
+  type McpNodeRequest as Request,
+} from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
+import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody } from './mcp-body.reader.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
@@ -24,10 +32,15 @@ import * as messages from './transports.messages.js';
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+/** The methods of the MCP path. */
+const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
+type McpMethod = (typeof MCP_METHODS)[number];
 /** Seconds a client waits before retrying a session whose store failed while it was rebuilt. */
 const STORE_RETRY_AFTER_S = 1;
-/** The largest request body read on the direct route (the SDK's own limit). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** `Retry-After` of a request refused at shutdown: the session goes on with another instance at once. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
@@ -71,25 +84,65 @@ export class StreamableHttpTransport implements OnModuleInit {
     this.legacy = !eras || eras.includes('2025-11-25');
     this.modern = await this.modernHandler();
     this.newSessions = new McpSessionRateLimiter(this.options.maxNewSessionsPerMinutePerClient);
+    if (!Number.isSafeInteger(http.maxBodyBytes) || http.maxBodyBytes <= 0) {
+      throw new Error(messages.invalidMaxBodyBytes(http.maxBodyBytes));
+    }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
     if (http.direct) {
       this.serveDirect(server, http);
-      return;
+    } else if (adapter.getType() === 'fastify') {
+      this.routeOnFastify(adapter.getInstance<FastifyInstanceLike>(), http);
+    } else {
+      this.routeOnExpress(server, http);
     }
+  }
+
+  /**
+   * The MCP path as an Express route, behind the app's middleware. Its body is read here, ahead
+   * of Express, so the app's body parsers (their limit and their error replies) never handle it,
+   * and an error of the app's middleware on the path is answered as JSON-RPC.
+   */
+  private routeOnExpress(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    // Express hands over Node's request and response; Fastify its request and reply.
-    const handle = (method: 'POST' | 'GET' | 'DELETE') => (request: unknown, response: unknown) => {
-      try {
-        const { req, res } = toNodeExchange(request, response);
-        void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
-      } catch (error) {
-        this.fail(response as ServerResponse, error);
-      }
-    };
-    adapter.post(path, handle('POST'));
-    adapter.get(path, handle('GET'));
-    adapter.delete(path, handle('DELETE'));
+    this.interceptPath(server, (url) => isExpressPath(url, path), (req, res, passOn) => {
+      readMcpBody(req, http.maxBodyBytes).then(passOn, (error: unknown) => this.fail(res, error));
+    });
+    const adapter = this.adapterHost.httpAdapter;
+    adapter.post(path, (req: Request, res: ServerResponse) => this.serveRoute('POST', req, res, http));
+    adapter.get(path, (req: Request, res: ServerResponse) => this.serveRoute('GET', req, res, http));
+    adapter.delete(path, (req: Request, res: ServerResponse) => this.serveRoute('DELETE', req, res, http));
+    // Four parameters: Express calls it with the errors of the middleware before the route.
+    adapter.use(path, (error: FrameworkError, req: Request & { originalUrl?: string }, res: ServerResponse, next: (error: unknown) => void) =>
+      isExpressPath(req.originalUrl ?? '', path) ? this.fail(res, fromFrameworkError(error)) : next(error),
+    );
+  }
+
+  /**
+   * The MCP path as a Fastify route, behind the app's hooks and middleware, with its own body
+   * limit, and errors of Fastify's request handling (a body that is not JSON, too large, a hook
+   * that throws) answered as JSON-RPC.
+   */
+  private routeOnFastify(fastify: FastifyInstanceLike, http: McpResolvedHttpOptions): void {
+    for (const method of MCP_METHODS) {
+      fastify.route({
+        method,
+        url: http.path,
+        bodyLimit: http.maxBodyBytes,
+        handler: (request, reply) => this.serveRoute(method, request, reply, http),
+        errorHandler: (error, request, reply) => this.fail(toNodeExchange(request, reply).res, fromFrameworkError(error)),
+      });
+    }
+  }
+
+  /** Serves a framework route's request: Express hands over Node's request and response; Fastify its request and reply. */
+  private serveRoute(method: McpMethod, request: unknown, response: unknown, http: McpResolvedHttpOptions): void {
+    try {
+      const { req, res } = toNodeExchange(request, response);
+      void this.serve(method, req, res, http).catch((error: unknown) => this.fail(res, error));
+    } catch (error) {
+      this.fail(response as ServerResponse, error);
+    }
   }
 
   /** The 2026-07-28 handler on the SDK v2 packages; without them, only the 2025 era (said once, or refused when asked for). */
@@ -114,7 +167,7 @@ export class StreamableHttpTransport implements OnModuleInit {
    * error is emitted on the server, which is what `listen` rejects with, and the server is
    * closed once the framework's own 'listening' listeners have run.
    */
-  private requireAllowedHostsOnListen(server: HttpServer, http: McpHttpTransportOptions): void {
+  private requireAllowedHostsOnListen(server: HttpServer, http: McpResolvedHttpOptions): void {
     if (http.allowedHosts) {
       return;
     }
@@ -127,58 +180,38 @@ export class StreamableHttpTransport implements OnModuleInit {
     });
   }
 
-  /** Puts a listener for the MCP path in front of the app's own request listeners. */
-  private serveDirect(server: HttpServer, http: McpHttpTransportOptions): void {
+  /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
+  private serveDirect(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    const app = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: Request, res: ServerResponse) => {
-      const url = req.url ?? '';
-      const method = req.method ?? '';
-      const ours = (url === path || url.startsWith(`${path}?`)) && (method === 'POST' || method === 'GET' || method === 'DELETE');
-      if (!ours) {
-        for (const listener of app) listener.call(server, req, res);
+    this.interceptPath(server, (url) => url === path || url.startsWith(`${path}?`), (req, res, passOn) => {
+      const method = MCP_METHODS.find((known) => known === req.method);
+      if (!method) {
+        passOn();
         return;
       }
-      void this.readJsonBody(req)
+      readMcpBody(req, http.maxBodyBytes)
         .then(() => this.serve(method, req, res, http))
         .catch((error: unknown) => this.fail(res, error));
     });
   }
 
-  /**
-   * Reads a JSON POST body into `req.body`, as a body parser would. Any other body is left
-   * unread, for the SDK transport to refuse (415) or read.
-   */
-  private readJsonBody(req: Request): Promise<void> {
-    if (req.method !== 'POST' || !req.headers['content-type']?.includes('application/json')) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.removeAllListeners('data').resume();
-          reject(new HttpException(messages.bodyTooLarge(MAX_BODY_BYTES), 413));
-        } else {
-          chunks.push(chunk);
-        }
-      });
-      req.once('error', reject);
-      req.once('end', () => {
-        try {
-          req.body = JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
-          resolve();
-        } catch {
-          reject(new BadJsonError());
-        }
-      });
+  /** Puts a listener in front of the app's own request listeners: requests whose URL `ours` accepts go to `handle`, which may pass them on to the app. */
+  private interceptPath(server: HttpServer, ours: (url: string) => boolean, handle: (req: Request, res: ServerResponse, passOn: () => void) => void): void {
+    const app = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: Request, res: ServerResponse) => {
+      const passOn = () => {
+        for (const listener of app) listener.call(server, req, res);
+      };
+      if (ours(req.url ?? '')) {
+        handle(req, res, passOn);
+      } else {
+        passOn();
+      }
     });
   }
 
-  private async serve(method: string, req: Request, res: ServerResponse, http: McpHttpTransportOptions): Promise<void> {
+  private async serve(method: McpMethod, req: Request, res: ServerResponse, http: McpResolvedHttpOptions): Promise<void> {
     const rejection = rejectHostOrOrigin(req, http);
     if (rejection) {
       return this.reply(res, 403, SERVER_ERROR, rejection, req);
@@ -190,8 +223,18 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method !== 'GET') {
       this.drain.track(res);
     }
+    if (method === 'POST' && !isJsonContentType(req)) {
+      return this.reply(res, 415, SERVER_ERROR, messages.bodyNotDeclaredJson(), req);
+    }
+    if (method === 'POST' && Array.isArray(req.body) && req.body.length === 0) {
+      return this.reply(res, 400, INVALID_REQUEST, messages.emptyBatch(), req);
+    }
     if (http.authenticate && req.auth === undefined) {
       req.auth = await http.authenticate(req);
+    }
+    const principal = req.auth?.clientId;
+    if (typeof principal === 'string' && principal.length > MAX_PRINCIPAL_LENGTH) {
+      return this.reply(res, 403, SERVER_ERROR, messages.principalTooLong(principal.length, MAX_PRINCIPAL_LENGTH), req);
     }
     if (this.modern && claimsModernEra(req)) {
       const modern = this.modern;
@@ -205,6 +248,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
+      if (sessionId.length > MAX_SESSION_ID_LENGTH) {
+        return this.reply(res, 400, SERVER_ERROR, messages.sessionIdTooLong(sessionId.length, MAX_SESSION_ID_LENGTH), req);
+      }
       const resumed = this.sessions.resume(sessionId, req, res);
       const session = resumed instanceof Promise ? await resumed : resumed;
       if (session instanceof McpSessionRefusal) {
@@ -226,7 +272,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       return this.handle(session, req, res);
     }
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
-      return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
+      return this.refuseSessionless(method, req, res);
     }
     const address = this.options.sessionClientAddress(req);
     const retryAfter = this.newSessions.take(address);
@@ -248,6 +294,16 @@ export class StreamableHttpTransport implements OnModuleInit {
     this.reply(res, 503, SERVER_ERROR, refusal.message, req, { 'Retry-After': String(refusal.retryAfterSeconds) });
   }
 
+  /** A request outside any session that is not an `initialize`: one with bad params is told what is wrong with them (-32602). */
+  private refuseSessionless(method: McpMethod, req: Request, res: ServerResponse): void {
+    const body = req.body as { method?: unknown } | undefined;
+    if (method === 'POST' && body?.method === 'initialize') {
+      const { error } = InitializeRequestSchema.safeParse(body);
+      return this.reply(res, 400, INVALID_PARAMS, invalidParams('initialize', error?.issues ?? []), req);
+    }
+    return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
+  }
+
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
     const scope = this.options.singleTenant ? attachmentScope(this.options) : undefined;
     const session = this.factory.createSession('stateless', undefined, scope);
@@ -266,15 +322,19 @@ export class StreamableHttpTransport implements OnModuleInit {
   /** Answers a request the transport failed to serve; never throws, so a failure cannot take the process down. */
   private fail(res: ServerResponse, error: unknown): void {
     try {
-      if (!res.headersSent && error instanceof BadJsonError) {
+      if (!res.headersSent && error instanceof McpBodyNotJsonError) {
         return this.reply(res, 400, PARSE_ERROR, messages.bodyNotJson());
+      }
+      if (!res.headersSent && error instanceof McpBodyTooLargeError) {
+        // The rest of the body is not read: the connection closes after the reply.
+        return this.reply(res, 413, SERVER_ERROR, messages.bodyTooLarge(this.options.http!.maxBodyBytes), undefined, { Connection: 'close' });
       }
       if (!res.headersSent && error instanceof HttpException) {
         return this.reply(res, error.getStatus(), SERVER_ERROR, error.message);
       }
       this.logger.error(messages.transportFailed(error), error instanceof Error ? error.stack : undefined);
       if (!res.headersSent) {
-        this.reply(res, 500, -32603, messages.transportFailedReply());
+        this.reply(res, 500, INTERNAL_ERROR, messages.transportFailedReply());
       }
     } catch (replyError) {
       this.logger.error(messages.transportFailed(replyError), replyError instanceof Error ? replyError.stack : undefined);
@@ -291,9 +351,6 @@ export class StreamableHttpTransport implements OnModuleInit {
   }
 }
 
-/** A POST body on the direct route that is not JSON. */
-class BadJsonError extends Error {}
-
 /**
  * Whether a request starts work a shutting-down server no longer takes: a GET stream, or a
  * POST with a JSON-RPC request in it. Responses and notifications (an answer to an
@@ -304,4 +361,18 @@ function startsWork(method: string, body: unknown): boolean {
     return method === 'GET';
   }
   return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
+}
+
+/** The HTTP transport options with their defaults filled in. */
+type McpResolvedHttpOptions = NonNullable<McpResolvedOptions['http']>;
+
+/**
+ * Whether Express routes `url` to the route of `path`: by default it matches paths without
+ * regard to case and with an optional trailing slash.
+ */
+function isExpressPath(url: string, path: string): boolean {
+  const query = url.indexOf('?');
+  const requested = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  const route = path.toLowerCase();
+  return requested === route || requested === `${route}/`;
 }

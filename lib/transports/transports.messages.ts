@@ -1,18 +1,18 @@
+import { echo } from '../client-input.echo.js';
+
 /** What an HTTP client or an operator reads from the transports: worded once. */
 
 /** The reason text of any thrown value (for logs). */
 export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** A value a client chose (a session id), cut for a log line. */
-const cut = (value: string, max = 64): string => (value.length > max ? `${value.slice(0, max)}…` : value);
 
 /** HTTP 403: Host header not allowed (DNS rebinding protection). */
 export const hostRejected = (host: string | undefined): string =>
-  `Forbidden: Host header "${host ?? ''}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
+  `Forbidden: Host header "${echo(host ?? '')}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
 
 /** HTTP 403: a request reached a listener beyond loopback while `allowedHosts` is not set. */
 export const allowedHostsMissing = (host: string | undefined): string =>
-  `Forbidden: Host header "${host ?? ''}" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].`;
+  `Forbidden: Host header "${echo(host ?? '')}" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].`;
 
 /** Startup error: the HTTP server listens beyond loopback and `allowedHosts` is not set. */
 export const allowedHostsRequired = (address: string): string =>
@@ -20,19 +20,19 @@ export const allowedHostsRequired = (address: string): string =>
 
 /** HTTP 403: Origin header not allowed. */
 export const originRejected = (origin: string): string =>
-  `Forbidden: Origin "${origin}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedOrigins.`;
+  `Forbidden: Origin "${echo(origin)}" is not allowed for this MCP server (DNS rebinding protection): without transports.http.allowedOrigins, an Origin must name this server's own host and port; add it to transports.http.allowedOrigins.`;
 
 /** HTTP 403: a request on a session opened by another principal. */
 export const sessionPrincipalMismatch = (id: string): string =>
-  `Forbidden: session "${id}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
+  `Forbidden: session "${echo(id)}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
 
 /** HTTP 405 on a stateless server. */
 export const statelessMethod = (method: string): string =>
-  `Method ${method} is not allowed: this MCP server is stateless (POST only, no sessions).`;
+  `Method ${echo(method)} is not allowed: this MCP server is stateless (POST only, no sessions).`;
 
 /** HTTP 404: unknown or closed session. */
 export const sessionNotFound = (id: string): string =>
-  `Session "${id}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`;
+  `Session "${echo(id)}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`;
 
 /** HTTP 400: a request without a session that is not an initialize request. */
 export const sessionRequired = (): string =>
@@ -62,12 +62,33 @@ export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): st
 export const shuttingDown = (): string =>
   'Service Unavailable: this MCP server is shutting down; retry, and another instance (or this one after its restart) serves the session.';
 
-/** HTTP 413 on the direct route. */
+/** HTTP 413: the POST body is larger than `transports.http.maxBodyBytes`. */
 export const bodyTooLarge = (limit: number): string =>
-  `Payload Too Large: an MCP request body may be at most ${limit} bytes.`;
+  `Payload Too Large: an MCP request body may be at most ${limit} bytes (transports.http.maxBodyBytes).`;
 
-/** HTTP 400 (-32700) on the direct route: the POST body is not JSON. */
+/** Bootstrap error: `transports.http.maxBodyBytes` is not a positive whole number. */
+export const invalidMaxBodyBytes = (value: unknown): string =>
+  `McpModule: transports.http.maxBodyBytes must be a positive whole number of bytes, got ${String(value)}.`;
+
+/** HTTP 400 (-32700): the POST body is not JSON. */
 export const bodyNotJson = (): string => 'Parse error: the request body is not valid JSON.';
+
+/** HTTP 415: a POST whose body is not declared JSON. */
+export const bodyNotDeclaredJson = (): string => 'Unsupported Media Type: Content-Type must be application/json.';
+
+/** HTTP 400 (-32600): the POST body is an empty JSON-RPC batch. */
+export const emptyBatch = (): string => 'Invalid Request: the request body is an empty batch ([]); send a JSON-RPC message.';
+
+/** A client error of the framework's own request handling on the MCP path (a content type it has no parser for, say), with its status. */
+export const requestRefused = (status: number, reason: string): string => `The request was refused (HTTP ${status}): ${echo(reason)}`;
+
+/** HTTP 400: an `Mcp-Session-Id` longer than any session id. */
+export const sessionIdTooLong = (length: number, limit: number): string =>
+  `Bad Request: the Mcp-Session-Id header is ${length} characters long; session ids of this MCP server are at most ${limit}. Send a new initialize request without Mcp-Session-Id.`;
+
+/** HTTP 403: the authenticated principal is longer than the module keeps. */
+export const principalTooLong = (length: number, limit: number): string =>
+  `Forbidden: the authenticated principal (auth clientId) is ${length} characters long; this MCP server accepts principals of at most ${limit} characters.`;
 
 /** Log line: the transport failed to serve a request. */
 export const transportFailed = (error: unknown): string => `Internal error while serving MCP: ${reasonOf(error)}`;
@@ -89,11 +110,12 @@ export const modernEraOnly = (): string =>
 
 /** Log line: a reconnecting GET stream asked for events this session no longer keeps (or never had). */
 export const replayMiss = (session: string, eventId: string): string =>
-  `Session ${session}: Last-Event-ID ${eventId} is not a kept event; the stream resumes without replay.`;
+  `Session ${session}: Last-Event-ID ${echo(eventId)} is not a kept event; the stream resumes without replay.`;
 
 /** Startup warning, written to stderr: stdio is on and the application's logger writes to stdout. */
 export const stdioLogsToStdout = (): string =>
   'McpModule: transports.stdio is on and the application logs to stdout, which carries the MCP protocol: the client reads every log line as invalid JSON. Log to stderr instead, e.g. NestFactory.createApplicationContext(AppModule, { logger: new McpStderrLogger() }).';
+
 /** Why a stored session cannot be replayed: its `initialize` params fail the SDK's schema. */
 export const initializeParamsInvalid = (issues: readonly string[]): string =>
   `its stored initialize params are not valid (${issues.join('; ')})`;
@@ -104,11 +126,11 @@ export const replayRefused = (method: string, status: number): string =>
 
 /** Log line (WARN): a stored session cannot be rebuilt, so it ends and its client is answered 404. */
 export const sessionNotRebuilt = (id: string, reason: string): string =>
-  `Session ${cut(id)} cannot be rebuilt: ${reason}. It is ended and its requests get 404, so its client starts a new session.`;
+  `Session ${echo(id)} cannot be rebuilt: ${reason}. It is ended and its requests get 404, so its client starts a new session.`;
 
 /** Log line (WARN): a store failed while a stored session was rebuilt; its request gets 503 and the session stays. */
 export const sessionRebuildUnavailable = (id: string, error: unknown): string =>
-  `Session ${cut(id)} cannot be rebuilt now, a store failed (${reasonOf(error)}); its request gets 503 and the session stays for a retry.`;
+  `Session ${echo(id)} cannot be rebuilt now, a store failed (${reasonOf(error)}); its request gets 503 and the session stays for a retry.`;
 
 /** HTTP 503: a store failed while the session was rebuilt on this process. */
 export const sessionUnavailable = (): string =>

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isInitializeRequest, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { request as httpRequest } from 'node:http';
 
 /** An SDK client connected over Streamable HTTP, counting the list_changed notifications it got. */
 export interface TestClient {
@@ -83,5 +84,35 @@ export function postMcp(url: URL, body: unknown, headers: Record<string, string>
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A response read whole by {@link postMcpRaw}. */
+export interface RawMcpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** POSTs `body` (JSON-encoded) to an MCP endpoint over `node:http`, with headers that fetch does not send as given (Origin, Host). */
+export function postMcpRaw(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<RawMcpResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
   });
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
-import { relayPublishFailed } from '../stores.messages.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { BoundedQueries } from './bounded-queries.js';
 import * as messages from './relay.messages.js';
 import { quoteTableName, runSql, type SqlResult } from './typeorm-sql.js';
@@ -25,6 +25,12 @@ export interface OutboxFsmTransitionRelayOptions {
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * While the database is away every transition fails to publish: the first failure is logged
+   * at once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
 }
 
 /** Default outbox table of `OutboxFsmTransitionRelay`. */
@@ -74,9 +80,11 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   private readonly batchSize: number;
   private readonly retentionMs: number;
   private readonly publishing = new Set<Promise<void>>();
+  private readonly failures: RelayPublishFailures;
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
   private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private lastSeenId = 0;
@@ -91,10 +99,15 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
+    this.failures = new RelayPublishFailures(OutboxFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
-  /** Checks the outbox table (a missing migration fails the bootstrap), then polls from its newest row on. */
-  async start(listener: (transition: FsmRelayedTransition) => void): Promise<void> {
+  /**
+   * Checks the outbox table (a missing migration fails the bootstrap), then polls from its
+   * newest row on; `resync` is called each time polling works again after an outage (rows may
+   * have been pruned meanwhile).
+   */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
     try {
       await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
       const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
@@ -103,6 +116,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
       throw new Error(messages.outboxSchemaNotReady(this.table, error), { cause: error });
     }
     this.listener = listener;
+    this.resync = resync;
     this.schedule(this.pollIntervalMs);
   }
 
@@ -114,7 +128,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
       [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
     );
     const done: Promise<void> = insert
-      .then(() => undefined, (error: unknown) => this.logger.warn(relayPublishFailed(error)))
+      .then(() => undefined, (error: unknown) => this.failures.add(error))
       .finally(() => this.publishing.delete(done));
     this.publishing.add(done);
   }
@@ -122,9 +136,11 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   /** Stops polling, then waits for the poll and the inserts in flight. */
   async stop(): Promise<void> {
     this.listener = undefined;
+    this.resync = undefined;
     clearTimeout(this.timer);
     await this.polling;
     await Promise.allSettled([...this.publishing]);
+    this.failures.stop();
   }
 
   /**
@@ -187,6 +203,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
       if (this.failing) {
         this.failing = false;
         this.logger.log(messages.outboxPollRecovered(this.table));
+        this.resync?.();
       }
     } catch (error) {
       if (!this.failing) {

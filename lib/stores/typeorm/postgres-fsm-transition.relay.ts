@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../stores.messages.js';
 import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
 interface ListenClient {
@@ -18,6 +19,12 @@ export interface PostgresFsmTransitionRelayOptions {
   channel?: string;
   /** Wait before listening again after the connection was lost, in milliseconds. @default 1000 */
   reconnectMs?: number;
+  /**
+   * While the database is away every transition fails to publish: the first failure is logged
+   * at once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
 }
 
 const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -26,8 +33,9 @@ const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  * Relays transitions between processes through PostgreSQL LISTEN/NOTIFY, on the app's
  * PostgreSQL `DataSource`: one pooled connection listens (for the life of the module), and
  * each transition sends one `NOTIFY` on it after the call committed (not in the call's path).
- * When the connection drops it listens again; notifications sent meanwhile are lost, which
- * only delays a menu refresh (calls stay gated by the store).
+ * When the connection drops it listens again; notifications sent meanwhile are lost, so once
+ * it listens again the process re-reads the menus of its sessions (calls stay gated by the
+ * store all along).
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
@@ -39,8 +47,10 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
   private readonly origin = randomUUID();
   private readonly channel: string;
   private readonly reconnectMs: number;
+  private readonly failures: RelayPublishFailures;
   private client?: ListenClient;
   private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
   private reconnect?: NodeJS.Timeout;
 
   constructor(
@@ -55,10 +65,13 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
       throw new Error(messages.relayInvalidChannel(this.channel));
     }
     this.reconnectMs = options.reconnectMs ?? 1000;
+    this.failures = new RelayPublishFailures(PostgresFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
-  async start(listener: (transition: FsmRelayedTransition) => void): Promise<void> {
+  /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
     this.listener = listener;
+    this.resync = resync;
     await this.listen();
   }
 
@@ -66,11 +79,13 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
     const payload = JSON.stringify({ ...transition, origin: this.origin });
     this.client
       ?.query('SELECT pg_notify($1, $2)', [this.channel, payload])
-      .catch((error: unknown) => this.logger.warn(messages.relayPublishFailed(error)));
+      .catch((error: unknown) => this.failures.add(error));
   }
 
   async stop(): Promise<void> {
     this.listener = undefined;
+    this.resync = undefined;
+    this.failures.stop();
     clearTimeout(this.reconnect);
     const client = this.client;
     this.client = undefined;
@@ -112,9 +127,12 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
       if (!this.listener) {
         return;
       }
-      this.listen().catch(() => {
-        this.reconnect = setTimeout(retry, this.reconnectMs).unref();
-      });
+      this.listen().then(
+        () => this.resync?.(),
+        () => {
+          this.reconnect = setTimeout(retry, this.reconnectMs).unref();
+        },
+      );
     };
     this.reconnect = setTimeout(retry, this.reconnectMs).unref();
   }

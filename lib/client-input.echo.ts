@@ -1,0 +1,16 @@
+import { MAX_ECHO_LENGTH } from './client-input.limits.js';
+
+/**
+ * A value from outside the app (a header, an argument, a stored state) as an error text or a
+ * log line repeats it: its first {@link MAX_ECHO_LENGTH} characters, then an ellipsis when it
+ * was longer, so a client cannot make the server send back or log what it sent at any size.
+ */
+export function echo(value: unknown): string {
+  const text = String(value);
+  if (text.length <= MAX_ECHO_LENGTH) {
+    return text;
+  }
+  // Never leave half of a surrogate pair at the cut.
+  const end = /[\uD800-\uDBFF]/.test(text[MAX_ECHO_LENGTH - 1]) ? MAX_ECHO_LENGTH - 1 : MAX_ECHO_LENGTH;
+  return `${text.slice(0, end)}…`;
+}
