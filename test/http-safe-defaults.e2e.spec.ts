@@ -112,10 +112,16 @@ describe.each(HTTP_ADAPTERS)('safe defaults on the wire, on %s', (adapter) => {
 
     it('allows 60 new sessions a minute per address by default', async () => {
       const port = await start();
+      const startedAt = Date.now();
       for (let i = 0; i < 60; i += 1) {
         expect((await postInitialize('127.0.0.1', port, '127.0.0.1')).status).toBe(200);
       }
-      expect((await postInitialize('127.0.0.1', port, '127.0.0.1')).status).toBe(503);
+      // The bucket refills one session a second while the loop runs (slowly on a loaded machine): those may pass too, no more.
+      let refill = 0;
+      while ((await postInitialize('127.0.0.1', port, '127.0.0.1')).status === 200) {
+        refill += 1;
+        expect(refill).toBeLessThanOrEqual(Math.ceil((Date.now() - startedAt) / 1000));
+      }
     });
   });
 });
