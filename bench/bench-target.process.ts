@@ -4,6 +4,8 @@ import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { startBaselineServer } from './baseline.server.js';
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
+import { startSampleApp } from './bench.sample.js';
+import { startPaymentsBaselineServer } from './payments-baseline.server.js';
 
 /**
  * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
@@ -21,8 +23,12 @@ const NEST_TARGETS = {
   'nest-pg-100k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-100k'] },
 } satisfies Record<string, NestTargetOptions>;
 
-/** Servers the bench runs (in a child process: one core serves, the other drives the clients): the bare SDK and `McpModule` apps. */
-export type BenchTarget = 'baseline' | 'baseline-gate' | keyof typeof NEST_TARGETS;
+/**
+ * Servers the bench runs (in a child process: one core serves, the other drives the clients):
+ * the bare SDK, the hand-written durable payments server on the bare SDK, `McpModule` apps and
+ * the sample as `npm run sample` serves it.
+ */
+export type BenchTarget = 'baseline' | 'baseline-gate' | 'payments-baseline' | 'sample' | keyof typeof NEST_TARGETS;
 
 /** Request from the bench runner to a target process. */
 export type TargetRequest =
@@ -56,7 +62,10 @@ async function start(target: BenchTarget): Promise<Running> {
     const server = await startBaselineServer({ handGate: target === 'baseline-gate' });
     return { ...server, retained: async () => 0 };
   }
-  const nest = await startNestApp(NEST_TARGETS[target]);
+  if (target === 'payments-baseline') {
+    return { ...(await startPaymentsBaselineServer()), retained: async () => 0 };
+  }
+  const nest = target === 'sample' ? await startSampleApp() : await startNestApp(NEST_TARGETS[target]);
   const registry = nest.app.get(McpSessionRegistry, { strict: false });
   const store = nest.app.get<symbol, FsmStateStore>(FsmStateStore, { strict: false });
   return {
