@@ -77,7 +77,9 @@ function paymentsServer(sessionId: string, database: PaymentsDatabase): McpServe
   const showMenu = () => {
     const visible = [open.authorized > 0, open.authorized > 0, open.refundable > 0];
     gated.forEach((tool, index) => {
-      if (tool.enabled !== visible[index]) (visible[index] ? tool.enable() : tool.disable());
+      if (tool.enabled === visible[index]) return;
+      if (visible[index]) tool.enable();
+      else tool.disable();
     });
   };
   const count = (state: PaymentRow['state'], by: number) => {
