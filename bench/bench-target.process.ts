@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { startBaselineServer } from './baseline.server.js';
+import { BenchProfiler, type AsyncCounts, type ProfiledWindow } from './bench.profiler.js';
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
 import { startSampleApp } from './bench.sample.js';
@@ -35,6 +36,10 @@ export type TargetRequest =
   | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'mem' }
   | { id: number; cmd: 'retained'; keys: string[] }
+  | { id: number; cmd: 'profile-start' }
+  | { id: number; cmd: 'profile-stop'; file: string }
+  | { id: number; cmd: 'count-start' }
+  | { id: number; cmd: 'count-stop' }
   | { id: number; cmd: 'close' };
 
 /** Reply of a target process. */
@@ -47,6 +52,10 @@ export interface TargetReply {
   /** Live sessions of every server in the process. */
   sessions?: number;
   retained?: number;
+  /** What `profile-stop` measured since `profile-start`. */
+  window?: ProfiledWindow;
+  /** What `count-stop` counted since `count-start`. */
+  counts?: AsyncCounts;
   error?: string;
 }
 
@@ -104,6 +113,7 @@ async function main(): Promise<void> {
     retained: async (keys: string[]) => (await Promise.all(servers.map((server) => server.retained(keys)))).reduce((a, b) => a + b, 0),
     close: async () => void (await Promise.all(servers.map((server) => server.close()))),
   };
+  const profiler = new BenchProfiler();
   process.on('message', (request: TargetRequest) => {
     void (async (): Promise<TargetReply> => {
       switch (request.cmd) {
@@ -118,6 +128,16 @@ async function main(): Promise<void> {
         }
         case 'retained':
           return { id: request.id, retained: await running.retained(request.keys) };
+        case 'profile-start':
+          await profiler.start();
+          return { id: request.id };
+        case 'profile-stop':
+          return { id: request.id, window: await profiler.stop(request.file) };
+        case 'count-start':
+          profiler.startCounting();
+          return { id: request.id };
+        case 'count-stop':
+          return { id: request.id, counts: profiler.stopCounting() };
         case 'close':
           await running.close();
           setImmediate(() => process.exit(0));

@@ -123,12 +123,15 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
     );
     const run = async (order: Side[], record: boolean) => {
       for (const side of order) {
+        // The previous round's sessions closed and their garbage collected, so that neither lands in this round.
+        await servers.settle(prepared.size);
         const round = await mixedRound(servers, side);
         if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.iterations} warm-up iterations failed`);
         if (record) mixed.get(side)!.push(round);
       }
       for (const row of SEQUENTIAL_ROWS) {
         for (const side of order) {
+          await servers.settle(prepared.size);
           const round = await sequentialRound(servers, prepared.get(side)!, row);
           if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.requests} warm-up ${row.label} failed`);
           if (record) sequential.get(row)!.get(side)!.push(round);
