@@ -6,7 +6,7 @@ import { BenchProfiler, type AsyncCounts, type ProfiledWindow } from './bench.pr
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
 import { startSampleApp } from './bench.sample.js';
-import { startPaymentsBaselineServer } from './payments-baseline.server.js';
+import { startSampleBaselineServer } from './sample-baseline.server.js';
 
 /**
  * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
@@ -26,10 +26,10 @@ const NEST_TARGETS = {
 
 /**
  * Servers the bench runs (in a child process: one core serves, the other drives the clients):
- * the bare SDK, the hand-written durable payments server on the bare SDK, `McpModule` apps and
+ * the bare SDK, the sample written by hand on the bare SDK, `McpModule` apps and
  * the sample as `npm run sample` serves it.
  */
-export type BenchTarget = 'baseline' | 'baseline-gate' | 'payments-baseline' | 'sample' | keyof typeof NEST_TARGETS;
+export type BenchTarget = 'baseline' | 'baseline-gate' | 'sample-baseline' | 'sample' | keyof typeof NEST_TARGETS;
 
 /** Request from the bench runner to a target process. */
 export type TargetRequest =
@@ -71,8 +71,8 @@ async function start(target: BenchTarget): Promise<Running> {
     const server = await startBaselineServer({ handGate: target === 'baseline-gate' });
     return { ...server, retained: async () => 0 };
   }
-  if (target === 'payments-baseline') {
-    return { ...(await startPaymentsBaselineServer()), retained: async () => 0 };
+  if (target === 'sample-baseline') {
+    return { ...(await startSampleBaselineServer()), retained: async () => 0 };
   }
   const nest = target === 'sample' ? await startSampleApp() : await startNestApp(NEST_TARGETS[target]);
   const registry = nest.app.get(McpSessionRegistry, { strict: false });

@@ -6,16 +6,14 @@ import type { BudgetRow } from './bench.results.js';
 import { SETTINGS } from './bench.settings.js';
 import { printTable } from './bench.table.js';
 
-/** One of the two servers a user compares: the sample, and the same workflow written by hand. */
+/** One of the two servers a user compares: the sample, and the same tools written by hand. */
 interface Side {
-  target: 'payments-baseline' | 'sample';
+  target: 'sample-baseline' | 'sample';
   label: string;
-  /** What it lists before the payment tools. */
-  otherTools: string[];
 }
 
-const HAND: Side = { target: 'payments-baseline', label: 'hand-written (bare SDK, hand gate, SQLite)', otherTools: [] };
-const SAMPLE: Side = { target: 'sample', label: 'sample (McpModule, TypeORM on SQLite)', otherTools: ['invoice.submit', 'invoice.status'] };
+const HAND: Side = { target: 'sample-baseline', label: 'hand-written (bare SDK, hand gates, SQLite)' };
+const SAMPLE: Side = { target: 'sample', label: 'sample (McpModule, TypeORM on SQLite)' };
 const SIDES = [HAND, SAMPLE];
 
 /** One iteration of the mixed workload, in order. */
@@ -24,9 +22,10 @@ type Operation = (typeof OPERATIONS)[number];
 
 const AMOUNT = 12.34;
 
-/** What a session is shown: the payment tools of its payments, after the side's other tools. */
-const menu = (side: Side, refundable: boolean) => [
-  ...side.otherTools,
+/** What a session whose invoice is in draft is shown, with or without a captured payment. */
+const menu = (refundable: boolean) => [
+  'invoice.submit',
+  'invoice.status',
   'payment.authorize',
   ...(refundable ? ['payment.refund'] : []),
   'payment.status',
@@ -72,7 +71,6 @@ interface SequentialRound {
 /** A client whose session started and captured some payments, and the last of them. */
 interface Prepared {
   session: BenchClient;
-  side: Side;
   paymentId: string;
 }
 
@@ -87,7 +85,7 @@ interface SequentialRow {
 const SEQUENTIAL_ROWS: SequentialRow[] = [
   {
     label: 'tools/list',
-    operation: ({ session, side }) => listed(session, menu(side, true)),
+    operation: ({ session }) => listed(session, menu(true)),
     speed: { scenario: 'tools/list, end to end (speed, one client)', vs: 'bare SDK list (hand-written server)', target: 0.85, goal: 'at least' },
     cpu: { scenario: 'tools/list, server CPU (one client)', vs: 'bare SDK list (hand-written server)' },
   },
@@ -101,8 +99,8 @@ const SEQUENTIAL_ROWS: SequentialRow[] = [
 
 /**
  * The end-to-end rows: what a user sees from the sample (its real `AppModule` on SQLite, as
- * `npm run sample` serves it) against the same payment workflow written by hand on the bare
- * SDK (`payments-baseline.server.ts`), both served by one child process, with the official
+ * `npm run sample` serves it) against the same tools written by hand on the bare SDK
+ * (`sample-baseline.server.ts`), both served by one child process, with the official
  * SDK client in the loop. Each run drives both sides in turn (the order alternates from run
  * to run, so that drift in machine load cancels): the mixed workload (`mixedClients`
  * concurrent clients, each in a new session, × `mixedIterations` of `tools/list` →
@@ -159,7 +157,7 @@ async function prepare(servers: BenchTargetProcess, side: Side): Promise<Prepare
     paymentId = await authorize(session);
     if (!paymentId || !(await capture(session, paymentId))) throw new Error(`${side.label}: could not prepare the sequential session`);
   }
-  return { session, side, paymentId: paymentId! };
+  return { session, paymentId: paymentId! };
 }
 
 async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<MixedRound> {
@@ -174,7 +172,7 @@ async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<Mixe
     }
   };
   const iteration = async (client: BenchClient, index: number): Promise<boolean> => {
-    if (!(await timed('tools/list', () => listed(client, menu(side, index > 0))))) return false;
+    if (!(await timed('tools/list', () => listed(client, menu(index > 0))))) return false;
     const paymentId = await timed('payment.authorize', () => authorize(client));
     if (!paymentId) return false;
     if (!(await timed('payment.status', () => status(client, paymentId, 'authorized', 1)))) return false;

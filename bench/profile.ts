@@ -9,7 +9,7 @@ import { summarizeProfile, type CpuProfile } from './bench.profile-summary.js';
 import { printTable } from './bench.table.js';
 
 /** The servers this profiles, each in a process of its own. */
-const TARGETS = ['payments-baseline', 'sample'] as const;
+const TARGETS = ['sample-baseline', 'sample'] as const;
 type ProfiledTarget = (typeof TARGETS)[number];
 
 /** The requests it profiles, one at a time, in a session with 10 captured payments. */

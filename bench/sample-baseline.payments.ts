@@ -1,10 +1,7 @@
-import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { PaymentsDatabase, type LedgerRow, type PaymentRow, type TransitionOutcome } from './payments-baseline.database.js';
-import { serveSdkSessions, type SdkHttpServer } from './sdk-http.server.js';
+import type { LedgerRow, PaymentRow, SampleBaselineDatabase, TransitionOutcome } from './sample-baseline.database.js';
+import { refused, structured } from './sample-baseline.results.js';
 
 // The sample's schemas (sample/payment.tools.ts), so that both servers list the same tools.
 const amount = z
@@ -38,38 +35,15 @@ const statusOutput = z.object({
 const cents = (major: number) => Math.round(major * 100);
 const major = (value: number) => value / 100;
 
-/** A result with `structuredContent` and the same JSON as text, as the sample answers. */
-const structured = (content: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(content) }],
-  structuredContent: content,
-});
-const refused = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
-
 /**
- * The hand-written durable baseline of the end-to-end rows: the sample's payment workflow
- * (authorize → capture or void, refunds) written by a competent user on the bare SDK, one
- * `McpServer` per session over stateful Streamable HTTP. Payments and the ledger are written
- * through to SQLite (`PaymentsDatabase`: WAL, `synchronous = NORMAL`, one transaction per
- * transition); `payment.status` reads the file. Each session's menu follows the payments it
- * started: `payment.capture` and `payment.void` are listed while one is authorized,
- * `payment.refund` while one has something left to refund; a change of the menu enables or
- * disables the SDK tool, which sends `notifications/tools/list_changed`.
+ * Registers the sample's payment tools (authorize → capture or void, refunds) on one
+ * session's server, gated by hand: payments and the ledger go through to `database` (one
+ * transaction per transition), `payment.status` reads the file. The session's menu follows
+ * the payments it started: `payment.capture` and `payment.void` are listed while one is
+ * authorized, `payment.refund` while one has something left to refund; a change of the menu
+ * enables or disables the SDK tool, which sends `notifications/tools/list_changed`.
  */
-export async function startPaymentsBaselineServer(): Promise<SdkHttpServer> {
-  const database = new PaymentsDatabase(join(tmpdir(), `nestjs-mcp-fsm-bench-hand-${process.pid}.sqlite`));
-  const server = await serveSdkSessions((sessionId) => paymentsServer(sessionId, database));
-  return {
-    ...server,
-    close: async () => {
-      await server.close();
-      database.close();
-    },
-  };
-}
-
-/** One session's server: the payment tools over `database`, the session's menu kept in memory. */
-function paymentsServer(sessionId: string, database: PaymentsDatabase): McpServer {
-  const server = new McpServer({ name: 'payments-baseline', version: '1.0.0' });
+export function registerPaymentTools(server: McpServer, sessionId: string, database: SampleBaselineDatabase): void {
   /** How many of the session's payments each menu entry depends on. */
   const open = { authorized: 0, refundable: 0 };
   const gated: RegisteredTool[] = [];
@@ -179,5 +153,4 @@ function paymentsServer(sessionId: string, database: PaymentsDatabase): McpServe
     },
   );
   showMenu();
-  return server;
 }

@@ -2,6 +2,18 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 
+/** States of an invoice, as in the sample's invoice machine. */
+export type InvoiceState = 'draft' | 'review' | 'approved' | 'discharged';
+
+/** One transition of an invoice, as `invoice.status` shows it. */
+export interface InvoiceHistoryRow {
+  from: InvoiceState | null;
+  to: InvoiceState;
+  event: string | null;
+  tool: string;
+  at: string;
+}
+
 /** States of a payment, as in the sample's payment machine. */
 export type PaymentState = 'authorized' | 'captured' | 'partially_refunded' | 'refunded' | 'voided';
 
@@ -51,19 +63,34 @@ const SCHEMA = `
     created_at INTEGER NOT NULL
   );
   CREATE INDEX IF NOT EXISTS ledger_payment_id ON ledger (payment_id);
+  CREATE TABLE IF NOT EXISTS invoice (
+    session_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS invoice_history (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    from_state TEXT,
+    to_state TEXT NOT NULL,
+    event TEXT,
+    tool TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS invoice_history_session_id ON invoice_history (session_id);
 `;
 
 const PAYMENT_COLUMNS = `id, session_id AS sessionId, state, currency, authorized_cents AS authorizedCents,
   captured_cents AS capturedCents, refunded_cents AS refundedCents`;
 
 /**
- * The hand-written server's payments and ledger in one better-sqlite3 file, as a competent
- * SDK user writes it: WAL with `synchronous = NORMAL` (the sample's settings), statements
- * prepared once, one transaction per transition in which a conditional `UPDATE` is the gate
- * (the payment must be the session's and in the state the tool needs), and every read from
- * the file.
+ * The hand-written sample's payments, ledger and invoices in one better-sqlite3 file, as a
+ * competent SDK user writes it: WAL with `synchronous = NORMAL` (the sample's settings),
+ * statements prepared once, one transaction per transition in which a conditional `UPDATE` is
+ * the gate (the payment must be the session's, the instance in the state the tool needs), and
+ * every read from the file. A session's invoice is in `draft` until its first transition.
  */
-export class PaymentsDatabase {
+export class SampleBaselineDatabase {
   private readonly db: Database.Database;
   private readonly statements;
 
@@ -73,6 +100,14 @@ export class PaymentsDatabase {
   readonly settle: (sessionId: string, id: string, to: 'captured' | 'voided') => TransitionOutcome;
   /** Refunds `amountCents` (default: what is left) of the session's captured payment, with its ledger entry, in one transaction. */
   readonly refund: (sessionId: string, id: string, amountCents?: number) => TransitionOutcome;
+  /** Moves the session's invoice from `from` to `to` and records it, in one transaction; the state it was in when it was not in `from`. */
+  readonly fireInvoice: (
+    sessionId: string,
+    from: InvoiceState,
+    to: InvoiceState,
+    event: string,
+    tool: string,
+  ) => { ok: true } | { ok: false; state: InvoiceState };
 
   constructor(private readonly file: string) {
     removeDatabase(file);
@@ -99,6 +134,15 @@ export class PaymentsDatabase {
         `UPDATE payment SET state = ?, refunded_cents = refunded_cents + ?, updated_at = ? WHERE id = ? RETURNING ${PAYMENT_COLUMNS}`,
       ),
       ledger: this.db.prepare<[string], LedgerRow>(`SELECT kind, amount_cents AS amountCents FROM ledger WHERE payment_id = ? ORDER BY id`),
+      openInvoice: this.db.prepare(`INSERT OR IGNORE INTO invoice (session_id, state, updated_at) VALUES (?, 'draft', ?)`),
+      moveInvoice: this.db.prepare(`UPDATE invoice SET state = ?, updated_at = ? WHERE session_id = ? AND state = ?`),
+      invoice: this.db.prepare<[string], { state: InvoiceState }>(`SELECT state FROM invoice WHERE session_id = ?`),
+      recordInvoice: this.db.prepare(
+        `INSERT INTO invoice_history (session_id, from_state, to_state, event, tool, at) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      invoiceHistory: this.db.prepare<[string], Omit<InvoiceHistoryRow, 'at'> & { at: number }>(
+        `SELECT from_state AS "from", to_state AS "to", event, tool, at FROM invoice_history WHERE session_id = ? ORDER BY id`,
+      ),
     });
     const refusal = (payment: PaymentRow | undefined): TransitionOutcome =>
       payment ? { ok: false, refusal: 'wrong state', state: payment.state } : { ok: false, refusal: 'unknown payment' };
@@ -132,6 +176,23 @@ export class PaymentsDatabase {
       statements.insertEntry.run(id, entry.kind, cents, payment.currency, now);
       return { ok: true, payment, entry };
     });
+
+    this.fireInvoice = this.db.transaction((sessionId: string, from: InvoiceState, to: InvoiceState, event: string, tool: string) => {
+      const now = Date.now();
+      statements.openInvoice.run(sessionId, now);
+      if (statements.moveInvoice.run(to, now, sessionId, from).changes === 0) {
+        return { ok: false as const, state: statements.invoice.get(sessionId)!.state };
+      }
+      statements.recordInvoice.run(sessionId, from, to, event, tool, now);
+      return { ok: true as const };
+    });
+  }
+
+  /** The session's invoice and its transitions, read from the file. */
+  invoiceStatus(sessionId: string): { state: InvoiceState; history: InvoiceHistoryRow[] } {
+    const state = this.statements.invoice.get(sessionId)?.state ?? 'draft';
+    const history = this.statements.invoiceHistory.all(sessionId).map((row) => ({ ...row, at: new Date(row.at).toISOString() }));
+    return { state, history };
   }
 
   /** The session's payment and its ledger, read from the file; `undefined` when it is not the session's. */
