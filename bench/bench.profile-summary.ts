@@ -1,6 +1,6 @@
 /** A V8 CPU profile as the inspector's `Profiler.stop` returns it (the `.cpuprofile` format). */
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
   startTime: number;
   endTime: number;
   samples: number[];
@@ -16,6 +16,8 @@ export interface ProfileSummary {
   busyInRequestsMs: number;
   /** Self time by package or area (`lib`, `sample`, a package of node_modules, a Node module, V8 builtins), largest first. */
   areas: [string, number][];
+  /** Time with the area anywhere on the stack (inclusive), largest first. */
+  onStack: [string, number][];
   /** Self time by function, largest first. */
   functions: [string, number][];
 }
@@ -40,6 +42,21 @@ function areaOf(url: string, functionName: string): string {
  */
 export function summarizeProfile(profile: CpuProfile, windows: [number, number][] = []): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  /** The areas on each node's stack, computed once per node. */
+  const stackAreas = new Map<number, Set<string>>();
+  const areasOnStack = (id: number): Set<string> => {
+    let found = stackAreas.get(id);
+    if (found) return found;
+    const frame = byId.get(id)!;
+    const parent = parents.get(id);
+    found = new Set(parent === undefined ? [] : areasOnStack(parent));
+    found.add(areaOf(frame.url, frame.functionName));
+    stackAreas.set(id, found);
+    return found;
+  };
+  const onStack = new Map<string, number>();
   const areas = new Map<string, number>();
   const functions = new Map<string, number>();
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
@@ -54,6 +71,7 @@ export function summarizeProfile(profile: CpuProfile, windows: [number, number][
     const ms = next / 1000;
     const area = areaOf(frame.url, frame.functionName);
     add(areas, area, ms);
+    if (area !== '(idle)') for (const each of areasOnStack(profile.samples[index])) add(onStack, each, ms);
     while (window < windows.length && windows[window][1] < at) window++;
     if (area !== '(idle)' && window < windows.length && windows[window][0] <= at) busyInRequestsMs += ms;
     const file = frame.url.replace(/^.*\/(node_modules|\.sample-dist)\//, '').replace(/^file:\/\//, '');
@@ -66,6 +84,7 @@ export function summarizeProfile(profile: CpuProfile, windows: [number, number][
     gcMs: areas.get('(garbage collector)') ?? 0,
     busyInRequestsMs,
     areas: sorted(areas),
+    onStack: sorted(onStack).filter(([area]) => !SPECIAL.has(area)),
     functions: sorted(functions).filter(([name]) => !name.startsWith('(idle)')),
   };
 }

@@ -105,6 +105,10 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
       summary.areas.filter(([area]) => area !== '(idle)').slice(0, 14).map(([area, ms]) => [area, us(ms), share(ms)]),
     );
     printTable(
+      ['server CPU with the area on the stack', 'per request', 'of busy'],
+      summary.onStack.slice(0, 14).map(([area, ms]) => [area, us(ms), share(ms)]),
+    );
+    printTable(
       ['server CPU by function (self time)', 'per request', 'of busy'],
       summary.functions.slice(0, 25).map(([name, ms]) => [name, us(ms), share(ms)]),
     );
