@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { BenchTargetProcess } from './bench-target.client.js';
 import { closeClient, median, openClient, percentile, type BenchClient } from './bench.load.js';
 import type { BudgetRow } from './bench.results.js';
+import { callTool } from './bench.session.js';
 import { SETTINGS } from './bench.settings.js';
 import { printTable } from './bench.table.js';
 
@@ -74,9 +75,17 @@ interface Prepared {
   paymentId: string;
 }
 
+/** The sessions of the sequential rows on one side: one with a few captured payments, one with many. */
+interface PreparedSessions {
+  few: Prepared;
+  many: Prepared;
+}
+
 /** A request measured one at a time, and the rows it answers. */
 interface SequentialRow {
   label: string;
+  /** The session it runs in. */
+  session: keyof PreparedSessions;
   operation: (prepared: Prepared) => Promise<boolean>;
   speed: Omit<BudgetRow, 'ratios'>;
   cpu: Omit<BudgetRow, 'ratios'>;
@@ -85,15 +94,31 @@ interface SequentialRow {
 const SEQUENTIAL_ROWS: SequentialRow[] = [
   {
     label: 'tools/list',
+    session: 'few',
     operation: ({ session }) => listed(session, menu(true)),
     speed: { scenario: 'tools/list, end to end (speed, one client)', vs: 'bare SDK list (hand-written server)', target: 0.85, goal: 'at least' },
     cpu: { scenario: 'tools/list, server CPU (one client)', vs: 'bare SDK list (hand-written server)' },
   },
   {
     label: 'payment.status',
+    session: 'few',
     operation: ({ session, paymentId }) => status(session, paymentId, 'captured', 2),
     speed: { scenario: 'gated read tool payment.status, end to end (speed, one client)', vs: 'bare SDK call (hand-written server)', goal: 'at least' },
     cpu: { scenario: 'gated read tool payment.status, server CPU (one client)', vs: 'bare SDK call (hand-written server)', target: 1.2 },
+  },
+  {
+    label: `tools/list, ${SETTINGS.manyPayments.toLocaleString('en')} live payments`,
+    session: 'many',
+    operation: ({ session }) => listed(session, menu(true)),
+    speed: {
+      scenario: `tools/list in a session following ${SETTINGS.manyPayments.toLocaleString('en')} live payments, end to end (speed, one client)`,
+      vs: 'the same on the hand-written server',
+      goal: 'at least',
+    },
+    cpu: {
+      scenario: `tools/list in a session following ${SETTINGS.manyPayments.toLocaleString('en')} live payments, server CPU (one client)`,
+      vs: 'the same on the hand-written server',
+    },
   },
 ];
 
@@ -106,15 +131,18 @@ const SEQUENTIAL_ROWS: SequentialRow[] = [
  * concurrent clients, each in a new session, × `mixedIterations` of `tools/list` →
  * `payment.authorize` → `payment.status` → `payment.capture`), then one client making
  * `sequentialRequests` requests one at a time (`tools/list`, then `payment.status`) in a
- * session with `sequentialPayments` captured payments. Prints the figures; returns the rows,
- * one ratio per run.
+ * session with `sequentialPayments` captured payments, then `tools/list` in a session with
+ * `manyPayments`. Prints the figures; returns the rows, one ratio per run.
  */
 export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<BudgetRow[]> {
   const servers = await BenchTargetProcess.start(...SIDES.map((side) => side.target));
   started.add(servers);
   try {
-    const prepared = new Map<Side, Prepared>();
-    for (const side of SIDES) prepared.set(side, await prepare(servers, side));
+    const prepared = new Map<Side, PreparedSessions>();
+    for (const side of SIDES) {
+      prepared.set(side, { few: await prepare(servers, side, SETTINGS.sequentialPayments), many: await prepare(servers, side, SETTINGS.manyPayments) });
+    }
+    const kept = prepared.size * 2;
     const mixed = new Map<Side, MixedRound[]>(SIDES.map((side) => [side, []]));
     const sequential = new Map<SequentialRow, Map<Side, SequentialRound[]>>(
       SEQUENTIAL_ROWS.map((row) => [row, new Map(SIDES.map((side) => [side, []]))]),
@@ -122,15 +150,15 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
     const run = async (order: Side[], record: boolean) => {
       for (const side of order) {
         // The previous round's sessions closed and their garbage collected, so that neither lands in this round.
-        await servers.settle(prepared.size);
+        await servers.settle(kept);
         const round = await mixedRound(servers, side);
         if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.iterations} warm-up iterations failed`);
         if (record) mixed.get(side)!.push(round);
       }
       for (const row of SEQUENTIAL_ROWS) {
         for (const side of order) {
-          await servers.settle(prepared.size);
-          const round = await sequentialRound(servers, prepared.get(side)!, row);
+          await servers.settle(kept);
+          const round = await sequentialRound(servers, prepared.get(side)![row.session], row);
           if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.requests} warm-up ${row.label} failed`);
           if (record) sequential.get(row)!.get(side)!.push(round);
         }
@@ -138,7 +166,7 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
     };
     await run(SIDES, false);
     for (let index = 0; index < SETTINGS.runs; index++) await run(index % 2 ? [SAMPLE, HAND] : [HAND, SAMPLE], true);
-    for (const { session } of prepared.values()) await closeClient(session);
+    for (const { few, many } of prepared.values()) await Promise.all([closeClient(few.session), closeClient(many.session)]);
 
     printMixed(mixed);
     printSequential(sequential);
@@ -149,15 +177,22 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
   }
 }
 
-/** A session with `sequentialPayments` payments authorized and captured (not timed). */
-async function prepare(servers: BenchTargetProcess, side: Side): Promise<Prepared> {
-  const session = await openClient(servers.url(side.target));
-  let paymentId: string | undefined;
-  for (let index = 0; index < SETTINGS.sequentialPayments; index++) {
-    paymentId = await authorize(session);
-    if (!paymentId || !(await capture(session, paymentId))) throw new Error(`${side.label}: could not prepare the sequential session`);
+/**
+ * A session with `payments` payments authorized and captured (not timed): the first with the
+ * session's SDK client, the rest over `fetch` in the same session, which spares the runner's CPU.
+ */
+async function prepare(servers: BenchTargetProcess, side: Side, payments: number): Promise<Prepared> {
+  const url = servers.url(side.target);
+  const session = await openClient(url);
+  const sessionId = session.transport.sessionId!;
+  let paymentId = await authorize(session);
+  if (!paymentId || !(await capture(session, paymentId))) throw new Error(`${side.label}: could not prepare a sequential session`);
+  for (let index = 1; index < payments; index++) {
+    const authorized = await callTool(url, sessionId, 'payment.authorize', { amount: AMOUNT, currency: 'EUR' });
+    paymentId = authorized.structuredContent!.paymentId as string;
+    await callTool(url, sessionId, 'payment.capture', { paymentId });
   }
-  return { session, paymentId: paymentId! };
+  return { session, paymentId };
 }
 
 async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<MixedRound> {
@@ -236,10 +271,10 @@ function printMixed(mixed: Map<Side, MixedRound[]>): void {
 }
 
 function printSequential(sequential: Map<SequentialRow, Map<Side, SequentialRound[]>>): void {
-  const { sequentialRequests, sequentialPayments, runs } = SETTINGS;
+  const { sequentialRequests, sequentialPayments, manyPayments, runs } = SETTINGS;
   console.log(
     `\nOne client, sequential, end to end (${sequentialRequests} requests per round, one round per server per run, ${runs} runs, alternating; ` +
-      `a session with ${sequentialPayments} captured payments; p50/p99: all runs pooled; server CPU: median of runs)`,
+      `a session with ${sequentialPayments} captured payments, or with ${manyPayments.toLocaleString('en')}; p50/p99: all runs pooled; server CPU: median of runs)`,
   );
   const lines: string[][] = [];
   for (const [row, bySide] of sequential) {

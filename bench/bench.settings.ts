@@ -48,7 +48,7 @@ export const SETTINGS = {
   /** SDK clients per scenario, each in its own session, all driving at once. */
   clients: 4,
   /** Interleaved rounds of every throughput scenario in one run. */
-  roundsPerRun: QUICK ? 2 : 3,
+  roundsPerRun: 2,
   /** Even, so the gated loop is back in `a` after every run. */
   perClient: QUICK ? 40 : 60,
   /** JIT warm-up per scenario; the servers share one process, so common code (SDK, HTTP, Nest) warms up for all. */
@@ -78,5 +78,7 @@ export const SETTINGS = {
   sequentialRequests: QUICK ? 100 : 200,
   /** Payments the sequential client authorizes and captures before it is measured, so its menu follows live handles. */
   sequentialPayments: 10,
+  /** Payments of the crowded sequential session: captured payments stay live (they can be refunded), so its menu follows them all. */
+  manyPayments: 1_000,
   watchdogMs: (QUICK ? 8 : 25) * 60_000,
 } as const;

@@ -12,10 +12,21 @@ import { printTable } from './bench.table.js';
 const TARGETS = ['sample-baseline', 'sample'] as const;
 type ProfiledTarget = (typeof TARGETS)[number];
 
-/** The requests it profiles, one at a time, in a session with 10 captured payments. */
+/** What it profiles, one operation at a time, in a session with 10 captured payments, and the POSTs each operation makes. */
 const OPERATIONS = {
-  list: ({ client }: BenchClient) => client.listTools(),
-  status: ({ client }: BenchClient, paymentId: string) => client.callTool({ name: 'payment.status', arguments: { paymentId } }),
+  list: { posts: 1, run: ({ client }: BenchClient) => client.listTools() },
+  status: {
+    posts: 1,
+    run: ({ client }: BenchClient, paymentId: string) => client.callTool({ name: 'payment.status', arguments: { paymentId } }),
+  },
+  /** `payment.authorize` then `payment.capture` of that payment: two gated transitions, each with its ledger entry. */
+  pay: {
+    posts: 2,
+    run: async ({ client }: BenchClient) => {
+      const authorized = (await client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } })) as CallToolResult;
+      return client.callTool({ name: 'payment.capture', arguments: { paymentId: authorized.structuredContent!.paymentId } });
+    },
+  },
 };
 type ProfiledOperation = keyof typeof OPERATIONS;
 
@@ -41,8 +52,8 @@ function options(): { targets: ProfiledTarget[]; operation: ProfiledOperation; r
 }
 
 /**
- * Profiles one server with the official SDK client in the loop: `requests` requests one at a
- * time after a warm-up, with a V8 CPU profile of the server process over exactly those
+ * Profiles one server with the official SDK client in the loop: `requests` operations one at
+ * a time after a warm-up, with a V8 CPU profile of the server process over exactly those
  * requests, the residence and CPU of each request in the server, and the client's own CPU.
  * Prints where the wall time of a request went and where the server's CPU went.
  */
@@ -56,7 +67,8 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
       paymentId = authorized.structuredContent!.paymentId as string;
       await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } });
     }
-    const run = () => OPERATIONS[operation](session, paymentId);
+    const { posts } = OPERATIONS[operation];
+    const run = () => OPERATIONS[operation].run(session, paymentId);
     for (let index = 0; index < WARMUP; index++) await run();
 
     const file = join(out, `nestjs-mcp-fsm-${target}-${operation}-${process.pid}.cpuprofile`);
@@ -78,12 +90,14 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
     await closeClient(session);
 
     const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, window!.requests);
-    const us = (ms: number) => `${((ms / requests) * 1000).toFixed(0)} µs`;
+    const us = (ms: number) => `${((ms / (requests * posts)) * 1000).toFixed(0)} µs`;
     const busyMs = summary.wallMs - summary.idleMs;
     const residenceMs = window!.requests.reduce((sum, [start, end]) => sum + (end - start) / 1000, 0);
     const clientMs = (clientUsed.user + clientUsed.system) / 1000;
-    console.log(`\n${target}, ${requests} × ${operation} one at a time (profile: ${file})`);
-    console.log(`  end to end: median ${median(latencies).toFixed(3)} ms, mean ${(wallMs / requests).toFixed(3)} ms per request; means per request below`);
+    console.log(`\n${target}, ${requests} × ${operation} one at a time, ${posts} POST${posts > 1 ? 's' : ''} each (profile: ${file})`);
+    console.log(
+      `  end to end: median ${median(latencies).toFixed(3)} ms, mean ${(wallMs / requests).toFixed(3)} ms per ${operation}; means per request (POST) below`,
+    );
     console.log(`  client process CPU ${us(clientMs)} (SDK client, undici, JSON and SSE parsing)`);
     console.log(
       `  in the server (request event → response finish) ${us(residenceMs)}: busy ${us(summary.busyInRequestsMs)}, ` +
