@@ -12,7 +12,10 @@ import { printTable } from './bench.table.js';
 const TARGETS = ['sample-baseline', 'sample'] as const;
 type ProfiledTarget = (typeof TARGETS)[number];
 
-/** What it profiles, one operation at a time, in a session with 10 captured payments, and the POSTs each operation makes. */
+/**
+ * What it profiles, one operation at a time, in a session with 10 captured payments (`pay`
+ * adds one per operation), and the POSTs each operation makes.
+ */
 const OPERATIONS = {
   list: { posts: 1, run: ({ client }: BenchClient) => client.listTools() },
   status: {
@@ -60,16 +63,13 @@ function options(): { targets: ProfiledTarget[]; operation: ProfiledOperation; r
 async function profile(target: ProfiledTarget, operation: ProfiledOperation, requests: number, out: string): Promise<void> {
   const server = await BenchTargetProcess.start(target);
   try {
-    const session = await openClient(server.url());
-    let paymentId = '';
-    for (let index = 0; index < 10; index++) {
-      const authorized = (await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } })) as CallToolResult;
-      paymentId = authorized.structuredContent!.paymentId as string;
-      await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } });
-    }
     const { posts } = OPERATIONS[operation];
+    // The warm-up runs in a session of its own, so that `pay` starts measuring in a session with 10 payments.
+    const warm = await prepareSession(server.url());
+    for (let index = 0; index < WARMUP; index++) await OPERATIONS[operation].run(warm.session, warm.paymentId);
+    await closeClient(warm.session);
+    const { session, paymentId } = await prepareSession(server.url());
     const run = () => OPERATIONS[operation].run(session, paymentId);
-    for (let index = 0; index < WARMUP; index++) await run();
 
     const file = join(out, `nestjs-mcp-fsm-${target}-${operation}-${process.pid}.cpuprofile`);
     await server.request({ cmd: 'profile-start' });
@@ -129,6 +129,18 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
   } finally {
     await server.stop();
   }
+}
+
+/** A session that authorized and captured 10 payments, and the last of them. */
+async function prepareSession(url: URL): Promise<{ session: BenchClient; paymentId: string }> {
+  const session = await openClient(url);
+  let paymentId = '';
+  for (let index = 0; index < 10; index++) {
+    const authorized = (await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } })) as CallToolResult;
+    paymentId = authorized.structuredContent!.paymentId as string;
+    await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } });
+  }
+  return { session, paymentId };
 }
 
 async function main(): Promise<void> {
