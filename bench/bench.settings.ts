@@ -80,5 +80,5 @@ export const SETTINGS = {
   sequentialPayments: 10,
   /** Payments of the crowded sequential session: captured payments stay live (they can be refunded), so its menu follows them all. */
   manyPayments: 1_000,
-  watchdogMs: (QUICK ? 8 : 25) * 60_000,
+  watchdogMs: (QUICK ? 12 : 40) * 60_000,
 } as const;
