@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { startBaselineServer } from './baseline.server.js';
-import { BenchProfiler, type AsyncCounts, type ProfiledWindow } from './bench.profiler.js';
+import { AsyncCounter, type AsyncCounts } from './bench.async-counter.js';
+import { BenchProfiler, type ProfiledWindow } from './bench.profiler.js';
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
 import { startSampleApp } from './bench.sample.js';
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     close: async () => void (await Promise.all(servers.map((server) => server.close()))),
   };
   const profiler = new BenchProfiler();
+  const counter = new AsyncCounter();
   process.on('message', (request: TargetRequest) => {
     void (async (): Promise<TargetReply> => {
       switch (request.cmd) {
@@ -134,10 +136,10 @@ async function main(): Promise<void> {
         case 'profile-stop':
           return { id: request.id, window: await profiler.stop(request.file) };
         case 'count-start':
-          profiler.startCounting();
+          counter.start();
           return { id: request.id };
         case 'count-stop':
-          return { id: request.id, counts: profiler.stopCounting() };
+          return { id: request.id, counts: counter.stop() };
         case 'close':
           await running.close();
           setImmediate(() => process.exit(0));
