@@ -1,18 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { BENCH_TOOLS } from './bench.machines.js';
-
-/** The bare SDK server: started on a loopback port, with its live session count. */
-export interface BaselineServer {
-  port: number;
-  sessions: () => number;
-  close: () => Promise<void>;
-}
+import { serveSdkSessions, type SdkHttpServer } from './sdk-http.server.js';
 
 /**
  * The baseline: the official SDK's `McpServer`, one per session (stateful Streamable HTTP, the
@@ -24,9 +13,7 @@ export interface BaselineServer {
  * session's state in a variable, a wrong state answered with an error, and a moved one
  * announced with `list_changed` on the call's stream, as `McpModule` does.
  */
-export async function startBaselineServer({ handGate = false } = {}): Promise<BaselineServer> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-
+export async function startBaselineServer({ handGate = false } = {}): Promise<SdkHttpServer> {
   const newServer = (): McpServer => {
     const server = new McpServer({ name: 'baseline', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
     const ok = async () => ({ content: [{ type: 'text' as const, text: 'ok' }] });
@@ -53,54 +40,5 @@ export async function startBaselineServer({ handGate = false } = {}): Promise<Ba
     return server;
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = req.method === 'POST' ? await readJson(req) : undefined;
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
-      if (!transport) {
-        return reply(res, 404, 'Session not found');
-      }
-      return transport.handleRequest(req, res, body);
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      return reply(res, 400, 'Bad Request: no valid session ID');
-    }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
-    };
-    await newServer().connect(transport);
-    await transport.handleRequest(req, res, body);
-  };
-
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) reply(res, 500, String(error));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (http.address() as AddressInfo).port,
-    sessions: () => transports.size,
-    close: async () => {
-      await Promise.allSettled([...transports.values()].map((transport) => transport.close()));
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-}
-
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  return serveSdkSessions(newServer);
 }

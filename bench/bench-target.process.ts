@@ -2,8 +2,12 @@ import 'reflect-metadata';
 import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
 import { startBaselineServer } from './baseline.server.js';
+import { AsyncCounter, type AsyncCounts } from './bench.async-counter.js';
+import { BenchProfiler, type ProfiledWindow } from './bench.profiler.js';
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
+import { startSampleApp } from './bench.sample.js';
+import { startSampleBaselineServer } from './sample-baseline.server.js';
 
 /**
  * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
@@ -21,14 +25,22 @@ const NEST_TARGETS = {
   'nest-pg-100k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-100k'] },
 } satisfies Record<string, NestTargetOptions>;
 
-/** Servers the bench runs (in a child process: one core serves, the other drives the clients): the bare SDK and `McpModule` apps. */
-export type BenchTarget = 'baseline' | 'baseline-gate' | keyof typeof NEST_TARGETS;
+/**
+ * Servers the bench runs (in a child process: one core serves, the other drives the clients):
+ * the bare SDK, the sample written by hand on the bare SDK, `McpModule` apps and
+ * the sample as `npm run sample` serves it.
+ */
+export type BenchTarget = 'baseline' | 'baseline-gate' | 'sample-baseline' | 'sample' | keyof typeof NEST_TARGETS;
 
 /** Request from the bench runner to a target process. */
 export type TargetRequest =
   | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'mem' }
   | { id: number; cmd: 'retained'; keys: string[] }
+  | { id: number; cmd: 'profile-start' }
+  | { id: number; cmd: 'profile-stop'; file: string }
+  | { id: number; cmd: 'count-start' }
+  | { id: number; cmd: 'count-stop' }
   | { id: number; cmd: 'close' };
 
 /** Reply of a target process. */
@@ -41,6 +53,10 @@ export interface TargetReply {
   /** Live sessions of every server in the process. */
   sessions?: number;
   retained?: number;
+  /** What `profile-stop` measured since `profile-start`. */
+  window?: ProfiledWindow;
+  /** What `count-stop` counted since `count-start`. */
+  counts?: AsyncCounts;
   error?: string;
 }
 
@@ -56,7 +72,10 @@ async function start(target: BenchTarget): Promise<Running> {
     const server = await startBaselineServer({ handGate: target === 'baseline-gate' });
     return { ...server, retained: async () => 0 };
   }
-  const nest = await startNestApp(NEST_TARGETS[target]);
+  if (target === 'sample-baseline') {
+    return { ...(await startSampleBaselineServer()), retained: async () => 0 };
+  }
+  const nest = target === 'sample' ? await startSampleApp() : await startNestApp(NEST_TARGETS[target]);
   const registry = nest.app.get(McpSessionRegistry, { strict: false });
   const store = nest.app.get<symbol, FsmStateStore>(FsmStateStore, { strict: false });
   return {
@@ -95,6 +114,8 @@ async function main(): Promise<void> {
     retained: async (keys: string[]) => (await Promise.all(servers.map((server) => server.retained(keys)))).reduce((a, b) => a + b, 0),
     close: async () => void (await Promise.all(servers.map((server) => server.close()))),
   };
+  const profiler = new BenchProfiler();
+  const counter = new AsyncCounter();
   process.on('message', (request: TargetRequest) => {
     void (async (): Promise<TargetReply> => {
       switch (request.cmd) {
@@ -109,6 +130,16 @@ async function main(): Promise<void> {
         }
         case 'retained':
           return { id: request.id, retained: await running.retained(request.keys) };
+        case 'profile-start':
+          await profiler.start();
+          return { id: request.id };
+        case 'profile-stop':
+          return { id: request.id, window: await profiler.stop(request.file) };
+        case 'count-start':
+          counter.start();
+          return { id: request.id };
+        case 'count-stop':
+          return { id: request.id, counts: counter.stop() };
         case 'close':
           await running.close();
           setImmediate(() => process.exit(0));

@@ -1,40 +1,90 @@
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './bench.load.js';
 import { printTable } from './bench.table.js';
 
-/** One row of the overhead budget: what is compared with what, the measured ratio and its ceiling. */
+/** One row of the results: what is compared with what, the ratio measured in each run and its bound. */
 export interface BudgetRow {
   scenario: string;
   vs: string;
-  /** The ratio must not exceed this. */
-  target: number;
-  /** Ours ÷ vs; absent when the row was skipped. */
-  ratio?: number;
+  /** The bound the median ratio must keep; absent on a row that only informs. */
+  target?: number;
+  /**
+   * `at most`: the ratio is a cost (ours ÷ theirs) and `target` a ceiling; `at least`: the ratio
+   * is a speed (ours ÷ theirs in throughput, theirs ÷ ours in latency) and `target` a floor.
+   * @default 'at most'
+   */
+  goal?: 'at most' | 'at least';
+  /** The ratio of each run; absent when the row was skipped. */
+  ratios?: number[];
   /** Why the row was not measured. */
+  skipped?: string;
+}
+
+/** A row as `bench/results.json` holds it: the median of the runs, with their min and max. */
+export interface ResultRow {
+  scenario: string;
+  vs: string;
+  ratio: number | null;
+  target: number | null;
+  goal: 'at most' | 'at least';
+  min: number | null;
+  max: number | null;
+  runs: number;
+  met: boolean | null;
   skipped?: string;
 }
 
 /** `bench/results.json` in the source tree (this file runs from `.sample-dist/bench/`). */
 const RESULTS_FILE = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
 
-/** Prints the budget rows (ratio to 2 decimals; "met" when it does not exceed the target) and writes them to `bench/results.json`. */
-export function reportBudget(rows: BudgetRow[]): void {
-  const results = rows.map(({ scenario, vs, target, ratio, skipped }) => {
-    const rounded = ratio === undefined ? null : Math.round(ratio * 100) / 100;
-    return { scenario, vs, ratio: rounded, target, met: rounded === null ? null : rounded <= target, ...(skipped ? { skipped } : {}) };
-  });
-  console.log('\nOverhead budget (server CPU per operation, or heap per live session, ours ÷ vs, measured in this run)');
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The median, min and max of a row's runs (2 decimals), and whether the median keeps the target. */
+export function summarize({ scenario, vs, target, goal = 'at most', ratios, skipped }: BudgetRow): ResultRow {
+  const measured = ratios?.filter(Number.isFinite) ?? [];
+  const ratio = measured.length ? round2(median(measured)) : null;
+  const met = ratio === null || target === undefined ? null : goal === 'at most' ? ratio <= target : ratio >= target;
+  return {
+    scenario,
+    vs,
+    ratio,
+    target: target ?? null,
+    goal,
+    min: measured.length ? round2(Math.min(...measured)) : null,
+    max: measured.length ? round2(Math.max(...measured)) : null,
+    runs: measured.length,
+    met,
+    ...(skipped ? { skipped } : {}),
+  };
+}
+
+/**
+ * Prints the rows (median of runs, min and max; "met" when the median keeps the target) and,
+ * with `write` (a run of every phase), writes them to `bench/results.json`.
+ */
+export function reportBudget(rows: BudgetRow[], { write }: { write: boolean }): void {
+  const results = rows.map(summarize);
+  const fixed = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+  console.log('\nResults (each ratio measured in every run against its baseline in the same run; median of the runs, min and max beside it)');
   printTable(
-    ['scenario', 'vs', 'ratio', 'target', 'verdict'],
+    ['scenario', 'vs', 'ratio', 'min', 'max', 'runs', 'target', 'verdict'],
     results.map((row) => [
       row.scenario,
       row.vs,
-      row.ratio === null ? '-' : row.ratio.toFixed(2),
-      `≤ ${row.target.toFixed(2)}`,
-      row.skipped ? `skipped (${row.skipped})` : row.met ? 'met' : 'missed',
+      fixed(row.ratio),
+      fixed(row.min),
+      fixed(row.max),
+      String(row.runs),
+      row.target === null ? '-' : `${row.goal === 'at most' ? '≤' : '≥'} ${row.target.toFixed(2)}`,
+      row.skipped ? `skipped (${row.skipped})` : row.met === null ? '(informs)' : row.met ? 'met' : 'missed',
     ]),
   );
+  if (!write) {
+    console.log(`(${relative(process.cwd(), RESULTS_FILE)} is written by a run of every phase only)`);
+    return;
+  }
   writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`(written to ${relative(process.cwd(), RESULTS_FILE)})`);
 }

@@ -1,19 +1,58 @@
-/** `--quick`: fewer rounds, requests and churned sessions for the same rows. */
+/** `--quick`: fewer runs, rounds, requests and churned sessions for the same rows. */
 export const QUICK = process.argv.includes('--quick');
+
+/** `--runs N` (or `--runs=N`): how many times each ratio is measured; `undefined` when not given. */
+function runsArgument(argv: string[]): number | undefined {
+  const index = argv.findIndex((arg) => arg === '--runs' || arg.startsWith('--runs='));
+  if (index < 0) return undefined;
+  const value = argv[index].includes('=') ? argv[index].slice('--runs='.length) : argv[index + 1];
+  const runs = Number(value);
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new Error(`--runs takes a whole number of runs, at least 1 (got "${value ?? ''}")`);
+  }
+  return runs;
+}
+
+/** The phases of a run, in the order they run. */
+export const PHASES = ['end-to-end', 'throughput', 'sessions'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** `--only a,b`: the phases to run; `undefined` (all of them) when not given. */
+function onlyArgument(argv: string[]): Phase[] | undefined {
+  const index = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (index < 0) return undefined;
+  const value = argv[index].includes('=') ? argv[index].slice('--only='.length) : (argv[index + 1] ?? '');
+  const names = value.split(',').filter(Boolean);
+  const unknown = names.filter((name) => !(PHASES as readonly string[]).includes(name));
+  if (!names.length || unknown.length) {
+    throw new Error(`--only takes phases separated by commas, of ${PHASES.join(', ')} (got "${value}")`);
+  }
+  return names as Phase[];
+}
+
+/** `--only`: the phases this run measures; a run of some phases does not write `bench/results.json`. */
+export const ONLY = onlyArgument(process.argv);
 
 /**
  * Request and session counts of a run. `--quick` keeps what the overhead rows are about
- * (2,000 idle sessions, 1,000 finished docs per session, 100,000 PostgreSQL rows) and cuts
- * rounds, requests and session churn.
+ * (2,000 idle sessions, 1,000 finished docs per session, 100,000 PostgreSQL rows, the mixed
+ * workload of 4 clients × 60 iterations) and cuts runs, rounds, requests and session churn.
  */
 export const SETTINGS = {
+  /**
+   * Each ratio is measured this many times (a run: interleaved rounds of every scenario of a
+   * phase, or one alternated pair of end-to-end rounds); rows report the median of the runs,
+   * with their min and max.
+   */
+  runs: runsArgument(process.argv) ?? (QUICK ? 3 : 5),
   /** SDK clients per scenario, each in its own session, all driving at once. */
   clients: 4,
-  rounds: QUICK ? 5 : 7,
+  /** Interleaved rounds of every throughput scenario in one run. */
+  roundsPerRun: 2,
   /** Even, so the gated loop is back in `a` after every run. */
   perClient: QUICK ? 40 : 60,
   /** JIT warm-up per scenario; the servers share one process, so common code (SDK, HTTP, Nest) warms up for all. */
-  warmupPerClient: QUICK ? 60 : 150,
+  warmupPerClient: QUICK ? 40 : 150,
   /** Docs each session of the 10-handle `tools/list` scenario opens and leaves live. */
   liveHandles: 10,
   /** Docs each session of the finished-workflows `tools/list` scenario opens and publishes. */
@@ -29,7 +68,17 @@ export const SETTINGS = {
   churnWarmup: QUICK ? 60 : 100,
   /** Sessions churned at once. */
   churnConcurrency: 4,
-  /** Sessions held open at the end of each churn row, to measure what one live session holds. */
+  /** Sessions held open at the end of each churn row (once per run), to measure what one live session holds. */
   liveSessions: QUICK ? 200 : 400,
-  watchdogMs: 5 * 60_000,
+  /** Clients of the mixed workload, each in a new session every round, all driving at once. */
+  mixedClients: 4,
+  /** Iterations (list, authorize, status, capture) of each mixed-workload client in one round. */
+  mixedIterations: 60,
+  /** Requests of one sequential end-to-end round (one client). */
+  sequentialRequests: QUICK ? 100 : 200,
+  /** Payments the sequential client authorizes and captures before it is measured, so its menu follows live handles. */
+  sequentialPayments: 10,
+  /** Payments of the crowded sequential session: captured payments stay live (they can be refunded), so its menu follows them all. */
+  manyPayments: 1_000,
+  watchdogMs: (QUICK ? 12 : 40) * 60_000,
 } as const;

@@ -7,11 +7,23 @@ import { printTable } from './bench.table.js';
 
 interface Outcome {
   scenario: Scenario;
+  /** Per round, in the order driven. */
   samples: LoadSample[];
   /** Per round: CPU of the server process and of the PostgreSQL backends serving the targets, per request. */
   cpuPerOp: number[];
   /** Per round: CPU of the PostgreSQL backends alone, per request. */
   dbCpuPerOp: number[];
+}
+
+/** A scenario's figures over some rounds: ops/s and CPU per request (medians of the rounds), latency percentiles of the rounds pooled. */
+interface Figures {
+  requests: number;
+  errors: number;
+  opsPerSec: number;
+  p50: number;
+  p99: number;
+  cpuPerOp: number;
+  dbCpuPerOp: number;
 }
 
 /** CPU used so far by the server process, and by each PostgreSQL backend of the targets (by pid). */
@@ -22,16 +34,17 @@ interface CpuSample {
 
 /**
  * Opens each scenario's sessions, runs its setup and warm-up, then drives the scenarios in
- * interleaved rounds (1,2,3…,1,2,3…) so that drift in machine load spreads over all of them;
- * prints the throughput table (a `skipped` scenario with the reason why) and returns the server
- * CPU per request of each scenario that ran, by key.
+ * interleaved rounds (1,2,3…,1,2,3…) so that drift in machine load spreads over all of them,
+ * `SETTINGS.runs` runs of `SETTINGS.roundsPerRun` rounds; prints the throughput table (a
+ * `skipped` scenario with the reason why) and returns, by key, the server CPU per request of
+ * each scenario that ran in each run (the median of the run's rounds).
  */
 export async function runThroughput(
   servers: BenchTargetProcess,
   all: Scenario[],
   skipped: Map<Scenario, string>,
   postgres?: PostgresAdmin,
-): Promise<Map<string, number>> {
+): Promise<Map<string, number[]>> {
   const scenarios = all.filter((scenario) => !skipped.has(scenario));
   const sessions = new Map<string, BenchClient[]>();
   const cleanups: (() => Promise<void>)[] = [];
@@ -50,7 +63,7 @@ export async function runThroughput(
     backendsUs: (await postgres?.backendCpu()) ?? new Map(),
   });
   const outcomes = scenarios.map((scenario): Outcome => ({ scenario, samples: [], cpuPerOp: [], dbCpuPerOp: [] }));
-  for (let round = 0; round < SETTINGS.rounds; round++) {
+  for (let round = 0; round < SETTINGS.runs * SETTINGS.roundsPerRun; round++) {
     for (const outcome of outcomes) {
       const before = await sampleCpu();
       const sample = await drive(sessions.get(outcome.scenario.key)!, SETTINGS.perClient, outcome.scenario.operation);
@@ -67,37 +80,47 @@ export async function runThroughput(
   return printThroughput(all, outcomes, skipped, postgres);
 }
 
+/** The rounds of each run of an outcome. */
+function byRun<T>(rounds: T[]): T[][] {
+  return Array.from({ length: SETTINGS.runs }, (_, run) => rounds.slice(run * SETTINGS.roundsPerRun, (run + 1) * SETTINGS.roundsPerRun));
+}
+
+function figures(samples: LoadSample[], cpuPerOp: number[], dbCpuPerOp: number[]): Figures {
+  const latencies = samples.flatMap((sample) => sample.latenciesMs).sort((a, b) => a - b);
+  return {
+    requests: samples.reduce((sum, sample) => sum + sample.requests, 0),
+    errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
+    opsPerSec: median(samples.map((sample) => (sample.requests / sample.elapsedMs) * 1000)),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuPerOp: median(cpuPerOp),
+    dbCpuPerOp: median(dbCpuPerOp),
+  };
+}
+
 function printThroughput(
   all: Scenario[],
   outcomes: Outcome[],
   skipped: Map<Scenario, string>,
   postgres?: PostgresAdmin,
-): Map<string, number> {
-  const summary = new Map(
+): Map<string, number[]> {
+  const whole = new Map(outcomes.map((outcome) => [outcome.scenario.key, figures(outcome.samples, outcome.cpuPerOp, outcome.dbCpuPerOp)]));
+  const runs = new Map(
     outcomes.map(({ scenario, samples, cpuPerOp, dbCpuPerOp }) => {
-      const requests = samples.reduce((sum, sample) => sum + sample.requests, 0);
-      const latencies = samples.flatMap((sample) => sample.latenciesMs).sort((a, b) => a - b);
-      return [
-        scenario.key,
-        {
-          requests,
-          errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
-          opsPerSec: median(samples.map((sample) => (sample.requests / sample.elapsedMs) * 1000)),
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-          cpuPerOp: median(cpuPerOp),
-          dbCpuPerOp: median(dbCpuPerOp),
-        },
-      ] as const;
+      const [samplesByRun, cpuByRun, dbByRun] = [byRun(samples), byRun(cpuPerOp), byRun(dbCpuPerOp)];
+      return [scenario.key, samplesByRun.map((rounds, run) => figures(rounds, cpuByRun[run], dbByRun[run]))] as const;
     }),
   );
   const backends = postgres?.seesBackendCpu
     ? 'plus the PostgreSQL backends serving it'
     : `PostgreSQL backends not counted (${postgres ? 'not on this machine' : 'no PostgreSQL'})`;
   console.log(
-    `\nThroughput and latency (ops/s and server CPU: median of rounds; p50/p99: all rounds pooled; server CPU: per request, whole server process, ${backends})`,
+    `\nThroughput and latency (ops/s and server CPU: median of rounds; p50/p99: all rounds pooled; server CPU: per request, whole server process, ${backends}; ` +
+      `ratios: median of the ${SETTINGS.runs} runs' ratios, each run ${SETTINGS.roundsPerRun} rounds)`,
   );
-  const ratio = (value: number | undefined) => (value === undefined ? '1.00' : value.toFixed(2));
+  /** Per run, `pick(ours) ÷ pick(baseline)`. */
+  const ratios = (key: string, baseline: string, pick: (run: Figures) => number) =>
+    runs.get(key)!.map((run, index) => pick(run) / pick(runs.get(baseline)![index]));
   printTable(
     [
       'scenario',
@@ -112,11 +135,13 @@ function printThroughput(
       'ops/s ratio',
       'p50 ratio',
       'CPU/op ratio',
+      'CPU/op min–max',
     ],
     all.map((scenario) => {
-      const own = summary.get(scenario.key);
-      if (!own) return [scenario.label, `skipped (${skipped.get(scenario)})`, ...Array<string>(10).fill('-')];
-      const base = scenario.baseline ? summary.get(scenario.baseline)! : undefined;
+      const own = whole.get(scenario.key);
+      if (!own) return [scenario.label, `skipped (${skipped.get(scenario)})`, ...Array<string>(11).fill('-')];
+      const base = scenario.baseline;
+      const cpu = base ? ratios(scenario.key, base, (run) => run.cpuPerOp) : [1];
       return [
         scenario.label,
         String(own.requests),
@@ -126,12 +151,13 @@ function printThroughput(
         own.p99.toFixed(2),
         own.cpuPerOp.toFixed(0),
         own.dbCpuPerOp.toFixed(0),
-        scenario.baseline ?? '(baseline)',
-        ratio(base && own.opsPerSec / base.opsPerSec),
-        ratio(base && own.p50 / base.p50),
-        ratio(base && own.cpuPerOp / base.cpuPerOp),
+        base ?? '(baseline)',
+        median(base ? ratios(scenario.key, base, (run) => run.opsPerSec) : [1]).toFixed(2),
+        median(base ? ratios(scenario.key, base, (run) => run.p50) : [1]).toFixed(2),
+        median(cpu).toFixed(2),
+        `${Math.min(...cpu).toFixed(2)}–${Math.max(...cpu).toFixed(2)}`,
       ];
     }),
   );
-  return new Map([...summary].map(([key, { cpuPerOp }]) => [key, cpuPerOp]));
+  return new Map([...runs].map(([key, perRun]) => [key, perRun.map((run) => run.cpuPerOp)]));
 }

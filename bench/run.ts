@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { BenchTargetProcess } from './bench-target.client.js';
+import { runEndToEnd } from './bench.end-to-end.js';
 import { runMemory } from './bench.memory.js';
 import { POSTGRES_TARGETS, PostgresAdmin } from './bench.postgres.js';
 import { reportBudget, type BudgetRow } from './bench.results.js';
 import { SCENARIOS, type Scenario } from './bench.scenarios.js';
-import { QUICK, SETTINGS } from './bench.settings.js';
+import { ONLY, QUICK, SETTINGS, type Phase } from './bench.settings.js';
 import { mb } from './bench.table.js';
 import { runThroughput } from './bench.throughput.js';
 
@@ -21,31 +22,42 @@ async function main(): Promise<void> {
 
   const startedAt = Date.now();
   const parentStart = process.memoryUsage();
-  const { clients, rounds, perClient, warmupPerClient } = SETTINGS;
-  console.log('re-run: npm run bench [-- --quick]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js [--quick])');
-  console.log(`this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer rounds and requests)' : ''}`);
+  const { clients, runs, roundsPerRun, perClient, warmupPerClient } = SETTINGS;
+  console.log(
+    're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
+  );
+  console.log(`this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`);
   console.log(
     `node ${process.version}, ${availableParallelism()} cores; all servers in one child process (--expose-gc), ` +
-      `${clients} SDK clients in this process, loopback HTTP; ${rounds} interleaved rounds × ${clients}×${perClient} requests ` +
+      `${clients} SDK clients in this process, loopback HTTP; ${runs} runs of ${roundsPerRun} interleaved rounds × ${clients}×${perClient} requests ` +
       `per scenario after ${clients}×${warmupPerClient} warm-up`,
   );
 
-  const connected = await PostgresAdmin.connect();
+  const measures = (phase: Phase) => !ONLY || ONLY.includes(phase);
+  const connected = measures('throughput') ? await PostgresAdmin.connect() : undefined;
   const postgres = connected instanceof PostgresAdmin ? connected : undefined;
   const skipped = new Map<Scenario, string>();
-  if (!(connected instanceof PostgresAdmin)) {
+  if (connected && !(connected instanceof PostgresAdmin)) {
     console.log(`PostgreSQL rows skipped (${connected.why}): ${connected.error}`);
     for (const scenario of SCENARIOS) if (scenario.target in POSTGRES_TARGETS) skipped.set(scenario, connected.why);
   }
   try {
-    await postgres?.resetSchemas();
-    const budget = await throughputPhase(skipped, postgres);
-
-    const memoryStartedAt = Date.now();
-    budget.push(await runMemory(processes));
-    console.log(`(session phase: ${((Date.now() - memoryStartedAt) / 1000).toFixed(1)} s)`);
-
-    reportBudget(budget);
+    const results: BudgetRow[] = [];
+    if (measures('end-to-end')) {
+      const endToEndStartedAt = Date.now();
+      results.push(...(await runEndToEnd(processes)));
+      console.log(`(end-to-end phase: ${((Date.now() - endToEndStartedAt) / 1000).toFixed(1)} s including server start-up and warm-up)`);
+    }
+    if (measures('throughput')) {
+      await postgres?.resetSchemas();
+      results.push(...(await throughputPhase(skipped, postgres)));
+    }
+    if (measures('sessions')) {
+      const memoryStartedAt = Date.now();
+      results.push(await runMemory(processes));
+      console.log(`(session phase: ${((Date.now() - memoryStartedAt) / 1000).toFixed(1)} s)`);
+    }
+    reportBudget(results, { write: !ONLY });
   } finally {
     // A failed run's servers go first: their connections would keep the schemas in use.
     for (const child of processes) child.kill();
@@ -84,7 +96,8 @@ async function throughputPhase(skipped: Map<Scenario, string>, postgres?: Postgr
   return SCENARIOS.filter((scenario) => scenario.budget).map((scenario) => {
     const why = skipped.get(scenario);
     if (why) return { ...scenario.budget!, skipped: why };
-    return { ...scenario.budget!, ratio: cpuPerOp.get(scenario.key)! / cpuPerOp.get(scenario.baseline!)! };
+    const baseline = cpuPerOp.get(scenario.baseline!)!;
+    return { ...scenario.budget!, ratios: cpuPerOp.get(scenario.key)!.map((cpu, run) => cpu / baseline[run]) };
   });
 }
 
