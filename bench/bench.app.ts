@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { docMachine, loopMachine } from './bench.machines.js';
 import { openPostgresDataSource } from './bench.postgres.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000 } from '../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000 } from '../lib/typeorm.js';
 import { docMachine } from './bench.machines.js';
 
 /** The PostgreSQL of the bench: `BENCH_POSTGRES_URL`, by default the test database. */

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 
 export const {
   ConfigurableModuleClass,

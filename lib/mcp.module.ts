@@ -7,11 +7,11 @@ import { McpServerScope } from './discovery/mcp-server-scope.js';
 import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
 import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
-import { McpPrimitiveRegistry } from './primitives/mcp-primitive.registry.js';
-import { McpToolRegistry } from './tools/mcp-tool.registry.js';
+import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
+import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { FsmRefusals } from './gating/fsm-refusals.js';
 import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
-import { FsmTransitionBus } from './gating/fsm-transition.bus.js';
+import { FsmTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
@@ -24,14 +24,14 @@ import {
   mcpSessionStoreProvider,
   resolvedOptionsProvider,
 } from './mcp.providers.js';
-import { McpServerFactory } from './server/mcp-server.factory.js';
-import { McpSessionFollows } from './server/mcp-session-follows.js';
-import { McpSessionRegistry } from './server/mcp-session.registry.js';
-import { McpShutdownDrain } from './server/mcp-shutdown.drain.js';
-import { ModernServerFactory } from './server/modern-server.factory.js';
-import { PrimitiveCallHandler } from './server/primitive-call.handler.js';
-import { ToolCallHandler } from './server/tool-call.handler.js';
-import { ToolMenuService } from './server/tool-menu.service.js';
+import { McpServerFactory } from './protocol/mcp-server.factory.js';
+import { McpSessionFollows } from './sessions/mcp-session-follows.js';
+import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
+import { McpShutdownDrain } from './transports/mcp-shutdown.drain.js';
+import { ModernServerFactory } from './protocol/modern-server.factory.js';
+import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
+import { ToolCallHandler } from './protocol/tool-call.handler.js';
+import { ToolMenuService } from './sessions/tool-menu.service.js';
 import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';

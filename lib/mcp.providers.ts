@@ -1,12 +1,12 @@
 import type { Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { McpMachineRegistry } from './fsm/machine-registry.js';
+import { McpMachineRegistry } from './machines/machine-registry.js';
 import { FsmGate } from './gating/fsm-gate.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
-import { FSM_TRANSITION_RELAY } from './gating/fsm-transition.bus.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { FSM_TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
+import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './options/mcp-options.resolver.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 

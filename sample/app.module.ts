@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
-import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/typeorm.js';
 import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
 import { sampleDrainMs } from './http-limits.js';
 import { invoiceMachine } from './invoice.machine.js';

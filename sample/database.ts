@@ -5,7 +5,7 @@ import {
   CreateMcpFsmState1764460800000,
   CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
-} from '../lib/stores/typeorm/index.js';
+} from '../lib/typeorm.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
 

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { RedisFsmTransitionRelay } from '../lib/redis/index.js';
-import type { FsmTransitionRelay } from '../lib/stores/index.js';
-import { OutboxFsmTransitionRelay, PostgresFsmTransitionRelay } from '../lib/stores/typeorm/index.js';
+import { RedisFsmTransitionRelay } from '../lib/redis.js';
+import type { FsmTransitionRelay } from '../lib/index.js';
+import { OutboxFsmTransitionRelay, PostgresFsmTransitionRelay } from '../lib/typeorm.js';
 
 /**
  * How the sample's processes tell each other's sessions about transitions: through Redis

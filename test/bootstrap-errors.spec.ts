@@ -2,7 +2,7 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import {
   BindState,
   defineMachine,

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { FsmStateStore } from '../lib/index.js';
-import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
+import { McpSessionRegistry } from '../lib/sessions/mcp-session.registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { createApp, HTTP_ADAPTERS, listenApp } from './utils/test-app.js';

@@ -7,7 +7,7 @@ import {
   createMcpSessionMigration,
   TypeOrmFsmStateStore,
   TypeOrmMcpSessionStore,
-} from '../lib/stores/typeorm/index.js';
+} from '../lib/typeorm.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { BillingPrimitives, InvoicePrimitives, PaymentPrimitives } from './fixtures/billing.primitives.js';
 import { describeNetworkedTargets, uniqueSuffix } from './utils/databases.js';

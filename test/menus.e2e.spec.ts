@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsmStateStore, type McpModuleOptions } from '../lib/index.js';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { OrdersLog, ordersModule } from './fixtures/orders.app.js';
 import { CountingLogger } from './utils/counting-logger.js';
 import { uniqueSuffix } from './utils/databases.js';

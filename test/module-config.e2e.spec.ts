@@ -8,7 +8,7 @@ import {
   type McpModuleOptions,
   type McpOptionsFactory,
 } from '../lib/index.js';
-import { McpMachineRegistry } from '../lib/fsm/machine-registry.js';
+import { McpMachineRegistry } from '../lib/machines/machine-registry.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from './fixtures/billing.machines.js';
 import { HandlerLog, InvoiceTools, PaymentTools } from './fixtures/billing.tools.js';

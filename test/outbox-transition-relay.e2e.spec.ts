@@ -1,8 +1,8 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
-import { CreateMcpFsmOutbox1764720000000, createFsmOutboxMigration } from '../lib/stores/typeorm/fsm-outbox.migration.js';
-import { OutboxFsmTransitionRelay, type OutboxFsmTransitionRelayOptions } from '../lib/stores/typeorm/outbox-fsm-transition.relay.js';
-import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../lib/stores/typeorm/relay.messages.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
+import { CreateMcpFsmOutbox1764720000000, createFsmOutboxMigration } from '../lib/relays/typeorm/fsm-outbox.migration.js';
+import { OutboxFsmTransitionRelay, type OutboxFsmTransitionRelayOptions } from '../lib/relays/typeorm/outbox-fsm-transition.relay.js';
+import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../lib/relays/typeorm/relays.messages.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { eventually } from './utils/http-client.js';
 import { expectTransitionRelayed } from './utils/relay-pair.js';

@@ -31,7 +31,7 @@ describe('package entry points', () => {
   });
 
   it('the typeorm subpath is where typeorm is loaded', () => {
-    const imports = runtimeImports('lib/stores/typeorm/index.ts');
+    const imports = runtimeImports('lib/typeorm.ts');
     expect(imports.static.has('typeorm')).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { CountingLogger } from './utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';

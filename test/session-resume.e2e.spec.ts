@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as SessionStore } from '../lib/index.js';
-import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../lib/stores/typeorm/index.js';
+import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../lib/typeorm.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from './utils/http-client.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './utils/round-robin-proxy.js';

@@ -1,4 +1,4 @@
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { LedgerBehaviour } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { textOf } from './utils/http-client.js';

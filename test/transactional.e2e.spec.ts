@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from './fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { createStoreTables, dropStoreTables } from './utils/store-tables.js';

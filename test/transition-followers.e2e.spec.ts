@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { FsmTransitionBus } from '../lib/gating/fsm-transition.bus.js';
-import { McpServerFactory } from '../lib/server/mcp-server.factory.js';
-import type { McpSession } from '../lib/server/mcp-session.js';
-import { McpSessionRegistry } from '../lib/server/mcp-session.registry.js';
-import { ToolMenuService, type McpListKind } from '../lib/server/tool-menu.service.js';
+import { FsmTransitionBus } from '../lib/relays/fsm-transition.bus.js';
+import { McpServerFactory } from '../lib/protocol/mcp-server.factory.js';
+import type { McpSession } from '../lib/sessions/mcp-session.js';
+import { McpSessionRegistry } from '../lib/sessions/mcp-session.registry.js';
+import { ToolMenuService, type McpListKind } from '../lib/sessions/tool-menu.service.js';
 import { billingModule } from './fixtures/billing.app.js';
 
 /** The menu service, counting the sessions a transition is applied to. */

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { uniqueSuffix } from './utils/databases.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from './utils/http-client.js';

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { ApprovalLog, approvalModule } from './fixtures/approval.app.js';
 import { databaseTargets, uniqueSuffix } from './utils/databases.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from './utils/http-client.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FsmStateStore, McpTool, McpWorkflow, ToolContext, type McpToolContext } from '../lib/index.js';
-import { TypeOrmFsmStateStore } from '../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { billingModule } from './fixtures/billing.app.js';
 import { paymentMachine } from './fixtures/billing.machines.js';
 import { HandlerLog } from './fixtures/billing.tools.js';

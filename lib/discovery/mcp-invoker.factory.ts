@@ -4,8 +4,8 @@ import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
-import type { McpToolInvoker } from '../tools/mcp-tool-definition.interface.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 

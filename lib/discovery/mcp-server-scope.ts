@@ -4,7 +4,7 @@ import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { NestContainer } from '@nestjs/core/injector/container.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { Module } from '@nestjs/core/injector/module.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 

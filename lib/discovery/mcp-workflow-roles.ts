@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
-import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../tools/mcp-tool-definition.interface.js';
+import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
-import { toMermaid } from '../fsm/to-mermaid.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { toMermaid } from '../diagram/to-mermaid.js';
 import type { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
-import type { McpResourceDefinition } from '../primitives/mcp-resource-definition.interface.js';
-import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import * as messages from './discovery.messages.js';
 
 /** MIME type of a Mermaid diagram. */

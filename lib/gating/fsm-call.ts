@@ -1,8 +1,8 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { McpHandlerDefinition } from '../tools/mcp-tool-definition.interface.js';
-import type { FsmMachineState } from '../fsm/fsm-engine.interface.js';
-import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';

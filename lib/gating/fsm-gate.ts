@@ -1,9 +1,9 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
-import type { McpToolBinding } from '../tools/mcp-tool-definition.interface.js';
-import type { FsmEngine, FsmMachineState } from '../fsm/fsm-engine.interface.js';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
+import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
@@ -18,13 +18,13 @@ import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interf
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { FsmRefusal } from './fsm-refusal.error.js';
 import { FsmRefusals } from './fsm-refusals.js';
-import { FsmTransitionBus } from './fsm-transition.bus.js';
+import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
 import { LeaseLocker } from './locks/lease.locker.js';
 import { MutexLocker } from './locks/mutex.locker.js';
 import { TransactionLocker } from './locks/transaction.locker.js';
-import { assertToolOutput, isToolErrorResult } from './tool-output.js';
+import { assertToolOutput, isToolErrorResult } from '../protocol/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { FsmCall } from './fsm-call.js';
 import { HANDLE_LENGTH, isWellFormedHandle } from './fsm-handle.js';
 import { FsmRefusal, type FsmRefusalCode } from './fsm-refusal.error.js';

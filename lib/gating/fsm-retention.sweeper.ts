@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isAtomicFsmStateStore, type FsmSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';

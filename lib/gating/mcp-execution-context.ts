@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
 import { FsmCall } from './fsm-call.js';
 

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpToolRegistry } from '../tools/mcp-tool.registry.js';
-import { McpMachineRegistry } from '../fsm/machine-registry.js';
-import type { McpToolContext } from '../interfaces/mcp-tool-context.interface.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
 import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import { FsmCall } from './fsm-call.js';
-import { FsmTransitionBus } from './fsm-transition.bus.js';
+import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */

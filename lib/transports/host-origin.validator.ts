@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import type { McpHttpTransportOptions } from '../mcp-module-options.interface.js';
+import type { McpHttpTransportOptions } from '../options/mcp-module-options.interface.js';
 import * as messages from './transports.messages.js';
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
-import type { McpServedSession } from '../server/mcp-session.js';
-import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import type { McpServedSession } from '../sessions/mcp-session.js';
+import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { decideAdmission, type McpAdmissionView, type McpSessionLimitName, type McpSessionLimits } from './session-admission.policy.js';
 import * as messages from './transports.messages.js';
 

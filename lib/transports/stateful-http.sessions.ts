@@ -3,12 +3,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
-import { McpServerFactory } from '../server/mcp-server.factory.js';
-import type { McpServedSession } from '../server/mcp-session.js';
-import { McpSessionUsage } from '../server/mcp-session-usage.js';
-import { McpSessionRegistry } from '../server/mcp-session.registry.js';
-import { ToolMenuService } from '../server/tool-menu.service.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { McpServerFactory } from '../protocol/mcp-server.factory.js';
+import type { McpServedSession } from '../sessions/mcp-session.js';
+import { McpSessionUsage } from '../sessions/mcp-session-usage.js';
+import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
+import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpSessionRecordError } from '../stores/mcp-session-record.error.js';
 import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-store.interface.js';
 import type { McpNodeRequest as Request } from './framework-exchange.js';

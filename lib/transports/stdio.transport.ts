@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../mcp-options.resolver.js';
-import { McpServerFactory } from '../server/mcp-server.factory.js';
-import { McpSessionRegistry } from '../server/mcp-session.registry.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { McpServerFactory } from '../protocol/mcp-server.factory.js';
+import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';
 import { applicationLogsToStdout } from './stdout-logger.check.js';
 import { stdioLogsToStdout } from './transports.messages.js';

@@ -5,7 +5,7 @@ import {
   TypeOrmFsmStateStore,
   createFsmContextMigration,
   createFsmStateMigration,
-} from '../../lib/stores/typeorm/index.js';
+} from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
 
 const url = process.env.TEST_POSTGRES_URL;

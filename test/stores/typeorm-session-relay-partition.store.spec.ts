@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { FsmRelayedTransition } from '../../lib/stores/fsm-transition-relay.interface.js';
-import { createFsmOutboxMigration } from '../../lib/stores/typeorm/fsm-outbox.migration.js';
+import type { FsmRelayedTransition } from '../../lib/relays/fsm-transition-relay.interface.js';
+import { createFsmOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
-import { OutboxFsmTransitionRelay } from '../../lib/stores/typeorm/outbox-fsm-transition.relay.js';
+import { OutboxFsmTransitionRelay } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { RecordingLogger } from '../utils/recording-logger.js';

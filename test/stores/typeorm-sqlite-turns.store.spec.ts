@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../../lib/stores/typeorm/index.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { createStoreTables } from '../utils/store-tables.js';
 
 const TIMEOUT_MS = 300;

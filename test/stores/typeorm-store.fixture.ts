@@ -5,7 +5,7 @@ import {
   TypeOrmFsmStateStore,
   createFsmContextMigration,
   createFsmStateMigration,
-} from '../../lib/stores/typeorm/index.js';
+} from '../../lib/typeorm.js';
 import {
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,

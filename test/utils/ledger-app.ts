@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import type { TypeOrmFsmStateStoreOptions } from '../../lib/stores/typeorm/index.js';
+import type { TypeOrmFsmStateStoreOptions } from '../../lib/typeorm.js';
 import { ledgerEntity, ledgerModule, type LedgerRow } from '../fixtures/ledger.app.js';
 import { connectClient, mcpUrl, type TestClient } from './http-client.js';
 import { createStoreTables, dropStoreTables } from './store-tables.js';

@@ -3,7 +3,7 @@ import {
   createFsmContextMigration,
   createFsmStateMigration,
   type TypeOrmFsmStateStoreOptions,
-} from '../../lib/stores/typeorm/index.js';
+} from '../../lib/typeorm.js';
 
 type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
 

@@ -1,1 +1,0 @@
-export * from './mcp-tool-context.interface.js';

@@ -1,0 +1,56 @@
+import { machineNeedsId } from './machines.messages.js';
+import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
+
+/** The parts of an XState machine (`createMachine(...)`) that `defineMachine` reads. */
+export interface XStateMachineLike {
+  id: string;
+  config: unknown;
+  getInitialSnapshot: (...args: never[]) => unknown;
+}
+
+function isXStateMachine(value: unknown): value is XStateMachineLike {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'config' in value &&
+    typeof (value as XStateMachineLike).getInitialSnapshot === 'function'
+  );
+}
+
+/**
+ * Declares a workflow machine that tools can bind to.
+ *
+ * @param config an XState v5 machine config (plain data), or a machine made with
+ *   XState's `setup(...).createMachine(...)` (needs `xstate` installed at runtime).
+ * @param options `stateHandleKey` makes the machine handle-keyed; without it, each
+ *   session (or the stdio attachment) has one instance.
+ *
+ * @example
+ * export const invoiceMachine = defineMachine({
+ *   id: 'invoice',
+ *   initial: 'draft',
+ *   states: {
+ *     draft: { on: { SUBMIT: 'review' } },
+ *     review: { on: { APPROVE: 'approved', REJECT: 'draft' } },
+ *     approved: { on: { DISCHARGE: 'discharged' } },
+ *     discharged: { type: 'final' },
+ *   },
+ * });
+ */
+export function defineMachine(
+  config: McpMachineConfig | XStateMachineLike,
+  options: McpMachineOptions = {},
+): McpMachine {
+  const xstateMachine = isXStateMachine(config) ? config : undefined;
+  const plain = (xstateMachine ? xstateMachine.config : config) as McpMachineConfig;
+  const id = xstateMachine?.id ?? plain.id;
+  if (!id) {
+    throw new Error(machineNeedsId());
+  }
+  return Object.freeze({
+    id,
+    config: plain,
+    xstateMachine,
+    stateHandleKey: options.stateHandleKey,
+  });
+}

@@ -1,0 +1,272 @@
+import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
+import type { FsmEngine, FsmMachineState, FsmStep } from './fsm-engine.interface.js';
+import {
+  machineInitialFailed,
+  machineSpawnedActor,
+  machineStateNameHasDot,
+  machineStateNameIsJson,
+  machineUnexpectedValue,
+  machineUnknownInitial,
+} from './machines.messages.js';
+import { copyContext } from './machine-context.js';
+import type { McpMachine } from './machine.interface.js';
+import { assertRunnableNode, isContextFreeNode } from './xstate-machine.check.js';
+import {
+  childNodes,
+  decodeStateValue,
+  encodeStateValue,
+  enumerateStateValues,
+  normalizeStateValue,
+  stateValueMatches,
+} from './xstate-state-value.js';
+import type { XStateModule } from './xstate.loader.js';
+import { guardName, matchesEventDescriptor } from './xstate-transition-names.js';
+
+/** The most state values `valuesMatching` lists; beyond it, the store cannot claim by exact match. */
+export const MAX_MATCHING_STATE_VALUES = 256;
+
+// Decoded stored values and remembered steps, kept for the states instances are actually in; cleared when full.
+const MAX_CACHED_STATE_VALUES = 1024;
+
+interface DecodedState {
+  readonly value: StateValue;
+  readonly final: boolean;
+}
+
+const IGNORED: FsmStep = { status: 'ignored' };
+
+/**
+ * Runs a machine on XState v5's pure APIs (`initialTransition`, `transition`): nested and
+ * parallel states, guards (which read `context` and the tool's arguments as `event.input`),
+ * `assign`, eventless transitions and immediate `raise`. Each call starts from the stored
+ * instance and answers the next one; nothing runs between calls, so a machine with delayed
+ * transitions, invoked actors or other actions is refused at construction.
+ */
+export class XStateFsmEngine implements FsmEngine {
+  readonly kind = 'xstate';
+  readonly machineId: string;
+  private readonly machine: AnyStateMachine;
+  private readonly paths: string[] = [];
+  private readonly events = new Set<string>();
+  private readonly decoded = new Map<string, DecodedState | undefined>();
+  /** Steps of a machine without guards, actions or context, by state and event; `undefined` for any other machine. */
+  private readonly steps?: Map<string, FsmStep>;
+  private readonly start: FsmMachineState;
+  private readonly hasContext: boolean;
+
+  constructor(
+    machine: McpMachine,
+    private readonly xstate: XStateModule,
+  ) {
+    this.machineId = machine.id;
+    this.machine =
+      (machine.xstateMachine as AnyStateMachine | undefined) ??
+      xstate.createMachine(machine.config as Parameters<XStateModule['createMachine']>[0]);
+    this.hasContext = this.machine.config.context !== undefined;
+    this.collect(this.machine.root);
+    if (childNodes(this.machine.root).length === 0) {
+      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
+    }
+    this.start = this.initialWith(undefined);
+    if (!this.hasContext && this.start.context === undefined && isContextFreeNode(this.machine.root)) {
+      this.steps = new Map();
+    }
+  }
+
+  /**
+   * The leaf state value and context after XState's initial transition (entry `assign`s
+   * applied), with `input` as the machine's input (a context factory reads it).
+   */
+  initial(input?: unknown): FsmMachineState {
+    return input === undefined ? this.copy(this.start) : this.initialWith(input);
+  }
+
+  /** Every state node path, parallel regions included, parents before their children, in document order. */
+  statePaths(): string[] {
+    return [...this.paths];
+  }
+
+  /** Every event that appears in an `on` map of any state node, the root included. */
+  eventNames(): string[] {
+    return [...this.events];
+  }
+
+  /** Whether `state` is a complete configuration of this machine, spelled as the engine stores it. */
+  knows(state: string): boolean {
+    return this.decode(state) !== undefined;
+  }
+
+  /**
+   * Every stored state value in which one of `bindings` is active, in binding order and then
+   * document order; `undefined` when there are more than {@link MAX_MATCHING_STATE_VALUES}.
+   */
+  valuesMatching(bindings: readonly string[]): readonly string[] | undefined {
+    const values = new Set<string>();
+    for (const binding of bindings) {
+      const matching = enumerateStateValues(this.machine.root, binding.split('.'), MAX_MATCHING_STATE_VALUES);
+      if (matching === undefined) {
+        return undefined;
+      }
+      for (const value of matching) {
+        values.add(encodeStateValue(value));
+      }
+      if (values.size > MAX_MATCHING_STATE_VALUES) {
+        return undefined;
+      }
+    }
+    return [...values];
+  }
+
+  /**
+   * Whether `binding` or one of its descendants is active in `state` (XState's
+   * `snapshot.matches(pathToStateValue(binding.split('.')))`); `false` for an unknown state.
+   */
+  matches(state: string, binding: string): boolean {
+    const decoded = this.decode(state);
+    return decoded !== undefined && stateValueMatches(decoded.value, binding.split('.'));
+  }
+
+  /**
+   * Sends `{ type: event, input }` to the instance, with its context (the initial context
+   * when it has none). An unknown stored state, or a done machine, ignores every event.
+   * A machine without guards, actions or context answers from its remembered steps.
+   */
+  transition(from: FsmMachineState, event: string, input?: unknown): FsmStep {
+    if (!this.steps) {
+      return this.step(from, event, input);
+    }
+    const key = `${from.state}\u0000${event}`;
+    let step = this.steps.get(key);
+    if (step === undefined) {
+      step = freezeStep(this.step(from, event, input));
+      if (this.steps.size >= MAX_CACHED_STATE_VALUES) {
+        this.steps.clear();
+      }
+      this.steps.set(key, step);
+    }
+    return step;
+  }
+
+  /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
+  isFinal(state: string): boolean {
+    return this.decode(state)?.final ?? false;
+  }
+
+  private step(from: FsmMachineState, event: string, input: unknown): FsmStep {
+    const decoded = this.decode(from.state);
+    if (decoded === undefined || decoded.final) {
+      return IGNORED;
+    }
+    const snapshot = this.machine.resolveState({
+      value: decoded.value,
+      context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
+    });
+    const xEvent = { type: event, input };
+    // `transition` returns the very same snapshot both for an ignored event and for a
+    // self-transition without actions, so only the enabled transitions tell them apart.
+    if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
+      const guards = this.guardsFor(snapshot, event);
+      return guards.length ? { status: 'guarded', guards } : IGNORED;
+    }
+    const [next] = this.xstate.transition(this.machine, snapshot, xEvent);
+    if (next.status === 'error') {
+      throw next.error;
+    }
+    const value = normalizeStateValue(this.machine.root, next.value);
+    if (value === undefined) {
+      throw new Error(machineUnexpectedValue(this.machineId, next.value));
+    }
+    return { status: 'moved', next: this.toInstance(next, value) };
+  }
+
+  private initialWith(input: unknown): FsmMachineState {
+    const [snapshot] = this.xstate.initialTransition(this.machine, input);
+    if (snapshot.status === 'error') {
+      throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
+    }
+    const value = normalizeStateValue(this.machine.root, snapshot.value);
+    if (value === undefined) {
+      throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
+    }
+    return this.toInstance(snapshot, value);
+  }
+
+  private decode(state: string): DecodedState | undefined {
+    if (this.decoded.has(state)) {
+      return this.decoded.get(state);
+    }
+    const value = decodeStateValue(this.machine.root, state);
+    const decoded = value === undefined ? undefined : { value, final: this.machine.resolveState({ value, context: {} }).status === 'done' };
+    if (this.decoded.size >= MAX_CACHED_STATE_VALUES) {
+      this.decoded.clear();
+    }
+    this.decoded.set(state, decoded);
+    return decoded;
+  }
+
+  /** The names of the guards of the active state nodes' transitions for `event` (all of which said no). */
+  private guardsFor(snapshot: AnyMachineSnapshot, event: string): string[] {
+    const names = new Set<string>();
+    for (const node of snapshot._nodes) {
+      for (const [descriptor, transitions] of node.transitions) {
+        if (!matchesEventDescriptor(event, descriptor)) {
+          continue;
+        }
+        for (const { guard } of transitions) {
+          if (guard !== undefined) {
+            names.add(guardName(guard));
+          }
+        }
+      }
+    }
+    return [...names];
+  }
+
+  private toInstance(snapshot: AnyMachineSnapshot, value: StateValue): FsmMachineState {
+    if (Object.keys(snapshot.children).length > 0) {
+      throw new Error(machineSpawnedActor(this.machineId));
+    }
+    const context = copyContext(this.machineId, snapshot.context as object);
+    return this.hasContext || Object.keys(context).length > 0
+      ? { state: encodeStateValue(value), context }
+      : { state: encodeStateValue(value) };
+  }
+
+  private copy(instance: FsmMachineState): FsmMachineState {
+    return instance.context === undefined
+      ? { state: instance.state }
+      : { state: instance.state, context: copyContext(this.machineId, instance.context) };
+  }
+
+  private collect(node: AnyStateNode): void {
+    const path = node.path.join('.');
+    if (path && node.key.includes('.')) {
+      throw new Error(machineStateNameHasDot(this.machineId, node.key));
+    }
+    if (node.path.length === 1 && node.key.startsWith('{')) {
+      throw new Error(machineStateNameIsJson(this.machineId, node.key));
+    }
+    assertRunnableNode(this.machineId, node);
+    if (path) {
+      this.paths.push(path);
+    }
+    for (const event of Object.keys(node.config.on ?? {})) {
+      this.events.add(event);
+    }
+    for (const child of Object.values(node.states)) {
+      this.collect(child);
+    }
+  }
+}
+
+/** A remembered step is shared by every call that takes it, so nobody may change it. */
+function freezeStep(step: FsmStep): FsmStep {
+  if (step.status === 'moved') {
+    Object.freeze(step.next);
+  }
+  return Object.freeze(step);
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

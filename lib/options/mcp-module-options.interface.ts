@@ -1,0 +1,290 @@
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { Type } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { IncomingMessage } from 'node:http';
+import type { McpMachine } from '../machines/machine.interface.js';
+import type { FsmGate } from '../gating/fsm-gate.js';
+import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
+import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+
+/** Streamable HTTP transport options. */
+export interface McpHttpTransportOptions {
+  /**
+   * Path the MCP endpoint is served on (POST, GET, DELETE), absolute: `setGlobalPrefix` does
+   * not apply to it, on Express or Fastify, direct or not.
+   * @default '/mcp'
+   */
+  path?: string;
+  /**
+   * Stateless mode: no `Mcp-Session-Id`, GET answers 405, and `list_changed` is sent on the
+   * call's own response stream. Only handle-keyed gating applies there.
+   * @default false
+   */
+  stateless?: boolean;
+  /**
+   * Host header values accepted (DNS rebinding protection), e.g. `['mcp.example.com']`.
+   * `undefined` accepts the loopback names (`localhost`, `127.0.0.1`, `[::1]`, any port) on a
+   * server that listens on loopback; a server that listens beyond loopback (`0.0.0.0`, `::`,
+   * a LAN address) without it fails to start (`app.listen` rejects).
+   */
+  allowedHosts?: string[];
+  /**
+   * Origin header values accepted, exactly as browsers send them (`'https://app.example.com'`);
+   * requests without Origin are allowed.
+   * @default this server's own origin: the Host the request names (host and port), or, on a
+   *   loopback listener, a loopback name on the port the request reached; a page served from
+   *   another port of this machine is refused
+   */
+  allowedOrigins?: string[];
+  /**
+   * Serve the MCP path straight from Node's HTTP server, ahead of the framework: no body
+   * parser, router or middleware of the app runs for it (so `app.use(...)` auth does not
+   * either: use `authenticate`), which saves most of what Express costs per request. Guards,
+   * interceptors, pipes and filters on tools run as usual. `path` is then absolute:
+   * `setGlobalPrefix` does not apply to it. Other paths are served by the app as before.
+   * @default false
+   */
+  direct?: boolean;
+  /**
+   * Who the caller is, from the HTTP request, when no middleware of the app set `req.auth`
+   * (always, with `direct`): the `AuthInfo` of a valid credential, `undefined` for an
+   * anonymous caller. Throw an `HttpException` (e.g. `UnauthorizedException`) to answer the
+   * request with its status and message.
+   */
+  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * Graceful shutdown (`app.close()`, or a signal with `enableShutdownHooks()`): for this
+   * long, requests in flight finish and deliver their results while new requests get HTTP 503
+   * with `Retry-After`; then calls still running are abandoned (their transitions are never
+   * stored, their clients get a JSON-RPC error), and the sessions' streams close.
+   * @default 10_000
+   */
+  drainMs?: number;
+  /**
+   * The largest request body the MCP path takes, in bytes, on Express, Fastify and `direct`
+   * alike (the app's own body parsers never see the MCP path); a larger one gets HTTP 413 with
+   * a JSON-RPC error naming this option. The default is the SDK transport's own limit, so a
+   * request a bare SDK server takes is taken here.
+   * @default 4_194_304 (4 MB)
+   */
+  maxBodyBytes?: number;
+}
+
+/** How long the store keeps workflow instances (see `McpModuleOptions.retention`). */
+export interface McpRetentionOptions {
+  /** An instance in a final state, and its history, is deleted this long after its last transition. */
+  finishedMs?: number;
+  /**
+   * An instance of a handle-keyed machine that has not moved for this long is deleted (its
+   * handle then gets UNKNOWN_HANDLE, which says handles expire). Start tools say so.
+   */
+  idleHandleMs?: number;
+  /** Time between sweeps. @default 60_000 */
+  intervalMs?: number;
+  /** Instances deleted per store call; a sweep makes at most 20 calls. @default 500 */
+  batchSize?: number;
+}
+
+/** Where stateful HTTP sessions live, and their limits. */
+export interface McpSessionOptions {
+  /**
+   * Where sessions are recorded at `initialize`. A store shared by several processes (for
+   * example `new TypeOrmMcpSessionStore(dataSource)` from `nestjs-mcp-fsm/typeorm`) lets any
+   * of them serve any session, across restarts and without sticky routing; its session-keyed
+   * workflows survive restarts too.
+   * @default an `InMemoryMcpSessionStore`: the sessions of this process, ended by a restart
+   */
+  store?: McpSessionStore;
+  /**
+   * A session no process has heard from for this long ends everywhere: its record, its kept
+   * events and its session-keyed instances are deleted (also those of a process that crashed).
+   * @default 1_800_000 (30 minutes)
+   */
+  idleTtlMs?: number;
+  /**
+   * How long a message sent on a session's GET stream is kept for a client that reconnects
+   * with `Last-Event-ID` (on any process sharing `store`); `0` turns replay off. With replay
+   * on, every POST response starts with an SSE priming event (2025-11-25), which costs a
+   * little on each call.
+   * @default 300_000 (5 minutes) when `store` is set, else 0 (off)
+   */
+  eventRetentionMs?: number;
+  /**
+   * A session that made no request since `initialize` (other than `notifications/initialized`;
+   * opening its GET stream does not count either) ends everywhere after this long: its record
+   * is deleted and its client gets HTTP 404 and re-initializes.
+   * @default 30_000 (30 seconds)
+   */
+  unusedTtlMs?: number;
+  /**
+   * Live sessions of this process. At the limit, a new (or rebuilt) session takes the place of
+   * the least recently used idle one, which ends everywhere (its client gets HTTP 404 and
+   * re-initializes); only when every session is answering a request is it refused with HTTP
+   * 503 and `Retry-After`.
+   * @default 1000
+   */
+  maxSessions?: number;
+  /**
+   * Live sessions of this process one client address (see `clientAddress`) may hold; beyond,
+   * its `initialize` gets HTTP 503 with `Retry-After` naming the option. `Infinity` turns it off.
+   * @default a tenth of `maxSessions` (100), at least 1
+   */
+  maxPerAddress?: number;
+  /**
+   * Live sessions of this process one principal (auth client id) may hold; beyond, its
+   * `initialize` gets HTTP 503 with `Retry-After` naming the option. `Infinity` turns it off.
+   * @default a tenth of `maxSessions` (100), at least 1
+   */
+  maxPerPrincipal?: number;
+  /**
+   * Sessions of this process told of one instance's transitions (`list_changed`, and a kept
+   * event when replay is on): the ones that followed it first. A session beyond them still
+   * lists the instance's tools and is told in-band of its own calls, but not of other
+   * sessions' transitions. A payment is followed by the conversations that started or looked
+   * it up, a handful; the bound keeps anyone who holds a handle (an anonymous one is a bearer
+   * capability) from making each of its transitions cost hundreds of notifications and
+   * writes, or pushing its owner out.
+   * @default 16
+   */
+  maxFollowersPerInstance?: number;
+  /**
+   * Sessions one client address may open per minute (a token bucket refilled over the
+   * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are
+   * not affected. `Infinity` turns the limit off.
+   * @default 60
+   */
+  maxNewPerMinutePerClient?: number;
+  /**
+   * The client address sessions are counted by. Behind a reverse proxy every request comes
+   * from the proxy: return the address it forwards (from a header only your proxy sets).
+   * @default the socket's remote address (an IPv6 address by its /64)
+   */
+  clientAddress?: (request: IncomingMessage) => string;
+}
+
+/** Options of `McpModule.forRoot` / `forRootAsync`. */
+export interface McpModuleOptions {
+  /** Server name sent in `initialize`. */
+  name: string;
+  /** Server version sent in `initialize`. */
+  version: string;
+  /**
+   * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
+   * `@ServedBy(server)` name. Unique in the app.
+   * @default `name`
+   */
+  serverId?: string;
+  /** Instructions sent in `initialize`. */
+  instructions?: string;
+  /** Machines tools can bind to (`defineMachine(...)`). @default [] */
+  machines?: McpMachine[];
+  /**
+   * Which engine runs the machines: XState when installed (`'auto'`), XState always
+   * (`'xstate'`, fails without it), or the built-in table for flat machines (`'table'`).
+   * @default 'auto'
+   */
+  engine?: 'auto' | 'xstate' | 'table';
+  /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
+  store?: FsmStateStore;
+  /** Transports to serve. @default `{ http: { path: '/mcp' } }` */
+  transports?: {
+    /** Streamable HTTP on Nest's own HTTP server, or `false`. */
+    http?: McpHttpTransportOptions | false;
+    /** Serve stdio (stdin/stdout) when the application starts. @default false */
+    stdio?: boolean;
+  };
+  /**
+   * One tenant per process: session-keyed machines on stateless HTTP share one
+   * in-process instance instead of being refused.
+   * @default false
+   */
+  singleTenant?: boolean;
+  /**
+   * Identity of the one in-process attachment (stdio, and stateless HTTP in single-tenant
+   * mode): the key of its session-keyed instances, so they survive a restart on a durable store.
+   * @default 'local'
+   */
+  attachmentId?: string;
+  /** Session limits of stateful HTTP. */
+  sessions?: McpSessionOptions;
+  /**
+   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
+   * created by Nest's injector, so it can inject your providers.
+   * @default FsmGate
+   */
+  gate?: Type<FsmGate>;
+  /**
+   * Carries transitions between processes that share the store, so sessions on every
+   * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).
+   * @default none: notifications reach the sessions of this process only
+   */
+  transitionRelay?: FsmTransitionRelay;
+  /**
+   * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
+   * handle the session started or used (`'used'`), or all of them, gated at call time
+   * (`'all'`), for clients that list before every call and keep no session, such as the
+   * MCP Inspector CLI. Stateless HTTP always lists all of them.
+   * @default 'used'
+   */
+  handleToolsMenu?: 'used' | 'all';
+  /**
+   * How a gated refusal reaches the client: a tool result with `isError: true` (what hosts
+   * show the model), or a JSON-RPC error -32602 for strict clients.
+   * @default 'result'
+   */
+  refusal?: 'result' | 'jsonrpc';
+  /**
+   * Lease of a claimed instance, in milliseconds. The lease is renewed every third of it
+   * while the handler runs (stores with `renew`); after a crash, the instance is free again
+   * once it runs out.
+   * @default 15_000
+   */
+  leaseMs?: number;
+  /**
+   * Retention of workflow instances in the store (stores with `sweep`: both shipped ones). A
+   * sweep runs every `intervalMs` in batches of `batchSize`, safe with several processes on
+   * one store. Off unless set: nothing is deleted by default.
+   */
+  retention?: McpRetentionOptions;
+  /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
+  transactional?: boolean;
+  /**
+   * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
+   * and refused at bootstrap when `false`.
+   * @default true
+   */
+  allowRequestScoped?: boolean;
+  /**
+   * Serve each workflow as MCP resources: its diagram (`workflow://<machine>/diagram`, Mermaid)
+   * and the caller's instance (state, context, allowed tools and the diagram with the state
+   * highlighted: `workflow://<machine>/instance` for a session-keyed machine,
+   * `workflow://<machine>/instance/{handle}` for a handle-keyed one, owner only).
+   * @default false
+   */
+  workflowResources?: boolean;
+  /**
+   * The MCP protocol eras the HTTP endpoint serves: `'2025-11-25'` (and earlier; sessions,
+   * per-session lists and `list_changed`, on `@modelcontextprotocol/sdk`) and `'2026-07-28'`
+   * (no sessions; lists the same for everyone with cache hints, calls gated; on the optional
+   * peers `@modelcontextprotocol/server` and `@modelcontextprotocol/node`). Requests are routed
+   * by the era they claim.
+   * @default both when the SDK v2 packages are installed, else `['2025-11-25']` (said once at startup)
+   */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  /**
+   * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
+   * change with a deployment.
+   * @default 300_000 (5 minutes)
+   */
+  listCacheTtlMs?: number;
+  /**
+   * Escape hatch: called with each connection's SDK `Server` before it connects, after the
+   * module registered its handlers. Register what the module does not serve (sampling
+   * handlers, extra capabilities with `server.registerCapabilities`). Replacing the module's
+   * handlers (`tools/*`, `prompts/*`, `resources/*`, `completion/complete`,
+   * `logging/setLevel`) bypasses the gate, its menus and `list_changed`.
+   */
+  configureServer?: (server: Server, connection: { kind: 'stateful' | 'stateless' | 'stdio'; sessionId?: string }) => void;
+}

@@ -1,0 +1,54 @@
+import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { mcpHttpExchange } from '../transports/mcp-http-request.storage.js';
+import type { McpSession } from '../sessions/mcp-session.js';
+import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
+
+/** How a handler run ended: its value, or what it threw (the gate's refusal, when there was one, wins). */
+export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { call: FsmCall; ok: false; error: unknown };
+
+/**
+ * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
+ * `[request, response, call]`: the HTTP exchange that carried it, or `{ headers: {} }` on stdio.
+ * When `cutoff` aborts before the call began to commit, the outcome is its reason, at once.
+ */
+export async function runHandler(
+  definition: McpHandlerDefinition,
+  session: McpSession,
+  args: Record<string, unknown>,
+  context: MutableToolContext,
+  cutoff?: AbortSignal,
+): Promise<HandlerOutcome> {
+  const call = new FsmCall(definition, session, args, context, cutoff);
+  const exchange = mcpHttpExchange.getStore();
+  try {
+    const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
+    return call.refusal ? { call, ok: false, error: call.refusal } : { call, ok: true, value };
+  } catch (error) {
+    return { call, ok: false, error: call.refusal ?? error };
+  }
+}
+
+/**
+ * Tells the calling session, on its request's stream, which lists of its menu the call
+ * changed, and which of its subscribed resources show the instance the call moved.
+ */
+export async function announceMenuChanges(
+  menu: ToolMenuService,
+  session: McpSession,
+  call: FsmCall,
+  extra: MutableToolContext['extra'],
+): Promise<void> {
+  // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.
+  if (session.kind === 'modern' || !call.instance || call.state === undefined) {
+    return;
+  }
+  for (const kind of await menu.observe(session, call.instance, call.state)) {
+    await extra.sendNotification({ method: LIST_CHANGED[kind] });
+  }
+  if (call.storedState !== undefined) {
+    for (const uri of session.subscriptions?.get(call.instance.storeKey) ?? []) {
+      await extra.sendNotification({ method: 'notifications/resources/updated', params: { uri } });
+    }
+  }
+}

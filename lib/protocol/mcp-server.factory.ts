@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import { McpSdkServer } from './mcp-sdk.server.js';
+import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
+import { PrimitiveCallHandler } from './primitive-call.handler.js';
+import * as messages from './protocol.messages.js';
+import { ToolCallHandler } from './tool-call.handler.js';
+import { ToolMenuService } from '../sessions/tool-menu.service.js';
+
+/** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
+const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+
+/**
+ * Creates one SDK `Server` per connection (the SDK refuses a second `connect`): the lists
+ * (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) answered per
+ * session, calls, gets and reads routed through the gate, completions, and `logging/setLevel`.
+ * The capabilities follow what the app declares: prompts, resources and completions only when
+ * it has some.
+ */
+@Injectable()
+export class McpServerFactory {
+  private readonly logger = new Logger('McpServer');
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly menu: ToolMenuService,
+    private readonly calls: ToolCallHandler,
+    private readonly primitiveCalls: PrimitiveCallHandler,
+    private readonly primitives: McpPrimitiveRegistry,
+  ) {}
+
+  createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
+    const capabilities = this.declaredCapabilities('legacy');
+    const server = new McpSdkServer({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
+    const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
+    server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: await this.menu.list(session) })));
+    // The Server's own tools/call registration validates params with zod first and answers a
+    // malformed call with a zod dump; the Protocol's registration leaves checking to us.
+    Protocol.prototype.setRequestHandler.call(server, LenientCallToolRequestSchema, (request, extra) =>
+      this.calls.handle(session, request.params, extra),
+    );
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      session.logLevel = request.params.level;
+      return {};
+    });
+    if (capabilities.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, () => this.list(session, 'prompts/list', async () => ({ prompts: await this.menu.prompts(session) })));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
+    }
+    if (capabilities.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, () =>
+        this.list(session, 'resources/list', async () => ({ resources: await this.menu.resources(session, 'fixed') })),
+      );
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
+        this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: await this.menu.resources(session, 'templates') })),
+      );
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.primitiveCalls.readResource(session, request.params.uri, extra));
+      server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+        await this.primitiveCalls.subscribe(session, request.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+        this.primitiveCalls.unsubscribe(session, request.params.uri);
+        return {};
+      });
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler(CompleteRequestSchema, (request) =>
+        this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments),
+      );
+    }
+    this.options.configureServer?.(server, { kind, sessionId: id });
+    return session;
+  }
+
+  /**
+   * Tools and logging always; prompts, resources and completions when the app declares some;
+   * `listChanged` and resource subscriptions in the 2025 era (2026-07-28 lists never change
+   * while the server runs, and it has no `resources/subscribe`).
+   */
+  declaredCapabilities(era: 'legacy' | 'modern'): ServerCapabilities {
+    const prompts = this.primitives.prompts();
+    const resources = this.primitives.resources();
+    const completes = [...prompts, ...resources].some((definition) => Object.keys(definition.completers).length > 0);
+    // In the 2026-07-28 era the lists never change while the server runs: nothing to announce.
+    const lists = era === 'legacy' ? { listChanged: true } : {};
+    return {
+      tools: lists,
+      logging: {},
+      ...(prompts.length ? { prompts: lists } : {}),
+      ...(resources.length ? { resources: era === 'legacy' ? { ...lists, subscribe: true } : lists } : {}),
+      ...(completes ? { completions: {} } : {}),
+    };
+  }
+
+  /** Answers a list request; a store failure is an internal error without driver text. */
+  private async list<T>(session: McpSession, method: string, answer: () => Promise<T>): Promise<T> {
+    session.touch();
+    try {
+      return await answer();
+    } catch (error) {
+      this.logger.error(messages.menuFailed(method, error), error instanceof Error ? error.stack : undefined);
+      throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable(method));
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+import { MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+import { McpSession } from '../sessions/mcp-session.js';
+import type { ModernHttpHandler, ModernSdk } from './modern-era.js';
+import { readableParamsServer } from './modern-sdk.server.js';
+import { PrimitiveCallHandler } from './primitive-call.handler.js';
+import * as messages from './protocol.messages.js';
+import { ToolCallHandler } from './tool-call.handler.js';
+import { ToolMenuService } from '../sessions/tool-menu.service.js';
+
+/** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
+const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
+/** `params._meta` key under which a 2026-07-28 request declares the client's capabilities. */
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** The 2026-07-28 error a request gets when handling it needs a capability its client did not declare. */
+const MISSING_CLIENT_CAPABILITY_CODE = -32021;
+/** The client capability each server-to-client request needs. */
+const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+/**
+ * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
+ * (`createMcpHandler`, which answers `server/discover` and `subscriptions/listen` and checks
+ * the envelope and the `Mcp-Method`/`Mcp-Name` headers), with the same call handlers, gate
+ * and stores as the 2025 era. Lists are the same for every caller, with cache hints; each call
+ * is gated and its result carries the instance's state and allowed tools. Session-keyed
+ * machines are keyed by the authenticated principal.
+ */
+@Injectable()
+export class ModernServerFactory {
+  private readonly logger = new Logger('McpModern');
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly servers: McpServerFactory,
+    private readonly menu: ToolMenuService,
+    private readonly calls: ToolCallHandler,
+    private readonly primitiveCalls: PrimitiveCallHandler,
+  ) {}
+
+  /** The Node HTTP handler of the 2026-07-28 era. */
+  createHandler(sdk: ModernSdk): ModernHttpHandler {
+    const Server = readableParamsServer(sdk);
+    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, context.authInfo?.clientId), {
+      legacy: 'reject',
+      // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
+      onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
+    });
+    return sdk.node.toNodeHandler(handler);
+  }
+
+  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined) {
+    const capabilities = this.servers.declaredCapabilities('modern');
+    const server = new Server({ name: this.options.name, version: this.options.version }, {
+      // The SDK v1 and v2 type packages describe the same JSON differently.
+      capabilities: capabilities as never,
+      instructions: this.options.instructions,
+    });
+    const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
+    const hint = { ttlMs: this.options.listCacheTtlMs, cacheScope: 'public' as const };
+    const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
+      session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
+      return work(legacyExtra(context)).catch((error: unknown) => {
+        throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
+      });
+    };
+    server.setRequestHandler('tools/list', () => ({ tools: this.menu.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/call', (request, context) => answer(context, (extra) => this.calls.handle(session, request.params, extra)));
+    if (capabilities.prompts) {
+      server.setRequestHandler('prompts/list', () => ({ prompts: this.menu.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/get', (request, context) => answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)));
+    }
+    if (capabilities.resources) {
+      server.setRequestHandler('resources/list', () => ({ resources: this.menu.catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.menu.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/read', (request, context) =>
+        answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
+      );
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler('completion/complete', (request, context) =>
+        answer(context, () => this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments)),
+      );
+    }
+    return server;
+  }
+}
+
+/**
+ * A JSON-RPC error as 2026-07-28 words it: an unknown resource is -32602 with its URI
+ * (SEP-2164), a missing client capability -32021 (HTTP 400), the rest as they are.
+ */
+function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
+  if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
+    return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri, error.message);
+  }
+  if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
+    return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);
+  }
+  return new sdk.server.ProtocolError(error.code, error.message, error.data);
+}
+
+/**
+ * Why a handler cannot send a request to the client in a 2026-07-28 request: the client did not
+ * declare the capability it needs (-32021, which ends the call), or it did, but this era
+ * replaces such requests with input-required results (SEP-2322), which the module does not
+ * produce yet.
+ */
+function serverRequestRefusal(context: ServerContext, method: string): Error {
+  const capability = CAPABILITY_OF_REQUEST[method];
+  const declared = (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ?? {}) as Record<string, unknown>;
+  if (capability !== undefined && !(capability in declared)) {
+    return new JsonRpcError(MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
+      requiredCapabilities: { [capability]: {} },
+    });
+  }
+  return new Error(messages.modernNoServerRequests());
+}
+
+/** The SDK v1 request extra the call handlers take, from a 2026-07-28 request's context. */
+function legacyExtra(context: ServerContext): McpToolContext['extra'] {
+  return {
+    signal: context.mcpReq.signal,
+    requestId: context.mcpReq.id,
+    authInfo: context.http?.authInfo,
+    _meta: context.mcpReq._meta,
+    sendNotification: (notification: Parameters<ServerContext['mcpReq']['notify']>[0]) => context.mcpReq.notify(notification),
+    sendRequest: (request: { method: string }) => Promise.reject(serverRequestRefusal(context, request.method)),
+  } as unknown as McpToolContext['extra'];
+}

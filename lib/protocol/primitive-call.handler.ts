@@ -1,0 +1,159 @@
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { MAX_URI_LENGTH } from './client-input.limits.js';
+import type { McpCompleter } from '../decorators/mcp-completer.type.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { isWellFormedHandle } from '../gating/fsm-handle.js';
+import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
+import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { announceMenuChanges, runHandler } from './handler-run.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import { createCallContext } from './mcp-call-context.js';
+import type { McpSession } from '../sessions/mcp-session.js';
+import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
+import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
+import * as messages from './protocol.messages.js';
+import { errorMessage } from './tool-result.mapper.js';
+import { ToolMenuService } from '../sessions/tool-menu.service.js';
+
+/** `completion/complete` sends at most this many values (MCP spec). */
+const MAX_COMPLETIONS = 100;
+
+type Extra = McpToolContext['extra'];
+
+/**
+ * Answers `prompts/get`, `resources/read` and `completion/complete`: the handler runs through
+ * the Nest pipeline and the gate like a tool, and any refusal or failure is a JSON-RPC error
+ * (these methods have no error results): a refusal carries the same `data` as a tool's.
+ */
+@Injectable()
+export class PrimitiveCallHandler {
+  private readonly logger = new Logger('McpPrimitives');
+
+  constructor(
+    private readonly primitives: McpPrimitiveRegistry,
+    private readonly menu: ToolMenuService,
+    private readonly machines: McpMachineRegistry,
+    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly drain: McpShutdownDrain,
+  ) {}
+
+  async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
+    const prompt = this.primitives.prompt(params.name);
+    if (!prompt) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownPrompt(params.name));
+    }
+    const value = await this.run(session, prompt, params.arguments ?? {}, extra);
+    return toGetPromptResult(value, prompt.description);
+  }
+
+  async readResource(session: McpSession, uri: string, extra: Extra): Promise<ReadResourceResult> {
+    const match = this.primitives.match(checkUri('resources/read', uri));
+    if (!match) {
+      throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
+    }
+    const value = await this.run(session, match.resource, match.args, extra, uri);
+    return toReadResourceResult(value, uri, match.resource.mimeType);
+  }
+
+  /**
+   * Subscribes the session to `uri`: when the workflow instance the resource shows moves
+   * (here or, with a relay, in another process), the session gets
+   * `notifications/resources/updated`. A handle must be the caller's. A resource outside any
+   * workflow is accepted and never announced (its changes are the app's to know).
+   */
+  async subscribe(session: McpSession, uri: string): Promise<void> {
+    const match = this.primitives.match(checkUri('resources/subscribe', uri));
+    if (!match) {
+      throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
+    }
+    const machine = match.resource.binding?.machine ?? match.resource.reads;
+    if (machine !== undefined) {
+      this.menu.subscribe(session, await this.instanceKey(session, machine, match.args, uri), uri);
+    }
+  }
+
+  unsubscribe(session: McpSession, uri: string): void {
+    this.menu.unsubscribe(session, checkUri('resources/unsubscribe', uri));
+  }
+
+  /** Values for an argument of a prompt or a variable of a template the session is shown; none for anything else. */
+  async complete(
+    session: McpSession,
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    context: Record<string, string> = {},
+  ): Promise<CompleteResult> {
+    const definition = ref.type === 'ref/prompt' ? this.primitives.prompt(ref.name ?? '') : this.primitives.template(checkUri('completion/complete', ref.uri ?? ''));
+    const completer: McpCompleter | undefined = definition?.completers[argument.name];
+    if (!definition || !completer || !this.menu.shows(session, definition)) {
+      return { completion: { values: [], total: 0, hasMore: false } };
+    }
+    const values = await completer(argument.value, { arguments: context });
+    return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
+  }
+
+  private async run(session: McpSession, definition: McpHandlerDefinition, args: Record<string, unknown>, extra: Extra, uri?: string): Promise<unknown> {
+    session.touch();
+    const parsed = definition.inputSchema.safeParse(args);
+    if (!parsed.success) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.invalidArguments(definition.name, parsed.error.issues));
+    }
+    const context = createCallContext(session, definition.name, extra, uri);
+    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
+    await announceMenuChanges(this.menu, session, outcome.call, extra);
+    if (outcome.ok) {
+      return outcome.value;
+    }
+    throw this.toJsonRpcError(definition, outcome.error);
+  }
+
+  /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */
+  private async instanceKey(session: McpSession, machine: string, args: Record<string, string>, uri: string): Promise<string> {
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    if (!handleKey) {
+      const storeKey = session.sessionStoreKey(machine);
+      if (storeKey === undefined) {
+        throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionNeedsSession(uri, machine));
+      }
+      return storeKey;
+    }
+    const handle = args[handleKey];
+    const storeKey = isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
+    const snapshot = storeKey === undefined ? undefined : await this.store.load(storeKey);
+    if (!snapshot || !isOwnedBy(snapshot.owner, session.principal)) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionUnknownHandle(uri, machine, handleKey));
+    }
+    return storeKey!;
+  }
+
+  private toJsonRpcError(definition: McpHandlerDefinition, error: unknown): JsonRpcError {
+    if (error instanceof JsonRpcError) {
+      return error;
+    }
+    if (error instanceof FsmRefusal) {
+      return new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
+    }
+    if (error instanceof HttpException) {
+      return new JsonRpcError(error.getStatus() >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, errorMessage(error));
+    }
+    const errorId = randomBytes(6).toString('hex');
+    this.logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
+    return new JsonRpcError(ErrorCode.InternalError, messages.toolFailed(definition.name, errorId));
+  }
+}
+
+/** `uri`, when it is within {@link MAX_URI_LENGTH}; a longer one is refused (-32602) before anything matches it. */
+function checkUri(method: string, uri: string): string {
+  if (uri.length > MAX_URI_LENGTH) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, messages.uriTooLong(method, uri.length, MAX_URI_LENGTH));
+  }
+  return uri;
+}

@@ -1,0 +1,146 @@
+import { echo } from './client-input.echo.js';
+import { formatIssues, reasonOf } from '../gating/gating.messages.js';
+
+/** What a client or an operator reads from the server layer (calls, lists, sessions): worded once. */
+
+/** Unknown tool name in `tools/call`. */
+export const unknownTool = (name: string): string =>
+  `Unknown tool "${echo(name)}". Call tools/list for the tools available now.`;
+
+/** `tools/call` without a tool name. */
+export const callNeedsName = (): string =>
+  'Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).';
+
+/** `tools/call` whose arguments are not an object. */
+export const callArgumentsNotObject = (name: string): string =>
+  `Invalid tools/call request for "${echo(name)}": "params.arguments" must be an object of named arguments.`;
+
+/** Arguments that fail the tool's input schema. */
+export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  `Invalid arguments for "${tool}": ${formatIssues(issues)}.`;
+
+/** What the model reads when a handler (or a guard, pipe or interceptor) threw an unexpected error. */
+export const toolFailed = (tool: string, errorId: string): string =>
+  `"${tool}" failed with an internal error (error id ${errorId}); nothing in this message explains it, so report the id rather than retrying blindly.`;
+
+/** Log line: a handler (or a guard, pipe or interceptor) threw an unexpected error. */
+export const handlerFailed = (tool: string, errorId: string, error: unknown): string =>
+  `Tool "${tool}" failed (error id ${errorId}): ${reasonOf(error)}`;
+
+/** A list (`tools/list`, `prompts/list`, ...) failed because the store could not be read (no driver text). */
+export const menuUnavailable = (method: string): string =>
+  `STATE_UNAVAILABLE: ${method} could not be answered because workflow state could not be read; try again later.`;
+
+/** Log line: a list failed. */
+export const menuFailed = (method: string, error: unknown): string => `${method} failed: ${reasonOf(error)}`;
+
+/** Log line: a list_changed notification could not be sent. */
+export const notifyFailed = (session: string | undefined, error: unknown): string =>
+  `Could not send list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
+
+/** Log line: the session store could not record a handle the session started or stopped following. */
+export const followsNotStored = (session: string, error: unknown): string =>
+  `Could not store the handles session ${session} follows (other processes learn them when it uses them again): ${reasonOf(error)}`;
+
+/** Log line: the session store could not say which handles a session follows (its lists show those this process knows). */
+export const followsNotRead = (session: string, error: unknown): string =>
+  `Could not read the handles session ${session} follows from the session store; listing those this process knows: ${reasonOf(error)}`;
+
+/** Log line: the session store could not say which sessions follow an instance (those of this process that know it are told). */
+export const followersNotRead = (error: unknown): string =>
+  `Could not read from the session store which sessions follow a changed instance; telling those this process knows: ${reasonOf(error)}`;
+
+/** Log line: a closed session's instances could not be deleted (they expire with the store). */
+export const forgetFailed = (error: unknown): string =>
+  `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
+
+/** Log line: the menus of this process's sessions were re-read after transitions may have been missed (a relay reconnected). */
+export const menusRechecked = (sessions: number, changed: number): string =>
+  `Transitions may have been missed (the transition relay reconnected): re-read the menus of ${sessions} session${sessions === 1 ? '' : 's'}; ${changed} changed and ${changed === 1 ? 'was' : 'were'} sent list_changed.`;
+
+/** Log line: re-reading the sessions' menus failed; the rest converge on their next list. */
+export const recheckFailed = (done: number, error: unknown): string =>
+  `Could not re-read the menus of this process's sessions after the transition relay reconnected (${done} done): ${reasonOf(error)}. The others are corrected by their client's next list.`;
+
+/** Log line: a sweep of ended sessions or old events failed (the next one retries). */
+export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
+
+/** Log line: closing an idle session failed. */
+export const closeFailed = (session: string, error: unknown): string =>
+  `Could not close idle session ${session}: ${reasonOf(error)}`;
+
+/** Unknown prompt name in `prompts/get`. */
+export const unknownPrompt = (name: string): string => `Unknown prompt "${echo(name)}". Call prompts/list for the prompts available now.`;
+
+/** A `resources/read` URI that no resource or template serves. */
+export const unknownResource = (uri: string): string =>
+  `Resource "${echo(uri)}" not found. Call resources/list and resources/templates/list for what this server serves.`;
+
+/** A request whose params do not fit its method (-32602), one line: each field and what is wrong with it. */
+export const invalidParams = (method: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  `Invalid params for ${echo(method)}: ${formatIssues(issues)}.`;
+
+/** A resource URI longer than the module reads (-32602). */
+export const uriTooLong = (method: string, length: number, limit: number): string =>
+  `Invalid ${method} request: the resource URI is ${length} characters long; this MCP server takes URIs of at most ${limit} characters.`;
+
+/** A malformed `prompts/get`, `resources/read` or `completion/complete` request. */
+export const invalidRequest = (method: string, field: string, expected: string): string =>
+  `Invalid ${method} request: "params.${field}" must be ${expected}.`;
+
+/** `resources/subscribe` to a session-keyed instance on a connection without session state. */
+export const subscriptionNeedsSession = (uri: string, machine: string): string =>
+  `NO_SESSION: "${echo(uri)}" shows this session's ${machine}, and this connection has no session to subscribe with.`;
+
+/** `resources/subscribe` to a handle that is unknown, malformed or someone else's. */
+export const subscriptionUnknownHandle = (uri: string, machine: string, key: string): string =>
+  `UNKNOWN_HANDLE: "${echo(uri)}" names no ${machine} of yours; use a ${key} returned when you started one.`;
+
+/** A duration as people say it: "30 days", "12 hours", "15 minutes", "45 seconds". */
+const duration = (ms: number): string => {
+  const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1_000, 'second']];
+  const [size, unit] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1, 'millisecond'];
+  const count = Math.round(ms / size);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+};
+
+/** What a start tool's description adds (SEP-2567): how long the handle it returns stays valid, from the `retention` option. */
+export const handleRetention = (machine: string, key: string, retention: { finishedMs?: number; idleHandleMs?: number }): string => {
+  const idle = retention.idleHandleMs === undefined ? undefined : `after ${duration(retention.idleHandleMs)} without a transition`;
+  const ended =
+    retention.finishedMs === undefined
+      ? `it stays valid until the ${machine} workflow ends`
+      : `it is deleted ${duration(retention.finishedMs)} after the ${machine} workflow ends`;
+  return `The ${key} it returns names this ${machine} in later calls; ${ended}${idle ? `, and expires ${idle}` : ''}.`;
+};
+
+/** A 2026-07-28 request cannot carry a request from the server to the client mid-call. */
+export const modernNoServerRequests = (): string =>
+  'Requests from the server to the client (sampling, elicitation) are not available in MCP 2026-07-28 requests; use a 2025-era session.';
+
+/** -32021: a tool needs a client capability that the 2026-07-28 request did not declare. */
+export const missingClientCapability = (method: string, capability: string): string =>
+  `This tool sends ${method}, which needs the client capability "${capability}"; the request did not declare it.`;
+
+/** Log line: the SDK v2 handler reported an error. */
+export const modernHandlerError = (error: unknown): string => `MCP 2026-07-28 request failed: ${reasonOf(error)}`;
+
+/** Bootstrap error: `transports.http.drainMs` is not a usable number of milliseconds. */
+export const drainMsInvalid = (value: unknown): string =>
+  `McpModule: transports.http.drainMs must be a number of milliseconds from 0 to 2147483647, got ${String(value)}.`;
+
+/** Log line: a graceful shutdown began with requests in flight. */
+export const drainStarted = (inFlight: number, drainMs: number): string =>
+  `Shutting down: ${inFlight} MCP request(s) in flight get up to ${drainMs} ms to finish; new requests get HTTP 503.`;
+
+/** Log line: the drain ran out with requests still in flight. */
+export const drainRanOut = (inFlight: number, drainMs: number): string =>
+  `Shutdown drain ran out after ${drainMs} ms with ${inFlight} MCP request(s) in flight: their calls are abandoned (nothing stored) and answered with a JSON-RPC error.`;
+
+/** Log line: requests still had no answer when the sessions closed. */
+export const drainUnanswered = (inFlight: number): string =>
+  `Shutdown: ${inFlight} MCP request(s) were still unanswered when the sessions closed.`;
+
+/** JSON-RPC error of a call abandoned at shutdown: what its client reads. */
+export const callAbandoned = (drainMs: number): string =>
+  `Service Unavailable: this MCP server shut down before the call finished (it waited ${drainMs} ms); its workflow transition was not stored. Call it again: the session goes on with another instance, or with this one after its restart.`;

@@ -1,0 +1,1 @@
+export * from './relays/redis/redis-fsm-transition.relay.js';

@@ -1,1 +1,0 @@
-export * from './redis-fsm-transition.relay.js';

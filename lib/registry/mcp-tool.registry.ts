@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
+
+// Allowed-name lists remembered per machine and state; cleared when full (states of parallel machines can be many).
+const MAX_REMEMBERED_STATES = 1024;
+
+/** The server's tools, filled once at bootstrap by the explorer. */
+@Injectable()
+export class McpToolRegistry {
+  private readonly tools = new Map<string, McpToolDefinition>();
+  private list: readonly McpToolDefinition[] = [];
+  private readonly allowed = new Map<string, readonly string[]>();
+
+  constructor(private readonly machines: McpMachineRegistry) {}
+
+  /** Adds the discovered tools (names are already unique). */
+  register(tools: McpToolDefinition[]): void {
+    for (const tool of tools) {
+      this.tools.set(tool.name, tool);
+    }
+    this.list = Object.freeze([...this.tools.values()]);
+    this.allowed.clear();
+  }
+
+  /** The tool named `name`, if there is one. */
+  get(name: string): McpToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Every tool, in registration order. */
+  all(): readonly McpToolDefinition[] {
+    return this.list;
+  }
+
+  /**
+   * Tool names allowed while `machine`'s instance is in `state`: its bound, start and unbound
+   * tools (only start and unbound ones for an unknown state). The list is shared: read it only.
+   */
+  allowedNames(machine: string, state: string): readonly string[] {
+    const key = `${machine}\u0000${state}`;
+    let names = this.allowed.get(key);
+    if (!names) {
+      names = Object.freeze(this.computeAllowedNames(machine, state));
+      if (this.allowed.size >= MAX_REMEMBERED_STATES) {
+        this.allowed.clear();
+      }
+      this.allowed.set(key, names);
+    }
+    return names;
+  }
+
+  private computeAllowedNames(machine: string, state: string): string[] {
+    const engine = this.machines.engine(machine);
+    if (!engine.knows(state)) {
+      return this.entryNames(machine);
+    }
+    return this.all()
+      .filter((tool) => {
+        if (tool.start) {
+          return tool.start.machine === machine;
+        }
+        if (tool.binding) {
+          return tool.binding.machine === machine && tool.binding.states.some((s) => engine.matches(state, s));
+        }
+        return tool.workflow === machine;
+      })
+      .map((tool) => tool.name);
+  }
+
+  /** Start tools of `machine`. */
+  startNames(machine: string): string[] {
+    return this.all()
+      .filter((tool) => tool.start?.machine === machine)
+      .map((tool) => tool.name);
+  }
+
+  /** Tools usable without an instance of `machine`: its start tools and unbound tools. */
+  entryNames(machine: string): string[] {
+    return this.all()
+      .filter((tool) => (tool.start ? tool.start.machine === machine : !tool.binding && tool.workflow === machine))
+      .map((tool) => tool.name);
+  }
+}

@@ -1,0 +1,162 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { relayBadPayload } from '../../stores/stores.messages.js';
+import { createRedisClient } from './ioredis.loader.js';
+import * as messages from './redis.messages.js';
+
+/** Options of `RedisFsmTransitionRelay`. */
+export interface RedisFsmTransitionRelayOptions {
+  /** Pub/sub channel; processes that share it see each other's transitions. @default 'nestjs-mcp-fsm:transitions' */
+  channel?: string;
+  /**
+   * While Redis is away every transition fails to publish: the first failure is logged at
+   * once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
+}
+
+/** Default pub/sub channel of `RedisFsmTransitionRelay`. */
+export const DEFAULT_FSM_REDIS_CHANNEL = 'nestjs-mcp-fsm:transitions';
+
+/**
+ * Relays transitions between processes through Redis pub/sub (with the `ioredis` client):
+ * each transition is one `PUBLISH` after the call committed (not in the call's path), and a
+ * second connection, a duplicate of the first, subscribes to the channel. Given an ioredis
+ * client, the relay publishes on it and never closes it; given a URL, it opens (loading the
+ * optional peer `ioredis`) and closes both connections itself. ioredis reconnects and
+ * subscribes again after a connection loss; messages sent meanwhile are lost, so once the
+ * subscriber is back the relay has the process re-read the menus of its sessions (calls stay
+ * gated by the store all along).
+ *
+ * @example
+ * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   transitionRelay: new RedisFsmTransitionRelay(process.env.REDIS_URL!) }) })
+ */
+export class RedisFsmTransitionRelay implements FsmTransitionRelay {
+  private readonly logger = new Logger('McpTransitionRelay');
+  private readonly origin = randomUUID();
+  private readonly channel: string;
+  private readonly publishing = new Set<Promise<void>>();
+  private readonly failures: RelayPublishFailures;
+  private publisher?: Redis;
+  private subscriber?: Redis;
+  private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
+
+  constructor(
+    private readonly connection: Redis | string,
+    options: RedisFsmTransitionRelayOptions = {},
+  ) {
+    this.channel = options.channel ?? DEFAULT_FSM_REDIS_CHANNEL;
+    if (!this.channel) {
+      throw new Error(messages.redisInvalidChannel(this.channel));
+    }
+    this.failures = new RelayPublishFailures(RedisFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+  }
+
+  /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+    const owned = typeof this.connection === 'string';
+    const publisher = typeof this.connection === 'string' ? await createRedisClient(this.connection) : this.connection;
+    const subscriber = publisher.duplicate();
+    if (owned) this.watch(publisher, 'publisher');
+    this.watch(subscriber, 'subscriber');
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.channel) this.receive(message);
+    });
+    try {
+      await subscriber.subscribe(this.channel);
+    } catch (error) {
+      subscriber.disconnect();
+      if (owned) publisher.disconnect();
+      throw error;
+    }
+    this.listener = listener;
+    this.resync = resync;
+    this.publisher = publisher;
+    this.subscriber = subscriber;
+  }
+
+  /** Publishes the transition in the background; a failure is logged, never thrown. */
+  publish(transition: FsmRelayedTransition): void {
+    if (!this.publisher) {
+      return;
+    }
+    const payload = JSON.stringify({ ...transition, origin: this.origin });
+    const done: Promise<void> = this.publisher
+      .publish(this.channel, payload)
+      .then(
+        () => undefined,
+        (error: unknown) => this.failures.add(error),
+      )
+      .finally(() => this.publishing.delete(done));
+    this.publishing.add(done);
+  }
+
+  /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */
+  async stop(): Promise<void> {
+    const { publisher, subscriber } = this;
+    this.listener = undefined;
+    this.resync = undefined;
+    this.publisher = undefined;
+    this.subscriber = undefined;
+    if (publisher?.status === 'ready') {
+      await Promise.allSettled([...this.publishing]);
+    }
+    subscriber?.disconnect();
+    if (publisher && publisher !== this.connection) {
+      publisher.disconnect();
+    }
+    this.failures.stop();
+  }
+
+  /**
+   * Logs a connection's failures once per outage (an `error` listener also keeps ioredis from
+   * printing them). When the subscriber is ready again after its connection closed (ioredis has
+   * sent the SUBSCRIBE again by then), what was published meanwhile is lost: resync.
+   */
+  private watch(client: Redis, role: 'publisher' | 'subscriber'): void {
+    let failing = false;
+    let closed = false;
+    client.on('error', (error: Error) => {
+      if (!failing) {
+        failing = true;
+        this.logger.warn(messages.redisConnectionLost(role, error));
+      }
+    });
+    client.on('close', () => {
+      closed = true;
+    });
+    client.on('ready', () => {
+      if (failing) {
+        failing = false;
+        this.logger.log(messages.redisConnectionBack(role));
+      }
+      if (closed && role === 'subscriber') {
+        closed = false;
+        this.resync?.();
+      }
+    });
+  }
+
+  private receive(message: string): void {
+    try {
+      const { origin, machine, storeKey, state } = JSON.parse(message);
+      if (
+        origin !== this.origin &&
+        typeof machine === 'string' &&
+        typeof storeKey === 'string' &&
+        (typeof state === 'string' || state === null)
+      ) {
+        this.listener?.({ machine, storeKey, state });
+      }
+    } catch (error) {
+      this.logger.warn(relayBadPayload(error));
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
+import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
+import { DEFAULT_FSM_OUTBOX_TABLE, type OutboxFsmTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
+import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
+
+const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
+
+/**
+ * A TypeORM migration class that creates the outbox table of `OutboxFsmTransitionRelay`
+ * (an autoincrement id, the publishing process, machine, store key, new state, creation time)
+ * and its index on the creation time, for the table name in `options`; `down` drops it. Built
+ * with TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite.
+ * Its name is fixed (`CreateMcpFsmOutbox1764720000000`): register one per DataSource.
+ *
+ * @example
+ * new DataSource({ ..., migrations: [createFsmOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
+ */
+export function createFsmOutboxMigration(
+  options: Pick<OutboxFsmTransitionRelayOptions, 'tableName'> = {},
+): new () => MigrationInterface {
+  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE, createFsmOutboxMigration.name);
+
+  return class CreateMcpFsmOutbox implements MigrationInterface {
+    name = MIGRATION_NAME;
+
+    async up(queryRunner: QueryRunner): Promise<void> {
+      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
+      await queryRunner.createTable(
+        new Table({
+          name: outboxTable,
+          columns: [
+            columns.id(),
+            columns.text('origin', 64),
+            columns.text('machine', 255),
+            columns.text('store_key', 255),
+            columns.text('state', 512, true),
+            columns.epochMs('created_at'),
+          ],
+          indices: [columns.index(outboxTable, 'created_at', ['created_at'])],
+        }),
+      );
+    }
+
+    async down(queryRunner: QueryRunner): Promise<void> {
+      await queryRunner.dropTable(outboxTable, true);
+    }
+  };
+}
+
+/** Creates the outbox table with the default name (`mcp_fsm_outbox`). */
+export class CreateMcpFsmOutbox1764720000000 extends createFsmOutboxMigration() {}

@@ -1,0 +1,238 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
+import * as messages from './relays.messages.js';
+import { quoteTableName, runSql, type SqlResult } from '../../stores/typeorm/typeorm-sql.js';
+
+/** Options of `OutboxFsmTransitionRelay` (and of `createFsmOutboxMigration`, which uses the table name). */
+export interface OutboxFsmTransitionRelayOptions {
+  /** Outbox table (optionally `schema.table`); processes that share it see each other's transitions. @default 'mcp_fsm_outbox' */
+  tableName?: string;
+  /** Wait between two polls of the outbox, in milliseconds. @default 200 */
+  pollIntervalMs?: number;
+  /** Most rows one poll reads, and one prune deletes. @default 500 */
+  batchSize?: number;
+  /** Age after which outbox rows are deleted, in milliseconds; keep it well above `pollIntervalMs`. @default 60000 */
+  retentionMs?: number;
+  /**
+   * Time limit, in milliseconds, of every query of the relay (a poll, a prune, an insert),
+   * waiting for a connection included (on better-sqlite3: for the turn on the DataSource's one
+   * connection). A query that runs out of time fails (a poll or an insert is logged) and its
+   * connection is closed, not returned to the pool.
+   * @default 5000
+   */
+  timeoutMs?: number;
+  /**
+   * While the database is away every transition fails to publish: the first failure is logged
+   * at once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
+}
+
+/** Default outbox table of `OutboxFsmTransitionRelay`. */
+export const DEFAULT_FSM_OUTBOX_TABLE = 'mcp_fsm_outbox';
+
+/** How long polls keep looking for an id that a later row skipped (its insert may commit late). */
+const LATE_ROW_WAIT_MS = 5000;
+/** Most skipped ids polls look for: more than that are not inserts in flight but gaps in the sequence. */
+const MAX_LATE_IDS = 100;
+
+interface OutboxRow {
+  id: string | number;
+  origin: string;
+  machine: string;
+  store_key: string;
+  state: string | null;
+}
+
+/**
+ * Relays transitions between processes through an outbox table in the app's own database,
+ * on any `DataSource` the TypeORM store supports (PostgreSQL, MySQL/MariaDB, better-sqlite3):
+ * each transition inserts one row after the call committed (not in the call's path), and each
+ * process polls the rows after the last one it read, skipping its own. Rows older than
+ * `retentionMs` are deleted in bounded batches by every polling process (at most every quarter
+ * of `retentionMs`, or at each poll while a full batch came back). The table comes from the
+ * shipped migration `CreateMcpFsmOutbox1764720000000` (or `createFsmOutboxMigration(options)`).
+ *
+ * Delivery is best effort: a poll that fails (the database is down, or it did not answer within
+ * `timeoutMs`) is logged once and polling goes on, so rows written meanwhile arrive when it is
+ * back, unless they were pruned. A row that commits after a row with a higher id is still read
+ * if it commits within 5 s. A query that runs out of time has its connection closed, not
+ * reused. On better-sqlite3 the relay's queries take turns with the store's (one shared
+ * connection), waiting at most `timeoutMs` for theirs.
+ *
+ * @example
+ * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   transitionRelay: new OutboxFsmTransitionRelay(dataSource) }) })
+ */
+export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
+  private readonly logger = new Logger('McpTransitionRelay');
+  private readonly origin = randomUUID();
+  private readonly queries: BoundedQueries;
+  private readonly table: string;
+  private readonly quotedTable: string;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly retentionMs: number;
+  private readonly publishing = new Set<Promise<void>>();
+  private readonly failures: RelayPublishFailures;
+  /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
+  private readonly lateIds = new Map<number, number>();
+  private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
+  private timer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+  private lastSeenId = 0;
+  private lastPruneAt = 0;
+  private pruneBehind = false;
+  private failing = false;
+
+  constructor(dataSource: DataSource, options: OutboxFsmTransitionRelayOptions = {}) {
+    this.queries = new BoundedQueries(dataSource, OutboxFsmTransitionRelay.name, options.timeoutMs);
+    this.table = this.queries.table(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE);
+    this.quotedTable = quoteTableName(this.queries.dialect, this.table);
+    this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
+    this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
+    this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
+    this.failures = new RelayPublishFailures(OutboxFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+  }
+
+  /**
+   * Checks the outbox table (a missing migration fails the bootstrap), then polls from its
+   * newest row on; `resync` is called each time polling works again after an outage (rows may
+   * have been pruned meanwhile).
+   */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+    try {
+      await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
+      const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
+      this.lastSeenId = Number(records[0]?.max_id ?? 0);
+    } catch (error) {
+      throw new Error(messages.outboxSchemaNotReady(this.table, error), { cause: error });
+    }
+    this.listener = listener;
+    this.resync = resync;
+    this.schedule(this.pollIntervalMs);
+  }
+
+  /** Inserts one outbox row in the background; a failure is logged, never thrown. */
+  publish(transition: FsmRelayedTransition): void {
+    const insert = this.query(
+      'publish',
+      `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, created_at) VALUES (?, ?, ?, ?, ?)`,
+      [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
+    );
+    const done: Promise<void> = insert
+      .then(() => undefined, (error: unknown) => this.failures.add(error))
+      .finally(() => this.publishing.delete(done));
+    this.publishing.add(done);
+  }
+
+  /** Stops polling, then waits for the poll and the inserts in flight. */
+  async stop(): Promise<void> {
+    this.listener = undefined;
+    this.resync = undefined;
+    clearTimeout(this.timer);
+    await this.polling;
+    await Promise.allSettled([...this.publishing]);
+    this.failures.stop();
+  }
+
+  /**
+   * Reads the next batch of rows (after the last one read, plus ids skipped a moment ago) and
+   * hands the other processes' transitions to the listener; returns how many rows it read.
+   */
+  protected async poll(): Promise<number> {
+    const late = [...this.lateIds.keys()];
+    const orLate = late.length ? ` OR id IN (${late.map(() => '?').join(', ')})` : '';
+    const { records } = await this.query<OutboxRow>(
+      'poll',
+      `SELECT id, origin, machine, store_key, state FROM ${this.quotedTable} WHERE id > ?${orLate} ORDER BY id LIMIT ?`,
+      [this.lastSeenId, ...late, this.batchSize],
+    );
+    const now = Date.now();
+    for (const row of records) {
+      const id = Number(row.id);
+      if (id > this.lastSeenId) {
+        this.noteSkipped(id, now);
+        this.lastSeenId = id;
+      } else {
+        this.lateIds.delete(id);
+      }
+      if (row.origin !== this.origin) {
+        this.listener?.({ machine: row.machine, storeKey: row.store_key, state: row.state });
+      }
+    }
+    for (const [id, since] of this.lateIds) {
+      if (now - since > LATE_ROW_WAIT_MS) this.lateIds.delete(id);
+    }
+    return records.length;
+  }
+
+  /** Deletes up to `batchSize` rows older than `retentionMs` (safe from several processes at once); returns how many. */
+  protected async prune(): Promise<number> {
+    const table = this.quotedTable;
+    const sql = {
+      postgres: `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)`,
+      mysql: `DELETE FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ?`,
+      sqlite: `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    }[this.queries.dialect];
+    return (await this.query('prune', sql, [Date.now() - this.retentionMs, this.batchSize])).affected;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.polling = this.cycle().finally(() => (this.polling = undefined));
+    }, delayMs).unref();
+  }
+
+  /** One poll, and a prune when one is due; a failure is logged once per outage and polling goes on. */
+  private async cycle(): Promise<void> {
+    let read = 0;
+    try {
+      read = await this.poll();
+      if (this.pruneBehind || Date.now() - this.lastPruneAt >= this.retentionMs / 4) {
+        this.lastPruneAt = Date.now();
+        this.pruneBehind = (await this.prune()) === this.batchSize;
+      }
+      if (this.failing) {
+        this.failing = false;
+        this.logger.log(messages.outboxPollRecovered(this.table));
+        this.resync?.();
+      }
+    } catch (error) {
+      if (!this.failing) {
+        this.failing = true;
+        this.logger.warn(messages.outboxPollFailed(this.table, error, this.pollIntervalMs));
+      }
+    }
+    // A full batch means more rows are waiting: read them at once.
+    if (this.listener) this.schedule(read === this.batchSize ? 0 : this.pollIntervalMs);
+  }
+
+  /** Remembers the ids between the last row read and `id`, unless the gap is too wide to be inserts in flight. */
+  private noteSkipped(id: number, now: number): void {
+    if (id - this.lastSeenId - 1 > MAX_LATE_IDS) return;
+    for (let skipped = this.lastSeenId + 1; skipped < id && this.lateIds.size < MAX_LATE_IDS; skipped++) {
+      this.lateIds.set(skipped, now);
+    }
+  }
+
+  /**
+   * Runs one statement of `operation` within `timeoutMs` (on better-sqlite3: in its turn on the
+   * DataSource's one connection, never inside a store transaction).
+   */
+  private query<T>(operation: string, sql: string, params: unknown[]): Promise<SqlResult<T>> {
+    return this.queries.run(operation, (runner) => runSql<T>(runner, this.queries.dialect, { sql, params }));
+  }
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(messages.outboxInvalidOption(name, value));
+  return value;
+}

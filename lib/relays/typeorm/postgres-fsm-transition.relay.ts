@@ -1,0 +1,139 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import * as messages from '../../stores/stores.messages.js';
+import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+
+/** The parts of a `pg` pooled client the relay uses. */
+interface ListenClient {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
+  on(event: 'error' | 'end', listener: (error?: Error) => void): void;
+  release(error?: Error | boolean): void;
+}
+
+/** Options of `PostgresFsmTransitionRelay`. */
+export interface PostgresFsmTransitionRelayOptions {
+  /** LISTEN/NOTIFY channel; processes that share it see each other's transitions. @default 'mcp_fsm_transitions' */
+  channel?: string;
+  /** Wait before listening again after the connection was lost, in milliseconds. @default 1000 */
+  reconnectMs?: number;
+  /**
+   * While the database is away every transition fails to publish: the first failure is logged
+   * at once, the next ones once per this interval, with their count.
+   * @default 10_000
+   */
+  warnIntervalMs?: number;
+}
+
+const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Relays transitions between processes through PostgreSQL LISTEN/NOTIFY, on the app's
+ * PostgreSQL `DataSource`: one pooled connection listens (for the life of the module), and
+ * each transition sends one `NOTIFY` on it after the call committed (not in the call's path).
+ * When the connection drops it listens again; notifications sent meanwhile are lost, so once
+ * it listens again the process re-reads the menus of its sessions (calls stay gated by the
+ * store all along).
+ *
+ * @example
+ * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   transitionRelay: new PostgresFsmTransitionRelay(dataSource) }) })
+ */
+export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
+  private readonly logger = new Logger('McpTransitionRelay');
+  private readonly origin = randomUUID();
+  private readonly channel: string;
+  private readonly reconnectMs: number;
+  private readonly failures: RelayPublishFailures;
+  private client?: ListenClient;
+  private listener?: (transition: FsmRelayedTransition) => void;
+  private resync?: () => void;
+  private reconnect?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    options: PostgresFsmTransitionRelayOptions = {},
+  ) {
+    if (dataSource.options.type !== 'postgres') {
+      throw new Error(messages.relayNeedsPostgres(dataSource.options.type));
+    }
+    this.channel = options.channel ?? 'mcp_fsm_transitions';
+    if (!CHANNEL_PATTERN.test(this.channel)) {
+      throw new Error(messages.relayInvalidChannel(this.channel));
+    }
+    this.reconnectMs = options.reconnectMs ?? 1000;
+    this.failures = new RelayPublishFailures(PostgresFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+  }
+
+  /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
+  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+    this.listener = listener;
+    this.resync = resync;
+    await this.listen();
+  }
+
+  publish(transition: FsmRelayedTransition): void {
+    const payload = JSON.stringify({ ...transition, origin: this.origin });
+    this.client
+      ?.query('SELECT pg_notify($1, $2)', [this.channel, payload])
+      .catch((error: unknown) => this.failures.add(error));
+  }
+
+  async stop(): Promise<void> {
+    this.listener = undefined;
+    this.resync = undefined;
+    this.failures.stop();
+    clearTimeout(this.reconnect);
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      await client.query(`UNLISTEN ${this.channel}`).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<ListenClient> } }).master;
+    const client = await pool.connect();
+    client.on('notification', (message) => this.receive(message.payload));
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    await client.query(`LISTEN ${this.channel}`);
+    this.client = client;
+  }
+
+  private receive(payload: string | undefined): void {
+    try {
+      const { origin, machine, storeKey, state } = JSON.parse(payload ?? '');
+      if (origin !== this.origin && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
+        this.listener?.({ machine, storeKey, state });
+      }
+    } catch (error) {
+      this.logger.warn(messages.relayBadPayload(error));
+    }
+  }
+
+  private lost(client: ListenClient, error?: Error): void {
+    if (this.client !== client) {
+      return;
+    }
+    this.client = undefined;
+    client.release(error ?? true);
+    this.logger.warn(messages.relayLost(error, this.reconnectMs));
+    const retry = () => {
+      if (!this.listener) {
+        return;
+      }
+      this.listen().then(
+        () => this.resync?.(),
+        () => {
+          this.reconnect = setTimeout(retry, this.reconnectMs).unref();
+        },
+      );
+    };
+    this.reconnect = setTimeout(retry, this.reconnectMs).unref();
+  }
+}

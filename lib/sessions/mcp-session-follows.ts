@@ -1,0 +1,57 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
+import type { McpSession } from './mcp-session.js';
+import * as messages from '../protocol/protocol.messages.js';
+
+/**
+ * Keeps the handles a stateful session follows with its record in the session store, so that
+ * every process serving the session (another replica, this one after a restart) lists the
+ * same tools and tells it of the same transitions. Other connections (stdio, stateless, one
+ * 2026-07-28 request) have no record: their handles live with the connection. A store that
+ * fails is logged, never thrown: the process that saw the change still follows the handle,
+ * and the others learn it when the session uses the handle again.
+ */
+@Injectable()
+export class McpSessionFollows {
+  private readonly logger = new Logger('McpSessions');
+
+  constructor(@Inject(McpSessionStore) private readonly store: McpSessionStore) {}
+
+  /** Records that the session started (`following`) or stopped following instance `storeKey`. */
+  async record(session: McpSession, storeKey: string, following: boolean): Promise<void> {
+    const id = recordId(session);
+    if (id === undefined) return;
+    try {
+      await (following ? this.store.follow(id, storeKey) : this.store.unfollow(id, storeKey));
+    } catch (error) {
+      this.logger.warn(messages.followsNotStored(id, error));
+    }
+  }
+
+  /** The instances the session follows as its record says; `undefined` without a record, or when the store failed (logged). */
+  async stored(session: McpSession): Promise<string[] | undefined> {
+    const id = recordId(session);
+    if (id === undefined) return undefined;
+    try {
+      return await this.store.handles(id);
+    } catch (error) {
+      this.logger.warn(messages.followsNotRead(id, error));
+      return undefined;
+    }
+  }
+
+  /** Ids of at most `limit` sessions that follow instance `storeKey`, earliest followers first; none when the store failed (logged). */
+  async followers(storeKey: string, limit: number): Promise<string[]> {
+    try {
+      return await this.store.followers(storeKey, limit);
+    } catch (error) {
+      this.logger.warn(messages.followersNotRead(error));
+      return [];
+    }
+  }
+}
+
+/** The id of the session's record in the session store: stateful HTTP sessions have one. */
+function recordId(session: McpSession): string | undefined {
+  return session.kind === 'stateful' ? session.id : undefined;
+}
