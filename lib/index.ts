@@ -7,6 +7,7 @@ export * from './decorators/index.js';
 export { defineMachine } from './machines/define-machine.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export type * from './machines/machine.interface.js';
+export type { McpStateValue } from './machines/state-value.js';
 export type { FsmEngine, FsmMachineState, FsmStep } from './machines/fsm-engine.interface.js';
 export * from './stores/index.js';
 export * from './relays/fsm-transition-relay.interface.js';

@@ -27,6 +27,7 @@ import {
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
+import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
 import { McpShutdownDrain } from './transports/mcp-shutdown.drain.js';
 import { ModernServerFactory } from './protocol/modern-server.factory.js';
 import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
@@ -52,6 +53,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   providers: [
     resolvedOptionsProvider,
     fsmStateStoreProvider,
+    FsmStateStoreCheck,
     mcpSessionStoreProvider,
     fsmGateOptionsProvider,
     fsmTransitionRelayProvider,

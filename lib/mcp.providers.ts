@@ -1,6 +1,7 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpMachineRegistry } from './machines/machine-registry.js';
+import { machineEngineChosen } from './machines/machines.messages.js';
 import { FsmGate } from './gating/fsm-gate.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
 import { FSM_TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
@@ -45,10 +46,20 @@ export const fsmTransitionRelayProvider: Provider = {
   inject: [MCP_RESOLVED_OPTIONS],
 };
 
-/** The machines with their engines, built once (a machine its engine cannot run fails here). */
+/**
+ * The machines with their engines, built once (a machine its engine cannot run fails here);
+ * one log line per machine names the engine that runs it.
+ */
 export const machineRegistryProvider: Provider = {
   provide: McpMachineRegistry,
-  useFactory: (options: McpResolvedOptions) => McpMachineRegistry.build(options.machines, options.engine),
+  useFactory: async (options: McpResolvedOptions) => {
+    const registry = await McpMachineRegistry.build(options.machines, options.engine);
+    const logger = new Logger('McpModule');
+    for (const id of registry.ids()) {
+      logger.log(machineEngineChosen(options.serverId, id, registry.engine(id).kind));
+    }
+    return registry;
+  },
   inject: [MCP_RESOLVED_OPTIONS],
 };
 

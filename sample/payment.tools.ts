@@ -123,7 +123,7 @@ export class PaymentTools {
     const entries = await this.ledger.find({ where: { paymentId: ctx.handle! }, order: { id: 'ASC' } });
     return {
       paymentId: ctx.handle!,
-      state: ctx.state!,
+      state: ctx.state as string,
       refundable: refundableCents(context) / 100,
       ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
     };

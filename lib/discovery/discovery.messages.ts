@@ -11,6 +11,14 @@ export const duplicateMachine = (machine: string): string =>
 export const toolNeedsNameAndDescription = (source: string): string =>
   `${source}: @McpTool needs a "name" and a "description".`;
 
+/** Bootstrap error: a tool name MCP does not allow. */
+export const toolNameInvalid = (source: string, name: string): string =>
+  `${source}: @McpTool name ${JSON.stringify(name)} is not a valid MCP tool name: use 1 to 128 letters, digits, "_", "." and "-" (no spaces or slashes).`;
+
+/** Startup warning: a handle-keyed machine that no tool can start. */
+export const noStartTool = (server: string, machine: string, handleKey: string): string =>
+  `Server "${server}": machine "${machine}" is handle-keyed (stateHandleKey "${handleKey}"), but no tool has @StartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.`;
+
 /** Bootstrap error: two tools share a name. */
 export const duplicateTool = (name: string, first: string, second: string): string =>
   `Tool name "${name}" is declared twice: by @McpTool on ${first} and on ${second}. Tool names must be unique.`;
@@ -37,6 +45,16 @@ export const noStates = (source: string): string => `${source}: @BindState needs
 /** Bootstrap error: a decorator names an event no transition of the machine uses. */
 export const unknownEvent = (source: string, decorator: string, machine: string, event: string, known: readonly string[]): string =>
   `${source}: ${decorator} fires event "${event}", which no transition of machine "${machine}" accepts (events: ${formatList(known)}).`;
+
+/** Bootstrap error: `@BindState` fires an event that none of its states accepts (guards aside). */
+export const eventNotAcceptedFrom = (
+  source: string,
+  machine: string,
+  event: string,
+  states: readonly string[],
+  accepting: readonly string[],
+): string =>
+  `${source}: @BindState fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
 
 /** Bootstrap error: `@StartWorkflow` on a session-keyed machine. */
 export const startNeedsHandleKey = (source: string, machine: string): string =>

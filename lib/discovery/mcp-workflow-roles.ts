@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
@@ -92,6 +93,9 @@ export class McpWorkflowRoles {
       throw new Error(messages.noStates(source));
     }
     this.assertEvent(source, '@BindState', machine, meta.transition);
+    if (meta.transition !== undefined) {
+      this.assertAcceptedFrom(source, machine, meta.states, meta.transition);
+    }
     return {
       machine,
       states: meta.states,
@@ -128,6 +132,21 @@ export class McpWorkflowRoles {
     if (event !== undefined && !events.includes(event)) {
       throw new Error(messages.unknownEvent(source, decorator, machine, event, events));
     }
+  }
+
+  /** A bound event that none of the bound states accepts would list the tool and refuse every call. */
+  private assertAcceptedFrom(source: string, machine: string, states: readonly string[], event: string): void {
+    const engine = this.machines.engine(machine);
+    const accepts = (state: string): boolean => {
+      const descriptors = engine.eventsWhile(state);
+      return descriptors === undefined || descriptors.some((descriptor) => matchesEventDescriptor(event, descriptor));
+    };
+    if (states.some(accepts)) {
+      return;
+    }
+    const accepting = engine.statePaths().filter(accepts);
+    const outermost = accepting.filter((path) => !accepting.some((other) => path.startsWith(`${other}.`)));
+    throw new Error(messages.eventNotAcceptedFrom(source, machine, event, states, outermost));
   }
 
   private requireMachineId(source: string, decorator: string, machine: McpMachineRef | undefined, user: string): string {

@@ -72,13 +72,14 @@ export class WorkflowResourcesFactory {
   /** The admitted instance as the resource shows it. */
   private describe(call: FsmCall) {
     const { machine, handle, state, workflowContext } = call.context;
+    const stored = call.snapshot!.state;
     return {
       machine,
       handle,
       state,
       context: workflowContext ?? null,
-      allowedTools: this.tools.allowedNames(machine!, state!),
-      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: state }),
+      allowedTools: this.tools.allowedNames(machine!, stored),
+      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: stored }),
     };
   }
 }

@@ -4,6 +4,7 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
 import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { toStateValue } from '../machines/state-value.js';
 import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
@@ -313,7 +314,7 @@ export class FsmGate implements NestInterceptor {
     Object.assign(call.context, {
       machine: instance.machine,
       handle: instance.handle,
-      state: snapshot.state,
+      state: toStateValue(snapshot.state),
       workflowContext: snapshot.context,
     });
   }

@@ -1,4 +1,5 @@
 import { IntrinsicException } from '@nestjs/common';
+import type { McpStateValue } from '../machines/state-value.js';
 
 /**
  * Why a gated call was refused before its handler ran (or why its transition was not
@@ -20,7 +21,8 @@ export interface FsmRefusalData {
   code: FsmRefusalCode;
   tool: string;
   machine: string;
-  state: string | null;
+  /** The instance's state (an object while parallel regions are active); `null` before it exists. */
+  state: McpStateValue | null;
   allowedTools: string[];
 }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { FsmCall } from './fsm-call.js';
 import { HANDLE_LENGTH, isWellFormedHandle } from './fsm-handle.js';
@@ -76,6 +77,12 @@ export class FsmRefusals {
     state: string | null = null,
     allowedTools: readonly string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
   ): FsmRefusal {
-    return new FsmRefusal(text, { code, tool: call.tool.name, machine, state, allowedTools: [...allowedTools] });
+    return new FsmRefusal(text, {
+      code,
+      tool: call.tool.name,
+      machine,
+      state: state === null ? null : toStateValue(state),
+      allowedTools: [...allowedTools],
+    });
   }
 }

@@ -42,6 +42,13 @@ export interface FsmEngine {
   /** Every event name that appears in a transition. */
   eventNames(): string[];
   /**
+   * The event descriptors (`'SUBMIT'`, and for XState also `'*'` or `'prefix.*'`) of every
+   * transition that can be taken while `binding` is active, guards aside: those of the state
+   * nodes active in some configuration that matches `binding`. `undefined` when there are too
+   * many configurations to tell (see `valuesMatching`).
+   */
+  eventsWhile(binding: string): readonly string[] | undefined;
+  /**
    * Whether `state` is a state value this machine can be in, spelled as the engine stores it:
    * every key exists in its place, with a leaf in each active region (a stored value from an
    * older machine may not be).

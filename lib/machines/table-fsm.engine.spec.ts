@@ -1,11 +1,11 @@
-import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
+import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
 import type { FsmStep } from './fsm-engine.interface.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 
-// The sample's invoice machine: the design's running example.
-const invoiceConfig = sampleInvoiceMachine.config;
+// The design's running example.
+const invoiceConfig = invoiceMachine.config;
 
 const moved = (state: string, context?: Record<string, unknown>): FsmStep => ({
   status: 'moved',

@@ -73,6 +73,12 @@ export class TableFsmEngine implements FsmEngine {
     return [...this.events];
   }
 
+  /** The events of `binding`'s transitions; none in a final or unknown state. */
+  eventsWhile(binding: string): readonly string[] {
+    const state = this.states.get(binding);
+    return state === undefined || state.final ? [] : [...state.on.keys()];
+  }
+
   /** Whether `state` is one of the machine's states. */
   knows(state: string): boolean {
     return this.states.has(state);

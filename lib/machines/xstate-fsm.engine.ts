@@ -91,6 +91,33 @@ export class XStateFsmEngine implements FsmEngine {
     return [...this.events];
   }
 
+  /**
+   * The descriptors of the transitions of every state node (ancestors and other parallel
+   * regions included) active in a configuration where `binding` is active; none in a done one.
+   */
+  eventsWhile(binding: string): readonly string[] | undefined {
+    const values = enumerateStateValues(this.machine.root, binding.split('.'), MAX_MATCHING_STATE_VALUES);
+    if (values === undefined) {
+      return undefined;
+    }
+    const descriptors = new Set<string>();
+    for (const value of values) {
+      const snapshot = this.machine.resolveState({ value, context: {} });
+      if (snapshot.status === 'done') {
+        continue;
+      }
+      for (const node of snapshot._nodes) {
+        for (const descriptor of node.transitions.keys()) {
+          // `onDone` is a transition on XState's own done event, which no tool can send.
+          if (!descriptor.startsWith('xstate.')) {
+            descriptors.add(descriptor);
+          }
+        }
+      }
+    }
+    return [...descriptors];
+  }
+
   /** Whether `state` is a complete configuration of this machine, spelled as the engine stores it. */
   knows(state: string): boolean {
     return this.decode(state) !== undefined;

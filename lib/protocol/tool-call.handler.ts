@@ -16,6 +16,7 @@ import * as messages from './protocol.messages.js';
 import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
+import { toStateValue } from '../machines/state-value.js';
 
 /**
  * Answers `tools/call`: checks the request and the arguments, runs the handler through the
@@ -83,7 +84,7 @@ export class ToolCallHandler {
       return result;
     }
     const { machine } = call.instance;
-    const gate = { machine, state, allowedTools: this.tools.allowedNames(machine, state) };
+    const gate = { machine, state: toStateValue(state), allowedTools: this.tools.allowedNames(machine, state) };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 

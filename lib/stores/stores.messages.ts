@@ -19,6 +19,14 @@ export const storeUnsupportedDatabase = (component: string, type: string): strin
 export const storeInvalidTableName = (component: string, name: string): string =>
   `${component}: table name "${name}" is not a plain SQL identifier (letters, digits, "_", optionally "schema.table").`;
 
+/** Bootstrap error: a `{ load, save }` store did not give back the snapshot it was given. */
+export const storeDropsFields = (store: string, fields: readonly string[]): string =>
+  `${store} did not give back what it saved: ${fields.join(', ')} ${fields.length === 1 ? 'was' : 'were'} lost in a round trip at startup. A store keeps the whole snapshot ({ state, context, updatedAt, owner }) and returns it from load; otherwise instances lose their context, and handle-keyed ones their owner (anyone who knows the handle could then call).`;
+
+/** Bootstrap error: a TypeORM store, relay or migration was given no DataSource. */
+export const storeNeedsDataSource = (component: string, value: unknown): string =>
+  `${component} needs a TypeORM DataSource, got ${value === null ? 'null' : typeof value}. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new ${component}(dataSource).`;
+
 /** Store error: a transaction was used after its commit or rollback. */
 export const storeTransactionClosed = (): string =>
   'This workflow transaction is already committed or rolled back.';

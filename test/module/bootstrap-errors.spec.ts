@@ -10,9 +10,12 @@ import {
   McpTool,
   McpWorkflow,
   StartWorkflow,
+  type FsmSnapshot,
+  type FsmStateStore,
   type McpModuleOptions,
 } from '../../lib/index.js';
-import { invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
+import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
+import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError } from '../utils/test-app.js';
 
 function appWith(providers: Type[], options: Partial<McpModuleOptions> = {}): DynamicModule {
@@ -154,6 +157,81 @@ class SearchTools {
   }
 }
 
+@Injectable()
+@McpWorkflow(invoiceMachine)
+class EarlyApproveTools {
+  @McpTool({ name: 'invoice.approve', description: 'Approve the invoice' })
+  @BindState(['draft', 'approved'], 'APPROVE')
+  approve() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+@McpWorkflow(paymentMachine)
+class EarlyRefundTools {
+  @McpTool({ name: 'payment.refund', description: 'Refund the payment' })
+  @BindState('authorized', 'REFUND')
+  refund() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+class SpacedNameTools {
+  @McpTool({ name: 'invoice/send now', description: 'Send the invoice' })
+  send() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+@McpWorkflow(paymentMachine)
+class PaymentStartTools {
+  @McpTool({ name: 'payment.authorize', description: 'Authorize a payment' })
+  @StartWorkflow()
+  authorize() {
+    return 'ok';
+  }
+}
+
+/** A custom store that keeps only the state and the time, as a hand-written `{ load, save }` might. */
+class StateOnlyStore implements FsmStateStore {
+  private readonly rows = new Map<string, { state: string; updatedAt: string }>();
+
+  async load(key: string): Promise<FsmSnapshot | undefined> {
+    return this.rows.get(key);
+  }
+
+  async save(key: string, { state, updatedAt }: FsmSnapshot): Promise<void> {
+    this.rows.set(key, { state, updatedAt });
+  }
+}
+
+/** A custom store that keeps the whole snapshot. */
+class WholeSnapshotStore implements FsmStateStore {
+  private readonly rows = new Map<string, string>();
+
+  async load(key: string): Promise<FsmSnapshot | undefined> {
+    const row = this.rows.get(key);
+    return row === undefined ? undefined : (JSON.parse(row) as FsmSnapshot);
+  }
+
+  async save(key: string, snapshot: FsmSnapshot): Promise<void> {
+    this.rows.set(key, JSON.stringify(snapshot));
+  }
+}
+
+/** Boots an app from `imports` and returns what it logged while starting. */
+async function startupLogs(imports: DynamicModule[]): Promise<RecordingLogger> {
+  const logs = new RecordingLogger();
+  const moduleRef = await Test.createTestingModule({ imports }).setLogger(logs).compile();
+  const app = moduleRef.createNestApplication({ logger: logs });
+  await app.init();
+  await app.close();
+  return logs;
+}
+
 describe('bootstrap errors name the class, the method and the decorator', () => {
   it('duplicate tool names', async () => {
     expect(await bootstrapError([appWith([InvoiceStatusTools, InvoiceReportTools])])).toBe(
@@ -189,6 +267,41 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     expect(await bootstrapError([appWith([StartWithUnknownEventTools])])).toBe(
       'StartWithUnknownEventTools.open: @StartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
     );
+  });
+
+  it('@BindState firing an event none of its states accepts', async () => {
+    expect(await bootstrapError([appWith([EarlyApproveTools])])).toBe(
+      'EarlyApproveTools.approve: @BindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
+    );
+  });
+
+  it('@BindState firing a guarded event from a state that does not accept it', async () => {
+    expect(await bootstrapError([appWith([EarlyRefundTools])])).toBe(
+      'EarlyRefundTools.refund: @BindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
+    );
+  });
+
+  it('a tool name MCP does not allow', async () => {
+    expect(await bootstrapError([appWith([SpacedNameTools])])).toBe(
+      'SpacedNameTools.send: @McpTool name "invoice/send now" is not a valid MCP tool name: use 1 to 128 letters, digits, "_", "." and "-" (no spaces or slashes).',
+    );
+  });
+
+  it('TypeOrmFsmStateStore without a DataSource (a forgotten inject)', () => {
+    expect(() => new TypeOrmFsmStateStore(undefined as unknown as DataSource)).toThrow(
+      'TypeOrmFsmStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmFsmStateStore(dataSource).',
+    );
+  });
+
+  it('a { load, save } store that loses context and owner', async () => {
+    expect(await bootstrapError([appWith([], { store: new StateOnlyStore() })])).toBe(
+      'StateOnlyStore did not give back what it saved: context, owner were lost in a round trip at startup. A store keeps the whole snapshot ({ state, context, updatedAt, owner }) and returns it from load; otherwise instances lose their context, and handle-keyed ones their owner (anyone who knows the handle could then call).',
+    );
+  });
+
+  it('a { load, save } store that keeps the whole snapshot boots', async () => {
+    const logs = await startupLogs([appWith([SubmitTools], { store: new WholeSnapshotStore() })]);
+    expect(logs.matching('error', /./)).toEqual([]);
   });
 
   it('@StartWorkflow on a session-keyed machine', async () => {
@@ -248,6 +361,24 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     } finally {
       await dataSource.destroy();
     }
+  });
+
+  it('logs which engine runs each machine, and warns of a handle-keyed machine nothing can start', async () => {
+    const logs = await startupLogs([appWith([SubmitTools], { machines: [invoiceMachine, paymentMachine] })]);
+    expect(logs.matching('log', /^Server "broken": machine/)).toEqual([
+      'Server "broken": machine "invoice" runs on XState.',
+      'Server "broken": machine "payment" runs on XState.',
+    ]);
+    expect(logs.matching('warn', /./)).toEqual([
+      'Server "broken": machine "payment" is handle-keyed (stateHandleKey "paymentId"), but no tool has @StartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.',
+    ]);
+
+    const table = await startupLogs([appWith([SubmitTools, PaymentStartTools], { engine: 'table', machines: [invoiceMachine, flatPaymentMachine] })]);
+    expect(table.matching('log', /^Server "broken": machine/)).toEqual([
+      'Server "broken": machine "invoice" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',
+      'Server "broken": machine "payment" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',
+    ]);
+    expect(table.matching('warn', /./)).toEqual([]);
   });
 
   it('a valid configuration boots (the helpers above are not what fails)', async () => {

@@ -57,6 +57,9 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
     private readonly dataSource: DataSource,
     options: PostgresFsmTransitionRelayOptions = {},
   ) {
+    if (typeof dataSource !== 'object' || dataSource === null || typeof dataSource.options !== 'object') {
+      throw new Error(messages.storeNeedsDataSource(PostgresFsmTransitionRelay.name, dataSource));
+    }
     if (dataSource.options.type !== 'postgres') {
       throw new Error(messages.relayNeedsPostgres(dataSource.options.type));
     }
