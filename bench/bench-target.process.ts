@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { FsmStateStore } from '../lib/index.js';
-import { McpSessionRegistry } from '../lib/index.js';
+import { McpSessionRegistry } from '../lib/extend.js';
 import { startBaselineServer } from './baseline.server.js';
 import { AsyncCounter, type AsyncCounts } from './bench.async-counter.js';
 import { BenchProfiler, type ProfiledWindow } from './bench.profiler.js';

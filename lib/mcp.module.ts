@@ -86,6 +86,6 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpPrimitiveRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
 })
 export class McpModule extends ConfigurableModuleClass {}

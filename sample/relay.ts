@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { RedisFsmTransitionRelay } from '../lib/redis.js';
-import type { FsmTransitionRelay } from '../lib/index.js';
+import type { FsmTransitionRelay } from '../lib/extend.js';
 import { OutboxFsmTransitionRelay, PostgresFsmTransitionRelay } from '../lib/typeorm.js';
 
 /**

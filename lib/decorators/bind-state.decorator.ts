@@ -2,8 +2,8 @@ import { SetMetadata } from '@nestjs/common';
 import { MCP_BIND_STATE_METADATA } from '../mcp.constants.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
-/** Options of `@BindState`. */
-export interface BindStateOptions {
+/** Options of `@McpBindState`. */
+export interface McpBindStateOptions {
   /** Machine (or its id) the states belong to. @default the class's `@McpWorkflow` machine */
   machine?: McpMachineRef;
   /**
@@ -15,8 +15,8 @@ export interface BindStateOptions {
   transactional?: boolean;
 }
 
-/** Metadata stored by `@BindState`. */
-export interface BindStateMetadata {
+/** Metadata stored by `@McpBindState`. */
+export interface McpBindStateMetadata {
   states: string[];
   transition?: string;
   machine?: McpMachineRef;
@@ -30,17 +30,24 @@ export interface BindStateMetadata {
  *
  * @example
  * \@McpTool({ name: 'invoice.discharge', description: 'Discharge an approved invoice' })
- * \@BindState('approved', 'DISCHARGE')
+ * \@McpBindState('approved', 'DISCHARGE')
  * discharge() { ... }
  */
-export const BindState = (
+export const McpBindState = (
   states: string | string[],
   transition?: string,
-  options: BindStateOptions = {},
+  options: McpBindStateOptions = {},
 ): MethodDecorator =>
-  SetMetadata<string, BindStateMetadata>(MCP_BIND_STATE_METADATA, {
+  SetMetadata<string, McpBindStateMetadata>(MCP_BIND_STATE_METADATA, {
     states: Array.isArray(states) ? [...states] : [states],
     transition,
     machine: options.machine,
     transactional: options.transactional,
   });
+
+/** @deprecated Use {@link McpBindState}; the old name goes in 0.4. */
+export const BindState = McpBindState;
+/** @deprecated Use {@link McpBindStateOptions}; the old name goes in 0.4. */
+export type BindStateOptions = McpBindStateOptions;
+/** @deprecated Use {@link McpBindStateMetadata}; the old name goes in 0.4. */
+export type BindStateMetadata = McpBindStateMetadata;

@@ -2,14 +2,14 @@ import { SetMetadata } from '@nestjs/common';
 import { MCP_START_WORKFLOW_METADATA } from '../mcp.constants.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
-/** Options of `@StartWorkflow`. */
-export interface StartWorkflowOptions {
+/** Options of `@McpStartWorkflow`. */
+export interface McpStartWorkflowOptions {
   /** Create the instance in the transaction the handler joins (see `BindStateOptions.transactional`). */
   transactional?: boolean;
 }
 
-/** Metadata stored by `@StartWorkflow`. */
-export interface StartWorkflowMetadata {
+/** Metadata stored by `@McpStartWorkflow`. */
+export interface McpStartWorkflowMetadata {
   machine?: McpMachineRef;
   transition?: string;
   transactional?: boolean;
@@ -23,16 +23,23 @@ export interface StartWorkflowMetadata {
  *
  * @example
  * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
- * \@StartWorkflow(paymentMachine, 'AUTHORIZE')
+ * \@McpStartWorkflow(paymentMachine, 'AUTHORIZE')
  * authorize(\@ToolArgs() input: Amount, \@ToolContext() ctx: McpToolContext) { ... }
  */
-export const StartWorkflow = (
+export const McpStartWorkflow = (
   machine?: McpMachineRef,
   transition?: string,
-  options: StartWorkflowOptions = {},
+  options: McpStartWorkflowOptions = {},
 ): MethodDecorator =>
-  SetMetadata<string, StartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
+  SetMetadata<string, McpStartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
     machine,
     transition,
     transactional: options.transactional,
   });
+
+/** @deprecated Use {@link McpStartWorkflow}; the old name goes in 0.4. */
+export const StartWorkflow = McpStartWorkflow;
+/** @deprecated Use {@link McpStartWorkflowOptions}; the old name goes in 0.4. */
+export type StartWorkflowOptions = McpStartWorkflowOptions;
+/** @deprecated Use {@link McpStartWorkflowMetadata}; the old name goes in 0.4. */
+export type StartWorkflowMetadata = McpStartWorkflowMetadata;

@@ -38,19 +38,24 @@ function createMcpParamDecorator(paramtype: McpParamtype) {
 }
 
 /**
- * Injects the tool's validated arguments, or one property of them with `@ToolArgs('id')`.
+ * Injects the tool's validated arguments, or one property of them with `@McpArgs('id')`.
  * Pipes run on the value, as on HTTP route parameters.
  *
  * @example
- * capture(\@ToolArgs() input: { paymentId: string }, \@ToolArgs('paymentId') id: string) { ... }
+ * capture(\@McpArgs() input: { paymentId: string }, \@McpArgs('paymentId') id: string) { ... }
  */
-export const ToolArgs = createMcpParamDecorator(McpParamtype.ARGS);
+export const McpArgs = createMcpParamDecorator(McpParamtype.ARGS);
 
 /**
  * Injects the call's {@link McpToolContext} (session, handle, state, auth info, the SDK's extra,
  * and the transaction's manager in transactional mode).
  *
  * @example
- * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ * status(\@McpContext() ctx: McpToolContext) { return { state: ctx.state }; }
  */
-export const ToolContext = createMcpParamDecorator(McpParamtype.CONTEXT);
+export const McpContext = createMcpParamDecorator(McpParamtype.CONTEXT);
+
+/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
+export const ToolArgs = McpArgs;
+/** @deprecated Use {@link McpContext}; the old name goes in 0.4. */
+export const ToolContext = McpContext;

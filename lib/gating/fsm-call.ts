@@ -10,7 +10,7 @@ import type { FsmRefusal } from './fsm-refusal.error.js';
 import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
 
 /** Which stored instance a call acts on. */
-export interface FsmInstanceRef {
+export interface WorkflowInstanceRef {
   machine: string;
   /** Key in the store (see `formatInstanceKey`). */
   storeKey: string;
@@ -20,7 +20,7 @@ export interface FsmInstanceRef {
 }
 
 /** What the connection a call came on knows about its caller. */
-export interface FsmCaller {
+export interface WorkflowCaller {
   /** How the caller reached the server (`'modern'`: a 2026-07-28 request, which has no session). */
   readonly kind: string;
   /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
@@ -30,17 +30,17 @@ export interface FsmCaller {
 /** The mutable context handed to the handler as `@ToolContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
-const callsByContext = new WeakMap<object, FsmCall>();
-const runningCall = new AsyncLocalStorage<FsmCall>();
+const callsByContext = new WeakMap<object, WorkflowCall>();
+const runningCall = new AsyncLocalStorage<WorkflowCall>();
 
 /**
  * One tool call as the gate sees it, from admission to the stored outcome. The gate fills
  * it; the call handler reads the outcome (refusal, stored state) after the handler ran.
  * Passed to the handler pipeline as its third argument.
  */
-export class FsmCall {
+export class WorkflowCall {
   /** The instance the call acts on, once resolved and found to be the caller's. */
-  instance?: FsmInstanceRef;
+  instance?: WorkflowInstanceRef;
   /** The instance as the call was admitted on it. */
   snapshot?: FsmSnapshot;
   /** Where the bound transition leads, computed before the handler ran. */
@@ -61,7 +61,7 @@ export class FsmCall {
 
   constructor(
     readonly tool: McpHandlerDefinition,
-    readonly caller: FsmCaller,
+    readonly caller: WorkflowCaller,
     readonly args: Record<string, unknown>,
     readonly context: MutableToolContext,
     /** Aborted when the server stops waiting for running calls (a graceful shutdown ran out of time); its reason is what the client is told. */
@@ -131,23 +131,32 @@ export class FsmCall {
   }
 
   /** The call of a handler's execution context. */
-  static from(context: ExecutionContext): FsmCall | undefined {
+  static from(context: ExecutionContext): WorkflowCall | undefined {
     const call = context.getArgByIndex(2);
-    return call instanceof FsmCall ? call : undefined;
+    return call instanceof WorkflowCall ? call : undefined;
   }
 
   /** The call a tool context belongs to. */
-  static of(context: McpToolContext): FsmCall | undefined {
+  static of(context: McpToolContext): WorkflowCall | undefined {
     return callsByContext.get(context);
   }
 
-  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link FsmCall.current} call. */
-  static run<T>(call: FsmCall, work: () => T): T {
+  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link WorkflowCall.current} call. */
+  static run<T>(call: WorkflowCall, work: () => T): T {
     return runningCall.run(call, work);
   }
 
-  /** The call whose pipeline is running, inside {@link FsmCall.run}. */
-  static current(): FsmCall | undefined {
+  /** The call whose pipeline is running, inside {@link WorkflowCall.run}. */
+  static current(): WorkflowCall | undefined {
     return runningCall.getStore();
   }
 }
+
+/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
+export const FsmCall = WorkflowCall;
+/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
+export type FsmCall = WorkflowCall;
+/** @deprecated Use {@link WorkflowInstanceRef}; the old name goes in 0.4. */
+export type FsmInstanceRef = WorkflowInstanceRef;
+/** @deprecated Use {@link WorkflowCaller}; the old name goes in 0.4. */
+export type FsmCaller = WorkflowCaller;

@@ -52,7 +52,7 @@ interface ClaimStates {
  * with a code of your own to refuse), and pass the subclass as the module's `gate` option.
  */
 @Injectable()
-export class FsmGate implements NestInterceptor {
+export class WorkflowGate implements NestInterceptor {
   protected readonly logger = new Logger('McpGate');
   protected readonly locker: FsmLocker;
   protected readonly transactionLocker?: FsmLocker;
@@ -363,3 +363,8 @@ export class FsmGate implements NestInterceptor {
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }
 }
+
+/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
+export const FsmGate = WorkflowGate;
+/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
+export type FsmGate = WorkflowGate;

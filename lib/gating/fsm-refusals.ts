@@ -8,7 +8,7 @@ import * as messages from './gating.messages.js';
 
 /** Builds refusals with the allowed actions the model needs to recover. */
 @Injectable()
-export class FsmRefusals {
+export class WorkflowRefusals {
   constructor(private readonly tools: McpToolRegistry) {}
 
   /** The call may not run while the instance is in `state`. */
@@ -86,3 +86,8 @@ export class FsmRefusals {
     });
   }
 }
+
+/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
+export const FsmRefusals = WorkflowRefusals;
+/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
+export type FsmRefusals = WorkflowRefusals;

@@ -12,8 +12,8 @@ import type { FsmSnapshot } from './fsm-state-store.interface.js';
 import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
 
-/** Options of {@link InMemoryFsmStateStore}. */
-export interface InMemoryFsmStateStoreOptions {
+/** Options of {@link InMemoryWorkflowStateStore}. */
+export interface InMemoryWorkflowStateStoreOptions {
   /**
    * Most instances held at once. Idle instances are dropped first; when the store is still
    * full, creating an instance throws (live workflow state is never evicted).
@@ -49,7 +49,7 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * handle run the handler once within this process; state is lost on restart and is not
  * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
-export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplicationShutdown {
+export class InMemoryWorkflowStateStore implements AtomicFsmStateStore, OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
   private readonly records = new Map<string, FsmTransitionRecord[]>();
   private readonly maxEntries: number;
@@ -59,7 +59,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   private readonly clock: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
 
-  constructor(options: InMemoryFsmStateStoreOptions = {}) {
+  constructor(options: InMemoryWorkflowStateStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 10_000;
     this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
     this.keepHistory = options.history ?? false;
@@ -273,3 +273,10 @@ function toSnapshot(entry: Entry): FsmSnapshot {
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return context === undefined ? undefined : structuredClone(context);
 }
+
+/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
+export const InMemoryFsmStateStore = InMemoryWorkflowStateStore;
+/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
+export type InMemoryFsmStateStore = InMemoryWorkflowStateStore;
+/** @deprecated Use {@link InMemoryWorkflowStateStoreOptions}; the old name goes in 0.4. */
+export type InMemoryFsmStateStoreOptions = InMemoryWorkflowStateStoreOptions;

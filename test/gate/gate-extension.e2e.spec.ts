@@ -1,6 +1,6 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { FsmCall, FsmGate } from '../../lib/index.js';
+import { FsmCall, FsmGate } from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';

@@ -4,10 +4,10 @@ import {
   FsmStateStore,
   InMemoryFsmStateStore,
   McpModule,
-  type AtomicFsmStateStore,
   type McpModuleOptions,
   type McpOptionsFactory,
 } from '../../lib/index.js';
+import type { AtomicFsmStateStore } from '../../lib/extend.js';
 import { McpMachineRegistry } from '../../lib/machines/machine-registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';

@@ -1,9 +1,9 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
-import { describeFsmStateStoreContract } from './fsm-state-store.contract.js';
+import { describeWorkflowStateStoreContract } from '../../lib/testing.js';
 
-describeFsmStateStoreContract('InMemoryFsmStateStore', async ({ history }) => {
+describeWorkflowStateStoreContract('InMemoryFsmStateStore', async ({ history }) => {
   const store = new InMemoryFsmStateStore({ history });
   return { store, cleanup: async () => store.onApplicationShutdown() };
 });

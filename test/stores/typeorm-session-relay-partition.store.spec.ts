@@ -9,7 +9,7 @@ import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-ses
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
-import { sessionRecord, streamMessage } from './mcp-session-store.contract.js';
+import { sessionRecord, streamMessage } from '../../lib/testing.js';
 
 const TIMEOUT_MS = 2000;
 /** Scheduling slack on a loaded 2-core CI machine, on top of the bound the store promises. */

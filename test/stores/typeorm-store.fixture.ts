@@ -7,10 +7,10 @@ import {
   createFsmStateMigration,
 } from '../../lib/typeorm.js';
 import {
-  describeFsmStateStoreContract,
-  type FsmStoreBusinessTable,
-  type FsmStoreFactory,
-} from './fsm-state-store.contract.js';
+  describeWorkflowStateStoreContract,
+  type WorkflowStoreBusinessTable,
+  type WorkflowStoreFactory,
+} from '../../lib/testing.js';
 
 /**
  * Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). An exact
@@ -50,13 +50,13 @@ export class TypeOrmTestDatabase {
   }
 
   /** Stores on this database. */
-  readonly factory: FsmStoreFactory<TypeOrmFsmStateStore> = async ({ history }) => ({
+  readonly factory: WorkflowStoreFactory<TypeOrmFsmStateStore> = async ({ history }) => ({
     store: new TypeOrmFsmStateStore(this.dataSource, { ...this.tables, history }),
     cleanup: async () => undefined,
   });
 
   /** The ledger table the transactional cases write to. */
-  readonly business: FsmStoreBusinessTable = {
+  readonly business: WorkflowStoreBusinessTable = {
     write: async (manager, id) => {
       await (manager as EntityManager).query(`INSERT INTO ${this.ledger} (id) VALUES (${this.placeholder})`, [id]);
     },
@@ -102,7 +102,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   beforeAll(() => database.open(), 60_000);
   afterAll(() => database.close(), 60_000);
 
-  describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
+  describeWorkflowStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({

@@ -13,12 +13,12 @@ const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
  * Its name is fixed (`CreateMcpFsmOutbox1764720000000`): register one per DataSource.
  *
  * @example
- * new DataSource({ ..., migrations: [createFsmOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
+ * new DataSource({ ..., migrations: [createOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
  */
-export function createFsmOutboxMigration(
+export function createOutboxMigration(
   options: Pick<OutboxFsmTransitionRelayOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE, createFsmOutboxMigration.name);
+  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE, createOutboxMigration.name);
 
   return class CreateMcpFsmOutbox implements MigrationInterface {
     name = MIGRATION_NAME;
@@ -48,4 +48,7 @@ export function createFsmOutboxMigration(
 }
 
 /** Creates the outbox table with the default name (`mcp_fsm_outbox`). */
-export class CreateMcpFsmOutbox1764720000000 extends createFsmOutboxMigration() {}
+export class CreateMcpFsmOutbox1764720000000 extends createOutboxMigration() {}
+
+/** @deprecated Use {@link createOutboxMigration}; the old name goes in 0.4. */
+export const createFsmOutboxMigration = createOutboxMigration;

@@ -13,8 +13,8 @@ interface ListenClient {
   release(error?: Error | boolean): void;
 }
 
-/** Options of `PostgresFsmTransitionRelay`. */
-export interface PostgresFsmTransitionRelayOptions {
+/** Options of `PostgresTransitionRelay`. */
+export interface PostgresTransitionRelayOptions {
   /** LISTEN/NOTIFY channel; processes that share it see each other's transitions. @default 'mcp_fsm_transitions' */
   channel?: string;
   /** Wait before listening again after the connection was lost, in milliseconds. @default 1000 */
@@ -40,9 +40,9 @@ const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
  *   ..., store: new TypeOrmFsmStateStore(dataSource),
- *   transitionRelay: new PostgresFsmTransitionRelay(dataSource) }) })
+ *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
-export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
+export class PostgresTransitionRelay implements FsmTransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
@@ -55,10 +55,10 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
 
   constructor(
     private readonly dataSource: DataSource,
-    options: PostgresFsmTransitionRelayOptions = {},
+    options: PostgresTransitionRelayOptions = {},
   ) {
     if (typeof dataSource !== 'object' || dataSource === null || typeof dataSource.options !== 'object') {
-      throw new Error(messages.storeNeedsDataSource(PostgresFsmTransitionRelay.name, dataSource));
+      throw new Error(messages.storeNeedsDataSource(PostgresTransitionRelay.name, dataSource));
     }
     if (dataSource.options.type !== 'postgres') {
       throw new Error(messages.relayNeedsPostgres(dataSource.options.type));
@@ -68,7 +68,7 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
       throw new Error(messages.relayInvalidChannel(this.channel));
     }
     this.reconnectMs = options.reconnectMs ?? 1000;
-    this.failures = new RelayPublishFailures(PostgresFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(PostgresTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
@@ -140,3 +140,10 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
     this.reconnect = setTimeout(retry, this.reconnectMs).unref();
   }
 }
+
+/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
+export const PostgresFsmTransitionRelay = PostgresTransitionRelay;
+/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
+export type PostgresFsmTransitionRelay = PostgresTransitionRelay;
+/** @deprecated Use {@link PostgresTransitionRelayOptions}; the old name goes in 0.4. */
+export type PostgresFsmTransitionRelayOptions = PostgresTransitionRelayOptions;

@@ -66,10 +66,10 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
- *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
+ *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -79,7 +79,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
     private readonly dataSource: DataSource,
     options: TypeOrmFsmStateStoreOptions = {},
   ) {
-    const queries = new BoundedQueries(dataSource, TypeOrmFsmStateStore.name, options.timeoutMs);
+    const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
     this.queries = queries;
     this.sql = new FsmStateSql(
       queries.dialect,
@@ -234,3 +234,8 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
     return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }
+
+/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
+export const TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
+/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
+export type TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;

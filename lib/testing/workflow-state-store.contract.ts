@@ -1,19 +1,20 @@
+/// <reference types="jest" />
 import { randomUUID } from 'node:crypto';
-import { storeHandleExists } from '../../lib/stores/stores.messages.js';
+import { storeHandleExists } from '../stores/stores.messages.js';
 import type {
   AtomicFsmStateStore,
   FsmClaimRequest,
   FsmClaimResult,
-} from '../../lib/stores/atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../../lib/stores/fsm-transition-record.interface.js';
+} from '../stores/atomic-fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import type {
   FsmLockRequest,
   TransactionalFsmStateStore,
-} from '../../lib/stores/transactional-fsm-state-store.interface.js';
+} from '../stores/transactional-fsm-state-store.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
-export interface FsmStoreBusinessTable {
+export interface WorkflowStoreBusinessTable {
   /** Inserts row `id` through `manager` (the transaction's entity manager). */
   write(manager: unknown, id: string): Promise<void>;
   /** Committed rows with `id`. */
@@ -21,27 +22,27 @@ export interface FsmStoreBusinessTable {
 }
 
 /** One store under test and how to dispose of it. */
-export interface FsmStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateStore> {
+export interface WorkflowStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateStore> {
   store: S;
   cleanup: () => Promise<void>;
 }
 
 /** Makes a store under test; `history` switches its history rows on. */
-export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
+export type WorkflowStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
   history: boolean;
-}) => Promise<FsmStoreFixture<S>>;
+}) => Promise<WorkflowStoreFixture<S>>;
 
 /**
- * The cases every store passes (design §5, §8): run them with `factory` making the
+ * The cases every store passes: run them with `factory` making the
  * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
  */
-export function describeFsmStateStoreContract(
+export function describeWorkflowStateStoreContract(
   name: string,
-  factory: FsmStoreFactory,
-  transactional?: { factory: FsmStoreFactory<TransactionalFsmStateStore>; business: FsmStoreBusinessTable },
+  factory: WorkflowStoreFactory,
+  transactional?: { factory: WorkflowStoreFactory<TransactionalFsmStateStore>; business: WorkflowStoreBusinessTable },
 ): void {
   describe(`${name}: FsmStateStore contract`, () => {
-    let fixture: FsmStoreFixture;
+    let fixture: WorkflowStoreFixture;
     let store: AtomicFsmStateStore;
 
     beforeEach(async () => {
@@ -389,11 +390,11 @@ export function describeFsmStateStoreContract(
 
 function describeTransactionalContract(
   name: string,
-  factory: FsmStoreFactory<TransactionalFsmStateStore>,
-  business: FsmStoreBusinessTable,
+  factory: WorkflowStoreFactory<TransactionalFsmStateStore>,
+  business: WorkflowStoreBusinessTable,
 ): void {
   describe(`${name}: TransactionalFsmStateStore contract`, () => {
-    let fixture: FsmStoreFixture<TransactionalFsmStateStore>;
+    let fixture: WorkflowStoreFixture<TransactionalFsmStateStore>;
     let store: TransactionalFsmStateStore;
 
     beforeEach(async () => {
