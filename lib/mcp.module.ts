@@ -9,9 +9,9 @@ import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
 import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
-import { FsmRefusals } from './gating/fsm-refusals.js';
+import { WorkflowRefusals } from './gating/fsm-refusals.js';
 import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
-import { FsmTransitionBus } from './relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
@@ -68,8 +68,8 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpServerScope,
     McpExplorer,
     UnknownStateReporter,
-    FsmRefusals,
-    FsmTransitionBus,
+    WorkflowRefusals,
+    WorkflowTransitionBus,
     FsmRetentionSweeper,
     fsmGateProvider,
     McpWorkflowService,
@@ -86,6 +86,6 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus],
 })
 export class McpModule extends ConfigurableModuleClass {}

@@ -2,13 +2,13 @@ import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpMachineRegistry } from './machines/machine-registry.js';
 import { machineEngineChosen } from './machines/machines.messages.js';
-import { FsmGate } from './gating/fsm-gate.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
-import { FSM_TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
+import { WorkflowGate } from './gating/fsm-gate.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/fsm-gate-options.interface.js';
+import { TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './options/mcp-options.resolver.js';
-import { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import { WorkflowStateStore } from './stores/fsm-state-store.interface.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
 /** The module options with their defaults, resolved once. */
@@ -20,7 +20,7 @@ export const resolvedOptionsProvider: Provider = {
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
-  provide: FsmStateStore,
+  provide: WorkflowStateStore,
   useFactory: (options: McpResolvedOptions) => options.store,
   inject: [MCP_RESOLVED_OPTIONS],
 };
@@ -34,14 +34,14 @@ export const mcpSessionStoreProvider: Provider = {
 
 /** What the gate reads of the options. */
 export const fsmGateOptionsProvider: Provider = {
-  provide: FSM_GATE_OPTIONS,
-  useFactory: ({ leaseMs, retention }: McpResolvedOptions): FsmGateOptions => ({ leaseMs, retention }),
+  provide: WORKFLOW_GATE_OPTIONS,
+  useFactory: ({ leaseMs, retention }: McpResolvedOptions): WorkflowGateOptions => ({ leaseMs, retention }),
   inject: [MCP_RESOLVED_OPTIONS],
 };
 
 /** The transition relay of the options (`null` without one). */
 export const fsmTransitionRelayProvider: Provider = {
-  provide: FSM_TRANSITION_RELAY,
+  provide: TRANSITION_RELAY,
   useFactory: (options: McpResolvedOptions) => options.transitionRelay ?? null,
   inject: [MCP_RESOLVED_OPTIONS],
 };
@@ -65,7 +65,7 @@ export const machineRegistryProvider: Provider = {
 
 /** The gate: `options.gate` (a subclass) when given, with its dependencies injected. */
 export const fsmGateProvider: Provider = {
-  provide: FsmGate,
+  provide: WorkflowGate,
   useFactory: (options: McpResolvedOptions, moduleRef: ModuleRef) => moduleRef.create(options.gate),
   inject: [MCP_RESOLVED_OPTIONS, ModuleRef],
 };

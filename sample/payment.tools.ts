@@ -3,12 +3,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import {
-  BindState,
+  McpBindState,
   McpTool,
   McpWorkflow,
-  StartWorkflow,
-  ToolArgs,
-  ToolContext,
+  McpStartWorkflow,
+  McpArgs,
+  McpContext,
   type McpToolContext,
 } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
@@ -69,15 +69,15 @@ export class PaymentTools {
     inputSchema: authorizeInput,
     annotations: { idempotentHint: false },
   })
-  @StartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
-  async authorize(@ToolArgs() input: z.infer<typeof authorizeInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
+  @McpStartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
+  async authorize(@McpArgs() input: z.infer<typeof authorizeInput>, @McpContext() ctx: McpToolContext<EntityManager>) {
     await this.write(ctx, 'authorize', input.amount, input.currency);
     return { amount: input.amount, currency: input.currency, message: 'Payment authorized: capture it or void it.' };
   }
 
   @McpTool({ name: 'payment.capture', description: 'Capture the full authorized amount of a payment.' })
-  @BindState('authorized', 'CAPTURE', { transactional: true })
-  async capture(@ToolContext() ctx: McpToolContext<EntityManager>) {
+  @McpBindState('authorized', 'CAPTURE', { transactional: true })
+  async capture(@McpContext() ctx: McpToolContext<EntityManager>) {
     const entry = await this.settle(ctx, 'capture');
     return { captured: entry.amount, currency: entry.currency, message: 'Payment captured.' };
   }
@@ -87,8 +87,8 @@ export class PaymentTools {
     description: 'Void an authorized payment that was not captured, releasing the authorization. This ends the payment.',
     annotations: { destructiveHint: true },
   })
-  @BindState('authorized', 'VOID', { transactional: true })
-  async void(@ToolContext() ctx: McpToolContext<EntityManager>) {
+  @McpBindState('authorized', 'VOID', { transactional: true })
+  async void(@McpContext() ctx: McpToolContext<EntityManager>) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
   }
@@ -101,8 +101,8 @@ export class PaymentTools {
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
   })
-  @BindState(['captured', 'partially_refunded'], 'REFUND', { transactional: true })
-  async refund(@ToolArgs() input: z.infer<typeof refundInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
+  @McpBindState(['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  async refund(@McpArgs() input: z.infer<typeof refundInput>, @McpContext() ctx: McpToolContext<EntityManager>) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
     const amount = input.amount ?? refundableCents(ctx.workflowContext as unknown as PaymentContext) / 100;
     const entry = await this.settle(ctx, 'refund', amount);
@@ -117,7 +117,7 @@ export class PaymentTools {
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true, idempotentHint: true },
   })
-  async status(@ToolContext() ctx: McpToolContext): Promise<z.infer<typeof statusOutput>> {
+  async status(@McpContext() ctx: McpToolContext): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
     const context = ctx.workflowContext as unknown as PaymentContext;
     const entries = await this.ledger.find({ where: { paymentId: ctx.handle! }, order: { id: 'ASC' } });

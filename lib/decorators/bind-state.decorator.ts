@@ -8,7 +8,7 @@ export interface McpBindStateOptions {
   machine?: McpMachineRef;
   /**
    * Run the claim as a row lock in a transaction the handler joins (stores that support it,
-   * such as `TypeOrmFsmStateStore`): the handler receives the transaction's manager in its
+   * such as `TypeOrmWorkflowStateStore`): the handler receives the transaction's manager in its
    * context, and its writes commit or roll back with the state change.
    * @default the module's `transactional` option
    */

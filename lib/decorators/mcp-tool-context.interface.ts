@@ -5,7 +5,7 @@ import type { McpStateValue } from '../machines/state-value.js';
 
 /**
  * What a tool, prompt or resource handler knows about its call; inject it with
- * `@ToolContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
+ * `@McpContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
  * `EntityManager`).
  */
 export interface McpToolContext<TManager = unknown> {

@@ -21,7 +21,7 @@ export interface McpToolOptions {
   title?: string;
   /**
    * `serverId` of the MCP server that serves the tool, when the app has several; overrides
-   * the class's `@ServedBy`. @default the server of the nearest module that imports an McpModule
+   * the class's `@McpServedBy`. @default the server of the nearest module that imports an McpModule
    */
   server?: string;
 }
@@ -31,6 +31,6 @@ export interface McpToolOptions {
  *
  * @example
  * \@McpTool({ name: 'invoice.status', description: 'Show the invoice', compactDescription: 'Invoice status' })
- * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ * status(\@McpContext() ctx: McpToolContext) { return { state: ctx.state }; }
  */
 export const McpTool = (options: McpToolOptions): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);

@@ -4,7 +4,7 @@ import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@McpStartWorkflow`. */
 export interface McpStartWorkflowOptions {
-  /** Create the instance in the transaction the handler joins (see `BindStateOptions.transactional`). */
+  /** Create the instance in the transaction the handler joins (see `McpBindStateOptions.transactional`). */
   transactional?: boolean;
 }
 
@@ -24,7 +24,7 @@ export interface McpStartWorkflowMetadata {
  * @example
  * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
  * \@McpStartWorkflow(paymentMachine, 'AUTHORIZE')
- * authorize(\@ToolArgs() input: Amount, \@ToolContext() ctx: McpToolContext) { ... }
+ * authorize(\@McpArgs() input: Amount, \@McpContext() ctx: McpToolContext) { ... }
  */
 export const McpStartWorkflow = (
   machine?: McpMachineRef,

@@ -26,7 +26,7 @@ export interface McpMermaidOptions {
    */
   tools?: readonly McpMermaidTool[];
   /**
-   * A state value as the store holds it (`FsmMachineState.state`: a dotted path such as
+   * A state value as the store holds it (`MachineState.state`: a dotted path such as
    * `'review.legal'`, or JSON for parallel states) whose active state nodes get the class
    * `current`. A value that is no complete configuration of the machine throws.
    */

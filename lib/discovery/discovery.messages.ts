@@ -17,7 +17,7 @@ export const toolNameInvalid = (source: string, name: string): string =>
 
 /** Startup warning: a handle-keyed machine that no tool can start. */
 export const noStartTool = (server: string, machine: string, handleKey: string): string =>
-  `Server "${server}": machine "${machine}" is handle-keyed (stateHandleKey "${handleKey}"), but no tool has @StartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.`;
+  `Server "${server}": machine "${machine}" is handle-keyed (stateHandleKey "${handleKey}"), but no tool has @McpStartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.`;
 
 /** Bootstrap error: two tools share a name. */
 export const duplicateTool = (name: string, first: string, second: string): string =>
@@ -25,7 +25,7 @@ export const duplicateTool = (name: string, first: string, second: string): stri
 
 /** Bootstrap error: a tool is both bound and a start tool. */
 export const bindAndStartTogether = (source: string): string =>
-  `${source}: @BindState and @StartWorkflow cannot be on the same tool; a start tool creates the instance a bound tool needs.`;
+  `${source}: @McpBindState and @McpStartWorkflow cannot be on the same tool; a start tool creates the instance a bound tool needs.`;
 
 /** Bootstrap error: a binding has no machine. */
 export const noMachine = (source: string, decorator: string): string =>
@@ -35,18 +35,18 @@ export const noMachine = (source: string, decorator: string): string =>
 export const unknownMachine = (source: string, decorator: string, machine: string, known: readonly string[]): string =>
   `${source}: ${decorator} names machine "${machine}", which is not in McpModule's "machines" (known: ${formatList(known)}).`;
 
-/** Bootstrap error: `@BindState` names a state the machine does not have. */
+/** Bootstrap error: `@McpBindState` names a state the machine does not have. */
 export const unknownState = (source: string, decorator: string, machine: string, state: string, known: readonly string[]): string =>
   `${source}: ${decorator} names state "${state}", which machine "${machine}" does not have (states: ${formatList(known)}).`;
 
-/** Bootstrap error: `@BindState` with an empty state list. */
-export const noStates = (source: string): string => `${source}: @BindState needs at least one state.`;
+/** Bootstrap error: `@McpBindState` with an empty state list. */
+export const noStates = (source: string): string => `${source}: @McpBindState needs at least one state.`;
 
 /** Bootstrap error: a decorator names an event no transition of the machine uses. */
 export const unknownEvent = (source: string, decorator: string, machine: string, event: string, known: readonly string[]): string =>
   `${source}: ${decorator} fires event "${event}", which no transition of machine "${machine}" accepts (events: ${formatList(known)}).`;
 
-/** Bootstrap error: `@BindState` fires an event that none of its states accepts (guards aside). */
+/** Bootstrap error: `@McpBindState` fires an event that none of its states accepts (guards aside). */
 export const eventNotAcceptedFrom = (
   source: string,
   machine: string,
@@ -54,11 +54,11 @@ export const eventNotAcceptedFrom = (
   states: readonly string[],
   accepting: readonly string[],
 ): string =>
-  `${source}: @BindState fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
+  `${source}: @McpBindState fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
 
-/** Bootstrap error: `@StartWorkflow` on a session-keyed machine. */
+/** Bootstrap error: `@McpStartWorkflow` on a session-keyed machine. */
 export const startNeedsHandleKey = (source: string, machine: string): string =>
-  `${source}: @StartWorkflow needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
+  `${source}: @McpStartWorkflow needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
 
 /** Bootstrap error: the input schema is not a zod object. */
 export const inputSchemaNotObject = (source: string): string =>
@@ -70,7 +70,7 @@ export const outputSchemaNotObject = (source: string): string =>
 
 /** Bootstrap error: transactional mode with a store that has no transactions. */
 export const transactionalNeedsStore = (source: string, decorator: string, store: string): string =>
-  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.`;
+  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.`;
 
 /** Bootstrap error: request-scoped tool providers were refused. */
 export const requestScopedRefused = (source: string): string =>
@@ -80,9 +80,9 @@ export const requestScopedRefused = (source: string): string =>
 export const handleArgumentDescription = (machine: string): string =>
   `Handle of the ${machine} workflow, as returned when it was started.`;
 
-/** Bootstrap error: a prompt or resource with `@StartWorkflow` or a transition. */
+/** Bootstrap error: a prompt or resource with `@McpStartWorkflow` or a transition. */
 export const onlyToolsMove = (source: string, decorator: string): string =>
-  `${source}: ${decorator} may be bound to states (@BindState(states)), but only a tool starts a workflow or fires a transition; remove @StartWorkflow or the event.`;
+  `${source}: ${decorator} may be bound to states (@McpBindState(states)), but only a tool starts a workflow or fires a transition; remove @McpStartWorkflow or the event.`;
 
 /** Bootstrap error: a method with more than one of `@McpTool`, `@McpPrompt`, `@McpResource`. */
 export const severalKinds = (source: string): string =>
@@ -133,11 +133,11 @@ export const unknownServer = (source: string, server: string, known: readonly st
 
 /** Bootstrap error: a handler's module is as near to several servers. */
 export const ambiguousServer = (source: string, module: string, servers: readonly string[]): string =>
-  `${source}: module ${module} is as near to MCP servers ${formatList(servers)} (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @ServedBy(server) on the class.`;
+  `${source}: module ${module} is as near to MCP servers ${formatList(servers)} (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @McpServedBy(server) on the class.`;
 
 /** Bootstrap error: a handler's module is reached by no server, and none is global. */
 export const unreachableServer = (source: string, module: string, servers: readonly string[]): string =>
-  `${source}: module ${module} neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: ${formatList(servers)}); import it where an McpModule is imported, or name the server with { server } or @ServedBy(server).`;
+  `${source}: module ${module} neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: ${formatList(servers)}); import it where an McpModule is imported, or name the server with { server } or @McpServedBy(server).`;
 
 /** Bootstrap error: two McpModules share a server id. */
 export const duplicateServerId = (server: string): string =>

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { FsmCall } from '../gating/fsm-call.js';
-import { FsmGate } from '../gating/fsm-gate.js';
+import { WorkflowCall } from '../gating/fsm-call.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
@@ -31,7 +31,7 @@ export class McpInvokerFactory {
   constructor(
     private readonly handlers: McpHandlerFactory,
     private readonly moduleRef: ModuleRef,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
@@ -43,18 +43,18 @@ export class McpInvokerFactory {
     const scoped = gated && !intercepted;
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
       const run = this.handlers.create(wrapper.instance as object, callback, methodName);
-      return scoped ? (args) => FsmCall.run(args[2] as FsmCall, () => run(...args)) : (args) => run(...args);
+      return scoped ? (args) => WorkflowCall.run(args[2] as WorkflowCall, () => run(...args)) : (args) => run(...args);
     }
     if (!this.options.allowRequestScoped) {
       throw new Error(messages.requestScopedRefused(source));
     }
     return async (args) => {
       const contextId = createContextId();
-      const call = args[2] as FsmCall;
+      const call = args[2] as WorkflowCall;
       this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
       const run = this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id);
-      return scoped ? FsmCall.run(call, () => run(...args)) : run(...args);
+      return scoped ? WorkflowCall.run(call, () => run(...args)) : run(...args);
     };
   }
 
@@ -83,7 +83,7 @@ export class McpInvokerFactory {
   private withGateAround(method: Method): Method {
     const gate = this.gate;
     return this.standIn(method, function (this: unknown, ...args: unknown[]) {
-      return gate.handle(FsmCall.current()!, () => method.apply(this, args));
+      return gate.handle(WorkflowCall.current()!, () => method.apply(this, args));
     });
   }
 

@@ -21,7 +21,7 @@ type ImportGraph = Map<Module, Module[]>;
 /**
  * Which MCP server of the app serves a provider's tools, prompts and resources. With one
  * McpModule, it serves them all, wherever they are. With several: the server a handler names
- * (`{ server }` on its decorator, else `@ServedBy` on its class); else the server whose
+ * (`{ server }` on its decorator, else `@McpServedBy` on its class); else the server whose
  * McpModule is nearest to the provider's module in the declared imports (its own module
  * imports it: distance 0; a module imported by such a module: 1; and so on), a tie being an
  * error; else the one global McpModule, if there is one. Also refuses, at bootstrap, several

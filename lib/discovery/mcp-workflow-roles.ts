@@ -4,15 +4,15 @@ import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
+import { isTransactionalWorkflowStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** A handler's part in a workflow, from `@BindState`, `@StartWorkflow` and its class's `@McpWorkflow`. */
+/** A handler's part in a workflow, from `@McpBindState`, `@McpStartWorkflow` and its class's `@McpWorkflow`. */
 export interface McpWorkflowRole {
   workflow?: string;
   binding?: McpToolBinding;
@@ -32,7 +32,7 @@ export class McpWorkflowRoles {
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
   ) {}
 
   /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
@@ -81,18 +81,18 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@BindState' : '@McpWorkflow', meta.machine ?? classMachine, '@BindState');
+    const machine = this.requireMachineId(source, meta.machine ? '@McpBindState' : '@McpWorkflow', meta.machine ?? classMachine, '@McpBindState');
     const engine = this.machines.engine(machine);
     const paths = new Set(engine.statePaths());
     for (const state of meta.states) {
       if (!paths.has(state)) {
-        throw new Error(messages.unknownState(source, '@BindState', machine, state, [...paths]));
+        throw new Error(messages.unknownState(source, '@McpBindState', machine, state, [...paths]));
       }
     }
     if (meta.states.length === 0) {
       throw new Error(messages.noStates(source));
     }
-    this.assertEvent(source, '@BindState', machine, meta.transition);
+    this.assertEvent(source, '@McpBindState', machine, meta.transition);
     if (meta.transition !== undefined) {
       this.assertAcceptedFrom(source, machine, meta.states, meta.transition);
     }
@@ -100,7 +100,7 @@ export class McpWorkflowRoles {
       machine,
       states: meta.states,
       transition: meta.transition,
-      transactional: this.transactional(source, '@BindState', meta.transactional),
+      transactional: this.transactional(source, '@McpBindState', meta.transactional),
     };
   }
 
@@ -109,19 +109,19 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@StartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@StartWorkflow');
+    const machine = this.requireMachineId(source, meta.machine ? '@McpStartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@McpStartWorkflow');
     const handleKey = this.handleKey(machine);
     if (!handleKey) {
       throw new Error(messages.startNeedsHandleKey(source, machine));
     }
-    this.assertEvent(source, '@StartWorkflow', machine, meta.transition);
-    const transactional = this.transactional(source, '@StartWorkflow', meta.transactional);
+    this.assertEvent(source, '@McpStartWorkflow', machine, meta.transition);
+    const transactional = this.transactional(source, '@McpStartWorkflow', meta.transactional);
     return { machine, handleKey, transition: meta.transition, transactional };
   }
 
   private transactional(source: string, decorator: string, requested?: boolean): boolean {
     const transactional = requested ?? this.options.transactional;
-    if (transactional && !isTransactionalFsmStateStore(this.store)) {
+    if (transactional && !isTransactionalWorkflowStateStore(this.store)) {
       throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
     }
     return transactional;

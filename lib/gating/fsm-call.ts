@@ -1,12 +1,12 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import type { FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineState } from '../machines/fsm-engine.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { FsmRefusal } from './fsm-refusal.error.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowRefusal } from './fsm-refusal.error.js';
 import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
 
 /** Which stored instance a call acts on. */
@@ -27,7 +27,7 @@ export interface WorkflowCaller {
   sessionStoreKey(machine: string): string | undefined;
 }
 
-/** The mutable context handed to the handler as `@ToolContext()`. */
+/** The mutable context handed to the handler as `@McpContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
 const callsByContext = new WeakMap<object, WorkflowCall>();
@@ -42,20 +42,20 @@ export class WorkflowCall {
   /** The instance the call acts on, once resolved and found to be the caller's. */
   instance?: WorkflowInstanceRef;
   /** The instance as the call was admitted on it. */
-  snapshot?: FsmSnapshot;
+  snapshot?: WorkflowSnapshot;
   /** Where the bound transition leads, computed before the handler ran. */
-  next?: FsmMachineState;
+  next?: MachineState;
   /** Lock held between admission and commit (transition tools). */
   lock?: FsmInstanceLock;
   /** Transaction a transactional start tool creates its instance in. */
-  transaction?: FsmTransaction;
+  transaction?: WorkflowTransaction;
   /** The state stored by this call's transition (or start); `null` when the call ended its instance. */
   storedState?: string | null;
   /**
    * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
    * may swallow the thrown one, but the call is refused all the same.
    */
-  refusal?: FsmRefusal;
+  refusal?: WorkflowRefusal;
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 

@@ -2,24 +2,24 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, ty
 import { randomUUID } from 'node:crypto';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
-import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineEngine, MachineState } from '../machines/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
-import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { isAtomicWorkflowStateStore, type WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { WorkflowStateStore, type WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import {
-  isTransactionalFsmStateStore,
-  type TransactionalFsmStateStore,
+  isTransactionalWorkflowStateStore,
+  type TransactionalWorkflowStateStore,
 } from '../stores/transactional-fsm-state-store.interface.js';
-import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
+import { WorkflowCall, type WorkflowInstanceRef } from './fsm-call.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
-import { FsmRefusal } from './fsm-refusal.error.js';
-import { FsmRefusals } from './fsm-refusals.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { WorkflowRefusal } from './fsm-refusal.error.js';
+import { WorkflowRefusals } from './fsm-refusals.js';
+import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
 import { LeaseLocker } from './locks/lease.locker.js';
@@ -57,26 +57,26 @@ export class WorkflowGate implements NestInterceptor {
   protected readonly locker: FsmLocker;
   protected readonly transactionLocker?: FsmLocker;
   /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
-  protected readonly transactionalStore?: TransactionalFsmStateStore;
+  protected readonly transactionalStore?: TransactionalWorkflowStateStore;
   private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
-    @Inject(FsmStateStore) protected readonly store: FsmStateStore,
+    @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
+    @Inject(WorkflowStateStore) protected readonly store: WorkflowStateStore,
     protected readonly machines: McpMachineRegistry,
-    protected readonly refusals: FsmRefusals,
-    protected readonly bus: FsmTransitionBus,
+    protected readonly refusals: WorkflowRefusals,
+    protected readonly bus: WorkflowTransitionBus,
     protected readonly unknownStates: UnknownStateReporter,
   ) {
-    this.locker = isAtomicFsmStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
-    if (isTransactionalFsmStateStore(store)) {
+    this.locker = isAtomicWorkflowStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
+    if (isTransactionalWorkflowStateStore(store)) {
       this.transactionalStore = store;
       this.transactionLocker = new TransactionLocker(store);
     }
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const call = FsmCall.from(context);
+    const call = WorkflowCall.from(context);
     if (!call?.tool.gated) {
       return next.handle();
     }
@@ -87,7 +87,7 @@ export class WorkflowGate implements NestInterceptor {
    * Runs a gated call whose handler is `handler` (what the method returns: a value, a promise
    * or an observable) and answers the handler's value.
    */
-  async handle(call: FsmCall, handler: () => unknown): Promise<unknown> {
+  async handle(call: WorkflowCall, handler: () => unknown): Promise<unknown> {
     return this.run(call, async () => {
       const value = await handler();
       return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
@@ -96,9 +96,9 @@ export class WorkflowGate implements NestInterceptor {
 
   /**
    * One gated call, top to bottom. Whatever happens, the claim is committed or let go; a call
-   * abandoned at shutdown (see {@link FsmCall.unlessAbandoned}) is never committed.
+   * abandoned at shutdown (see {@link WorkflowCall.unlessAbandoned}) is never committed.
    */
-  protected async run(call: FsmCall, handler: () => Promise<unknown>): Promise<unknown> {
+  protected async run(call: WorkflowCall, handler: () => Promise<unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
     try {
       await this.failClosed(call, false, () => this.admit(call));
@@ -123,7 +123,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Admits the call or refuses it: nothing after this runs for a refused call. */
-  protected async admit(call: FsmCall): Promise<void> {
+  protected async admit(call: WorkflowCall): Promise<void> {
     if (call.tool.start) {
       return this.admitStart(call);
     }
@@ -139,11 +139,11 @@ export class WorkflowGate implements NestInterceptor {
    * makes sure the store is there (fail closed): in transactional mode by opening the
    * transaction it writes in, otherwise by reading the new handle (which must not exist).
    */
-  protected async admitStart(call: FsmCall): Promise<void> {
+  protected async admitStart(call: WorkflowCall): Promise<void> {
     const start = call.tool.start!;
     const engine = this.machines.engine(start.machine);
     const handle = mintHandle();
-    const instance: FsmInstanceRef = {
+    const instance: WorkflowInstanceRef = {
       machine: start.machine,
       storeKey: formatInstanceKey({ machine: start.machine, scope: 'handle', id: handle }),
       scope: 'handle',
@@ -161,7 +161,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Claims the instance of a transition tool and computes where its event leads. */
-  protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
+  protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
     const outcome = await (binding.transactional ? this.transactionLocker! : this.locker).acquire(
       this.claimRequest(call, instance, binding, engine),
@@ -181,7 +181,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
-  protected async admitRead(call: FsmCall, instance: FsmInstanceRef): Promise<void> {
+  protected async admitRead(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<void> {
     const engine = this.machines.engine(instance.machine);
     const stored = await this.store.load(instance.storeKey);
     // A session's instance exists once its first transition ran; until then it is the initial one.
@@ -197,7 +197,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Which instance the call acts on: its handle argument, or its connection's session instance. */
-  protected resolve(call: FsmCall): FsmInstanceRef {
+  protected resolve(call: WorkflowCall): WorkflowInstanceRef {
     const machine = call.tool.binding?.machine ?? call.tool.reads!;
     const key = this.machines.machine(machine).stateHandleKey;
     if (key) {
@@ -218,7 +218,7 @@ export class WorkflowGate implements NestInterceptor {
    * Sends the bound event to the instance with the call's arguments as `event.input`;
    * refuses when no transition is enabled (a guard said no, or the state has none for it).
    */
-  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string): FsmMachineState {
+  protected evaluate(call: WorkflowCall, engine: MachineEngine, from: MachineState, event: string): MachineState {
     const step = engine.transition({ state: from.state, context: from.context }, event, call.args);
     switch (step.status) {
       case 'moved':
@@ -231,7 +231,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Stores what the successful call changed (under its claim), then publishes it. */
-  protected async complete(call: FsmCall): Promise<void> {
+  protected async complete(call: WorkflowCall): Promise<void> {
     const instance = call.instance!;
     const next = call.next;
     if (!next) {
@@ -240,7 +240,7 @@ export class WorkflowGate implements NestInterceptor {
     const from = call.tool.start ? null : call.snapshot!.state;
     const event = (call.tool.start ?? call.tool.binding)!.transition ?? null;
     const updatedAt = new Date().toISOString();
-    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: call.snapshot!.owner };
+    const snapshot: WorkflowSnapshot = { ...next, updatedAt, owner: call.snapshot!.owner };
     const record = this.record(call, from, next.state, event, updatedAt);
     if (call.tool.start) {
       await this.create(call, snapshot, record);
@@ -256,7 +256,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Lets go of whatever the call still holds (nothing after a commit). */
-  protected async settle(call: FsmCall): Promise<void> {
+  protected async settle(call: WorkflowCall): Promise<void> {
     const { lock, transaction } = call;
     call.lock = call.transaction = undefined;
     try {
@@ -267,7 +267,7 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  private async create(call: FsmCall, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
+  private async create(call: WorkflowCall, snapshot: WorkflowSnapshot, record: WorkflowTransitionRecord): Promise<void> {
     const { storeKey } = call.instance!;
     if (call.transaction) {
       const transaction = call.transaction;
@@ -276,21 +276,21 @@ export class WorkflowGate implements NestInterceptor {
         await transaction.rollback();
         throw error;
       });
-    } else if (isAtomicFsmStateStore(this.store)) {
+    } else if (isAtomicWorkflowStateStore(this.store)) {
       await this.store.create(storeKey, snapshot, record);
     } else {
       await this.store.save(storeKey, snapshot);
     }
   }
 
-  private claimRequest(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding, engine: FsmEngine): FsmClaimRequest {
+  private claimRequest(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding, engine: MachineEngine): WorkflowClaimRequest {
     const { allowedStates, fromInitial } = this.claimStates(binding, engine);
     const createWith = instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
     return { handle: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
   }
 
   /** The stored values a binding claims, and whether the machine's initial state is among them; the same for every call. */
-  private claimStates(binding: McpToolBinding, engine: FsmEngine): ClaimStates {
+  private claimStates(binding: McpToolBinding, engine: MachineEngine): ClaimStates {
     let states = this.claimStatesByBinding.get(binding);
     if (!states) {
       const initial = engine.initial().state;
@@ -304,7 +304,7 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Records the instance the call acts on, once it is known to be the caller's and in a known state. */
-  private admitted(call: FsmCall, instance: FsmInstanceRef, snapshot: FsmSnapshot): void {
+  private admitted(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): void {
     if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw this.refusals.unknownState(call, instance.machine, snapshot.state);
@@ -319,7 +319,7 @@ export class WorkflowGate implements NestInterceptor {
     });
   }
 
-  private refuseOutcome(call: FsmCall, instance: FsmInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): FsmRefusal {
+  private refuseOutcome(call: WorkflowCall, instance: WorkflowInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): WorkflowRefusal {
     const { machine } = instance;
     switch (outcome.status) {
       case 'unknown':
@@ -338,11 +338,11 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */
-  private async failClosed(call: FsmCall, handlerRan: boolean, step: () => Promise<void>): Promise<void> {
+  private async failClosed(call: WorkflowCall, handlerRan: boolean, step: () => Promise<void>): Promise<void> {
     try {
       await step();
     } catch (error) {
-      if (error instanceof FsmRefusal) {
+      if (error instanceof WorkflowRefusal) {
         call.refusal = error;
         throw error;
       }
@@ -357,7 +357,7 @@ export class WorkflowGate implements NestInterceptor {
     return this.machines.machine(machine).stateHandleKey ?? '';
   }
 
-  private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
+  private record(call: WorkflowCall, from: string | null, to: string, event: string | null, at: string): WorkflowTransitionRecord {
     const { machine, storeKey } = call.instance!;
     const principal = call.principal ?? call.context.sessionId ?? null;
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { isAtomicFsmStateStore, type FsmSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
+import { isAtomicWorkflowStateStore, type WorkflowSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
 import * as messages from './gating.messages.js';
 
 /** The most store calls one sweep makes, so a backlog is worked off over several sweeps. */
@@ -22,8 +22,8 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
   private running?: Promise<void>;
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
+    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
     private readonly machines: McpMachineRegistry,
   ) {}
 
@@ -32,7 +32,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
     if (finishedMs === undefined && idleHandleMs === undefined) {
       return;
     }
-    if (!isAtomicFsmStateStore(this.store) || !this.store.sweep) {
+    if (!isAtomicWorkflowStateStore(this.store) || !this.store.sweep) {
       this.logger.warn(messages.retentionUnsupported(this.store.constructor.name));
       return;
     }
@@ -48,7 +48,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** One sweep: store calls until one deletes less than a batch, at most {@link MAX_BATCHES_PER_SWEEP}. */
-  private async sweep(sweep: (request: FsmSweepRequest) => Promise<number>): Promise<void> {
+  private async sweep(sweep: (request: WorkflowSweepRequest) => Promise<number>): Promise<void> {
     const request = this.request(Date.now());
     try {
       for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
@@ -61,7 +61,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private request(now: number): FsmSweepRequest {
+  private request(now: number): WorkflowSweepRequest {
     const { finishedMs, idleHandleMs, batchSize } = this.options.retention;
     const ids = this.machines.ids();
     const finished =

@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { isAtomicWorkflowStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { FsmCall } from './fsm-call.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { WorkflowStateStore, type WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { WorkflowCall } from './fsm-call.js';
+import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -38,11 +38,11 @@ export interface McpWorkflowInstance {
 /**
  * Reads and ends workflow instances for the caller of the current tool call, with the gate's
  * rules: the store key format and the ownership check stay inside (another client's or an
- * unknown handle reads as `undefined`). Inject it in tool providers and pass `@ToolContext()`.
+ * unknown handle reads as `undefined`). Inject it in tool providers and pass `@McpContext()`.
  *
  * @example
  * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
- * async status(\@ToolContext() ctx: McpToolContext) {
+ * async status(\@McpContext() ctx: McpToolContext) {
  *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
  *   return { state: payment!.state, refundable: payment!.context?.refundable };
  * }
@@ -50,10 +50,10 @@ export interface McpWorkflowInstance {
 @Injectable()
 export class McpWorkflowService {
   constructor(
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly bus: FsmTransitionBus,
+    private readonly bus: WorkflowTransitionBus,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -76,9 +76,9 @@ export class McpWorkflowService {
   }
 
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
-  async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
+  async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<WorkflowTransitionRecord[]> {
     const found = await this.find(ctx, ref);
-    return found && isAtomicFsmStateStore(this.store) ? this.store.history(found.storeKey) : [];
+    return found && isAtomicWorkflowStateStore(this.store) ? this.store.history(found.storeKey) : [];
   }
 
   /**
@@ -90,12 +90,12 @@ export class McpWorkflowService {
     if (!found || !found.stored) {
       return false;
     }
-    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
+    if (!isAtomicWorkflowStateStore(this.store) || !this.store.delete) {
       throw new Error(messages.endNeedsDelete(this.store.constructor.name));
     }
     await this.store.delete([found.storeKey]);
     // The call's own instance: its session is told in-band, with the call's result.
-    const call = FsmCall.of(ctx)!;
+    const call = WorkflowCall.of(ctx)!;
     const own = call.instance?.storeKey === found.storeKey;
     if (own) {
       call.storedState = null;
@@ -105,7 +105,7 @@ export class McpWorkflowService {
   }
 
   private async find(ctx: McpToolContext, ref: McpWorkflowRef) {
-    const call = FsmCall.of(ctx);
+    const call = WorkflowCall.of(ctx);
     const machine = ref.machine ?? ctx.machine;
     if (!call || !machine || !this.machines.has(machine)) {
       throw new Error(messages.noWorkflowInCall(ctx.toolName));
@@ -119,7 +119,7 @@ export class McpWorkflowService {
       return undefined;
     }
     const loaded = await this.store.load(storeKey);
-    const snapshot: FsmSnapshot | undefined =
+    const snapshot: WorkflowSnapshot | undefined =
       loaded ?? (handleKeyed ? undefined : { ...this.machines.engine(machine).initial(), updatedAt: '' });
     if (!snapshot || !isOwnedBy(snapshot.owner, call.principal)) {
       return undefined;

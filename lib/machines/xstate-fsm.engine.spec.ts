@@ -2,7 +2,7 @@ import * as xstate from 'xstate';
 import { assign, createMachine, enqueueActions, log, raise, sendTo, setup } from 'xstate';
 import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import type { FsmMachineState } from './fsm-engine.interface.js';
+import type { MachineState } from './fsm-engine.interface.js';
 import type { McpMachineConfig } from './machine.interface.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
 
@@ -57,7 +57,7 @@ describe('XStateFsmEngine', () => {
       expect(again).toBe(first);
       expect(Object.isFrozen(first)).toBe(true);
       expect(() => {
-        (first as { next: FsmMachineState }).next.state = 'approved';
+        (first as { next: MachineState }).next.state = 'approved';
       }).toThrow(TypeError);
       expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual({ status: 'moved', next: { state: 'review' } });
     });
@@ -302,7 +302,7 @@ describe('XStateFsmEngine', () => {
       },
     });
     const engine = engineFor(approvals);
-    const approve = (from: FsmMachineState, approver: string) => engine.transition(from, 'APPROVE', { approver });
+    const approve = (from: MachineState, approver: string) => engine.transition(from, 'APPROVE', { approver });
 
     it('moves to approved only on the second distinct approver', () => {
       const start = engine.initial();

@@ -1,12 +1,12 @@
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from '../machines/machine.interface.js';
-import type { FsmGate } from '../gating/fsm-gate.js';
+import type { WorkflowGate } from '../gating/fsm-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
@@ -171,7 +171,7 @@ export interface McpModuleOptions {
   version: string;
   /**
    * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
-   * `@ServedBy(server)` name. Unique in the app.
+   * `@McpServedBy(server)` name. Unique in the app.
    * @default `name`
    */
   serverId?: string;
@@ -185,8 +185,8 @@ export interface McpModuleOptions {
    * @default 'auto'
    */
   engine?: 'auto' | 'xstate' | 'table';
-  /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
-  store?: FsmStateStore;
+  /** Where workflow state lives. @default a new `InMemoryWorkflowStateStore` */
+  store?: WorkflowStateStore;
   /** Transports to serve. @default `{ http: { path: '/mcp' } }` */
   transports?: {
     /** Streamable HTTP on Nest's own HTTP server, or `false`. */
@@ -209,17 +209,17 @@ export interface McpModuleOptions {
   /** Session limits of stateful HTTP. */
   sessions?: McpSessionOptions;
   /**
-   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
+   * A subclass of `WorkflowGate` to run every workflow call with (override its protected methods);
    * created by Nest's injector, so it can inject your providers.
-   * @default FsmGate
+   * @default WorkflowGate
    */
-  gate?: Type<FsmGate>;
+  gate?: Type<WorkflowGate>;
   /**
    * Carries transitions between processes that share the store, so sessions on every
-   * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).
+   * instance get `list_changed` (for example `new PostgresTransitionRelay(dataSource)`).
    * @default none: notifications reach the sessions of this process only
    */
-  transitionRelay?: FsmTransitionRelay;
+  transitionRelay?: TransitionRelay;
   /**
    * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
    * handle the session started or used (`'used'`), or all of them, gated at call time

@@ -1,15 +1,15 @@
 import type { Type } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from '../machines/machine.interface.js';
-import { FsmGate } from '../gating/fsm-gate.js';
-import type { FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
+import type { WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 import { clientAddressOf } from '../transports/session-rate.limiter.js';
-import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
+import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -42,7 +42,7 @@ export interface McpResolvedOptions {
   instructions?: string;
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
-  store: FsmStateStore;
+  store: WorkflowStateStore;
   http:
     | (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>> &
         Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>)
@@ -60,8 +60,8 @@ export interface McpResolvedOptions {
   maxFollowersPerInstance: number;
   maxNewSessionsPerMinutePerClient: number;
   sessionClientAddress: (request: IncomingMessage) => string;
-  gate: Type<FsmGate>;
-  transitionRelay?: FsmTransitionRelay;
+  gate: Type<WorkflowGate>;
+  transitionRelay?: TransitionRelay;
   handleToolsMenu: 'used' | 'all';
   refusal: 'result' | 'jsonrpc';
   leaseMs: number;
@@ -71,7 +71,7 @@ export interface McpResolvedOptions {
   /** `undefined`: both eras when the SDK v2 packages are installed. */
   protocolEras?: ('2025-11-25' | '2026-07-28')[];
   listCacheTtlMs: number;
-  retention: FsmGateOptions['retention'];
+  retention: WorkflowGateOptions['retention'];
   configureServer?: McpModuleOptions['configureServer'];
 }
 
@@ -96,7 +96,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     instructions: options.instructions,
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
-    store: options.store ?? new InMemoryFsmStateStore(),
+    store: options.store ?? new InMemoryWorkflowStateStore(),
     http:
       http === false
         ? undefined
@@ -121,7 +121,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     maxFollowersPerInstance: options.sessions?.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
     maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
-    gate: options.gate ?? FsmGate,
+    gate: options.gate ?? WorkflowGate,
     transitionRelay: options.transitionRelay,
     handleToolsMenu: options.handleToolsMenu ?? 'used',
     refusal: options.refusal ?? 'result',

@@ -1,11 +1,11 @@
-import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
+import { WorkflowCall, type MutableToolContext } from '../gating/fsm-call.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { mcpHttpExchange } from '../transports/mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /** How a handler run ended: its value, or what it threw (the gate's refusal, when there was one, wins). */
-export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { call: FsmCall; ok: false; error: unknown };
+export type HandlerOutcome = { call: WorkflowCall; ok: true; value: unknown } | { call: WorkflowCall; ok: false; error: unknown };
 
 /**
  * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
@@ -19,7 +19,7 @@ export async function runHandler(
   context: MutableToolContext,
   cutoff?: AbortSignal,
 ): Promise<HandlerOutcome> {
-  const call = new FsmCall(definition, session, args, context, cutoff);
+  const call = new WorkflowCall(definition, session, args, context, cutoff);
   const exchange = mcpHttpExchange.getStore();
   try {
     const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
@@ -36,7 +36,7 @@ export async function runHandler(
 export async function announceMenuChanges(
   menu: ToolMenuService,
   session: McpSession,
-  call: FsmCall,
+  call: WorkflowCall,
   extra: MutableToolContext['extra'],
 ): Promise<void> {
   // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.

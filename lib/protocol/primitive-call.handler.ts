@@ -5,10 +5,10 @@ import { MAX_URI_LENGTH } from './client-input.limits.js';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isWellFormedHandle } from '../gating/fsm-handle.js';
-import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { WorkflowRefusal } from '../gating/fsm-refusal.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -41,7 +41,7 @@ export class PrimitiveCallHandler {
     private readonly primitives: McpPrimitiveRegistry,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
     private readonly drain: McpShutdownDrain,
   ) {}
 
@@ -138,7 +138,7 @@ export class PrimitiveCallHandler {
     if (error instanceof JsonRpcError) {
       return error;
     }
-    if (error instanceof FsmRefusal) {
+    if (error instanceof WorkflowRefusal) {
       return new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
     }
     if (error instanceof HttpException) {

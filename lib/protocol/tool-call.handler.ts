@@ -2,8 +2,8 @@ import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { FsmCall } from '../gating/fsm-call.js';
-import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { WorkflowCall } from '../gating/fsm-call.js';
+import { WorkflowRefusal } from '../gating/fsm-refusal.error.js';
 import { assertToolOutput, toCallToolResult } from './tool-output.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
@@ -65,7 +65,7 @@ export class ToolCallHandler {
   }
 
   /** The result of a handler that returned; an invalid output is an error result. */
-  private settle(call: FsmCall, value: unknown): CallToolResult {
+  private settle(call: WorkflowCall, value: unknown): CallToolResult {
     try {
       return this.success(call, value);
     } catch (error) {
@@ -73,7 +73,7 @@ export class ToolCallHandler {
     }
   }
 
-  private success(call: FsmCall, value: unknown): CallToolResult {
+  private success(call: WorkflowCall, value: unknown): CallToolResult {
     if (!call.tool.gated) {
       // A gated call's value was checked by the gate, before its transition was stored.
       assertToolOutput(call.tool, value, {});
@@ -88,12 +88,12 @@ export class ToolCallHandler {
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 
-  private failure(call: FsmCall, error: unknown): CallToolResult {
+  private failure(call: WorkflowCall, error: unknown): CallToolResult {
     if (error instanceof JsonRpcError) {
       // A protocol-level answer (a missing client capability): the call fails as a request.
       throw error;
     }
-    if (error instanceof FsmRefusal) {
+    if (error instanceof WorkflowRefusal) {
       if (this.options.refusal === 'jsonrpc') {
         throw new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
       }

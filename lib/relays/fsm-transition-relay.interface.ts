@@ -9,7 +9,7 @@ export interface RelayedTransition {
 /**
  * Carries transitions between the processes that share a store, so a session on one
  * instance gets `list_changed` when a call on another instance moved a handle it shows.
- * Pass one as `McpModule` option `transitionRelay` (for example `PostgresFsmTransitionRelay`
+ * Pass one as `McpModule` option `transitionRelay` (for example `PostgresTransitionRelay`
  * from `nestjs-mcp-fsm/typeorm`). Delivery is best effort: a client that misses a
  * notification still sees the right menu on its next `tools/list`, and calls stay gated.
  */

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
-import type { FsmRelayedTransition, FsmTransitionRelay } from './fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from './fsm-transition-relay.interface.js';
 
-/** Injection token of the optional {@link FsmTransitionRelay} (the module option `transitionRelay`). */
-export const TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:FsmTransitionRelay');
+/** Injection token of the optional {@link TransitionRelay} (the module option `transitionRelay`). */
+export const TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:TransitionRelay');
 
 /** "Instance `storeKey` of `machine` is now in `state`" (`null`: it ended), published after every stored change. */
-export interface WorkflowTransitionEvent extends FsmRelayedTransition {
+export interface WorkflowTransitionEvent extends RelayedTransition {
   /** Connection whose call fired it (told in-band, on the call's own response); absent when relayed. */
   origin?: object;
 }
@@ -24,7 +24,7 @@ export class WorkflowTransitionBus implements OnModuleInit, OnApplicationShutdow
   private readonly listeners = new Set<Listener>();
   private readonly resyncListeners = new Set<ResyncListener>();
 
-  constructor(@Optional() @Inject(TRANSITION_RELAY) private readonly relay?: FsmTransitionRelay | null) {}
+  constructor(@Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null) {}
 
   async onModuleInit(): Promise<void> {
     await this.relay?.start(

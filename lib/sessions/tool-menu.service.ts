@@ -4,11 +4,11 @@ import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-to
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { FsmInstanceRef } from '../gating/fsm-call.js';
+import type { WorkflowInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { isAtomicWorkflowStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
@@ -56,7 +56,7 @@ export class ToolMenuService {
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) store: FsmStateStore,
+    @Inject(WorkflowStateStore) store: WorkflowStateStore,
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
   ) {
@@ -151,7 +151,7 @@ export class ToolMenuService {
    * the lists of the session's menu that changed since they were last shown or told. Resolves
    * once a handle the session started or stopped following is stored with its record.
    */
-  async observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
+  async observe(session: McpSession, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
@@ -278,7 +278,7 @@ export class ToolMenuService {
    */
   private alreadyKnown(
     session: McpSession,
-    { storeKey, scope }: Pick<FsmInstanceRef, 'storeKey' | 'scope'>,
+    { storeKey, scope }: Pick<WorkflowInstanceRef, 'storeKey' | 'scope'>,
     state: string | null,
   ): boolean {
     return (
@@ -342,8 +342,8 @@ export class ToolMenuService {
    * How this store reads the states of many instances, chosen once: `loadStates` (states
    * only), else `loadMany` (whole snapshots, one round trip), else one `load` per key.
    */
-  private statesReader(store: FsmStateStore): (keys: string[]) => Promise<Map<string, string>> {
-    if (!isAtomicFsmStateStore(store)) {
+  private statesReader(store: WorkflowStateStore): (keys: string[]) => Promise<Map<string, string>> {
+    if (!isAtomicWorkflowStateStore(store)) {
       return async (keys) => {
         const snapshots = await Promise.all(keys.map((key) => store.load(key)));
         return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index].state] as const] : [])));

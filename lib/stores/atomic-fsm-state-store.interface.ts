@@ -1,5 +1,5 @@
-import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 
 /** A request to take the lease of one instance before a gated handler runs. */
 export interface WorkflowClaimRequest {
@@ -20,7 +20,7 @@ export interface WorkflowClaimRequest {
    * (session-keyed machines start implicitly). The gate passes it only when its state is
    * allowed. Without it an absent instance is `unknown`.
    */
-  createWith?: FsmSnapshot;
+  createWith?: WorkflowSnapshot;
   /**
    * The caller's principal (auth client id), `undefined` for an anonymous caller. An instance
    * that has an owner is `unknown` to every other caller, anonymous ones included; an
@@ -31,7 +31,7 @@ export interface WorkflowClaimRequest {
 
 /** Outcome of a claim. */
 export type WorkflowClaimResult =
-  | { status: 'claimed'; snapshot: FsmSnapshot }
+  | { status: 'claimed'; snapshot: WorkflowSnapshot }
   | { status: 'forbidden'; state: string }
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
@@ -48,8 +48,8 @@ export interface WorkflowSweepRequest {
 
 /** What a commit stores: the new snapshot, and the history row (kept when the store keeps history). */
 export interface WorkflowCommit {
-  snapshot: FsmSnapshot;
-  record?: FsmTransitionRecord;
+  snapshot: WorkflowSnapshot;
+  record?: WorkflowTransitionRecord;
 }
 
 /**
@@ -58,9 +58,9 @@ export interface WorkflowCommit {
  * a store offers it, so concurrent calls on one handle run the handler once,
  * also across processes that share the store.
  */
-export interface AtomicWorkflowStateStore extends FsmStateStore {
+export interface AtomicWorkflowStateStore extends WorkflowStateStore {
   /** Creates a new instance; rejects when `key` already exists. */
-  create(key: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void>;
+  create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void>;
   /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
   claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult>;
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */
@@ -80,7 +80,7 @@ export interface AtomicWorkflowStateStore extends FsmStateStore {
   /** Clears the lease without changing the state (no-op for a stale token). */
   release(key: string, token: string): Promise<void>;
   /** Snapshots of many keys in one round trip (absent keys are left out). */
-  loadMany(keys: readonly string[]): Promise<Map<string, FsmSnapshot>>;
+  loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>>;
   /**
    * Only the states of many keys, in one round trip and without reading or copying
    * their contexts (absent keys are left out): what a `tools/list` menu needs.
@@ -94,11 +94,11 @@ export interface AtomicWorkflowStateStore extends FsmStateStore {
    */
   sweep?(request: WorkflowSweepRequest): Promise<number>;
   /** Transition history of one instance, oldest first (empty when history is off). */
-  history(key: string): Promise<FsmTransitionRecord[]>;
+  history(key: string): Promise<WorkflowTransitionRecord[]>;
 }
 
 /** Whether `store` implements the atomic protocol. */
-export function isAtomicWorkflowStateStore(store: FsmStateStore): store is AtomicWorkflowStateStore {
+export function isAtomicWorkflowStateStore(store: WorkflowStateStore): store is AtomicWorkflowStateStore {
   const candidate = store as Partial<AtomicWorkflowStateStore>;
   return (
     typeof candidate.claim === 'function' &&

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
-import { isAtomicFsmStateStore } from './atomic-fsm-state-store.interface.js';
-import { FsmStateStore, type FsmSnapshot } from './fsm-state-store.interface.js';
+import { isAtomicWorkflowStateStore } from './atomic-fsm-state-store.interface.js';
+import { WorkflowStateStore, type WorkflowSnapshot } from './fsm-state-store.interface.js';
 import { storeDropsFields } from './stores.messages.js';
 
 /** The key of the round trip: no instance has it, since every instance key starts with a machine id. */
@@ -15,14 +15,14 @@ export const FSM_STORE_CHECK_KEY = ':nestjs-mcp-fsm:store-check';
  */
 @Injectable()
 export class FsmStateStoreCheck implements OnApplicationBootstrap {
-  constructor(@Inject(FsmStateStore) private readonly store: FsmStateStore) {}
+  constructor(@Inject(WorkflowStateStore) private readonly store: WorkflowStateStore) {}
 
   /** Saves a snapshot with every field under {@link FSM_STORE_CHECK_KEY}, loads it back, and throws naming what was lost. */
   async onApplicationBootstrap(): Promise<void> {
-    if (isAtomicFsmStateStore(this.store)) {
+    if (isAtomicWorkflowStateStore(this.store)) {
       return;
     }
-    const probe: FsmSnapshot = {
+    const probe: WorkflowSnapshot = {
       state: 'checked',
       context: { check: [1, 'two', { three: true }] },
       updatedAt: new Date().toISOString(),

@@ -17,7 +17,7 @@ export interface WorkflowSnapshot {
  * Where workflow state lives. This is the seed's interface, kept source-compatible:
  * any object with `load` and `save` works, with the limits the README describes
  * (one process; calls on one handle are serialised by an in-process mutex).
- * Stores that can do better also implement {@link AtomicFsmStateStore}.
+ * Stores that can do better also implement {@link AtomicWorkflowStateStore}.
  */
 export interface WorkflowStateStore {
   /** The snapshot stored under `key` (an instance key, `"<machine>:<handle>"` or `"<machine>:session:<id>"`), or `undefined` when there is none. */

@@ -1,12 +1,12 @@
 import type {
-  AtomicFsmStateStore,
-  FsmClaimRequest,
-  FsmClaimResult,
-  FsmCommit,
+  AtomicWorkflowStateStore,
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
+  WorkflowCommit,
 } from './atomic-fsm-state-store.interface.js';
 
 /** A lock request inside a transaction: the claim request (same semantics) without its lease fields. */
-export type WorkflowLockRequest = Omit<FsmClaimRequest, 'token' | 'leaseMs'>;
+export type WorkflowLockRequest = Omit<WorkflowClaimRequest, 'token' | 'leaseMs'>;
 
 /**
  * One open database transaction that a gated handler joins (transactional mode):
@@ -21,15 +21,15 @@ export interface WorkflowTransaction {
    * states matched exactly (any state without `allowedStates`), an owned instance is
    * `unknown` to every other caller; `claimed` carries the snapshot, context included.
    */
-  lock(request: WorkflowLockRequest): Promise<FsmClaimResult>;
+  lock(request: WorkflowLockRequest): Promise<WorkflowClaimResult>;
   /** Writes the new state (inserts it when `insert`), then commits the transaction. */
-  commit(key: string, commit: FsmCommit, options?: { insert?: boolean }): Promise<void>;
+  commit(key: string, commit: WorkflowCommit, options?: { insert?: boolean }): Promise<void>;
   /** Rolls the transaction back; safe to call after a failed commit. */
   rollback(): Promise<void>;
 }
 
 /** A store that can run the claim as a row lock inside a transaction the handler joins. */
-export interface TransactionalWorkflowStateStore extends AtomicFsmStateStore {
+export interface TransactionalWorkflowStateStore extends AtomicWorkflowStateStore {
   /** Opens a transaction on a connection of its own. */
   beginTransaction(): Promise<WorkflowTransaction>;
 }

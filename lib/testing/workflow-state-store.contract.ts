@@ -2,15 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { storeHandleExists } from '../stores/stores.messages.js';
 import type {
-  AtomicFsmStateStore,
-  FsmClaimRequest,
-  FsmClaimResult,
+  AtomicWorkflowStateStore,
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
 } from '../stores/atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import type {
-  FsmLockRequest,
-  TransactionalFsmStateStore,
+  WorkflowLockRequest,
+  TransactionalWorkflowStateStore,
 } from '../stores/transactional-fsm-state-store.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
@@ -22,28 +22,28 @@ export interface WorkflowStoreBusinessTable {
 }
 
 /** One store under test and how to dispose of it. */
-export interface WorkflowStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateStore> {
+export interface WorkflowStoreFixture<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> {
   store: S;
   cleanup: () => Promise<void>;
 }
 
 /** Makes a store under test; `history` switches its history rows on. */
-export type WorkflowStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
+export type WorkflowStoreFactory<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> = (options: {
   history: boolean;
 }) => Promise<WorkflowStoreFixture<S>>;
 
 /**
  * The cases every store passes: run them with `factory` making the
- * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
+ * store. Pass `transactional` for stores that implement `TransactionalWorkflowStateStore`.
  */
 export function describeWorkflowStateStoreContract(
   name: string,
   factory: WorkflowStoreFactory,
-  transactional?: { factory: WorkflowStoreFactory<TransactionalFsmStateStore>; business: WorkflowStoreBusinessTable },
+  transactional?: { factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>; business: WorkflowStoreBusinessTable },
 ): void {
-  describe(`${name}: FsmStateStore contract`, () => {
+  describe(`${name}: WorkflowStateStore contract`, () => {
     let fixture: WorkflowStoreFixture;
-    let store: AtomicFsmStateStore;
+    let store: AtomicWorkflowStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });
@@ -322,7 +322,7 @@ export function describeWorkflowStateStoreContract(
     it('sweeps finished and idle instances in bounded batches, with their history, never a leased one', async () => {
       const machine = `sweep${randomUUID().slice(0, 8)}`;
       const key = () => `${machine}:${randomUUID()}`;
-      const aged = (state: string): FsmSnapshot => ({ state, updatedAt: new Date(Date.now() - 60_000).toISOString() });
+      const aged = (state: string): WorkflowSnapshot => ({ state, updatedAt: new Date(Date.now() - 60_000).toISOString() });
       const [doneOld, doneNew, openOld, openOld2, leased] = [key(), key(), key(), key(), key()];
       await store.create(doneOld, aged('discharged'), record(doneOld, null, 'discharged', null));
       await store.create(doneNew, snapshot('discharged'));
@@ -390,12 +390,12 @@ export function describeWorkflowStateStoreContract(
 
 function describeTransactionalContract(
   name: string,
-  factory: WorkflowStoreFactory<TransactionalFsmStateStore>,
+  factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>,
   business: WorkflowStoreBusinessTable,
 ): void {
-  describe(`${name}: TransactionalFsmStateStore contract`, () => {
-    let fixture: WorkflowStoreFixture<TransactionalFsmStateStore>;
-    let store: TransactionalFsmStateStore;
+  describe(`${name}: TransactionalWorkflowStateStore contract`, () => {
+    let fixture: WorkflowStoreFixture<TransactionalWorkflowStateStore>;
+    let store: TransactionalWorkflowStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });
@@ -482,7 +482,7 @@ function describeTransactionalContract(
     });
 
     it('judges a lock as a claim: exact states, any state without allowedStates, the owner rule', async () => {
-      const lockOnce = async (request: FsmLockRequest): Promise<FsmClaimResult> => {
+      const lockOnce = async (request: WorkflowLockRequest): Promise<WorkflowClaimResult> => {
         const tx = await store.beginTransaction();
         try {
           return await tx.lock(request);
@@ -527,7 +527,7 @@ function describeTransactionalContract(
     it('starts 10 new instances concurrently from createWith (no deadlock between their inserts)', async () => {
       const calls = Array.from({ length: 10 }, () => ({ h: handle(), id: randomUUID() }));
       const results = await Promise.all(
-        calls.map(async ({ h, id }): Promise<FsmClaimResult> => {
+        calls.map(async ({ h, id }): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
             const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: snapshot('draft') });
@@ -553,7 +553,7 @@ function describeTransactionalContract(
       await store.create(h, snapshot('draft'));
       const id = randomUUID();
       const results = await Promise.all(
-        Array.from({ length: 10 }, async (): Promise<FsmClaimResult> => {
+        Array.from({ length: 10 }, async (): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
             const locked = await tx.lock({ handle: h, allowedStates: ['draft'] });
@@ -578,7 +578,7 @@ function handle(): string {
   return `invoice:${randomUUID()}`;
 }
 
-function snapshot(state: string, owner?: string, context?: Record<string, unknown>): FsmSnapshot {
+function snapshot(state: string, owner?: string, context?: Record<string, unknown>): WorkflowSnapshot {
   return {
     state,
     updatedAt: new Date().toISOString(),
@@ -587,11 +587,11 @@ function snapshot(state: string, owner?: string, context?: Record<string, unknow
   };
 }
 
-function claim(h: string, allowedStates: string[] | undefined, extra: Partial<FsmClaimRequest> = {}): FsmClaimRequest {
+function claim(h: string, allowedStates: string[] | undefined, extra: Partial<WorkflowClaimRequest> = {}): WorkflowClaimRequest {
   return { handle: h, ...(allowedStates === undefined ? {} : { allowedStates }), token: randomUUID(), leaseMs: 60_000, ...extra };
 }
 
-function record(h: string, from: string | null, to: string, event: string | null): FsmTransitionRecord {
+function record(h: string, from: string | null, to: string, event: string | null): WorkflowTransitionRecord {
   return {
     machine: 'invoice',
     handle: h,

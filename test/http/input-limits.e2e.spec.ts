@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import {
   createMcpSessionMigration,
-  TypeOrmFsmStateStore,
+  TypeOrmWorkflowStateStore,
   TypeOrmMcpSessionStore,
 } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -158,7 +158,7 @@ describeNetworkedTargets('principal length limits')('principals of every length 
     await runner.release();
     app = await listenApp([
       billingModule({
-        store: new TypeOrmFsmStateStore(dataSource, { ...tables, history: true }),
+        store: new TypeOrmWorkflowStateStore(dataSource, { ...tables, history: true }),
         sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) },
         transports: { http: { authenticate } },
       }),

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as McpSessionStoreType } from '../../lib/index.js';
+import { InMemoryWorkflowStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as McpSessionStoreType } from '../../lib/index.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -99,7 +99,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
    * instance, and whose SDK client initializes again.
    */
   const expectEvictionEverywhere = async (sessionStore: McpSessionStoreType) => {
-    const store = new InMemoryFsmStateStore();
+    const store = new InMemoryWorkflowStateStore();
     const shared = { store, sessions: { store: sessionStore, maxSessions: 2, maxPerAddress: 10 } };
     const first = await start(shared);
     const second = await start(shared);

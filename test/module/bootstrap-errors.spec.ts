@@ -2,16 +2,16 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import {
-  BindState,
+  McpBindState,
   defineMachine,
   McpModule,
   McpTool,
   McpWorkflow,
-  StartWorkflow,
-  type FsmSnapshot,
-  type FsmStateStore,
+  McpStartWorkflow,
+  type WorkflowSnapshot,
+  type WorkflowStateStore,
   type McpModuleOptions,
 } from '../../lib/index.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
@@ -59,7 +59,7 @@ class InvoiceReportTools {
 @Injectable()
 class ShippingTools {
   @McpTool({ name: 'shipping.dispatch', description: 'Dispatch the parcel' })
-  @BindState('packed', 'DISPATCH', { machine: 'shipping' })
+  @McpBindState('packed', 'DISPATCH', { machine: 'shipping' })
   dispatch() {
     return 'ok';
   }
@@ -75,7 +75,7 @@ const shippingMachine = defineMachine({
 @McpWorkflow(shippingMachine)
 class UnregisteredWorkflowTools {
   @McpTool({ name: 'shipping.send', description: 'Send the parcel' })
-  @BindState('packed', 'DISPATCH')
+  @McpBindState('packed', 'DISPATCH')
   send() {
     return 'ok';
   }
@@ -85,7 +85,7 @@ class UnregisteredWorkflowTools {
 @McpWorkflow(invoiceMachine)
 class ArchiveTools {
   @McpTool({ name: 'invoice.archive', description: 'Archive the invoice' })
-  @BindState('archived')
+  @McpBindState('archived')
   archive() {
     return 'ok';
   }
@@ -95,7 +95,7 @@ class ArchiveTools {
 @McpWorkflow(invoiceMachine)
 class SendTools {
   @McpTool({ name: 'invoice.send', description: 'Send the invoice' })
-  @BindState('draft', 'SEND')
+  @McpBindState('draft', 'SEND')
   send() {
     return 'ok';
   }
@@ -104,7 +104,7 @@ class SendTools {
 @Injectable()
 class StartWithUnknownEventTools {
   @McpTool({ name: 'payment.open', description: 'Open a payment' })
-  @StartWorkflow(paymentMachine, 'OPEN')
+  @McpStartWorkflow(paymentMachine, 'OPEN')
   open() {
     return 'ok';
   }
@@ -114,7 +114,7 @@ class StartWithUnknownEventTools {
 @McpWorkflow(invoiceMachine)
 class NewInvoiceTools {
   @McpTool({ name: 'invoice.create', description: 'Create an invoice' })
-  @StartWorkflow()
+  @McpStartWorkflow()
   create() {
     return 'ok';
   }
@@ -123,7 +123,7 @@ class NewInvoiceTools {
 @Injectable()
 class LooseTools {
   @McpTool({ name: 'loose.step', description: 'A step of some workflow' })
-  @BindState('draft', 'SUBMIT')
+  @McpBindState('draft', 'SUBMIT')
   step() {
     return 'ok';
   }
@@ -133,7 +133,7 @@ class LooseTools {
 @McpWorkflow(invoiceMachine)
 class SubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @BindState('draft', 'SUBMIT')
+  @McpBindState('draft', 'SUBMIT')
   submit() {
     return 'ok';
   }
@@ -143,7 +143,7 @@ class SubmitTools {
 @McpWorkflow(invoiceMachine)
 class TransactionalSubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @BindState('draft', 'SUBMIT', { transactional: true })
+  @McpBindState('draft', 'SUBMIT', { transactional: true })
   submit() {
     return 'ok';
   }
@@ -161,7 +161,7 @@ class SearchTools {
 @McpWorkflow(invoiceMachine)
 class EarlyApproveTools {
   @McpTool({ name: 'invoice.approve', description: 'Approve the invoice' })
-  @BindState(['draft', 'approved'], 'APPROVE')
+  @McpBindState(['draft', 'approved'], 'APPROVE')
   approve() {
     return 'ok';
   }
@@ -171,7 +171,7 @@ class EarlyApproveTools {
 @McpWorkflow(paymentMachine)
 class EarlyRefundTools {
   @McpTool({ name: 'payment.refund', description: 'Refund the payment' })
-  @BindState('authorized', 'REFUND')
+  @McpBindState('authorized', 'REFUND')
   refund() {
     return 'ok';
   }
@@ -189,35 +189,35 @@ class SpacedNameTools {
 @McpWorkflow(paymentMachine)
 class PaymentStartTools {
   @McpTool({ name: 'payment.authorize', description: 'Authorize a payment' })
-  @StartWorkflow()
+  @McpStartWorkflow()
   authorize() {
     return 'ok';
   }
 }
 
 /** A custom store that keeps only the state and the time, as a hand-written `{ load, save }` might. */
-class StateOnlyStore implements FsmStateStore {
+class StateOnlyStore implements WorkflowStateStore {
   private readonly rows = new Map<string, { state: string; updatedAt: string }>();
 
-  async load(key: string): Promise<FsmSnapshot | undefined> {
+  async load(key: string): Promise<WorkflowSnapshot | undefined> {
     return this.rows.get(key);
   }
 
-  async save(key: string, { state, updatedAt }: FsmSnapshot): Promise<void> {
+  async save(key: string, { state, updatedAt }: WorkflowSnapshot): Promise<void> {
     this.rows.set(key, { state, updatedAt });
   }
 }
 
 /** A custom store that keeps the whole snapshot. */
-class WholeSnapshotStore implements FsmStateStore {
+class WholeSnapshotStore implements WorkflowStateStore {
   private readonly rows = new Map<string, string>();
 
-  async load(key: string): Promise<FsmSnapshot | undefined> {
+  async load(key: string): Promise<WorkflowSnapshot | undefined> {
     const row = this.rows.get(key);
-    return row === undefined ? undefined : (JSON.parse(row) as FsmSnapshot);
+    return row === undefined ? undefined : (JSON.parse(row) as WorkflowSnapshot);
   }
 
-  async save(key: string, snapshot: FsmSnapshot): Promise<void> {
+  async save(key: string, snapshot: WorkflowSnapshot): Promise<void> {
     this.rows.set(key, JSON.stringify(snapshot));
   }
 }
@@ -239,45 +239,45 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('@BindState naming an unknown machine', async () => {
+  it('@McpBindState naming an unknown machine', async () => {
     expect(await bootstrapError([appWith([ShippingTools])])).toBe(
-      'ShippingTools.dispatch: @BindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
+      'ShippingTools.dispatch: @McpBindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
-  it('@BindState under an @McpWorkflow machine that was not registered', async () => {
+  it('@McpBindState under an @McpWorkflow machine that was not registered', async () => {
     expect(await bootstrapError([appWith([UnregisteredWorkflowTools])])).toBe(
       'UnregisteredWorkflowTools.send: @McpWorkflow names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
-  it('@BindState naming an unknown state', async () => {
+  it('@McpBindState naming an unknown state', async () => {
     expect(await bootstrapError([appWith([ArchiveTools])])).toBe(
-      'ArchiveTools.archive: @BindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
+      'ArchiveTools.archive: @McpBindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
     );
   });
 
-  it('@BindState firing an unknown event', async () => {
+  it('@McpBindState firing an unknown event', async () => {
     expect(await bootstrapError([appWith([SendTools])])).toBe(
-      'SendTools.send: @BindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
+      'SendTools.send: @McpBindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
     );
   });
 
-  it('@StartWorkflow firing an unknown event', async () => {
+  it('@McpStartWorkflow firing an unknown event', async () => {
     expect(await bootstrapError([appWith([StartWithUnknownEventTools])])).toBe(
-      'StartWithUnknownEventTools.open: @StartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
+      'StartWithUnknownEventTools.open: @McpStartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
     );
   });
 
-  it('@BindState firing an event none of its states accepts', async () => {
+  it('@McpBindState firing an event none of its states accepts', async () => {
     expect(await bootstrapError([appWith([EarlyApproveTools])])).toBe(
-      'EarlyApproveTools.approve: @BindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
+      'EarlyApproveTools.approve: @McpBindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
     );
   });
 
-  it('@BindState firing a guarded event from a state that does not accept it', async () => {
+  it('@McpBindState firing a guarded event from a state that does not accept it', async () => {
     expect(await bootstrapError([appWith([EarlyRefundTools])])).toBe(
-      'EarlyRefundTools.refund: @BindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
+      'EarlyRefundTools.refund: @McpBindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
     );
   });
 
@@ -287,9 +287,9 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('TypeOrmFsmStateStore without a DataSource (a forgotten inject)', () => {
-    expect(() => new TypeOrmFsmStateStore(undefined as unknown as DataSource)).toThrow(
-      'TypeOrmFsmStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmFsmStateStore(dataSource).',
+  it('TypeOrmWorkflowStateStore without a DataSource (a forgotten inject)', () => {
+    expect(() => new TypeOrmWorkflowStateStore(undefined as unknown as DataSource)).toThrow(
+      'TypeOrmWorkflowStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmWorkflowStateStore(dataSource).',
     );
   });
 
@@ -304,27 +304,27 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     expect(logs.matching('error', /./)).toEqual([]);
   });
 
-  it('@StartWorkflow on a session-keyed machine', async () => {
+  it('@McpStartWorkflow on a session-keyed machine', async () => {
     expect(await bootstrapError([appWith([NewInvoiceTools])])).toBe(
-      'NewInvoiceTools.create: @StartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
+      'NewInvoiceTools.create: @McpStartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
     );
   });
 
-  it('@BindState without any machine', async () => {
+  it('@McpBindState without any machine', async () => {
     expect(await bootstrapError([appWith([LooseTools])])).toBe(
-      'LooseTools.step: @BindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
+      'LooseTools.step: @McpBindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
     );
   });
 
   it('transactional: true (module option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([SubmitTools], { transactional: true })])).toBe(
-      'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
+      'SubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
     );
   });
 
-  it('transactional: true (@BindState option) with the in-memory store', async () => {
+  it('transactional: true (@McpBindState option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([TransactionalSubmitTools])])).toBe(
-      'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
+      'TransactionalSubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
     );
   });
 
@@ -355,8 +355,8 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     }).initialize();
     try {
       await dataSource.runMigrations();
-      expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
-        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).',
+      expect(await bootstrapError([appWith([], { store: new TypeOrmWorkflowStateStore(dataSource) })])).toBe(
+        'TypeOrmWorkflowStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
       );
     } finally {
       await dataSource.destroy();
@@ -370,7 +370,7 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
       'Server "broken": machine "payment" runs on XState.',
     ]);
     expect(logs.matching('warn', /./)).toEqual([
-      'Server "broken": machine "payment" is handle-keyed (stateHandleKey "paymentId"), but no tool has @StartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.',
+      'Server "broken": machine "payment" is handle-keyed (stateHandleKey "paymentId"), but no tool has @McpStartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.',
     ]);
 
     const table = await startupLogs([appWith([SubmitTools, PaymentStartTools], { engine: 'table', machines: [invoiceMachine, flatPaymentMachine] })]);

@@ -1,14 +1,14 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import {
-  BindState,
+  McpBindState,
   defineMachine,
   McpModule,
   McpPrompt,
   McpTool,
   McpWorkflow,
   McpWorkflowService,
-  ServedBy,
-  ToolContext,
+  McpServedBy,
+  McpContext,
   type McpModuleOptions,
   type McpToolContext,
 } from '../../lib/index.js';
@@ -50,7 +50,7 @@ class TicketTools {
   constructor(private readonly workflows: McpWorkflowService) {}
 
   @McpTool({ name: 'ticket.state', description: "The ticket's state, read through the workflow service" })
-  async state(@ToolContext() ctx: McpToolContext) {
+  async state(@McpContext() ctx: McpToolContext) {
     return (await this.workflows.get(ctx, { machine: 'ticket' }))?.state ?? 'none';
   }
 
@@ -60,13 +60,13 @@ class TicketTools {
   }
 
   @McpTool({ name: 'ticket.close', description: 'Close the ticket' })
-  @BindState('open', 'CLOSE')
+  @McpBindState('open', 'CLOSE')
   close() {
     return 'closed';
   }
 
   @McpTool({ name: 'ticket.reopen', description: 'Reopen the ticket' })
-  @BindState('closed', 'REOPEN')
+  @McpBindState('closed', 'REOPEN')
   reopen() {
     return 'reopened';
   }
@@ -102,13 +102,13 @@ class CartTools {
   }
 
   @McpTool({ name: 'cart.pay', description: 'Pay the cart' })
-  @BindState('filling', 'PAY')
+  @McpBindState('filling', 'PAY')
   pay() {
     return 'paid';
   }
 
   @McpTool({ name: 'cart.state', description: "The cart's state, read through the workflow service" })
-  async state(@ToolContext() ctx: McpToolContext) {
+  async state(@McpContext() ctx: McpToolContext) {
     return (await this.workflows.get(ctx, { machine: 'cart' }))?.state ?? 'none';
   }
 
@@ -124,7 +124,7 @@ class PublicModule {}
 
 /** Reached by neither server's importers: explicit servers, and the global server otherwise. */
 @Injectable()
-@ServedBy('admin')
+@McpServedBy('admin')
 class AuditTools {
   @McpTool({ name: 'audit.log', description: 'Read the audit log' })
   log() {
@@ -217,7 +217,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     @Module({ imports: [server('a', '/a', { isGlobal: false }), server('b', '/b', { isGlobal: false })], providers: [LooseTools] })
     class BothModule {}
     expect(await bootstrapError([BothModule])).toBe(
-      'LooseTools.loose: module BothModule is as near to MCP servers a, b (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @ServedBy(server) on the class.',
+      'LooseTools.loose: module BothModule is as near to MCP servers a, b (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @McpServedBy(server) on the class.',
     );
   });
 
@@ -229,7 +229,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     @Module({ providers: [LooseTools] })
     class LooseModule {}
     expect(await bootstrapError([AModule, BModule, LooseModule])).toBe(
-      'LooseTools.loose: module LooseModule neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: a, b); import it where an McpModule is imported, or name the server with { server } or @ServedBy(server).',
+      'LooseTools.loose: module LooseModule neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: a, b); import it where an McpModule is imported, or name the server with { server } or @McpServedBy(server).',
     );
   });
 

@@ -45,20 +45,20 @@ export const doorMachine = defineMachine({
 });
 `,
   'door.tools.ts': `import { Injectable } from '@nestjs/common';
-import { BindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
+import { McpBindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
 import { doorMachine } from './door.machine.js';
 
 @Injectable()
 @McpWorkflow(doorMachine)
 export class DoorTools {
   @McpTool({ name: 'door.open', description: 'Open the closed door' })
-  @BindState('closed', 'OPEN')
+  @McpBindState('closed', 'OPEN')
   open() {
     return { opened: true };
   }
 
   @McpTool({ name: 'door.close', description: 'Close the open door' })
-  @BindState('open', 'CLOSE')
+  @McpBindState('open', 'CLOSE')
   close() {
     return { closed: true };
   }

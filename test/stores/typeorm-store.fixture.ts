@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
 import {
-  TypeOrmFsmStateStore,
-  createFsmContextMigration,
-  createFsmStateMigration,
+  TypeOrmWorkflowStateStore,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowStateStoreContract,
@@ -13,7 +13,7 @@ import {
 } from '../../lib/testing.js';
 
 /**
- * Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). An exact
+ * Round trips one TypeORM dialect is expected to take (see `TypeOrmWorkflowStateStore`). An exact
  * claim of a row without context is 1 on every dialect (asserted for all, not configurable).
  */
 export interface ExpectedRoundTrips {
@@ -50,8 +50,8 @@ export class TypeOrmTestDatabase {
   }
 
   /** Stores on this database. */
-  readonly factory: WorkflowStoreFactory<TypeOrmFsmStateStore> = async ({ history }) => ({
-    store: new TypeOrmFsmStateStore(this.dataSource, { ...this.tables, history }),
+  readonly factory: WorkflowStoreFactory<TypeOrmWorkflowStateStore> = async ({ history }) => ({
+    store: new TypeOrmWorkflowStateStore(this.dataSource, { ...this.tables, history }),
     cleanup: async () => undefined,
   });
 
@@ -72,7 +72,7 @@ export class TypeOrmTestDatabase {
     this.source = new DataSource({
       ...this.options,
       logger: this.logger,
-      migrations: [createFsmStateMigration(this.tables), createFsmContextMigration(this.tables)],
+      migrations: [createWorkflowStateMigration(this.tables), createWorkflowContextMigration(this.tables)],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
     await this.source.initialize();

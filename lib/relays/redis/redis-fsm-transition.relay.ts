@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
@@ -34,10 +34,10 @@ export const DEFAULT_REDIS_TRANSITION_CHANNEL = 'nestjs-mcp-fsm:transitions';
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new RedisTransitionRelay(process.env.REDIS_URL!) }) })
  */
-export class RedisTransitionRelay implements FsmTransitionRelay {
+export class RedisTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
@@ -45,7 +45,7 @@ export class RedisTransitionRelay implements FsmTransitionRelay {
   private readonly failures: RelayPublishFailures;
   private publisher?: Redis;
   private subscriber?: Redis;
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
 
   constructor(
@@ -60,7 +60,7 @@ export class RedisTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     const owned = typeof this.connection === 'string';
     const publisher = typeof this.connection === 'string' ? await createRedisClient(this.connection) : this.connection;
     const subscriber = publisher.duplicate();
@@ -83,7 +83,7 @@ export class RedisTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Publishes the transition in the background; a failure is logged, never thrown. */
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     if (!this.publisher) {
       return;
     }

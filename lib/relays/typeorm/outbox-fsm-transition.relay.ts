@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
 import * as messages from './relays.messages.js';
 import { quoteTableName, runSql, type SqlResult } from '../../stores/typeorm/typeorm-sql.js';
 
-/** Options of `OutboxTransitionRelay` (and of `createFsmOutboxMigration`, which uses the table name). */
+/** Options of `OutboxTransitionRelay` (and of `createOutboxMigration`, which uses the table name). */
 export interface OutboxTransitionRelayOptions {
   /** Outbox table (optionally `schema.table`); processes that share it see each other's transitions. @default 'mcp_fsm_outbox' */
   tableName?: string;
@@ -56,7 +56,7 @@ interface OutboxRow {
  * process polls the rows after the last one it read, skipping its own. Rows older than
  * `retentionMs` are deleted in bounded batches by every polling process (at most every quarter
  * of `retentionMs`, or at each poll while a full batch came back). The table comes from the
- * shipped migration `CreateMcpFsmOutbox1764720000000` (or `createFsmOutboxMigration(options)`).
+ * shipped migration `CreateMcpFsmOutbox1764720000000` (or `createOutboxMigration(options)`).
  *
  * Delivery is best effort: a poll that fails (the database is down, or it did not answer within
  * `timeoutMs`) is logged once and polling goes on, so rows written meanwhile arrive when it is
@@ -67,10 +67,10 @@ interface OutboxRow {
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new OutboxTransitionRelay(dataSource) }) })
  */
-export class OutboxTransitionRelay implements FsmTransitionRelay {
+export class OutboxTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly queries: BoundedQueries;
@@ -83,7 +83,7 @@ export class OutboxTransitionRelay implements FsmTransitionRelay {
   private readonly failures: RelayPublishFailures;
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
@@ -107,7 +107,7 @@ export class OutboxTransitionRelay implements FsmTransitionRelay {
    * newest row on; `resync` is called each time polling works again after an outage (rows may
    * have been pruned meanwhile).
    */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     try {
       await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
       const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
@@ -121,7 +121,7 @@ export class OutboxTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Inserts one outbox row in the background; a failure is logged, never thrown. */
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     const insert = this.query(
       'publish',
       `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, created_at) VALUES (?, ?, ?, ?, ?)`,

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
@@ -39,17 +39,17 @@ const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
-export class PostgresTransitionRelay implements FsmTransitionRelay {
+export class PostgresTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
   private readonly reconnectMs: number;
   private readonly failures: RelayPublishFailures;
   private client?: ListenClient;
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
   private reconnect?: NodeJS.Timeout;
 
@@ -72,13 +72,13 @@ export class PostgresTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     this.listener = listener;
     this.resync = resync;
     await this.listen();
   }
 
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     const payload = JSON.stringify({ ...transition, origin: this.origin });
     this.client
       ?.query('SELECT pg_notify($1, $2)', [this.channel, payload])

@@ -2,9 +2,9 @@ import { type MigrationInterface, type QueryRunner, Table, TableColumn } from 't
 import { MigrationColumns } from './migration-columns.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import {
-  DEFAULT_FSM_STATE_TABLE,
-  DEFAULT_FSM_TRANSITION_TABLE,
-  type TypeOrmFsmStateStoreOptions,
+  DEFAULT_WORKFLOW_STATE_TABLE,
+  DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  type TypeOrmWorkflowStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmState1764460800000';
@@ -21,10 +21,10 @@ const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
  * new DataSource({ ..., migrations: [createWorkflowStateMigration({ tableName: 'billing_fsm_state' })] });
  */
 export function createWorkflowStateMigration(
-  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'> = {},
+  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createWorkflowStateMigration.name);
-  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE, createWorkflowStateMigration.name);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowStateMigration.name);
+  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE, createWorkflowStateMigration.name);
 
   return class CreateMcpFsmState implements MigrationInterface {
     name = MIGRATION_NAME;
@@ -92,9 +92,9 @@ export class CreateMcpFsmState1764460800000 extends createWorkflowStateMigration
  * ] });
  */
 export function createWorkflowContextMigration(
-  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {},
+  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createWorkflowContextMigration.name);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowContextMigration.name);
 
   return class AddMcpFsmContext implements MigrationInterface {
     name = CONTEXT_MIGRATION_NAME;

@@ -1,11 +1,11 @@
 import type { QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowClaimRequest, WorkflowClaimResult, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
 import { isOwnedBy } from '../fsm-instance-owner.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
-import type { FsmLockRequest } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowLockRequest } from '../transactional-fsm-state-store.interface.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** One stored instance row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
@@ -30,7 +30,7 @@ export interface FsmLease {
 }
 
 /** A claim outcome other than `claimed`. */
-type Refusal = Exclude<FsmClaimResult, { status: 'claimed' }>;
+type Refusal = Exclude<WorkflowClaimResult, { status: 'claimed' }>;
 
 /**
  * Why the caller may not take an instance row: `unknown` (owned by another principal, or
@@ -38,7 +38,7 @@ type Refusal = Exclude<FsmClaimResult, { status: 'claimed' }>;
  * states, compared exactly), `busy` (a live lease holds it); `undefined` when it is free
  * for the caller.
  */
-export function refuseFsmClaim(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal | undefined {
+export function refuseFsmClaim(row: FsmStateRow, request: WorkflowLockRequest, now: number): Refusal | undefined {
   if (!isOwnedBy(row.owner, request.owner)) return { status: 'unknown' };
   if (request.allowedStates && !request.allowedStates.includes(row.state)) return { status: 'forbidden', state: row.state };
   if (row.lease_until !== null && Number(row.lease_until) >= now) return { status: 'busy', state: row.state };
@@ -46,7 +46,7 @@ export function refuseFsmClaim(row: FsmStateRow, request: FsmLockRequest, now: n
 }
 
 /** The verdict for a row the caller could not take: a row free for it was taken meanwhile, so `busy`. */
-export function notTaken(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal {
+export function notTaken(row: FsmStateRow, request: WorkflowLockRequest, now: number): Refusal {
   return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
@@ -88,7 +88,7 @@ export class FsmStateSql {
   }
 
   /** Snapshot of one instance. */
-  async load(runner: QueryRunner, handle: string): Promise<FsmSnapshot | undefined> {
+  async load(runner: QueryRunner, handle: string): Promise<WorkflowSnapshot | undefined> {
     const { records } = await this.run<FsmSnapshotRow>(runner, {
       sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ?`,
       params: [handle],
@@ -97,8 +97,8 @@ export class FsmStateSql {
   }
 
   /** Snapshots of many instances in one SELECT (one JSON or array parameter, so no placeholder limit). */
-  async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
-    const snapshots = new Map<string, FsmSnapshot>();
+  async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    const snapshots = new Map<string, WorkflowSnapshot>();
     if (!handles.length) return snapshots;
     const { records } = await this.run<FsmSnapshotRow & { handle: string }>(runner, {
       sql: `SELECT handle, state, context, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
@@ -121,7 +121,7 @@ export class FsmStateSql {
   }
 
   /** Inserts or replaces the state of an instance (its lease is kept). */
-  async save(runner: QueryRunner, handle: string, snapshot: FsmSnapshot): Promise<void> {
+  async save(runner: QueryRunner, handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     const updatedAt = Date.parse(snapshot.updatedAt);
     const upsert =
       this.dialect === 'mysql'
@@ -150,8 +150,8 @@ export class FsmStateSql {
   async insert(
     runner: QueryRunner,
     handle: string,
-    snapshot: FsmSnapshot,
-    options: { lease?: FsmLease; record?: FsmTransitionRecord } = {},
+    snapshot: WorkflowSnapshot,
+    options: { lease?: FsmLease; record?: WorkflowTransitionRecord } = {},
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: SqlStatement = {
@@ -200,10 +200,10 @@ export class FsmStateSql {
    */
   async claim(
     runner: QueryRunner,
-    request: FsmClaimRequest,
+    request: WorkflowClaimRequest,
     lease: FsmLease,
     now: number,
-  ): Promise<FsmSnapshot | undefined> {
+  ): Promise<WorkflowSnapshot | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
     const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
     const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
@@ -266,8 +266,8 @@ export class FsmStateSql {
     runner: QueryRunner,
     handle: string,
     token: string | undefined,
-    snapshot: FsmSnapshot,
-    record?: FsmTransitionRecord,
+    snapshot: WorkflowSnapshot,
+    record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
     const params: unknown[] = [
       snapshot.state,
@@ -300,7 +300,7 @@ export class FsmStateSql {
    * row), then the history of those that are gone. Three statements, each safe to run from
    * several processes at once; answers how many instances it deleted.
    */
-  async sweep(runner: QueryRunner, { finished, idle, limit }: FsmSweepRequest, now: number): Promise<number> {
+  async sweep(runner: QueryRunner, { finished, idle, limit }: WorkflowSweepRequest, now: number): Promise<number> {
     const conditions: SqlStatement[] = [];
     for (const { machine, states } of finished?.machines ?? []) {
       if (states.length) {
@@ -356,7 +356,7 @@ export class FsmStateSql {
   }
 
   /** History rows of one instance, oldest first. */
-  async records(runner: QueryRunner, handle: string): Promise<FsmTransitionRecord[]> {
+  async records(runner: QueryRunner, handle: string): Promise<WorkflowTransitionRecord[]> {
     const { records } = await this.run<HistoryRow>(runner, {
       sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at, id`,
       params: [handle],
@@ -373,7 +373,7 @@ export class FsmStateSql {
     }));
   }
 
-  private async insertRecord(runner: QueryRunner, record: FsmTransitionRecord): Promise<void> {
+  private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
       sql: `INSERT INTO ${this.history} (machine, handle, from_state, to_state, event, tool, principal, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),
@@ -381,7 +381,7 @@ export class FsmStateSql {
   }
 
   /** A data-modifying CTE (PostgreSQL) that writes the history row when `change` returned a row. */
-  private withRecord(change: string, params: unknown[], record: FsmTransitionRecord): SqlStatement {
+  private withRecord(change: string, params: unknown[], record: WorkflowTransitionRecord): SqlStatement {
     return {
       sql:
         `WITH changed AS (${change}) ` +
@@ -443,14 +443,14 @@ function unpackClaim(
   insertId: number | undefined,
   allowedStates: readonly string[],
   owner: string | undefined,
-): FsmSnapshot | undefined {
+): WorkflowSnapshot | undefined {
   if (!insertId || insertId >= 2 ** 53) return undefined;
   const position = Math.floor(insertId / POSITION_UNIT);
   const owned = Math.floor(insertId / OWNER_FLAG) % 2 === 1;
   const hasContext = Math.floor(insertId / CONTEXT_FLAG) % 2 === 1;
   if (position < 1 || position > allowedStates.length || hasContext) return undefined;
   // An owned row was claimed only because its owner is the caller (see the claim's WHERE).
-  const snapshot: FsmSnapshot = {
+  const snapshot: WorkflowSnapshot = {
     state: allowedStates[position - 1],
     updatedAt: new Date(insertId % UPDATED_AT_LIMIT).toISOString(),
   };
@@ -458,7 +458,7 @@ function unpackClaim(
   return snapshot;
 }
 
-function recordParams(record: FsmTransitionRecord): unknown[] {
+function recordParams(record: WorkflowTransitionRecord): unknown[] {
   return [
     record.machine,
     record.handle,
@@ -472,16 +472,16 @@ function recordParams(record: FsmTransitionRecord): unknown[] {
 }
 
 /** The snapshot of a row (NULL context → no `context` key; 0.1 rows have none). */
-export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
-  const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
+export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
+  const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
   return snapshot;
 }
 
 /** A snapshot as a later load returns it (its context through JSON, so no aliasing of the caller's). */
-export function storedSnapshot(snapshot: FsmSnapshot): FsmSnapshot {
-  const stored: FsmSnapshot = { state: snapshot.state, updatedAt: new Date(Date.parse(snapshot.updatedAt)).toISOString() };
+export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
+  const stored: WorkflowSnapshot = { state: snapshot.state, updatedAt: new Date(Date.parse(snapshot.updatedAt)).toISOString() };
   const context = contextText(snapshot);
   if (context !== null) stored.context = JSON.parse(context);
   if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
@@ -489,7 +489,7 @@ export function storedSnapshot(snapshot: FsmSnapshot): FsmSnapshot {
 }
 
 /** The `context` column of a snapshot: JSON text, or NULL when it has none. */
-function contextText(snapshot: FsmSnapshot): string | null {
+function contextText(snapshot: WorkflowSnapshot): string | null {
   return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
 }
 

@@ -1,4 +1,4 @@
-/** Options of `TypeOrmFsmStateStore` (and of `createFsmStateMigration`, which uses the table names). */
+/** Options of `TypeOrmWorkflowStateStore` (and of `createWorkflowStateMigration`, which uses the table names). */
 export interface TypeOrmWorkflowStateStoreOptions {
   /** Table of instance states (optionally `schema.table`). @default 'mcp_fsm_state' */
   tableName?: string;

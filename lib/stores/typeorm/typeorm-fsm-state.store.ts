@@ -1,18 +1,18 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult, FsmCommit, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowClaimRequest, WorkflowClaimResult, WorkflowCommit, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
-import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { FsmStateSql, notTaken, storedSnapshot } from './fsm-state.sql.js';
 import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {
-  DEFAULT_FSM_STATE_TABLE,
-  DEFAULT_FSM_TRANSITION_TABLE,
-  type TypeOrmFsmStateStoreOptions,
+  DEFAULT_WORKFLOW_STATE_TABLE,
+  DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  type TypeOrmWorkflowStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 
@@ -20,8 +20,8 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * Workflow state in the application's own database, through its TypeORM `DataSource`
  * (plain, or injected from `@nestjs/typeorm`): PostgreSQL, MySQL/MariaDB or better-sqlite3.
  * The tables come from the shipped migrations, in this order: `CreateMcpFsmState1764460800000`
- * (or `createFsmStateMigration(options)`), then `AddMcpFsmContext1764547200000` (or
- * `createFsmContextMigration(options)`, which adds the `context` column of 0.2); `synchronize`
+ * (or `createWorkflowStateMigration(options)`), then `AddMcpFsmContext1764547200000` (or
+ * `createWorkflowContextMigration(options)`, which adds the `context` column of 0.2); `synchronize`
  * is not needed. Contexts are stored as JSON text. The store never
  * initializes or destroys the DataSource, and database errors are thrown, never swallowed.
  *
@@ -69,7 +69,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -77,14 +77,14 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
 
   constructor(
     private readonly dataSource: DataSource,
-    options: TypeOrmFsmStateStoreOptions = {},
+    options: TypeOrmWorkflowStateStoreOptions = {},
   ) {
     const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
     this.queries = queries;
     this.sql = new FsmStateSql(
       queries.dialect,
-      queries.table(options.tableName ?? DEFAULT_FSM_STATE_TABLE),
-      queries.table(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
+      queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE),
+      queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE),
     );
     this.keepHistory = options.history ?? false;
     this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
@@ -102,17 +102,17 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
   }
 
   /** @inheritdoc */
-  load(handle: string): Promise<FsmSnapshot | undefined> {
+  load(handle: string): Promise<WorkflowSnapshot | undefined> {
     return this.session('load', (runner) => this.sql.load(runner, handle));
   }
 
   /** Upserts the snapshot (one statement); a lease on the instance is kept. */
-  save(handle: string, snapshot: FsmSnapshot): Promise<void> {
+  save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     return this.session('save', (runner) => this.sql.save(runner, handle, snapshot));
   }
 
   /** @inheritdoc */
-  async create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void> {
+  async create(handle: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
     const kept = this.kept(record);
     const created = await this.session(
       'create',
@@ -128,7 +128,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
    * instance from `createWith`; a concurrent creator wins the race and this call gets the
    * diagnosis of its row.
    */
-  claim(request: FsmClaimRequest): Promise<FsmClaimResult> {
+  claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult> {
     return this.session('claim', async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
@@ -146,7 +146,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
   }
 
   /** @inheritdoc */
-  commit(handle: string, token: string, commit: FsmCommit): Promise<boolean> {
+  commit(handle: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
     return this.session(
       'commit',
@@ -161,7 +161,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
   }
 
   /** @inheritdoc */
-  sweep(request: FsmSweepRequest): Promise<number> {
+  sweep(request: WorkflowSweepRequest): Promise<number> {
     return this.session('sweep', (runner) => this.sql.sweep(runner, request, Date.now()));
   }
 
@@ -176,7 +176,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
   }
 
   /** @inheritdoc */
-  loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
+  loadMany(handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
     return this.session('loadMany', (runner) => this.sql.loadMany(runner, handles));
   }
 
@@ -186,7 +186,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
   }
 
   /** @inheritdoc */
-  async history(handle: string): Promise<FsmTransitionRecord[]> {
+  async history(handle: string): Promise<WorkflowTransitionRecord[]> {
     return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
   }
 
@@ -196,7 +196,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
    * then it holds the shared connection until commit or rollback) and BEGIN take at most
    * `timeoutMs`; the transaction then has `timeoutMs` until its COMMIT.
    */
-  async beginTransaction(): Promise<FsmTransaction> {
+  async beginTransaction(): Promise<WorkflowTransaction> {
     const { queries } = this;
     const opening = queries.deadline('beginTransaction');
     let endTurn = () => {};
@@ -222,7 +222,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalFsmStateStore, On
     });
   }
 
-  private kept(record: FsmTransitionRecord | undefined): FsmTransitionRecord | undefined {
+  private kept(record: WorkflowTransitionRecord | undefined): WorkflowTransitionRecord | undefined {
     return this.keepHistory ? record : undefined;
   }
 
