@@ -1,11 +1,11 @@
-/** What a store keeps for one workflow instance (the seed's snapshot, plus context and owner). */
+/** What a store keeps for one workflow instance: a store gives back every field it was given. */
 export interface WorkflowSnapshot {
   /**
    * The state value: a dotted path (`'approved'`, `'review.legal'`), or the JSON state value
    * of a parallel state (see the engine).
    */
   state: string;
-  /** The machine's XState context (JSON data); absent for machines without context and for 0.1 rows. */
+  /** The machine's XState context (JSON data); absent for machines without context. */
   context?: Record<string, unknown>;
   /** ISO-8601 time of the last change. */
   updatedAt: string;
@@ -14,10 +14,16 @@ export interface WorkflowSnapshot {
 }
 
 /**
- * Where workflow state lives. This is the seed's interface, kept source-compatible:
- * any object with `load` and `save` works, with the limits the README describes
- * (one process; calls on one handle are serialised by an in-process mutex).
- * Stores that can do better also implement {@link AtomicWorkflowStateStore}.
+ * Where workflow state lives: any object with `load` and `save` that keeps the whole
+ * {@link WorkflowSnapshot} (checked by a round trip at startup), with the limits the README
+ * describes (one process; calls on one instance are serialised by an in-process mutex).
+ * Stores that can do better also implement `AtomicWorkflowStateStore` (`nestjs-mcp-fsm/extend`).
+ *
+ * @example
+ * class MyStore implements WorkflowStateStore {
+ *   async load(key: string) { return rows.get(key); }
+ *   async save(key: string, snapshot: WorkflowSnapshot) { rows.set(key, structuredClone(snapshot)); }
+ * }
  */
 export interface WorkflowStateStore {
   /** The snapshot stored under `key` (an instance key, `"<machine>:<handle>"` or `"<machine>:session:<id>"`), or `undefined` when there is none. */
