@@ -7,7 +7,7 @@ import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
 import type { FsmRefusal } from './fsm-refusal.error.js';
-import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
+import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
 
 /** Which stored instance a call acts on. */
 export interface FsmInstanceRef {

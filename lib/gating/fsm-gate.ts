@@ -4,15 +4,12 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
 import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import type { FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import {
-  isTransactionalFsmStateStore,
-  type TransactionalFsmStateStore,
-} from '../stores/transactional-fsm-state-store.interface.js';
 import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
@@ -20,10 +17,7 @@ import { FsmRefusal } from './fsm-refusal.error.js';
 import { FsmRefusals } from './fsm-refusals.js';
 import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
-import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
-import { LeaseLocker } from './locks/lease.locker.js';
-import { MutexLocker } from './locks/mutex.locker.js';
-import { TransactionLocker } from './locks/transaction.locker.js';
+import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import { assertToolOutput, isToolErrorResult } from '../protocol/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
@@ -53,26 +47,16 @@ interface ClaimStates {
 @Injectable()
 export class FsmGate implements NestInterceptor {
   protected readonly logger = new Logger('McpGate');
-  protected readonly locker: FsmLocker;
-  protected readonly transactionLocker?: FsmLocker;
-  /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
-  protected readonly transactionalStore?: TransactionalFsmStateStore;
   private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
 
   constructor(
     @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
-    @Inject(FsmStateStore) protected readonly store: FsmStateStore,
+    protected readonly store: FsmStoreAdapter,
     protected readonly machines: McpMachineRegistry,
     protected readonly refusals: FsmRefusals,
     protected readonly bus: FsmTransitionBus,
     protected readonly unknownStates: UnknownStateReporter,
-  ) {
-    this.locker = isAtomicFsmStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
-    if (isTransactionalFsmStateStore(store)) {
-      this.transactionalStore = store;
-      this.transactionLocker = new TransactionLocker(store);
-    }
-  }
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const call = FsmCall.from(context);
@@ -152,7 +136,7 @@ export class FsmGate implements NestInterceptor {
     this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
     call.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
     if (start.transactional) {
-      call.transaction = await this.transactionalStore!.beginTransaction();
+      call.transaction = await this.store.beginTransaction();
       call.context.manager = call.transaction.manager;
     } else if (await this.store.load(instance.storeKey)) {
       throw new Error(messages.handleCollision(instance.storeKey));
@@ -162,9 +146,7 @@ export class FsmGate implements NestInterceptor {
   /** Claims the instance of a transition tool and computes where its event leads. */
   protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
-    const outcome = await (binding.transactional ? this.transactionLocker! : this.locker).acquire(
-      this.claimRequest(call, instance, binding, engine),
-    );
+    const outcome = await this.store.acquire(this.claimRequest(call, instance, binding, engine), binding.transactional);
     if (outcome.status !== 'claimed') {
       throw this.refuseOutcome(call, instance, outcome);
     }
@@ -275,10 +257,8 @@ export class FsmGate implements NestInterceptor {
         await transaction.rollback();
         throw error;
       });
-    } else if (isAtomicFsmStateStore(this.store)) {
-      await this.store.create(storeKey, snapshot, record);
     } else {
-      await this.store.save(storeKey, snapshot);
+      await this.store.create(storeKey, snapshot, record);
     }
   }
 

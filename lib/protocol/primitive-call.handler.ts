@@ -1,4 +1,4 @@
-import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { MAX_URI_LENGTH } from './client-input.limits.js';
@@ -8,7 +8,7 @@ import { isWellFormedHandle } from '../gating/fsm-handle.js';
 import { FsmRefusal } from '../gating/fsm-refusal.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -41,7 +41,7 @@ export class PrimitiveCallHandler {
     private readonly primitives: McpPrimitiveRegistry,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
   ) {}
 
