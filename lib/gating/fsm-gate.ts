@@ -10,7 +10,8 @@ import { isOwnedBy } from '../stores/fsm-instance-owner.js';
 import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
+import { FsmCall, recordOf } from './fsm-call.js';
+import type { FsmInstanceRef } from './fsm-call-outcome.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { FsmRefusal } from './fsm-refusal.error.js';
@@ -18,7 +19,8 @@ import { FsmRefusals } from './fsm-refusals.js';
 import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
-import { assertToolOutput, isToolErrorResult } from '../protocol/tool-output.js';
+import { buildCallResult } from '../protocol/call-result.builder.js';
+import { isToolErrorResult } from '../protocol/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
@@ -88,7 +90,7 @@ export class FsmGate implements NestInterceptor {
       const result = await call.unlessAbandoned(() => (running = handler()));
       running = undefined;
       if (!isToolErrorResult(result)) {
-        assertToolOutput(call.tool, result, call.resultExtra());
+        recordOf(call).keepResult(result, buildCallResult(call, result));
         call.beginCommit();
         await this.failClosed(call, true, () => this.complete(call));
       }
@@ -133,11 +135,12 @@ export class FsmGate implements NestInterceptor {
       handle,
     };
     const initial = engine.initial(call.args);
+    const record = recordOf(call);
     this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
-    call.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
+    record.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
     if (start.transactional) {
-      call.transaction = await this.store.beginTransaction();
-      call.context.manager = call.transaction.manager;
+      record.transaction = await this.store.beginTransaction();
+      call.context.manager = record.transaction.manager;
     } else if (await this.store.load(instance.storeKey)) {
       throw new Error(messages.handleCollision(instance.storeKey));
     }
@@ -150,7 +153,8 @@ export class FsmGate implements NestInterceptor {
     if (outcome.status !== 'claimed') {
       throw this.refuseOutcome(call, instance, outcome);
     }
-    call.lock = outcome.lock;
+    const record = recordOf(call);
+    record.lock = outcome.lock;
     call.context.manager = outcome.lock.manager;
     const { snapshot } = outcome.lock;
     this.admitted(call, instance, snapshot);
@@ -158,7 +162,7 @@ export class FsmGate implements NestInterceptor {
     if (!binding.states.some((state) => engine.matches(snapshot.state, state))) {
       throw this.refusals.forbidden(call, instance.machine, snapshot.state);
     }
-    call.next = this.evaluate(call, engine, snapshot, binding.transition!);
+    record.next = this.evaluate(call, engine, snapshot, binding.transition!);
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
@@ -213,33 +217,49 @@ export class FsmGate implements NestInterceptor {
 
   /** Stores what the successful call changed (under its claim), then publishes it. */
   protected async complete(call: FsmCall): Promise<void> {
-    const instance = call.instance!;
-    const next = call.next;
+    const record = recordOf(call);
+    const instance = record.instance!;
+    const next = record.next;
     if (!next) {
       return;
     }
-    const from = call.tool.start ? null : call.snapshot!.state;
+    const from = call.tool.start ? null : record.admitted!.state;
     const event = (call.tool.start ?? call.tool.binding)!.transition ?? null;
     const updatedAt = new Date().toISOString();
-    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: call.snapshot!.owner };
-    const record = this.record(call, from, next.state, event, updatedAt);
+    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: record.admitted!.owner };
+    const transition = this.record(call, from, next.state, event, updatedAt);
     if (call.tool.start) {
-      await this.create(call, snapshot, record);
+      await this.create(call, snapshot, transition);
     } else {
-      const lock = call.lock!;
-      call.lock = undefined;
-      if (!(await lock.commit({ snapshot, record }))) {
+      const lock = record.lock!;
+      record.lock = undefined;
+      if (!(await lock.commit({ snapshot, record: transition }))) {
         throw this.refusals.leaseExpired(call, instance.machine, lock.snapshot.state, this.options.leaseMs);
       }
     }
-    call.storedState = next.state;
+    record.storedState = next.state;
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
+  }
+
+  /**
+   * Records that the call's handler ended (deleted) an instance, and tells every session
+   * that follows it; the call's own instance then leaves the call ended (`null`), and its
+   * session is told in-band, with the call's result.
+   */
+  ended(call: FsmCall, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey'>): void {
+    const record = recordOf(call);
+    const own = record.instance?.storeKey === instance.storeKey;
+    if (own) {
+      record.storedState = null;
+    }
+    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
   }
 
   /** Lets go of whatever the call still holds (nothing after a commit). */
   protected async settle(call: FsmCall): Promise<void> {
-    const { lock, transaction } = call;
-    call.lock = call.transaction = undefined;
+    const record = recordOf(call);
+    const { lock, transaction } = record;
+    record.lock = record.transaction = undefined;
     try {
       await lock?.release();
       await transaction?.rollback();
@@ -248,17 +268,18 @@ export class FsmGate implements NestInterceptor {
     }
   }
 
-  private async create(call: FsmCall, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
-    const { storeKey } = call.instance!;
-    if (call.transaction) {
-      const transaction = call.transaction;
-      call.transaction = undefined;
-      await transaction.commit(storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
+  private async create(call: FsmCall, snapshot: FsmSnapshot, transition: FsmTransitionRecord): Promise<void> {
+    const record = recordOf(call);
+    const { storeKey } = record.instance!;
+    if (record.transaction) {
+      const transaction = record.transaction;
+      record.transaction = undefined;
+      await transaction.commit(storeKey, { snapshot, record: transition }, { insert: true }).catch(async (error: unknown) => {
         await transaction.rollback();
         throw error;
       });
     } else {
-      await this.store.create(storeKey, snapshot, record);
+      await this.store.create(storeKey, snapshot, transition);
     }
   }
 
@@ -288,8 +309,9 @@ export class FsmGate implements NestInterceptor {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw this.refusals.unknownState(call, instance.machine, snapshot.state);
     }
-    call.instance = instance;
-    call.snapshot = snapshot;
+    const record = recordOf(call);
+    record.instance = instance;
+    record.admitted = snapshot;
     Object.assign(call.context, {
       machine: instance.machine,
       handle: instance.handle,
@@ -306,7 +328,7 @@ export class FsmGate implements NestInterceptor {
           return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
         }
         this.admitted(call, instance, { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() });
-        return this.refusals.forbidden(call, machine, call.snapshot!.state);
+        return this.refusals.forbidden(call, machine, recordOf(call).admitted!.state);
       case 'forbidden':
       case 'busy':
         this.admitted(call, instance, { state: outcome.state, updatedAt: new Date().toISOString() });
@@ -321,14 +343,15 @@ export class FsmGate implements NestInterceptor {
     try {
       await step();
     } catch (error) {
+      const record = recordOf(call);
       if (error instanceof FsmRefusal) {
-        call.refusal = error;
+        record.refusal = error;
         throw error;
       }
-      const machine = call.instance?.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads!;
+      const machine = record.instance?.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads!;
       this.logger.error(messages.storeFailed(call.tool.name, machine, error), error instanceof Error ? error.stack : undefined);
-      call.refusal = this.refusals.stateUnavailable(call, machine, handlerRan);
-      throw call.refusal;
+      record.refusal = this.refusals.stateUnavailable(call, machine, handlerRan);
+      throw record.refusal;
     }
   }
 
@@ -337,7 +360,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
-    const { machine, storeKey } = call.instance!;
+    const { machine, storeKey } = recordOf(call).instance!;
     const principal = call.principal ?? call.context.sessionId ?? null;
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }

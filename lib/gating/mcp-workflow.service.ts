@@ -8,7 +8,7 @@ import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import { FsmCall } from './fsm-call.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { FsmGate } from './fsm-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -53,7 +53,7 @@ export class McpWorkflowService {
     private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly bus: FsmTransitionBus,
+    private readonly gate: FsmGate,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -94,13 +94,7 @@ export class McpWorkflowService {
       throw new Error(messages.endNeedsDelete(this.store.name));
     }
     await this.store.delete([found.storeKey]);
-    // The call's own instance: its session is told in-band, with the call's result.
-    const call = FsmCall.of(ctx)!;
-    const own = call.instance?.storeKey === found.storeKey;
-    if (own) {
-      call.storedState = null;
-    }
-    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: own ? call.caller : undefined });
+    this.gate.ended(FsmCall.of(ctx)!, found);
     return true;
   }
 

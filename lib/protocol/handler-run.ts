@@ -23,9 +23,10 @@ export async function runHandler(
   const exchange = mcpHttpExchange.getStore();
   try {
     const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
-    return call.refusal ? { call, ok: false, error: call.refusal } : { call, ok: true, value };
+    const { refusal } = call.outcome;
+    return refusal ? { call, ok: false, error: refusal } : { call, ok: true, value };
   } catch (error) {
-    return { call, ok: false, error: call.refusal ?? error };
+    return { call, ok: false, error: call.outcome.refusal ?? error };
   }
 }
 
@@ -40,14 +41,15 @@ export async function announceMenuChanges(
   extra: MutableToolContext['extra'],
 ): Promise<void> {
   // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.
-  if (session.kind === 'modern' || !call.instance || call.state === undefined) {
+  const { instance, state } = call.outcome;
+  if (session.kind === 'modern' || !instance || state === undefined) {
     return;
   }
-  for (const kind of await menu.observe(session, call.instance, call.state)) {
+  for (const kind of await menu.observe(session, instance, state)) {
     await extra.sendNotification({ method: LIST_CHANGED[kind] });
   }
-  if (call.storedState !== undefined) {
-    for (const uri of session.subscriptions?.get(call.instance.storeKey) ?? []) {
+  if (call.outcome.changedInstance()) {
+    for (const uri of session.subscriptions?.get(instance.storeKey) ?? []) {
       await extra.sendNotification({ method: 'notifications/resources/updated', params: { uri } });
     }
   }
