@@ -255,6 +255,43 @@ export class FsmGate implements NestInterceptor {
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
   }
 
+  /**
+   * Records, for a call that failed before the gate admitted it (a guard, a pipe or an
+   * interceptor of the app threw), the refusal a hidden tool answers instead: FORBIDDEN with
+   * the allowed actions, when the call's instance is the caller's and its state does not allow
+   * the tool. An unknown instance, another principal's, or one the store cannot read tells
+   * nothing: the app's own error stands. Answers the refusal, or `undefined`.
+   */
+  async refuseHidden(call: FsmCall): Promise<FsmRefusal | undefined> {
+    const binding = call.tool.binding;
+    const record = recordOf(call);
+    if (!binding || record.instance || record.refusal) {
+      return undefined;
+    }
+    const { machine } = binding;
+    const engine = this.machines.engine(machine);
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    const handle = handleKey ? call.args[handleKey] : undefined;
+    const storeKey = handleKey
+      ? isWellFormedHandle(handle) && formatInstanceKey({ machine, scope: 'handle', id: handle })
+      : call.caller.sessionStoreKey(machine);
+    if (!storeKey) {
+      return undefined;
+    }
+    const stored = await this.store.load(storeKey).catch(() => undefined);
+    const state = stored?.state ?? (handleKey ? undefined : engine.initial().state);
+    if (
+      state === undefined ||
+      (stored && !isOwnedBy(stored.owner, call.principal)) ||
+      !engine.knows(state) ||
+      binding.states.some((bound) => engine.matches(state, bound))
+    ) {
+      return undefined;
+    }
+    record.refusal = this.refusals.forbidden(call, machine, state);
+    return record.refusal;
+  }
+
   /** Lets go of whatever the call still holds (nothing after a commit). */
   protected async settle(call: FsmCall): Promise<void> {
     const record = recordOf(call);

@@ -15,6 +15,7 @@ import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
+import { FsmGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
 import { callResult, type McpCallResults } from './call-result.builder.js';
 import type { FsmCall } from '../gating/fsm-call.js';
@@ -40,6 +41,7 @@ export class PrimitiveCallHandler {
     private readonly machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
+    private readonly gate: FsmGate,
   ) {}
 
   async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
@@ -109,7 +111,7 @@ export class PrimitiveCallHandler {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
     }
     const context = createCallContext(session, definition.name, extra, uri);
-    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
+    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
     if (!outcome.ok) {
       throw toCallFailure(definition, outcome.error).error;

@@ -11,6 +11,7 @@ import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-op
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
+import { FsmGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from './tool-result.mapper.js';
@@ -29,6 +30,7 @@ export class ToolCallHandler {
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
+    private readonly gate: FsmGate,
   ) {}
 
   async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
@@ -43,7 +45,7 @@ export class ToolCallHandler {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
     const context = createCallContext(session, tool.name, extra);
-    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
+    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
     const result = outcome.ok ? this.settle(outcome.call, outcome.value) : this.failure(outcome.call, outcome.error);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
     return result;
