@@ -65,28 +65,46 @@ export class FsmGate implements NestInterceptor {
     if (!call?.tool.gated) {
       return next.handle();
     }
-    return from(this.handle(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    // The pipes run after the interceptors: the method's stand-in decides the transition with their output.
+    return from(this.run(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 
   /**
    * Runs a gated call whose handler is `handler` (what the method returns: a value, a promise
-   * or an observable) and answers the handler's value.
+   * or an observable) and answers the handler's value. `input` is what the machine's guards and
+   * actions see as `event.input`: the arguments as the handler gets them, after the pipes.
    */
-  async handle(call: FsmCall, handler: () => unknown): Promise<unknown> {
-    return this.run(call, async () => {
-      const value = await handler();
-      return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
-    });
+  async handle(call: FsmCall, handler: () => unknown, input: Record<string, unknown> = call.args): Promise<unknown> {
+    return this.run(
+      call,
+      async () => {
+        const value = await handler();
+        return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
+      },
+      input,
+    );
+  }
+
+  /**
+   * Decides where the admitted call's transition leads with `input` as `event.input` (the
+   * arguments after the pipes), or refuses it; called by the method's stand-in when the gate
+   * runs among interceptors, before the pipes.
+   */
+  async decideWith(call: FsmCall, input: Record<string, unknown>): Promise<void> {
+    await this.failClosed(call, false, async () => this.decide(call, input));
   }
 
   /**
    * One gated call, top to bottom. Whatever happens, the claim is committed or let go; a call
    * abandoned at shutdown (see {@link FsmCall.unlessAbandoned}) is never committed.
    */
-  protected async run(call: FsmCall, handler: () => Promise<unknown>): Promise<unknown> {
+  protected async run(call: FsmCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
     try {
       await this.failClosed(call, false, () => this.admit(call));
+      if (input) {
+        await this.decideWith(call, input);
+      }
       const result = await call.unlessAbandoned(() => (running = handler()));
       running = undefined;
       if (!isToolErrorResult(result)) {
@@ -120,8 +138,8 @@ export class FsmGate implements NestInterceptor {
   }
 
   /**
-   * Mints the handle of a start tool and checks the start transition before the handler runs;
-   * makes sure the store is there (fail closed): in transactional mode by opening the
+   * Mints the handle of a start tool (its transition is decided with the piped arguments, see
+   * {@link FsmGate.decide}); makes sure the store is there (fail closed): in transactional mode by opening the
    * transaction it writes in, otherwise by reading the new handle (which must not exist).
    */
   protected async admitStart(call: FsmCall): Promise<void> {
@@ -134,10 +152,8 @@ export class FsmGate implements NestInterceptor {
       scope: 'handle',
       handle,
     };
-    const initial = engine.initial(call.args);
     const record = recordOf(call);
-    this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
-    record.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
+    this.admitted(call, instance, { ...engine.initial(call.args), updatedAt: new Date().toISOString(), owner: call.principal });
     if (start.transactional) {
       record.transaction = await this.store.beginTransaction();
       call.context.manager = record.transaction.manager;
@@ -146,7 +162,7 @@ export class FsmGate implements NestInterceptor {
     }
   }
 
-  /** Claims the instance of a transition tool and computes where its event leads. */
+  /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
     const outcome = await this.store.acquire(this.claimRequest(call, instance, binding, engine), binding.transactional);
@@ -162,7 +178,21 @@ export class FsmGate implements NestInterceptor {
     if (!binding.states.some((state) => engine.matches(snapshot.state, state))) {
       throw this.refusals.forbidden(call, instance.machine, snapshot.state);
     }
-    record.next = this.evaluate(call, engine, snapshot, binding.transition!);
+  }
+
+  /** Computes where the admitted call leads (its start, or its bound transition) with `input` as `event.input`. */
+  protected decide(call: FsmCall, input: Record<string, unknown>): void {
+    const record = recordOf(call);
+    const { start, binding } = call.tool;
+    if (start) {
+      const engine = this.machines.engine(start.machine);
+      const initial = engine.initial(input);
+      this.admitted(call, record.instance!, { ...initial, updatedAt: record.admitted!.updatedAt, owner: call.principal });
+      record.next = start.transition ? this.evaluate(call, engine, initial, start.transition, input) : initial;
+    } else if (binding?.transition) {
+      const engine = this.machines.engine(binding.machine);
+      record.next = this.evaluate(call, engine, record.admitted!, binding.transition, input);
+    }
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
@@ -203,8 +233,8 @@ export class FsmGate implements NestInterceptor {
    * Sends the bound event to the instance with the call's arguments as `event.input`;
    * refuses when no transition is enabled (a guard said no, or the state has none for it).
    */
-  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string): FsmMachineState {
-    const step = engine.transition({ state: from.state, context: from.context }, event, call.args);
+  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string, input: Record<string, unknown> = call.args): FsmMachineState {
+    const step = engine.transition({ state: from.state, context: from.context }, event, input);
     switch (step.status) {
       case 'moved':
         return step.next;
