@@ -37,7 +37,8 @@ interface ClaimStates {
  *
  * resolve the instance (handle argument or session) → check it is the caller's → claim it
  * (lease, row lock or in-process mutex) → compute the transition on the stored snapshot with
- * the call's input (guards read context and `event.input`) → run the handler → commit the
+ * the call's arguments after the pipes (guards read context and `event.input`) → run the
+ * handler → commit the
  * new snapshot under the claim, or release it → publish the transition.
  *
  * A refused call never reaches the handler (FORBIDDEN, GUARD_REJECTED, BUSY, UNKNOWN_HANDLE,
@@ -138,9 +139,10 @@ export class FsmGate implements NestInterceptor {
   }
 
   /**
-   * Mints the handle of a start tool (its transition is decided with the piped arguments, see
-   * {@link FsmGate.decide}); makes sure the store is there (fail closed): in transactional mode by opening the
-   * transaction it writes in, otherwise by reading the new handle (which must not exist).
+   * Mints the handle of a start tool (its transition is decided with the piped arguments, in
+   * {@link FsmGate.decide}); makes sure the store is there (fail closed): in transactional mode
+   * by opening the transaction it writes in, otherwise by reading the new handle (which must
+   * not exist).
    */
   protected async admitStart(call: FsmCall): Promise<void> {
     const start = call.tool.start!;
