@@ -4,8 +4,7 @@ import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
-import { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
-import { isTransactionalWorkflowStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
@@ -32,7 +31,7 @@ export class McpWorkflowRoles {
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
-    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
+    private readonly store: FsmStoreAdapter,
   ) {}
 
   /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
@@ -121,8 +120,8 @@ export class McpWorkflowRoles {
 
   private transactional(source: string, decorator: string, requested?: boolean): boolean {
     const transactional = requested ?? this.options.transactional;
-    if (transactional && !isTransactionalWorkflowStateStore(this.store)) {
-      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
+    if (transactional && !this.store.supports.transactions) {
+      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.name));
     }
     return transactional;
   }

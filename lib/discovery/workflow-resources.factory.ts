@@ -72,7 +72,7 @@ export class WorkflowResourcesFactory {
   /** The admitted instance as the resource shows it. */
   private describe(call: WorkflowCall) {
     const { machine, handle, state, workflowContext } = call.context;
-    const stored = call.snapshot!.state;
+    const stored = call.outcome.admitted!.state;
     return {
       machine,
       handle,

@@ -1,23 +1,10 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import type { MachineState } from '../machines/fsm-engine.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
-import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowRefusal } from './fsm-refusal.error.js';
-import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
+import { FsmCallRecord, type WorkflowCallOutcome } from './fsm-call-outcome.js';
 
-/** Which stored instance a call acts on. */
-export interface WorkflowInstanceRef {
-  machine: string;
-  /** Key in the store (see `formatInstanceKey`). */
-  storeKey: string;
-  scope: FsmInstanceScope;
-  /** The handle argument (handle-keyed machines), or the minted handle of a start tool. */
-  handle?: string;
-}
+export type { WorkflowInstanceRef } from './fsm-call-outcome.js';
 
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
@@ -30,32 +17,19 @@ export interface WorkflowCaller {
 /** The mutable context handed to the handler as `@McpContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
+/** The gate's writable record of `call`: for the gate alone, never exported from the package. */
+export let recordOf: (call: WorkflowCall) => FsmCallRecord;
+
 const callsByContext = new WeakMap<object, WorkflowCall>();
 const runningCall = new AsyncLocalStorage<WorkflowCall>();
 
 /**
- * One tool call as the gate sees it, from admission to the stored outcome. The gate fills
- * it; the call handler reads the outcome (refusal, stored state) after the handler ran.
- * Passed to the handler pipeline as its third argument.
+ * One tool, prompt or resource call as the gate sees it: what the caller sent, and the
+ * gate's {@link WorkflowCallOutcome} once the pipeline ran. Passed to the handler pipeline as its
+ * third argument.
  */
 export class WorkflowCall {
-  /** The instance the call acts on, once resolved and found to be the caller's. */
-  instance?: WorkflowInstanceRef;
-  /** The instance as the call was admitted on it. */
-  snapshot?: WorkflowSnapshot;
-  /** Where the bound transition leads, computed before the handler ran. */
-  next?: MachineState;
-  /** Lock held between admission and commit (transition tools). */
-  lock?: FsmInstanceLock;
-  /** Transaction a transactional start tool creates its instance in. */
-  transaction?: WorkflowTransaction;
-  /** The state stored by this call's transition (or start); `null` when the call ended its instance. */
-  storedState?: string | null;
-  /**
-   * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
-   * may swallow the thrown one, but the call is refused all the same.
-   */
-  refusal?: WorkflowRefusal;
+  readonly #record = new FsmCallRecord();
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
@@ -120,14 +94,15 @@ export class WorkflowCall {
     return this.context.authInfo?.clientId;
   }
 
-  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
-  get state(): string | null | undefined {
-    return this.storedState !== undefined ? this.storedState : this.snapshot?.state;
+  /** What the gate decided about the call (read-only; the gate writes it). */
+  get outcome(): WorkflowCallOutcome {
+    return this.#record;
   }
 
   /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
   resultExtra(): Record<string, unknown> {
-    return this.tool.start && this.instance ? { [this.tool.start.handleKey]: this.instance.handle } : {};
+    const { instance } = this.#record;
+    return this.tool.start && instance ? { [this.tool.start.handleKey]: instance.handle } : {};
   }
 
   /** The call of a handler's execution context. */
@@ -150,13 +125,15 @@ export class WorkflowCall {
   static current(): WorkflowCall | undefined {
     return runningCall.getStore();
   }
+
+  static {
+    recordOf = (call) => call.#record;
+  }
 }
 
 /** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
 export const FsmCall = WorkflowCall;
 /** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
 export type FsmCall = WorkflowCall;
-/** @deprecated Use {@link WorkflowInstanceRef}; the old name goes in 0.4. */
-export type FsmInstanceRef = WorkflowInstanceRef;
 /** @deprecated Use {@link WorkflowCaller}; the old name goes in 0.4. */
 export type FsmCaller = WorkflowCaller;

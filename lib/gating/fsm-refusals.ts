@@ -47,7 +47,7 @@ export class WorkflowRefusals {
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
   stateUnavailable(call: WorkflowCall, machine: string, handlerRan: boolean): WorkflowRefusal {
-    const handle = call.tool.start ? call.instance?.handle : undefined;
+    const handle = call.tool.start ? call.outcome.instance?.handle : undefined;
     const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
     return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
   }

@@ -1,14 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { isAtomicWorkflowStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { WorkflowStateStore, type WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import { WorkflowCall } from './fsm-call.js';
-import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
+import { WorkflowGate } from './fsm-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -50,10 +50,10 @@ export interface McpWorkflowInstance {
 @Injectable()
 export class McpWorkflowService {
   constructor(
-    @Inject(WorkflowStateStore) private readonly store: WorkflowStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly bus: WorkflowTransitionBus,
+    private readonly gate: WorkflowGate,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -78,7 +78,7 @@ export class McpWorkflowService {
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
   async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<WorkflowTransitionRecord[]> {
     const found = await this.find(ctx, ref);
-    return found && isAtomicWorkflowStateStore(this.store) ? this.store.history(found.storeKey) : [];
+    return found ? this.store.history(found.storeKey) : [];
   }
 
   /**
@@ -90,17 +90,11 @@ export class McpWorkflowService {
     if (!found || !found.stored) {
       return false;
     }
-    if (!isAtomicWorkflowStateStore(this.store) || !this.store.delete) {
-      throw new Error(messages.endNeedsDelete(this.store.constructor.name));
+    if (!this.store.supports.delete) {
+      throw new Error(messages.endNeedsDelete(this.store.name));
     }
     await this.store.delete([found.storeKey]);
-    // The call's own instance: its session is told in-band, with the call's result.
-    const call = WorkflowCall.of(ctx)!;
-    const own = call.instance?.storeKey === found.storeKey;
-    if (own) {
-      call.storedState = null;
-    }
-    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: own ? call.caller : undefined });
+    this.gate.ended(WorkflowCall.of(ctx)!, found);
     return true;
   }
 

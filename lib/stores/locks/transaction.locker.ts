@@ -1,5 +1,5 @@
-import type { WorkflowClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { TransactionalWorkflowStateStore } from '../../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** Locks the instance row inside a transaction that the handler joins. */

@@ -1,6 +1,6 @@
-import type { WorkflowClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../../stores/fsm-instance-owner.js';
-import type { WorkflowSnapshot } from '../../stores/fsm-state-store.interface.js';
+import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import { isOwnedBy } from '../fsm-instance-owner.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */
 export type SnapshotVerdict =

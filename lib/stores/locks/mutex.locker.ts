@@ -1,5 +1,5 @@
-import type { WorkflowClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { WorkflowStateStore } from '../../stores/fsm-state-store.interface.js';
+import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowStateStore } from '../fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 import { judgeSnapshot } from './snapshot-verdict.js';
 

@@ -1,5 +1,5 @@
-import type { WorkflowClaimRequest, WorkflowCommit } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { WorkflowSnapshot } from '../../stores/fsm-state-store.interface.js';
+import type { WorkflowClaimRequest, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** Exclusive hold on one instance between admission and commit. */
 export interface FsmInstanceLock {
