@@ -3,10 +3,6 @@
 /** Formats a list of names for a message. */
 const formatList = (names: readonly string[]): string => (names.length ? names.join(', ') : '(none)');
 
-/** Bootstrap error: two machines share an id. */
-export const duplicateMachine = (machine: string): string =>
-  `McpModule: two machines have the id "${machine}"; machine ids must be unique.`;
-
 /** Bootstrap error: `@McpTool` without a name or description. */
 export const toolNeedsNameAndDescription = (source: string): string =>
   `${source}: @McpTool needs a "name" and a "description".`;
