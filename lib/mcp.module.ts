@@ -16,12 +16,12 @@ import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
 import {
-  fsmGateOptionsProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
   fsmTransitionRelayProvider,
   machineRegistryProvider,
   mcpSessionStoreProvider,
+  optionSliceProviders,
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -51,9 +51,9 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   imports: [DiscoveryModule],
   providers: [
     resolvedOptionsProvider,
+    ...optionSliceProviders,
     fsmStateStoreProvider,
     mcpSessionStoreProvider,
-    fsmGateOptionsProvider,
     fsmTransitionRelayProvider,
     machineRegistryProvider,
     McpMetadataAccessor,

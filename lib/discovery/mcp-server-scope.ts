@@ -4,7 +4,7 @@ import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { NestContainer } from '@nestjs/core/injector/container.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { Module } from '@nestjs/core/injector/module.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-resolved-options.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
@@ -46,7 +46,7 @@ export class McpServerScope {
       .filter((module) => module.providers.has(McpServerScope))
       .map((module) => {
         const options = module.providers.get(MCP_RESOLVED_OPTIONS)!.instance as McpResolvedOptions;
-        return { id: options.serverId, module, options };
+        return { id: options.server.serverId, module, options };
       });
     if (this.servers.length < 2) {
       return;
@@ -59,7 +59,7 @@ export class McpServerScope {
 
   /** Whether this module's server serves the handler `source` of `wrapper` (`server`: the one its decorator names). */
   serves(wrapper: InstanceWrapper, metatype: Function, source: string, server?: string): boolean {
-    return this.serverOf(wrapper, metatype, source, server) === this.options.serverId;
+    return this.serverOf(wrapper, metatype, source, server) === this.options.server.serverId;
   }
 
   private serverOf(wrapper: InstanceWrapper, metatype: Function, source: string, named?: string): string {
@@ -72,7 +72,7 @@ export class McpServerScope {
       return server;
     }
     if (this.servers.length < 2) {
-      return this.options.serverId;
+      return this.options.server.serverId;
     }
     const module = wrapper.host;
     const nearest = (module && this.nearest.get(module)) || [];

@@ -9,7 +9,8 @@ import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import { handleRetention } from '../protocol/protocol.messages.js';
@@ -52,7 +53,8 @@ export class ToolMenuService {
   private readonly readStates: (keys: string[]) => Promise<Map<string, string>>;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(MCP_SESSION_OPTIONS) sessionOptions: McpResolvedSessionOptions,
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly machines: McpMachineRegistry,
@@ -60,7 +62,7 @@ export class ToolMenuService {
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
   ) {
-    this.followers = new McpInstanceFollowers(options.maxFollowersPerInstance);
+    this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
     this.readStates = this.statesReader(store);
   }
