@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
 import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
+import { INTERCEPTORS_METADATA, type InstanceWrapper } from '../nest-internals.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';

@@ -39,8 +39,8 @@ export class McpExplorer implements OnModuleInit {
     private readonly scope: McpServerScope,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await this.scope.load();
+  onModuleInit(): void {
+    this.scope.load();
     const found = this.explore();
     this.tools.register(found.tools);
     const resources = [...found.resources, ...this.workflowResources.create()];
@@ -91,6 +91,7 @@ export class McpExplorer implements OnModuleInit {
         }
       }
       if (sites.length) {
+        this.scope.checkInjections(wrapper, metatype);
         seen.add(metatype);
         yield* sites;
       }

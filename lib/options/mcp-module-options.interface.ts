@@ -242,7 +242,7 @@ export interface McpModuleOptions {
   version: string;
   /**
    * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
-   * `@ServedBy(server)` name. Unique in the app.
+   * `@ServedBy(server)` name (with several McpModules, every handler names one). Unique in the app.
    * @default `name`
    */
   serverId?: string;
