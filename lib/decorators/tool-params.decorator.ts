@@ -1,5 +1,5 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { ROUTE_ARGS_METADATA } from '../nest-internals.js';
 
 /**
  * Kinds of handler parameters that MCP tool handlers can ask for. The values stay clear of

@@ -203,8 +203,8 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('transactional: true (module option) with the in-memory store', async () => {
-    expect(await bootstrapError([appWith([SubmitTools], { transactional: true })])).toBe(
+  it('gate.transactional: true (module option) with the in-memory store', async () => {
+    expect(await bootstrapError([appWith([SubmitTools], { gate: { transactional: true } })])).toBe(
       'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
