@@ -24,7 +24,7 @@ export interface McpMachineSchema {
 
 /** Events of the `[path, event]` pairs `TAccepts` that any of the state paths `TStates` accepts. */
 export type EventsAccepted<TAccepts extends readonly [string, string], TStates extends string> =
-  TAccepts extends readonly [infer TPath, infer TEvent] ? ([TPath & TStates] extends [never] ? never : TEvent) : never;
+  TAccepts extends readonly [infer TPath, infer TEvent] ? ([TPath & TStates] extends [never] ? never : TEvent & string) : never;
 
 type NoStates = Record<never, never>;
 
@@ -64,7 +64,9 @@ type ConfigAccepts<TNode, TPrefix extends string, TInherited extends string, TDe
     ? never
     : {
         [K in keyof StatesOf<TNode> & string]:
-          | readonly [`${TPrefix}${K}`, TInherited | SubtreeEvents<StatesOf<TNode>[K]>]
+          | (TInherited | SubtreeEvents<StatesOf<TNode>[K]> extends infer TEvents extends string
+              ? readonly [`${TPrefix}${K}`, TEvents]
+              : never)
           | ConfigAccepts<StatesOf<TNode>[K], `${TPrefix}${K}.`, TInherited | OnKeys<StatesOf<TNode>[K]>, [...TDepth, 0]>;
       }[keyof StatesOf<TNode> & string];
 
@@ -188,7 +190,7 @@ export type XStateMachineSchema<TMachine extends XStateMachineTypes, THandleKey 
   readonly accepts: readonly [ValuePaths<XStateSnapshot<TMachine>['value']>, XStateEvents<TMachine>];
   readonly startEvents: XStateEvents<TMachine>;
   readonly value: ValueChain<XStateSnapshot<TMachine>['value']>;
-  readonly context: XStateSnapshot<TMachine>['context'] & object;
+  readonly context: XStateSnapshot<TMachine>['context'] extends infer C extends object ? C : Record<string, unknown>;
   readonly handleKey: THandleKey;
 };
 

@@ -53,7 +53,7 @@ export class OrderTools {
   }
 
   @McpTool({ name: 'order.open', description: 'Start an order' })
-  // @ts-expect-error -- start event: Argument of type '"CLEAR"' is not assignable to parameter of type '"CHECKOUT" | undefined'
+  // @ts-expect-error -- start event: Argument of type '"CLEAR"' is not assignable to parameter of type '"CHECKOUT"'
   @StartWorkflow(orderMachine, 'CLEAR')
   open() {}
 
@@ -76,7 +76,7 @@ export class OrderTools {
   approve() {}
 
   @McpTool({ name: 'order.early', description: 'Checkout in review' })
-  // @ts-expect-error -- event not accepted from that state: Argument of type '"CHECKOUT"' is not assignable to parameter of type '"CANCEL" | "CLEAR" | "APPROVE" | undefined'
+  // @ts-expect-error -- event not accepted from that state: Argument of type '"CHECKOUT"' is not assignable to parameter of type '
   @BindState(orderMachine, 'review', 'CHECKOUT')
   early() {}
 
@@ -100,7 +100,7 @@ export class TicketTools {
     const reopened: number = ctx.workflowContext.reopened;
     // @ts-expect-error -- context field: Property 'assigne' does not exist on type 'TicketContext'
     const typo = ctx.workflowContext.assigne;
-    // @ts-expect-error -- handle of a session-keyed machine: 'ctx.handle' is possibly 'undefined'
+    // @ts-expect-error -- handle of a session-keyed machine: Type 'undefined' is not assignable to type 'string'
     const handle: string = ctx.handle;
     return { reopened, typo, handle };
   }
