@@ -47,7 +47,7 @@ export interface McpWorkflowInstance {
  * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
  * async status(\@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) {
  *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
- *   return { state: payment!.state, refundable: payment!.context?.refundable };
+ *   return { state: ctx.state, final: payment?.final, allowed: payment?.allowedTools };
  * }
  */
 @Injectable()
