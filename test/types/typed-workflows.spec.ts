@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { readmeSection } from '../package/readme.js';
+import { quickStartFiles } from '../package/readme.js';
 
 const ROOT = process.cwd();
 const FIXTURE = resolve(ROOT, 'test/types/typed-workflows.fixture.ts');
@@ -74,20 +74,20 @@ describe('typed workflows (the compiler checks what users write)', () => {
   });
 
   describe("the README's Quick start", () => {
-    const section = readmeSection('Quick start');
     const dir = resolve(ROOT, 'test/types/quick-start');
-    const entry = `${join(ROOT, 'lib/index.js')}`;
+    const entry = join(ROOT, 'lib/index.js');
     /** The Quick start's files, importing this repository's sources as `nestjs-mcp-fsm`. */
     const quickStart = (edit: (file: string, text: string) => string = (_file, text) => text): Record<string, string> =>
       Object.fromEntries(
-        ['invoice.machine.ts', 'invoice.tools.ts', 'app.module.ts', 'main.ts'].map((file) => {
-          const text = [...section.matchAll(/```ts\n([^]*?)```/g)].map((match) => match[1]).find((block) => new RegExp(`^// ${file}[:\n]`).test(block));
-          if (!text) {
-            throw new Error(`the Quick start has no block for ${file}`);
-          }
-          return [join(dir, file), edit(file, text.replaceAll("from 'nestjs-mcp-fsm'", `from '${entry}'`))];
-        }),
+        Object.entries(quickStartFiles()).map(([file, text]) => [
+          join(dir, file),
+          edit(file, text.replaceAll("from 'nestjs-mcp-fsm'", `from '${entry}'`)),
+        ]),
       );
+
+    it('has the files of an app', () => {
+      expect(Object.keys(quickStartFiles()).sort()).toEqual(['app.module.ts', 'invoice.machine.ts', 'invoice.tools.ts', 'main.ts']);
+    });
 
     it('compiles as it stands', () => {
       expect(typeErrors(quickStart())).toEqual({});
