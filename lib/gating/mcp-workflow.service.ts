@@ -1,14 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import { FsmCall } from './fsm-call.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { FsmGate } from './fsm-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -18,6 +18,9 @@ export interface McpWorkflowRef {
   /** Handle of a handle-keyed machine's instance. @default the call's handle (`ctx.handle`) */
   handle?: string;
 }
+
+/** What `McpWorkflowService` reads of a handler's `@ToolContext()`: a `McpToolContext` or a `WorkflowContext`. */
+export type McpWorkflowCallContext = Pick<McpToolContext, 'toolName' | 'machine' | 'handle'>;
 
 /** An instance as the current caller may see it. */
 export interface McpWorkflowInstance {
@@ -42,22 +45,22 @@ export interface McpWorkflowInstance {
  *
  * @example
  * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
- * async status(\@ToolContext() ctx: McpToolContext) {
+ * async status(\@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) {
  *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
- *   return { state: payment!.state, refundable: payment!.context?.refundable };
+ *   return { state: ctx.state, final: payment?.final, allowed: payment?.allowedTools };
  * }
  */
 @Injectable()
 export class McpWorkflowService {
   constructor(
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly bus: FsmTransitionBus,
+    private readonly gate: FsmGate,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
-  async get(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
+  async get(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
     const found = await this.find(ctx, ref);
     if (!found) {
       return undefined;
@@ -76,35 +79,29 @@ export class McpWorkflowService {
   }
 
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
-  async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
+  async history(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
     const found = await this.find(ctx, ref);
-    return found && isAtomicFsmStateStore(this.store) ? this.store.history(found.storeKey) : [];
+    return found ? this.store.history(found.storeKey) : [];
   }
 
   /**
    * Deletes the instance (its history stays) and tells the sessions that follow it; `false`
    * when there is none the caller may see. A handle-keyed instance's handle is unknown after it.
    */
-  async end(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<boolean> {
+  async end(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<boolean> {
     const found = await this.find(ctx, ref);
     if (!found || !found.stored) {
       return false;
     }
-    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
-      throw new Error(messages.endNeedsDelete(this.store.constructor.name));
+    if (!this.store.supports.delete) {
+      throw new Error(messages.endNeedsDelete(this.store.name));
     }
     await this.store.delete([found.storeKey]);
-    // The call's own instance: its session is told in-band, with the call's result.
-    const call = FsmCall.of(ctx)!;
-    const own = call.instance?.storeKey === found.storeKey;
-    if (own) {
-      call.storedState = null;
-    }
-    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: own ? call.caller : undefined });
+    this.gate.ended(FsmCall.of(ctx)!, found);
     return true;
   }
 
-  private async find(ctx: McpToolContext, ref: McpWorkflowRef) {
+  private async find(ctx: McpWorkflowCallContext, ref: McpWorkflowRef) {
     const call = FsmCall.of(ctx);
     const machine = ref.machine ?? ctx.machine;
     if (!call || !machine || !this.machines.has(machine)) {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -25,7 +25,7 @@ export class McpListMapper {
   private built?: { tools: readonly McpToolDefinition[]; resources: readonly McpResourceDefinition[]; catalog: McpCatalog };
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
     private readonly toolRegistry: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
   ) {}

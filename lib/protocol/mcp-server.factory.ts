@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -15,8 +14,9 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
@@ -41,7 +41,7 @@ export class McpServerFactory {
   private readonly logger = new Logger('McpServer');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
     private readonly menu: ToolMenuService,
     private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
@@ -120,7 +120,7 @@ export class McpServerFactory {
       return await answer();
     } catch (error) {
       this.logger.error(messages.menuFailed(method, error), error instanceof Error ? error.stack : undefined);
-      throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable(method));
+      throw new JsonRpcError(JSON_RPC_INTERNAL_ERROR, messages.menuUnavailable(method));
     }
   }
 }

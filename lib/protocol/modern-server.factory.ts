@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
+import { MCP_HTTP_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedHttpOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
@@ -18,8 +18,6 @@ import { McpListMapper } from './mcp-list.mapper.js';
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 /** `params._meta` key under which a 2026-07-28 request declares the client's capabilities. */
 const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-/** The 2026-07-28 error a request gets when handling it needs a capability its client did not declare. */
-const MISSING_CLIENT_CAPABILITY_CODE = -32021;
 /** The client capability each server-to-client request needs. */
 const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
@@ -40,7 +38,8 @@ export class ModernServerFactory {
   private readonly logger = new Logger('McpModern');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
     private readonly servers: McpServerFactory,
     private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
@@ -66,7 +65,7 @@ export class ModernServerFactory {
       instructions: this.options.instructions,
     });
     const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
-    const hint = { ttlMs: this.options.listCacheTtlMs, cacheScope: 'public' as const };
+    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {
@@ -103,7 +102,7 @@ function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
   if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
     return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri, error.message);
   }
-  if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
+  if (error.code === MCP_MISSING_CLIENT_CAPABILITY_CODE) {
     return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);
   }
   return new sdk.server.ProtocolError(error.code, error.message, error.data);
@@ -119,7 +118,7 @@ function serverRequestRefusal(context: ServerContext, method: string): Error {
   const capability = CAPABILITY_OF_REQUEST[method];
   const declared = (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ?? {}) as Record<string, unknown>;
   if (capability !== undefined && !(capability in declared)) {
-    return new JsonRpcError(MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
+    return new JsonRpcError(MCP_MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
       requiredCapabilities: { [capability]: {} },
     });
   }

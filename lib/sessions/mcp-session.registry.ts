@@ -1,10 +1,9 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { FsmTransitionBus, type FsmTransitionEvent } from '../relays/fsm-transition.bus.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { MCP_SERVER_IDENTITY, MCP_SESSION_OPTIONS, type McpResolvedSessionOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpServedSession, McpSession } from './mcp-session.js';
@@ -54,16 +53,17 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private recheckNext?: Set<string> | 'all';
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SESSION_OPTIONS) private readonly options: McpResolvedSessionOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
     private readonly bus: FsmTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
     private readonly follows: McpSessionFollows,
   ) {
-    this.idleTtlMs = options.sessionIdleTtlMs;
-    this.unusedTtlMs = options.sessionUnusedTtlMs;
+    this.idleTtlMs = options.idleTtlMs;
+    this.unusedTtlMs = options.unusedTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
     this.unsubscribeResync = bus.onResync((machines) => this.recheck(machines));
     // Half the unused TTL, so an unused session ends at most 1.5 of it after its initialize.
@@ -194,7 +194,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
       return false;
     }
     for (const session of this.streaming) {
-      if (session.hasStream(this.options.sessionEventRetentionMs)) return true;
+      if (session.hasStream(this.options.eventRetentionMs)) return true;
     }
     return false;
   }
@@ -212,7 +212,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         session &&
         session !== event.origin &&
         !told.has(session) &&
-        session.hasStream(this.options.sessionEventRetentionMs) &&
+        session.hasStream(this.options.eventRetentionMs) &&
         this.menu.adopt(session, event.storeKey)
       ) {
         this.tell(session, event);
@@ -280,7 +280,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   private async sweepOnce(): Promise<void> {
     const now = Date.now();
-    const { serverId } = this.options;
+    const { serverId } = this.identity;
     await this.endAll((limit) => this.sessionStore.expire(serverId, now - this.idleTtlMs, limit));
     await this.endAll((limit) => this.sessionStore.expireUnused(serverId, now - this.unusedTtlMs, limit));
     for (const [key, { session }] of this.live) {
@@ -288,8 +288,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         await this.closeLocal(key);
       }
     }
-    for (let call = 0; call < SWEEP_CALLS && this.options.sessionEventRetentionMs > 0; call++) {
-      if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
+    for (let call = 0; call < SWEEP_CALLS && this.options.eventRetentionMs > 0; call++) {
+      if ((await this.sessionStore.pruneEvents(now - this.options.eventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
     }
   }
 
@@ -329,7 +329,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   /** Deletes the session-keyed instances of ended sessions. */
   private async forget(sessionIds: readonly string[]): Promise<void> {
-    if (sessionIds.length === 0 || !isAtomicFsmStateStore(this.store) || !this.store.delete) {
+    if (sessionIds.length === 0 || !this.store.supports.delete) {
       return;
     }
     const sessionMachines = this.machines.ids().filter((machine) => !this.machines.machine(machine).stateHandleKey);
