@@ -52,7 +52,7 @@ const NO_STATES: readonly string[] = [];
  * one while an instance of the session is in one of its states (every tool of a handle-keyed
  * machine for a stateless session, or with `handleToolsMenu: 'all'`); a tool shows its
  * compact description while all the session's instances of its machine are in the initial
- * state. A session-keyed instance not stored yet counts as in the initial state.
+ * state. States in, visible definitions out: no store, no session.
  */
 export class McpMenuVisibility {
   private readonly endedStates = new Map<string, boolean>();
