@@ -1,6 +1,7 @@
 export { McpModule } from './mcp.module.js';
 export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
 export type {
+  McpGateOptions,
   McpHttpTransportOptions,
   McpModuleOptions,
   McpRetentionOptions,
@@ -25,7 +26,7 @@ export {
 export type { McpCompleter, McpCompletionContext } from './decorators/mcp-completer.type.js';
 export { McpWorkflow } from './decorators/mcp-workflow.decorator.js';
 export type { McpMachineRef } from './decorators/machine-ref.type.js';
-export { McpBindState, type McpBindStateOptions } from './decorators/bind-state.decorator.js';
+export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions } from './decorators/bind-state.decorator.js';
 export { BindState, type BindStateOptions } from './decorators/bind-state.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow, type StartWorkflowOptions } from './decorators/start-workflow.decorator.js';
@@ -34,8 +35,14 @@ export { ServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
 export { ToolArgs, ToolContext } from './decorators/tool-params.decorator.js';
 export type { McpToolContext } from './decorators/mcp-tool-context.interface.js';
+export type { WorkflowContext } from './decorators/workflow-context.interface.js';
 export { McpExecutionContext } from './gating/mcp-execution-context.js';
-export { McpWorkflowService, type McpWorkflowInstance, type McpWorkflowRef } from './gating/mcp-workflow.service.js';
+export {
+  McpWorkflowService,
+  type McpWorkflowCallContext,
+  type McpWorkflowInstance,
+  type McpWorkflowRef,
+} from './gating/mcp-workflow.service.js';
 export { defineMachine } from './machines/define-machine.js';
 export type {
   McpMachine,

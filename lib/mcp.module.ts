@@ -16,13 +16,13 @@ import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
 import {
-  fsmGateOptionsProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
   fsmStoreAdapterProvider,
   fsmTransitionRelayProvider,
   machineRegistryProvider,
   mcpSessionStoreProvider,
+  optionSliceProviders,
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -34,6 +34,7 @@ import { ModernServerFactory } from './protocol/modern-server.factory.js';
 import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
 import { ToolCallHandler } from './protocol/tool-call.handler.js';
 import { ToolMenuService } from './sessions/tool-menu.service.js';
+import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
@@ -53,11 +54,11 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   imports: [DiscoveryModule],
   providers: [
     resolvedOptionsProvider,
+    ...optionSliceProviders,
     fsmStateStoreProvider,
     FsmStateStoreCheck,
     fsmStoreAdapterProvider,
     mcpSessionStoreProvider,
-    fsmGateOptionsProvider,
     fsmTransitionRelayProvider,
     machineRegistryProvider,
     McpMetadataAccessor,
@@ -77,6 +78,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpWorkflowService,
     McpSessionFollows,
     ToolMenuService,
+    McpListMapper,
     McpShutdownDrain,
     ToolCallHandler,
     PrimitiveCallHandler,

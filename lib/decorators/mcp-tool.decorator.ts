@@ -21,7 +21,8 @@ export interface McpToolOptions {
   title?: string;
   /**
    * `serverId` of the MCP server that serves the tool, when the app has several; overrides
-   * the class's `@McpServedBy`. @default the server of the nearest module that imports an McpModule
+   * the class's `@McpServedBy`.
+   * @default the class's `@McpServedBy`; with one McpModule in the app, that one
    */
   server?: string;
 }

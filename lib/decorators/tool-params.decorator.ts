@@ -1,5 +1,6 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { ROUTE_ARGS_METADATA } from '../nest-internals.js';
+import type { output, ZodType } from 'zod';
 
 /**
  * Kinds of handler parameters that MCP tool handlers can ask for. The values stay clear of
@@ -39,12 +40,23 @@ function createMcpParamDecorator(paramtype: McpParamtype) {
 
 /**
  * Injects the tool's validated arguments, or one property of them with `@McpArgs('id')`.
- * Pipes run on the value, as on HTTP route parameters.
+ * Pipes run on the value, as on HTTP route parameters. Type the parameter with the
+ * {@link McpArgs} type of the tool's `inputSchema`.
  *
  * @example
- * capture(\@McpArgs() input: { paymentId: string }, \@McpArgs('paymentId') id: string) { ... }
+ * refund(\@McpArgs() input: McpArgs<typeof refundInput>, \@McpArgs('paymentId') id: string) { ... }
  */
 export const McpArgs = createMcpParamDecorator(McpParamtype.ARGS);
+
+/**
+ * The arguments a handler receives for the zod schema `TSchema` (its `inputSchema`), after
+ * validation: defaults applied, transforms run (zod's output type).
+ *
+ * @example
+ * const refundInput = z.object({ amount: z.number().positive().optional() });
+ * refund(\@McpArgs() input: McpArgs<typeof refundInput>) { return input.amount; }
+ */
+export type McpArgs<TSchema extends ZodType> = output<TSchema>;
 
 /**
  * Injects the call's {@link McpToolContext} (session, handle, state, auth info, the SDK's extra,
@@ -57,5 +69,7 @@ export const McpContext = createMcpParamDecorator(McpParamtype.CONTEXT);
 
 /** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
 export const ToolArgs = McpArgs;
+/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
+export type ToolArgs<TSchema extends ZodType> = McpArgs<TSchema>;
 /** @deprecated Use {@link McpContext}; the old name goes in 0.4. */
 export const ToolContext = McpContext;

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
@@ -30,7 +30,7 @@ export class McpWorkflowRoles {
   constructor(
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly store: FsmStoreAdapter,
   ) {}
 

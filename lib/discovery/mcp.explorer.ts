@@ -6,7 +6,7 @@ import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -45,11 +45,11 @@ export class McpExplorer implements OnModuleInit {
     private readonly workflowResources: WorkflowResourcesFactory,
     private readonly scope: McpServerScope,
     private readonly machines: McpMachineRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly server: McpServerIdentity,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await this.scope.load();
+  onModuleInit(): void {
+    this.scope.load();
     const found = this.explore();
     this.tools.register(found.tools);
     this.warnUnstartable(found.tools);
@@ -59,7 +59,7 @@ export class McpExplorer implements OnModuleInit {
     this.primitives.register(found.prompts, resources);
   }
 
-  /** The server's tools, prompts and resources, validated (call after `McpServerScope.load`). */
+  /** The server's tools, prompts and resources, validated (resources are checked for unique names and URIs with the workflow resources, by `onModuleInit`). */
   explore(): { tools: McpToolDefinition[]; prompts: McpPromptDefinition[]; resources: McpResourceDefinition[] } {
     const tools: McpToolDefinition[] = [];
     const prompts: McpPromptDefinition[] = [];
@@ -77,8 +77,6 @@ export class McpExplorer implements OnModuleInit {
     }
     this.assertUnique('Tool', tools, (tool) => tool.name);
     this.assertUnique('Prompt', prompts, (prompt) => prompt.name);
-    this.assertUnique('Resource', resources, (resource) => resource.name);
-    this.assertUnique('Resource URI', resources, (resource) => resource.uri ?? resource.template!.toString());
     return { tools, prompts, resources };
   }
 
@@ -88,7 +86,7 @@ export class McpExplorer implements OnModuleInit {
     for (const id of this.machines.ids()) {
       const key = this.machines.machine(id).stateHandleKey;
       if (key && !started.has(id)) {
-        this.logger.warn(messages.noStartTool(this.options.serverId, id, key));
+        this.logger.warn(messages.noStartTool(this.server.serverId, id, key));
       }
     }
   }
@@ -114,6 +112,7 @@ export class McpExplorer implements OnModuleInit {
         }
       }
       if (sites.length) {
+        this.scope.checkInjections(wrapper, metatype);
         seen.add(metatype);
         yield* sites;
       }

@@ -112,7 +112,7 @@ export class WorkflowCall {
   }
 
   /** The call a tool context belongs to. */
-  static of(context: McpToolContext): WorkflowCall | undefined {
+  static of(context: object): WorkflowCall | undefined {
     return callsByContext.get(context);
   }
 

@@ -3,7 +3,7 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_HTTP_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedHttpOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
@@ -12,7 +12,7 @@ import { readableParamsServer } from './modern-sdk.server.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
-import { ToolMenuService } from '../sessions/tool-menu.service.js';
+import { McpListMapper } from './mcp-list.mapper.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -38,9 +38,10 @@ export class ModernServerFactory {
   private readonly logger = new Logger('McpModern');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
     private readonly servers: McpServerFactory,
-    private readonly menu: ToolMenuService,
+    private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
   ) {}
@@ -64,22 +65,22 @@ export class ModernServerFactory {
       instructions: this.options.instructions,
     });
     const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
-    const hint = { ttlMs: this.options.listCacheTtlMs, cacheScope: 'public' as const };
+    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {
         throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
       });
     };
-    server.setRequestHandler('tools/list', () => ({ tools: this.menu.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) => answer(context, (extra) => this.calls.handle(session, request.params, extra)));
     if (capabilities.prompts) {
-      server.setRequestHandler('prompts/list', () => ({ prompts: this.menu.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) => answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)));
     }
     if (capabilities.resources) {
-      server.setRequestHandler('resources/list', () => ({ resources: this.menu.catalog().resources, ...hint }));
-      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.menu.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.lists.catalog().resourceTemplates, ...hint }));
       server.setRequestHandler('resources/read', (request, context) =>
         answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );

@@ -8,7 +8,7 @@ import { toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
@@ -27,7 +27,7 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 @Injectable()
 export class ToolCallHandler {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,

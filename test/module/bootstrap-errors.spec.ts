@@ -104,6 +104,7 @@ class SendTools {
 @Injectable()
 class StartWithUnknownEventTools {
   @McpTool({ name: 'payment.open', description: 'Open a payment' })
+  // @ts-expect-error -- the compiler refuses the event too; bootstrap must, for a machine typed loosely.
   @McpStartWorkflow(paymentMachine, 'OPEN')
   open() {
     return 'ok';
@@ -316,8 +317,8 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('transactional: true (module option) with the in-memory store', async () => {
-    expect(await bootstrapError([appWith([SubmitTools], { transactional: true })])).toBe(
+  it('gate.transactional: true (module option) with the in-memory store', async () => {
+    expect(await bootstrapError([appWith([SubmitTools], { gate: { transactional: true } })])).toBe(
       'SubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
     );
   });
