@@ -15,7 +15,7 @@ export interface FsmSnapshot {
 
 /**
  * Where workflow state lives. This is the seed's interface, kept source-compatible:
- * any object with `load` and `save` works, with the limits the README describes
+ * any object with `load` and `save` works, with the limits docs/extending.md describes
  * (one process; calls on one handle are serialised by an in-process mutex).
  * Stores that can do better also implement {@link AtomicFsmStateStore}.
  */
