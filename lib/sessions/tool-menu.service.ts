@@ -34,7 +34,7 @@ export const LIST_CHANGED = {
 } as const satisfies Record<McpListKind, string>;
 
 /**
- * Computes each session's menu (design §3): tools of its session-keyed instances' states,
+ * Computes each session's menu: tools of its session-keyed instances' states,
  * tools allowed for any live handle it started or used, start tools and unbound tools.
  * The initial state shows `compactDescription`. A session stops following a handle whose
  * instance is gone, or has ended in a final state that no tool is bound to; an instance in a
