@@ -12,13 +12,8 @@ export const MCP_CONTEXT_TYPE = 'mcp';
 export const MCP_ERROR_META_KEY = 'nestjs-mcp-fsm/error';
 /** `_meta` key of a gated success: `{ machine, state, allowedTools }`. */
 export const MCP_STATE_META_KEY = 'nestjs-mcp-fsm/state';
-/** JSON-RPC error code of a refusal in `refusal: 'jsonrpc'` mode (Invalid params). */
-export const MCP_REFUSAL_JSONRPC_CODE = -32602;
-/** JSON-RPC error code of a call abandoned at shutdown (`transports.http.drainMs` ran out): nothing of it was stored. */
-export const MCP_SHUTDOWN_JSONRPC_CODE = -32000;
 /** Metadata key written by `@McpPrompt` on a method. */
 export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 /** Metadata key written by `@McpResource` on a method. */
 export const MCP_RESOURCE_METADATA = 'nestjs-mcp-fsm:resource';
-/** JSON-RPC error code of a `resources/read` for a URI the server does not serve (MCP spec). */
-export const MCP_RESOURCE_NOT_FOUND_CODE = -32002;
+export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';

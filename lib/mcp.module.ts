@@ -19,6 +19,7 @@ import {
   fsmGateOptionsProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
+  fsmStoreAdapterProvider,
   fsmTransitionRelayProvider,
   machineRegistryProvider,
   mcpSessionStoreProvider,
@@ -52,6 +53,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   providers: [
     resolvedOptionsProvider,
     fsmStateStoreProvider,
+    fsmStoreAdapterProvider,
     mcpSessionStoreProvider,
     fsmGateOptionsProvider,
     fsmTransitionRelayProvider,

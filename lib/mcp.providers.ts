@@ -8,6 +8,7 @@ import type { McpModuleOptions } from './options/mcp-module-options.interface.js
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './options/mcp-options.resolver.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
 /** The module options with their defaults, resolved once. */
@@ -22,6 +23,13 @@ export const fsmStateStoreProvider: Provider = {
   provide: FsmStateStore,
   useFactory: (options: McpResolvedOptions) => options.store,
   inject: [MCP_RESOLVED_OPTIONS],
+};
+
+/** The store as the module uses it: wrapped once in the full protocol, whatever it implements. */
+export const fsmStoreAdapterProvider: Provider = {
+  provide: FsmStoreAdapter,
+  useFactory: (store: FsmStateStore) => new FsmStoreAdapter(store),
+  inject: [FsmStateStore],
 };
 
 /** The session store of the options, or a new in-memory one. */

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { McpParamtype, type McpParamMetadata } from '../decorators/tool-params.decorator.js';
 import { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
@@ -10,6 +11,37 @@ import * as messages from './discovery.messages.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
+
+/** The call's arguments as the method gets them (after the pipes), from the method's parameters. */
+type PipedInput = (call: FsmCall, params: unknown[]) => Record<string, unknown>;
+
+/**
+ * How to read a method's piped arguments from its parameters: a `@ToolArgs()` parameter
+ * replaces them whole, a `@ToolArgs('name')` parameter replaces one of them; a method without
+ * either sees the validated arguments.
+ */
+function pipedInput(metatype: Function, methodName: string): PipedInput {
+  const metadata = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, methodName) ?? {}) as Record<string, McpParamMetadata>;
+  const params = Object.entries(metadata)
+    .filter(([key]) => key.startsWith(`${McpParamtype.ARGS}:`))
+    .map(([, param]) => param)
+    .sort((a, b) => Number(a.data !== undefined) - Number(b.data !== undefined));
+  if (params.length === 0) {
+    return (call) => call.args;
+  }
+  return (call, values) => {
+    let input = call.args;
+    for (const { index, data } of params) {
+      const value = values[index];
+      if (data === undefined) {
+        input = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : input;
+      } else {
+        input = { ...input, [data]: value };
+      }
+    }
+    return input;
+  };
+}
 
 /** Where a handler method lives: its provider, class and name, and `Class.method` for messages. */
 export interface McpHandlerSite {
@@ -38,9 +70,10 @@ export class McpInvokerFactory {
 
   create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {
     const intercepted = this.hasInterceptors(metatype, method);
-    const callback = !gated ? method : intercepted ? this.withGateInterceptor(method) : this.withGateAround(method);
-    // The gate around the method finds its call in the running pipeline's async context.
-    const scoped = gated && !intercepted;
+    const input = pipedInput(metatype, methodName);
+    const callback = !gated ? method : intercepted ? this.withGateInterceptor(method, input) : this.withGateAround(method, input);
+    // The method's stand-in finds its call in the running pipeline's async context.
+    const scoped = gated;
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
       const run = this.handlers.create(wrapper.instance as object, callback, methodName);
       return scoped ? (args) => FsmCall.run(args[2] as FsmCall, () => run(...args)) : (args) => run(...args);
@@ -70,9 +103,11 @@ export class McpInvokerFactory {
    * method's interceptors: every guard runs before the gate claims anything, and the
    * method's own interceptors and pipes run inside the claim.
    */
-  private withGateInterceptor(method: Method): Method {
-    const callback = this.standIn(method, function (this: unknown, ...args: unknown[]) {
-      return method.apply(this, args);
+  private withGateInterceptor(method: Method, input: PipedInput): Method {
+    const gate = this.gate;
+    const callback = this.standIn(method, function (this: unknown, ...params: unknown[]) {
+      const call = FsmCall.current()!;
+      return gate.decideWith(call, input(call, params)).then(() => method.apply(this, params));
     });
     const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
     Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);
@@ -80,10 +115,11 @@ export class McpInvokerFactory {
   }
 
   /** A stand-in for a method without interceptors: the gate runs around it, after guards and pipes. */
-  private withGateAround(method: Method): Method {
+  private withGateAround(method: Method, input: PipedInput): Method {
     const gate = this.gate;
-    return this.standIn(method, function (this: unknown, ...args: unknown[]) {
-      return gate.handle(FsmCall.current()!, () => method.apply(this, args));
+    return this.standIn(method, function (this: unknown, ...params: unknown[]) {
+      const call = FsmCall.current()!;
+      return gate.handle(call, () => method.apply(this, params), input(call, params));
     });
   }
 

@@ -3,8 +3,7 @@ import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
-import { isTransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
@@ -31,7 +30,7 @@ export class McpWorkflowRoles {
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
   ) {}
 
   /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
@@ -117,8 +116,8 @@ export class McpWorkflowRoles {
 
   private transactional(source: string, decorator: string, requested?: boolean): boolean {
     const transactional = requested ?? this.options.transactional;
-    if (transactional && !isTransactionalFsmStateStore(this.store)) {
-      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.constructor.name));
+    if (transactional && !this.store.supports.transactions) {
+      throw new Error(messages.transactionalNeedsStore(source, decorator, this.store.name));
     }
     return transactional;
   }

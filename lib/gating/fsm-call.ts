@@ -1,23 +1,10 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import type { FsmMachineState } from '../machines/fsm-engine.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { FsmRefusal } from './fsm-refusal.error.js';
-import type { FsmInstanceLock } from './locks/fsm-instance-lock.interface.js';
+import { FsmCallRecord, type FsmCallOutcome } from './fsm-call-outcome.js';
 
-/** Which stored instance a call acts on. */
-export interface FsmInstanceRef {
-  machine: string;
-  /** Key in the store (see `formatInstanceKey`). */
-  storeKey: string;
-  scope: FsmInstanceScope;
-  /** The handle argument (handle-keyed machines), or the minted handle of a start tool. */
-  handle?: string;
-}
+export type { FsmInstanceRef } from './fsm-call-outcome.js';
 
 /** What the connection a call came on knows about its caller. */
 export interface FsmCaller {
@@ -30,32 +17,19 @@ export interface FsmCaller {
 /** The mutable context handed to the handler as `@ToolContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
+/** The gate's writable record of `call`: for the gate alone, never exported from the package. */
+export let recordOf: (call: FsmCall) => FsmCallRecord;
+
 const callsByContext = new WeakMap<object, FsmCall>();
 const runningCall = new AsyncLocalStorage<FsmCall>();
 
 /**
- * One tool call as the gate sees it, from admission to the stored outcome. The gate fills
- * it; the call handler reads the outcome (refusal, stored state) after the handler ran.
- * Passed to the handler pipeline as its third argument.
+ * One tool, prompt or resource call as the gate sees it: what the caller sent, and the
+ * gate's {@link FsmCallOutcome} once the pipeline ran. Passed to the handler pipeline as its
+ * third argument.
  */
 export class FsmCall {
-  /** The instance the call acts on, once resolved and found to be the caller's. */
-  instance?: FsmInstanceRef;
-  /** The instance as the call was admitted on it. */
-  snapshot?: FsmSnapshot;
-  /** Where the bound transition leads, computed before the handler ran. */
-  next?: FsmMachineState;
-  /** Lock held between admission and commit (transition tools). */
-  lock?: FsmInstanceLock;
-  /** Transaction a transactional start tool creates its instance in. */
-  transaction?: FsmTransaction;
-  /** The state stored by this call's transition (or start); `null` when the call ended its instance. */
-  storedState?: string | null;
-  /**
-   * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter
-   * may swallow the thrown one, but the call is refused all the same.
-   */
-  refusal?: FsmRefusal;
+  readonly #record = new FsmCallRecord();
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
@@ -120,14 +94,15 @@ export class FsmCall {
     return this.context.authInfo?.clientId;
   }
 
-  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
-  get state(): string | null | undefined {
-    return this.storedState !== undefined ? this.storedState : this.snapshot?.state;
+  /** What the gate decided about the call (read-only; the gate writes it). */
+  get outcome(): FsmCallOutcome {
+    return this.#record;
   }
 
   /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
   resultExtra(): Record<string, unknown> {
-    return this.tool.start && this.instance ? { [this.tool.start.handleKey]: this.instance.handle } : {};
+    const { instance } = this.#record;
+    return this.tool.start && instance ? { [this.tool.start.handleKey]: instance.handle } : {};
   }
 
   /** The call of a handler's execution context. */
@@ -150,4 +125,9 @@ export class FsmCall {
   static current(): FsmCall | undefined {
     return runningCall.getStore();
   }
+
+  static {
+    recordOf = (call) => call.#record;
+  }
 }
+

@@ -4,27 +4,23 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
 import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { isAtomicFsmStateStore, type FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import type { FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import {
-  isTransactionalFsmStateStore,
-  type TransactionalFsmStateStore,
-} from '../stores/transactional-fsm-state-store.interface.js';
-import { FsmCall, type FsmInstanceRef } from './fsm-call.js';
+import { FsmCall, recordOf } from './fsm-call.js';
+import type { FsmInstanceRef } from './fsm-call-outcome.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { FsmRefusal } from './fsm-refusal.error.js';
 import { FsmRefusals } from './fsm-refusals.js';
 import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
-import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
-import { LeaseLocker } from './locks/lease.locker.js';
-import { MutexLocker } from './locks/mutex.locker.js';
-import { TransactionLocker } from './locks/transaction.locker.js';
-import { assertToolOutput, isToolErrorResult } from '../protocol/tool-output.js';
+import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
+import { buildCallResult } from '../protocol/call-result.builder.js';
+import { isToolErrorResult } from '../protocol/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
@@ -42,58 +38,66 @@ interface ClaimStates {
 @Injectable()
 export class FsmGate implements NestInterceptor {
   protected readonly logger = new Logger('McpGate');
-  protected readonly locker: FsmLocker;
-  protected readonly transactionLocker?: FsmLocker;
-  /** The store, when it supports transactional mode (the explorer refuses transactional tools otherwise). */
-  protected readonly transactionalStore?: TransactionalFsmStateStore;
   private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
 
   constructor(
     @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
-    @Inject(FsmStateStore) protected readonly store: FsmStateStore,
+    protected readonly store: FsmStoreAdapter,
     protected readonly machines: McpMachineRegistry,
     protected readonly refusals: FsmRefusals,
     protected readonly bus: FsmTransitionBus,
     protected readonly unknownStates: UnknownStateReporter,
-  ) {
-    this.locker = isAtomicFsmStateStore(store) ? new LeaseLocker(store) : new MutexLocker(store);
-    if (isTransactionalFsmStateStore(store)) {
-      this.transactionalStore = store;
-      this.transactionLocker = new TransactionLocker(store);
-    }
-  }
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const call = FsmCall.from(context);
     if (!call?.tool.gated) {
       return next.handle();
     }
-    return from(this.handle(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    // The pipes run after the interceptors: the method's stand-in decides the transition with their output.
+    return from(this.run(call, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 
   /**
    * Runs a gated call whose handler is `handler` (what the method returns: a value, a promise
-   * or an observable) and answers the handler's value.
+   * or an observable) and answers the handler's value. `input` is what the machine's guards and
+   * actions see as `event.input`: the arguments as the handler gets them, after the pipes.
    */
-  async handle(call: FsmCall, handler: () => unknown): Promise<unknown> {
-    return this.run(call, async () => {
-      const value = await handler();
-      return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
-    });
+  async handle(call: FsmCall, handler: () => unknown, input: Record<string, unknown> = call.args): Promise<unknown> {
+    return this.run(
+      call,
+      async () => {
+        const value = await handler();
+        return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
+      },
+      input,
+    );
+  }
+
+  /**
+   * Decides where the admitted call's transition leads with `input` as `event.input` (the
+   * arguments after the pipes), or refuses it; called by the method's stand-in when the gate
+   * runs among interceptors, before the pipes.
+   */
+  async decideWith(call: FsmCall, input: Record<string, unknown>): Promise<void> {
+    await this.failClosed(call, false, async () => this.decide(call, input));
   }
 
   /**
    * One gated call, top to bottom. Whatever happens, the claim is committed or let go; a call
    * abandoned at shutdown (see {@link FsmCall.unlessAbandoned}) is never committed.
    */
-  protected async run(call: FsmCall, handler: () => Promise<unknown>): Promise<unknown> {
+  protected async run(call: FsmCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
     try {
       await this.failClosed(call, false, () => this.admit(call));
+      if (input) {
+        await this.decideWith(call, input);
+      }
       const result = await call.unlessAbandoned(() => (running = handler()));
       running = undefined;
       if (!isToolErrorResult(result)) {
-        assertToolOutput(call.tool, result, call.resultExtra());
+        recordOf(call).keepResult(result, buildCallResult(call, result));
         call.beginCommit();
         await this.failClosed(call, true, () => this.complete(call));
       }
@@ -123,9 +127,10 @@ export class FsmGate implements NestInterceptor {
   }
 
   /**
-   * Mints the handle of a start tool and checks the start transition before the handler runs;
-   * makes sure the store is there (fail closed): in transactional mode by opening the
-   * transaction it writes in, otherwise by reading the new handle (which must not exist).
+   * Mints the handle of a start tool (its transition is decided with the piped arguments, in
+   * {@link FsmGate.decide}); makes sure the store is there (fail closed): in transactional mode
+   * by opening the transaction it writes in, otherwise by reading the new handle (which must
+   * not exist).
    */
   protected async admitStart(call: FsmCall): Promise<void> {
     const start = call.tool.start!;
@@ -137,27 +142,25 @@ export class FsmGate implements NestInterceptor {
       scope: 'handle',
       handle,
     };
-    const initial = engine.initial(call.args);
-    this.admitted(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
-    call.next = start.transition ? this.evaluate(call, engine, initial, start.transition) : initial;
+    const record = recordOf(call);
+    this.admitted(call, instance, { ...engine.initial(call.args), updatedAt: new Date().toISOString(), owner: call.principal });
     if (start.transactional) {
-      call.transaction = await this.transactionalStore!.beginTransaction();
-      call.context.manager = call.transaction.manager;
+      record.transaction = await this.store.beginTransaction();
+      call.context.manager = record.transaction.manager;
     } else if (await this.store.load(instance.storeKey)) {
       throw new Error(messages.handleCollision(instance.storeKey));
     }
   }
 
-  /** Claims the instance of a transition tool and computes where its event leads. */
+  /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
-    const outcome = await (binding.transactional ? this.transactionLocker! : this.locker).acquire(
-      this.claimRequest(call, instance, binding, engine),
-    );
+    const outcome = await this.store.acquire(this.claimRequest(call, instance, binding, engine), binding.transactional);
     if (outcome.status !== 'claimed') {
       throw this.refuseOutcome(call, instance, outcome);
     }
-    call.lock = outcome.lock;
+    const record = recordOf(call);
+    record.lock = outcome.lock;
     call.context.manager = outcome.lock.manager;
     const { snapshot } = outcome.lock;
     this.admitted(call, instance, snapshot);
@@ -165,7 +168,21 @@ export class FsmGate implements NestInterceptor {
     if (!binding.states.some((state) => engine.matches(snapshot.state, state))) {
       throw this.refusals.forbidden(call, instance.machine, snapshot.state);
     }
-    call.next = this.evaluate(call, engine, snapshot, binding.transition!);
+  }
+
+  /** Computes where the admitted call leads (its start, or its bound transition) with `input` as `event.input`. */
+  protected decide(call: FsmCall, input: Record<string, unknown>): void {
+    const record = recordOf(call);
+    const { start, binding } = call.tool;
+    if (start) {
+      const engine = this.machines.engine(start.machine);
+      const initial = engine.initial(input);
+      this.admitted(call, record.instance!, { ...initial, updatedAt: record.admitted!.updatedAt, owner: call.principal });
+      record.next = start.transition ? this.evaluate(call, engine, initial, start.transition, input) : initial;
+    } else if (binding?.transition) {
+      const engine = this.machines.engine(binding.machine);
+      record.next = this.evaluate(call, engine, record.admitted!, binding.transition, input);
+    }
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
@@ -206,8 +223,8 @@ export class FsmGate implements NestInterceptor {
    * Sends the bound event to the instance with the call's arguments as `event.input`;
    * refuses when no transition is enabled (a guard said no, or the state has none for it).
    */
-  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string): FsmMachineState {
-    const step = engine.transition({ state: from.state, context: from.context }, event, call.args);
+  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string, input: Record<string, unknown> = call.args): FsmMachineState {
+    const step = engine.transition({ state: from.state, context: from.context }, event, input);
     switch (step.status) {
       case 'moved':
         return step.next;
@@ -220,33 +237,86 @@ export class FsmGate implements NestInterceptor {
 
   /** Stores what the successful call changed (under its claim), then publishes it. */
   protected async complete(call: FsmCall): Promise<void> {
-    const instance = call.instance!;
-    const next = call.next;
+    const record = recordOf(call);
+    const instance = record.instance!;
+    const next = record.next;
     if (!next) {
       return;
     }
-    const from = call.tool.start ? null : call.snapshot!.state;
+    const from = call.tool.start ? null : record.admitted!.state;
     const event = (call.tool.start ?? call.tool.binding)!.transition ?? null;
     const updatedAt = new Date().toISOString();
-    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: call.snapshot!.owner };
-    const record = this.record(call, from, next.state, event, updatedAt);
+    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: record.admitted!.owner };
+    const transition = this.record(call, from, next.state, event, updatedAt);
     if (call.tool.start) {
-      await this.create(call, snapshot, record);
+      await this.create(call, snapshot, transition);
     } else {
-      const lock = call.lock!;
-      call.lock = undefined;
-      if (!(await lock.commit({ snapshot, record }))) {
+      const lock = record.lock!;
+      record.lock = undefined;
+      if (!(await lock.commit({ snapshot, record: transition }))) {
         throw this.refusals.leaseExpired(call, instance.machine, lock.snapshot.state, this.options.leaseMs);
       }
     }
-    call.storedState = next.state;
+    record.storedState = next.state;
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
+  }
+
+  /**
+   * Records that the call's handler ended (deleted) an instance, and tells every session
+   * that follows it; the call's own instance then leaves the call ended (`null`), and its
+   * session is told in-band, with the call's result.
+   */
+  ended(call: FsmCall, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey'>): void {
+    const record = recordOf(call);
+    const own = record.instance?.storeKey === instance.storeKey;
+    if (own) {
+      record.storedState = null;
+    }
+    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
+  }
+
+  /**
+   * Records, for a call that failed before the gate admitted it (a guard, a pipe or an
+   * interceptor of the app threw), the refusal a hidden tool answers instead: FORBIDDEN with
+   * the allowed actions, when the call's instance is the caller's and its state does not allow
+   * the tool. An unknown instance, another principal's, or one the store cannot read tells
+   * nothing: the app's own error stands. Answers the refusal, or `undefined`.
+   */
+  async refuseHidden(call: FsmCall): Promise<FsmRefusal | undefined> {
+    const binding = call.tool.binding;
+    const record = recordOf(call);
+    if (!binding || record.instance || record.refusal) {
+      return undefined;
+    }
+    const { machine } = binding;
+    const engine = this.machines.engine(machine);
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    const handle = handleKey ? call.args[handleKey] : undefined;
+    const storeKey = handleKey
+      ? isWellFormedHandle(handle) && formatInstanceKey({ machine, scope: 'handle', id: handle })
+      : call.caller.sessionStoreKey(machine);
+    if (!storeKey) {
+      return undefined;
+    }
+    const stored = await this.store.load(storeKey).catch(() => undefined);
+    const state = stored?.state ?? (handleKey ? undefined : engine.initial().state);
+    if (
+      state === undefined ||
+      (stored && !isOwnedBy(stored.owner, call.principal)) ||
+      !engine.knows(state) ||
+      binding.states.some((bound) => engine.matches(state, bound))
+    ) {
+      return undefined;
+    }
+    record.refusal = this.refusals.forbidden(call, machine, state);
+    return record.refusal;
   }
 
   /** Lets go of whatever the call still holds (nothing after a commit). */
   protected async settle(call: FsmCall): Promise<void> {
-    const { lock, transaction } = call;
-    call.lock = call.transaction = undefined;
+    const record = recordOf(call);
+    const { lock, transaction } = record;
+    record.lock = record.transaction = undefined;
     try {
       await lock?.release();
       await transaction?.rollback();
@@ -255,19 +325,18 @@ export class FsmGate implements NestInterceptor {
     }
   }
 
-  private async create(call: FsmCall, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
-    const { storeKey } = call.instance!;
-    if (call.transaction) {
-      const transaction = call.transaction;
-      call.transaction = undefined;
-      await transaction.commit(storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
+  private async create(call: FsmCall, snapshot: FsmSnapshot, transition: FsmTransitionRecord): Promise<void> {
+    const record = recordOf(call);
+    const { storeKey } = record.instance!;
+    if (record.transaction) {
+      const transaction = record.transaction;
+      record.transaction = undefined;
+      await transaction.commit(storeKey, { snapshot, record: transition }, { insert: true }).catch(async (error: unknown) => {
         await transaction.rollback();
         throw error;
       });
-    } else if (isAtomicFsmStateStore(this.store)) {
-      await this.store.create(storeKey, snapshot, record);
     } else {
-      await this.store.save(storeKey, snapshot);
+      await this.store.create(storeKey, snapshot, transition);
     }
   }
 
@@ -297,8 +366,9 @@ export class FsmGate implements NestInterceptor {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw this.refusals.unknownState(call, instance.machine, snapshot.state);
     }
-    call.instance = instance;
-    call.snapshot = snapshot;
+    const record = recordOf(call);
+    record.instance = instance;
+    record.admitted = snapshot;
     Object.assign(call.context, {
       machine: instance.machine,
       handle: instance.handle,
@@ -315,7 +385,7 @@ export class FsmGate implements NestInterceptor {
           return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
         }
         this.admitted(call, instance, { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() });
-        return this.refusals.forbidden(call, machine, call.snapshot!.state);
+        return this.refusals.forbidden(call, machine, recordOf(call).admitted!.state);
       case 'forbidden':
       case 'busy':
         this.admitted(call, instance, { state: outcome.state, updatedAt: new Date().toISOString() });
@@ -330,14 +400,15 @@ export class FsmGate implements NestInterceptor {
     try {
       await step();
     } catch (error) {
+      const record = recordOf(call);
       if (error instanceof FsmRefusal) {
-        call.refusal = error;
+        record.refusal = error;
         throw error;
       }
-      const machine = call.instance?.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads!;
+      const machine = record.instance?.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads!;
       this.logger.error(messages.storeFailed(call.tool.name, machine, error), error instanceof Error ? error.stack : undefined);
-      call.refusal = this.refusals.stateUnavailable(call, machine, handlerRan);
-      throw call.refusal;
+      record.refusal = this.refusals.stateUnavailable(call, machine, handlerRan);
+      throw record.refusal;
     }
   }
 
@@ -346,7 +417,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
-    const { machine, storeKey } = call.instance!;
+    const { machine, storeKey } = recordOf(call).instance!;
     const principal = call.principal ?? call.context.sessionId ?? null;
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }

@@ -46,7 +46,7 @@ export class FsmRefusals {
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
   stateUnavailable(call: FsmCall, machine: string, handlerRan: boolean): FsmRefusal {
-    const handle = call.tool.start ? call.instance?.handle : undefined;
+    const handle = call.tool.start ? call.outcome.instance?.handle : undefined;
     const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
     return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { isAtomicFsmStateStore, type FsmSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { FsmSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
 import * as messages from './gating.messages.js';
 
@@ -23,7 +23,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
 
   constructor(
     @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
   ) {}
 
@@ -32,13 +32,12 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
     if (finishedMs === undefined && idleHandleMs === undefined) {
       return;
     }
-    if (!isAtomicFsmStateStore(this.store) || !this.store.sweep) {
-      this.logger.warn(messages.retentionUnsupported(this.store.constructor.name));
+    if (!this.store.supports.sweep) {
+      this.logger.warn(messages.retentionUnsupported(this.store.name));
       return;
     }
-    const sweep = this.store.sweep.bind(this.store);
     this.timer = setInterval(() => {
-      this.running ??= this.sweep(sweep).finally(() => (this.running = undefined));
+      this.running ??= this.sweep().finally(() => (this.running = undefined));
     }, intervalMs).unref();
   }
 
@@ -48,11 +47,11 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** One sweep: store calls until one deletes less than a batch, at most {@link MAX_BATCHES_PER_SWEEP}. */
-  private async sweep(sweep: (request: FsmSweepRequest) => Promise<number>): Promise<void> {
+  private async sweep(): Promise<void> {
     const request = this.request(Date.now());
     try {
       for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
-        if ((await sweep(request)) < request.limit) {
+        if ((await this.store.sweep(request)) < request.limit) {
           return;
         }
       }

@@ -1,5 +1,6 @@
 export * from './fsm-gate.js';
-export * from './fsm-call.js';
+export { FsmCall, type FsmCaller, type MutableToolContext } from './fsm-call.js';
+export type { FsmCallOutcome, FsmInstanceRef } from './fsm-call-outcome.js';
 export * from './fsm-refusal.error.js';
 export * from './fsm-refusals.js';
 export * from './mcp-workflow.service.js';

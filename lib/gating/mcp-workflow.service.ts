@@ -1,14 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore, type FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import { FsmCall } from './fsm-call.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { FsmGate } from './fsm-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -50,10 +50,10 @@ export interface McpWorkflowInstance {
 @Injectable()
 export class McpWorkflowService {
   constructor(
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly bus: FsmTransitionBus,
+    private readonly gate: FsmGate,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -78,7 +78,7 @@ export class McpWorkflowService {
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
   async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
     const found = await this.find(ctx, ref);
-    return found && isAtomicFsmStateStore(this.store) ? this.store.history(found.storeKey) : [];
+    return found ? this.store.history(found.storeKey) : [];
   }
 
   /**
@@ -90,17 +90,11 @@ export class McpWorkflowService {
     if (!found || !found.stored) {
       return false;
     }
-    if (!isAtomicFsmStateStore(this.store) || !this.store.delete) {
-      throw new Error(messages.endNeedsDelete(this.store.constructor.name));
+    if (!this.store.supports.delete) {
+      throw new Error(messages.endNeedsDelete(this.store.name));
     }
     await this.store.delete([found.storeKey]);
-    // The call's own instance: its session is told in-band, with the call's result.
-    const call = FsmCall.of(ctx)!;
-    const own = call.instance?.storeKey === found.storeKey;
-    if (own) {
-      call.storedState = null;
-    }
-    this.bus.publish({ machine: found.machine, storeKey: found.storeKey, state: null, origin: own ? call.caller : undefined });
+    this.gate.ended(FsmCall.of(ctx)!, found);
     return true;
   }
 

@@ -1,10 +1,16 @@
 import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
+import type { FsmGate } from '../gating/fsm-gate.js';
+import { JsonRpcError } from './json-rpc.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { mcpHttpExchange } from '../transports/mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 
-/** How a handler run ended: its value, or what it threw (the gate's refusal, when there was one, wins). */
+/**
+ * How a handler run ended: its value, or what it threw. The gate's refusal, when there was
+ * one, wins; so does FORBIDDEN for a tool hidden in its instance's state that the app refused
+ * before the gate ran (see {@link FsmGate.refuseHidden}).
+ */
 export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { call: FsmCall; ok: false; error: unknown };
 
 /**
@@ -17,15 +23,19 @@ export async function runHandler(
   session: McpSession,
   args: Record<string, unknown>,
   context: MutableToolContext,
+  gate: FsmGate,
   cutoff?: AbortSignal,
 ): Promise<HandlerOutcome> {
   const call = new FsmCall(definition, session, args, context, cutoff);
   const exchange = mcpHttpExchange.getStore();
   try {
     const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
-    return call.refusal ? { call, ok: false, error: call.refusal } : { call, ok: true, value };
+    const { refusal } = call.outcome;
+    return refusal ? { call, ok: false, error: refusal } : { call, ok: true, value };
   } catch (error) {
-    return { call, ok: false, error: call.refusal ?? error };
+    // A protocol-level error (the shutdown cutoff among them) is answered as it is.
+    const refusal = call.outcome.refusal ?? (error instanceof JsonRpcError ? undefined : await gate.refuseHidden(call));
+    return { call, ok: false, error: refusal ?? error };
   }
 }
 
@@ -40,14 +50,15 @@ export async function announceMenuChanges(
   extra: MutableToolContext['extra'],
 ): Promise<void> {
   // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.
-  if (session.kind === 'modern' || !call.instance || call.state === undefined) {
+  const { instance, state } = call.outcome;
+  if (session.kind === 'modern' || !instance || state === undefined) {
     return;
   }
-  for (const kind of await menu.observe(session, call.instance, call.state)) {
+  for (const kind of await menu.observe(session, instance, state)) {
     await extra.sendNotification({ method: LIST_CHANGED[kind] });
   }
-  if (call.storedState !== undefined) {
-    for (const uri of session.subscriptions?.get(call.instance.storeKey) ?? []) {
+  if (call.outcome.changedInstance()) {
+    for (const uri of session.subscriptions?.get(instance.storeKey) ?? []) {
       await extra.sendNotification({ method: 'notifications/resources/updated', params: { uri } });
     }
   }

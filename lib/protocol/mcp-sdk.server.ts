@@ -1,8 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 
@@ -30,7 +30,7 @@ export class McpSdkServer extends Server {
     super.setRequestHandler(routing, (request, extra) => {
       const parsed = safeParse(requestSchema, request);
       if (!parsed.success) {
-        throw new JsonRpcError(ErrorCode.InvalidParams, messages.invalidParams(method, (parsed.error as { issues: Issues }).issues));
+        throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidParams(method, (parsed.error as { issues: Issues }).issues));
       }
       return handler(parsed.data as SchemaOutput<T>, extra);
     });

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -17,6 +16,7 @@ import {
 import { z } from 'zod';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
@@ -118,7 +118,7 @@ export class McpServerFactory {
       return await answer();
     } catch (error) {
       this.logger.error(messages.menuFailed(method, error), error instanceof Error ? error.stack : undefined);
-      throw new JsonRpcError(ErrorCode.InternalError, messages.menuUnavailable(method));
+      throw new JsonRpcError(JSON_RPC_INTERNAL_ERROR, messages.menuUnavailable(method));
     }
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
+import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
@@ -18,8 +18,6 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 /** `params._meta` key under which a 2026-07-28 request declares the client's capabilities. */
 const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-/** The 2026-07-28 error a request gets when handling it needs a capability its client did not declare. */
-const MISSING_CLIENT_CAPABILITY_CODE = -32021;
 /** The client capability each server-to-client request needs. */
 const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
@@ -103,7 +101,7 @@ function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
   if (error.code === MCP_RESOURCE_NOT_FOUND_CODE) {
     return new sdk.server.ResourceNotFoundError((error.data as { uri: string }).uri, error.message);
   }
-  if (error.code === MISSING_CLIENT_CAPABILITY_CODE) {
+  if (error.code === MCP_MISSING_CLIENT_CAPABILITY_CODE) {
     return new sdk.server.MissingRequiredClientCapabilityError(error.data as never, error.message);
   }
   return new sdk.server.ProtocolError(error.code, error.message, error.data);
@@ -119,7 +117,7 @@ function serverRequestRefusal(context: ServerContext, method: string): Error {
   const capability = CAPABILITY_OF_REQUEST[method];
   const declared = (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ?? {}) as Record<string, unknown>;
   if (capability !== undefined && !(capability in declared)) {
-    return new JsonRpcError(MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
+    return new JsonRpcError(MCP_MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {
       requiredCapabilities: { [capability]: {} },
     });
   }

@@ -1,26 +1,26 @@
-import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { CompleteResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_URI_LENGTH } from './client-input.limits.js';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isWellFormedHandle } from '../gating/fsm-handle.js';
-import { FsmRefusal } from '../gating/fsm-refusal.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../mcp.constants.js';
+import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
+import { FsmGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
-import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
+import { callResult, type McpCallResults } from './call-result.builder.js';
+import type { FsmCall } from '../gating/fsm-call.js';
+import { toCallFailure } from './call-failure.mapper.js';
 import * as messages from './protocol.messages.js';
-import { errorMessage } from './tool-result.mapper.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /** `completion/complete` sends at most this many values (MCP spec). */
@@ -35,23 +35,21 @@ type Extra = McpToolContext['extra'];
  */
 @Injectable()
 export class PrimitiveCallHandler {
-  private readonly logger = new Logger('McpPrimitives');
-
   constructor(
     private readonly primitives: McpPrimitiveRegistry,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
+    private readonly gate: FsmGate,
   ) {}
 
   async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
     const prompt = this.primitives.prompt(params.name);
     if (!prompt) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownPrompt(params.name));
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownPrompt(params.name));
     }
-    const value = await this.run(session, prompt, params.arguments ?? {}, extra);
-    return toGetPromptResult(value, prompt.description);
+    return this.run(session, prompt, params.arguments ?? {}, extra);
   }
 
   async readResource(session: McpSession, uri: string, extra: Extra): Promise<ReadResourceResult> {
@@ -59,8 +57,7 @@ export class PrimitiveCallHandler {
     if (!match) {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
-    const value = await this.run(session, match.resource, match.args, extra, uri);
-    return toReadResourceResult(value, uri, match.resource.mimeType);
+    return this.run(session, match.resource, match.args, extra, uri);
   }
 
   /**
@@ -100,19 +97,30 @@ export class PrimitiveCallHandler {
     return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
   }
 
-  private async run(session: McpSession, definition: McpHandlerDefinition, args: Record<string, unknown>, extra: Extra, uri?: string): Promise<unknown> {
+  /** Runs a prompt or resource handler; its value as the method's result, any failure as a JSON-RPC error. */
+  private async run<K extends 'prompt' | 'resource'>(
+    session: McpSession,
+    definition: McpHandlerDefinition & { kind: K },
+    args: Record<string, unknown>,
+    extra: Extra,
+    uri?: string,
+  ): Promise<McpCallResults[K]> {
     session.touch();
     const parsed = definition.inputSchema.safeParse(args);
     if (!parsed.success) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.invalidArguments(definition.name, parsed.error.issues));
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
     }
     const context = createCallContext(session, definition.name, extra, uri);
-    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
+    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
-    if (outcome.ok) {
-      return outcome.value;
+    if (!outcome.ok) {
+      throw toCallFailure(definition, outcome.error).error;
     }
-    throw this.toJsonRpcError(definition, outcome.error);
+    try {
+      return callResult(outcome.call as FsmCall & { tool: { kind: K } }, outcome.value);
+    } catch (error) {
+      throw toCallFailure(definition, error).error;
+    }
   }
 
   /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */
@@ -121,7 +129,7 @@ export class PrimitiveCallHandler {
     if (!handleKey) {
       const storeKey = session.sessionStoreKey(machine);
       if (storeKey === undefined) {
-        throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionNeedsSession(uri, machine));
+        throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.subscriptionNeedsSession(uri, machine));
       }
       return storeKey;
     }
@@ -129,31 +137,16 @@ export class PrimitiveCallHandler {
     const storeKey = isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
     const snapshot = storeKey === undefined ? undefined : await this.store.load(storeKey);
     if (!snapshot || !isOwnedBy(snapshot.owner, session.principal)) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.subscriptionUnknownHandle(uri, machine, handleKey));
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.subscriptionUnknownHandle(uri, machine, handleKey));
     }
     return storeKey!;
-  }
-
-  private toJsonRpcError(definition: McpHandlerDefinition, error: unknown): JsonRpcError {
-    if (error instanceof JsonRpcError) {
-      return error;
-    }
-    if (error instanceof FsmRefusal) {
-      return new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
-    }
-    if (error instanceof HttpException) {
-      return new JsonRpcError(error.getStatus() >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, errorMessage(error));
-    }
-    const errorId = randomBytes(6).toString('hex');
-    this.logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
-    return new JsonRpcError(ErrorCode.InternalError, messages.toolFailed(definition.name, errorId));
   }
 }
 
 /** `uri`, when it is within {@link MAX_URI_LENGTH}; a longer one is refused (-32602) before anything matches it. */
 function checkUri(method: string, uri: string): string {
   if (uri.length > MAX_URI_LENGTH) {
-    throw new JsonRpcError(ErrorCode.InvalidParams, messages.uriTooLong(method, uri.length, MAX_URI_LENGTH));
+    throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.uriTooLong(method, uri.length, MAX_URI_LENGTH));
   }
   return uri;
 }

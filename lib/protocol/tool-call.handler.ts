@@ -1,19 +1,20 @@
-import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { FsmCall } from '../gating/fsm-call.js';
-import { FsmRefusal } from '../gating/fsm-refusal.error.js';
-import { assertToolOutput, toCallToolResult } from './tool-output.js';
+import { callResult } from './call-result.builder.js';
+import { toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_ERROR_META_KEY, MCP_REFUSAL_JSONRPC_CODE, MCP_STATE_META_KEY } from '../mcp.constants.js';
+import { MCP_STATE_META_KEY } from '../mcp.constants.js';
+import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
+import { FsmGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
-import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
+import { toolErrorResult } from './tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
@@ -24,13 +25,12 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
  */
 @Injectable()
 export class ToolCallHandler {
-  private readonly logger = new Logger('McpToolCall');
-
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
+    private readonly gate: FsmGate,
   ) {}
 
   async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
@@ -38,14 +38,14 @@ export class ToolCallHandler {
     const { name, args } = this.readParams(params);
     const tool = this.tools.get(name);
     if (!tool) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.unknownTool(name));
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
     }
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
     const context = createCallContext(session, tool.name, extra);
-    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.drain.signal);
+    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
     const result = outcome.ok ? this.settle(outcome.call, outcome.value) : this.failure(outcome.call, outcome.error);
     await announceMenuChanges(this.menu, session, outcome.call, extra);
     return result;
@@ -55,10 +55,10 @@ export class ToolCallHandler {
   private readParams(params: unknown): { name: string; args: Record<string, unknown> } {
     const { name, arguments: args } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.callNeedsName());
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callNeedsName());
     }
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, messages.callArgumentsNotObject(name));
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callArgumentsNotObject(name));
     }
     return { name, args: (args ?? {}) as Record<string, unknown> };
   }
@@ -73,36 +73,21 @@ export class ToolCallHandler {
   }
 
   private success(call: FsmCall, value: unknown): CallToolResult {
-    if (!call.tool.gated) {
-      // A gated call's value was checked by the gate, before its transition was stored.
-      assertToolOutput(call.tool, value, {});
-    }
-    const result = toCallToolResult(value, call.resultExtra());
-    const state = call.state;
-    if (!call.instance || state === undefined || state === null) {
+    const result = callResult(call as FsmCall & { tool: { kind: 'tool' } }, value);
+    const { instance, state } = call.outcome;
+    if (!instance || state === undefined || state === null) {
       return result;
     }
-    const { machine } = call.instance;
-    const gate = { machine, state, allowedTools: this.tools.allowedNames(machine, state) };
+    const gate = { machine: instance.machine, state, allowedTools: this.tools.allowedNames(instance.machine, state) };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 
+  /** A tool answers a failure as an error result, except a protocol-level one, and a refusal in `refusal: 'jsonrpc'` mode. */
   private failure(call: FsmCall, error: unknown): CallToolResult {
-    if (error instanceof JsonRpcError) {
-      // A protocol-level answer (a missing client capability): the call fails as a request.
-      throw error;
+    const failure = toCallFailure(call.tool, error);
+    if (!failure.toolResult || (failure.refusal && this.options.refusal === 'jsonrpc')) {
+      throw failure.error;
     }
-    if (error instanceof FsmRefusal) {
-      if (this.options.refusal === 'jsonrpc') {
-        throw new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data);
-      }
-      return toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data });
-    }
-    if (error instanceof HttpException) {
-      return toolErrorResult(errorMessage(error));
-    }
-    const errorId = randomBytes(6).toString('hex');
-    this.logger.error(messages.handlerFailed(call.tool.name, errorId, error), error instanceof Error ? error.stack : undefined);
-    return toolErrorResult(messages.toolFailed(call.tool.name, errorId));
+    return failure.toolResult;
   }
 }

@@ -50,16 +50,15 @@ export function toCallToolResult(value: unknown, extra: Record<string, unknown> 
 }
 
 /**
- * Checks a handler's successful return value against the tool's `outputSchema` (clients
- * validate `structuredContent` against it too), before any transition is stored; throws an
- * `InternalServerErrorException` naming each mismatch (field names and zod's wording only,
- * no values, so the text is safe to show).
+ * Checks a tool's successful result against its `outputSchema` (clients validate
+ * `structuredContent` against it too); throws an `InternalServerErrorException` naming each
+ * mismatch (field names and zod's wording only, no values, so the text is safe to show).
  */
-export function assertToolOutput(tool: McpHandlerDefinition, value: unknown, extra: Record<string, unknown>): void {
-  if (!tool.outputSchema || isToolErrorResult(value)) {
+export function assertToolOutput(tool: McpHandlerDefinition, result: CallToolResult): void {
+  if (!tool.outputSchema) {
     return;
   }
-  const parsed = tool.outputSchema.safeParse(toCallToolResult(value, extra).structuredContent);
+  const parsed = tool.outputSchema.safeParse(result.structuredContent);
   if (!parsed.success) {
     throw new InternalServerErrorException(messages.invalidOutput(tool.name, parsed.error.issues));
   }

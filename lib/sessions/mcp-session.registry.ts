@@ -2,9 +2,8 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nes
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { FsmTransitionBus, type FsmTransitionEvent } from '../relays/fsm-transition.bus.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpServedSession, McpSession } from './mcp-session.js';
@@ -58,7 +57,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     private readonly bus: FsmTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) private readonly store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
     private readonly follows: McpSessionFollows,
   ) {
@@ -329,7 +328,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   /** Deletes the session-keyed instances of ended sessions. */
   private async forget(sessionIds: readonly string[]): Promise<void> {
-    if (sessionIds.length === 0 || !isAtomicFsmStateStore(this.store) || !this.store.delete) {
+    if (sessionIds.length === 0 || !this.store.supports.delete) {
       return;
     }
     const sessionMachines = this.machines.ids().filter((machine) => !this.machines.machine(machine).stateHandleKey);

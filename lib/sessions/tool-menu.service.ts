@@ -6,9 +6,8 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { FsmInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
-import { isAtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
@@ -49,20 +48,18 @@ export class ToolMenuService {
   private readonly followers: McpInstanceFollowers;
   /** Machines without a handle key: every session with a scope follows its own instance of each. */
   private readonly sessionMachines: string[];
-  private readonly readStates: (keys: string[]) => Promise<Map<string, string>>;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly machines: McpMachineRegistry,
-    @Inject(FsmStateStore) store: FsmStateStore,
+    private readonly store: FsmStoreAdapter,
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
   ) {
     this.followers = new McpInstanceFollowers(options.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
-    this.readStates = this.statesReader(store);
   }
 
   /** The session's menu as `tools/list` returns it; reads the store once. */
@@ -199,7 +196,7 @@ export class ToolMenuService {
   private async refresh(session: McpSession, fromRecord = true): Promise<void> {
     const keys = this.instanceKeys(session);
     const [states, stored] = await Promise.all([
-      keys.length === 0 ? new Map<string, string>() : this.readStates(keys),
+      keys.length === 0 ? new Map<string, string>() : this.store.loadStates(keys),
       fromRecord ? this.follows.stored(session) : undefined,
     ]);
     const unknown = (stored ?? []).filter((key) => !session.handles.has(key));
@@ -208,7 +205,7 @@ export class ToolMenuService {
     }
     const learnt = unknown.filter((key) => session.handles.has(key));
     if (learnt.length > 0) {
-      for (const [key, state] of await this.readStates(learnt)) {
+      for (const [key, state] of await this.store.loadStates(learnt)) {
         states.set(key, state);
       }
     }
@@ -336,23 +333,6 @@ export class ToolMenuService {
   private instanceKeys(session: McpSession): string[] {
     const sessionKeys = session.scope ? this.sessionMachines.map((id) => session.sessionStoreKey(id)!) : [];
     return [...sessionKeys, ...session.handles];
-  }
-
-  /**
-   * How this store reads the states of many instances, chosen once: `loadStates` (states
-   * only), else `loadMany` (whole snapshots, one round trip), else one `load` per key.
-   */
-  private statesReader(store: FsmStateStore): (keys: string[]) => Promise<Map<string, string>> {
-    if (!isAtomicFsmStateStore(store)) {
-      return async (keys) => {
-        const snapshots = await Promise.all(keys.map((key) => store.load(key)));
-        return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index].state] as const] : [])));
-      };
-    }
-    if (store.loadStates) {
-      return store.loadStates.bind(store);
-    }
-    return async (keys) => new Map([...(await store.loadMany(keys))].map(([key, snapshot]) => [key, snapshot.state]));
   }
 
   private compute(session: McpSession): MenuEntry[] {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_SHUTDOWN_JSONRPC_CODE } from '../mcp.constants.js';
+import { MCP_SHUTDOWN_JSONRPC_CODE } from '../protocol/json-rpc.codes.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
 import { JsonRpcError } from '../protocol/json-rpc.error.js';
 import * as messages from '../protocol/protocol.messages.js';

@@ -27,14 +27,15 @@ import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBo
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
+import {
+  JSON_RPC_INTERNAL_ERROR as INTERNAL_ERROR,
+  JSON_RPC_INVALID_PARAMS as INVALID_PARAMS,
+  JSON_RPC_INVALID_REQUEST as INVALID_REQUEST,
+  JSON_RPC_PARSE_ERROR as PARSE_ERROR,
+  JSON_RPC_SERVER_ERROR as SERVER_ERROR,
+  MCP_SESSION_NOT_FOUND_CODE as SESSION_NOT_FOUND,
+} from '../protocol/json-rpc.codes.js';
 
-/** JSON-RPC error codes the transport answers with outside any request. */
-const SERVER_ERROR = -32000;
-const SESSION_NOT_FOUND = -32001;
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
 
 /** The methods of the MCP path. */
 const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;

@@ -105,6 +105,48 @@ describe("the app's own guards protect tools", () => {
     });
   });
 
+  describe('a hidden tool called by name, behind a global API-key guard', () => {
+    /** Signs requests in as the bearer token's name (a stand-in for an auth middleware). */
+    const bearerAuth = (req: IncomingMessage & { auth?: unknown }, _res: ServerResponse, next: () => void) => {
+      const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+      if (match) {
+        req.auth = { token: match[1], clientId: match[1], scopes: [] };
+      }
+      next();
+    };
+    const refusalOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string; allowedTools: string[] } | undefined;
+
+    beforeEach(async () => {
+      app = await listenApp([apiKeyAppModule()], { configure: (nest) => void nest.use(bearerAuth) });
+    });
+
+    it('answers FORBIDDEN with the allowed actions, not the guard text, on the caller\'s own instance', async () => {
+      const anonymous = await connectWith();
+      const refused = await anonymous.call('invoice.approve');
+      expect(refused.isError).toBe(true);
+      expect(refusalOf(refused)).toMatchObject({ code: 'FORBIDDEN', state: 'draft', allowedTools: expect.arrayContaining(['invoice.submit']) });
+      expect(textOf(refused)).toMatch(/^FORBIDDEN: "invoice.approve" is not available while invoice is "draft"/);
+      expect(app.get(HandlerLog).count('invoice.approve')).toBe(0);
+      expect(textOf(await anonymous.call('invoice.submit'))).toBe('Missing API key');
+    });
+
+    it("tells a caller nothing about another principal's instance: the guard's text stands", async () => {
+      const alice = await connectWith({ 'x-api-key': API_KEY, Authorization: 'Bearer alice' });
+      const started = await alice.call('payment.authorize', { amount: 5, currency: 'EUR' });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+
+      for (const stranger of [await connectWith({ Authorization: 'Bearer bob' }), await connectWith()]) {
+        const refused = await stranger.call('payment.refund', { paymentId });
+        expect(textOf(refused)).toBe('Missing API key');
+        expect(refusalOf(refused)).toBeUndefined();
+      }
+      const aliceWithoutKey = await connectWith({ Authorization: 'Bearer alice' });
+      const refused = await aliceWithoutKey.call('payment.refund', { paymentId });
+      expect(refusalOf(refused)).toMatchObject({ code: 'FORBIDDEN', state: 'authorized' });
+      expect(app.get(HandlerLog).count('payment.refund')).toBe(0);
+    });
+  });
+
   describe("passport-jwt: @UseGuards(AuthGuard('jwt')) on a tool method", () => {
     const token = (payload: object, secret = JWT_SECRET, options: jwt.SignOptions = { expiresIn: '5m' }) =>
       jwt.sign(payload, secret, options);

@@ -25,8 +25,9 @@ class FreezingAuditingGate extends FsmGate {
 
   protected override async complete(call: FsmCall): Promise<void> {
     await super.complete(call);
-    if (call.storedState !== undefined) {
-      audit.push(`${call.tool.name}: ${call.snapshot?.state ?? '(new)'} -> ${call.storedState}`);
+    const { storedState, admitted } = call.outcome;
+    if (storedState !== undefined) {
+      audit.push(`${call.tool.name}: ${admitted?.state ?? '(new)'} -> ${storedState}`);
     }
   }
 }

@@ -1,6 +1,6 @@
-import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../../stores/fsm-instance-owner.js';
-import type { FsmSnapshot } from '../../stores/fsm-state-store.interface.js';
+import type { FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import { isOwnedBy } from '../fsm-instance-owner.js';
+import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */
 export type SnapshotVerdict =

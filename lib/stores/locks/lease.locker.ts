@@ -1,4 +1,4 @@
-import type { AtomicFsmStateStore, FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
+import type { AtomicFsmStateStore, FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** A claim this locker holds, as its renewals need it. */

@@ -1,5 +1,5 @@
-import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { TransactionalFsmStateStore } from '../../stores/transactional-fsm-state-store.interface.js';
+import type { FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** Locks the instance row inside a transaction that the handler joins. */

@@ -1,5 +1,5 @@
-import type { FsmClaimRequest } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { FsmStateStore } from '../../stores/fsm-state-store.interface.js';
+import type { FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { FsmStateStore } from '../fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 import { judgeSnapshot } from './snapshot-verdict.js';
 

@@ -1,5 +1,5 @@
-import type { FsmClaimRequest, FsmCommit } from '../../stores/atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../../stores/fsm-state-store.interface.js';
+import type { FsmClaimRequest, FsmCommit } from '../atomic-fsm-state-store.interface.js';
+import type { FsmSnapshot } from '../fsm-state-store.interface.js';
 
 /** Exclusive hold on one instance between admission and commit. */
 export interface FsmInstanceLock {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { InMemoryFsmStateStore } from '../../stores/in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from '../in-memory-fsm-state.store.js';
 import { LeaseLocker } from './lease.locker.js';
 
 /** The in-memory store, counting the renewals it was asked for. */

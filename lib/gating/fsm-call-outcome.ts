@@ -1,0 +1,72 @@
+import type { FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
+import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
+import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { FsmRefusal } from './fsm-refusal.error.js';
+
+/** Which stored instance a call acts on. */
+export interface FsmInstanceRef {
+  machine: string;
+  /** Key in the store (see `formatInstanceKey`). */
+  storeKey: string;
+  scope: FsmInstanceScope;
+  /** The handle argument (handle-keyed machines), or the minted handle of a start tool. */
+  handle?: string;
+}
+
+/**
+ * What the gate decided about one call, as the protocol layer reads it once the Nest
+ * pipeline returned (and as a gate subclass reads it in its hooks). Only the gate writes it.
+ */
+export interface FsmCallOutcome {
+  /** The instance the call acts on, once resolved and found to be the caller's. */
+  readonly instance: FsmInstanceRef | undefined;
+  /** The instance as the call was admitted on it. */
+  readonly admitted: FsmSnapshot | undefined;
+  /** The state this call stored (`null`: its handler ended the instance); `undefined` while it stored nothing. */
+  readonly storedState: string | null | undefined;
+  /**
+   * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter may
+   * swallow the thrown one, but the call is refused all the same.
+   */
+  readonly refusal: FsmRefusal | undefined;
+  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
+  readonly state: string | null | undefined;
+  /** Whether the call stored a change of its instance (a transition, a start or an end). */
+  changedInstance(): boolean;
+  /** The result the gate built from `value` before storing the transition; `undefined` for any other value. */
+  resultFor(value: unknown): unknown;
+}
+
+/** The gate's record of one call: the {@link FsmCallOutcome} it writes, and what it holds while the call runs. */
+export class FsmCallRecord implements FsmCallOutcome {
+  instance: FsmInstanceRef | undefined;
+  admitted: FsmSnapshot | undefined;
+  storedState: string | null | undefined;
+  refusal: FsmRefusal | undefined;
+  /** Where the bound transition leads, computed before the handler ran. */
+  next: FsmMachineState | undefined;
+  /** Lock held between admission and commit (transition tools). */
+  lock: FsmInstanceLock | undefined;
+  /** Transaction a transactional start tool creates its instance in. */
+  transaction: FsmTransaction | undefined;
+  private built?: { value: unknown; result: unknown };
+
+  get state(): string | null | undefined {
+    return this.storedState !== undefined ? this.storedState : this.admitted?.state;
+  }
+
+  changedInstance(): boolean {
+    return this.storedState !== undefined;
+  }
+
+  resultFor(value: unknown): unknown {
+    return this.built && this.built.value === value ? this.built.result : undefined;
+  }
+
+  /** Keeps the result built from the handler's `value`. */
+  keepResult(value: unknown, result: unknown): void {
+    this.built = { value, result };
+  }
+}

@@ -1,0 +1,50 @@
+import { HttpException, Logger } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import * as messages from './protocol.messages.js';
+import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
+
+const logger = new Logger('McpCall');
+
+/** A failed call as the client may be told it: always as a JSON-RPC error, and as a tool error result where one is allowed. */
+export interface McpCallFailure {
+  /** The JSON-RPC error: what prompts and resources answer, and tools in `refusal: 'jsonrpc'` mode. */
+  readonly error: JsonRpcError;
+  /** The tool error result; `undefined` for a protocol-level failure, which every call answers as an error. */
+  readonly toolResult?: CallToolResult;
+  /** Whether it is the gate's refusal. */
+  readonly refusal: boolean;
+}
+
+/**
+ * What a call that threw answers, for tools and primitives alike: a protocol error as is, the
+ * gate's refusal with its `data` (in `_meta` of a tool result), an `HttpException` with its
+ * message, anything else as an internal error whose detail only the log gets (under an id the
+ * client is told).
+ */
+export function toCallFailure(definition: McpHandlerDefinition, error: unknown): McpCallFailure {
+  if (error instanceof JsonRpcError) {
+    return { error, refusal: false };
+  }
+  if (error instanceof FsmRefusal) {
+    return {
+      error: new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data),
+      toolResult: toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data }),
+      refusal: true,
+    };
+  }
+  if (error instanceof HttpException) {
+    const text = errorMessage(error);
+    const code = error.getStatus() >= 500 ? JSON_RPC_INTERNAL_ERROR : JSON_RPC_INVALID_REQUEST;
+    return { error: new JsonRpcError(code, text), toolResult: toolErrorResult(text), refusal: false };
+  }
+  const errorId = randomBytes(6).toString('hex');
+  logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
+  const text = messages.toolFailed(definition.name, errorId);
+  return { error: new JsonRpcError(JSON_RPC_INTERNAL_ERROR, text), toolResult: toolErrorResult(text), refusal: false };
+}

@@ -1,0 +1,41 @@
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FsmCall } from '../gating/fsm-call.js';
+import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
+import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
+import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
+import { assertToolOutput, isToolErrorResult, toCallToolResult } from './tool-output.js';
+
+/** The result each kind of handler answers with. */
+export interface McpCallResults {
+  tool: CallToolResult;
+  prompt: GetPromptResult;
+  resource: ReadResourceResult;
+}
+
+/**
+ * The MCP result of a handler's value, built once per call: a tool's checked against its
+ * `outputSchema` (an `InternalServerErrorException` names each mismatch), with the call's
+ * extra fields (a start tool's handle); a prompt's or a resource's mapped as its method
+ * answers. The gate builds it before it stores a transition; the call handlers reuse it.
+ */
+export function buildCallResult(call: FsmCall, value: unknown): McpCallResults[keyof McpCallResults] {
+  const definition = call.tool;
+  switch (definition.kind) {
+    case 'tool': {
+      const result = toCallToolResult(value, call.resultExtra());
+      if (!isToolErrorResult(value)) {
+        assertToolOutput(definition, result);
+      }
+      return result;
+    }
+    case 'prompt':
+      return toGetPromptResult(value, (definition as McpPromptDefinition).description);
+    case 'resource':
+      return toReadResourceResult(value, call.context.uri!, (definition as McpResourceDefinition).mimeType);
+  }
+}
+
+/** The result of `call` for the pipeline's final `value`: the one the gate built, when the value is the one it saw. */
+export function callResult<K extends keyof McpCallResults>(call: FsmCall & { tool: { kind: K } }, value: unknown): McpCallResults[K] {
+  return (call.outcome.resultFor(value) ?? buildCallResult(call, value)) as McpCallResults[K];
+}

@@ -1,0 +1,120 @@
+import {
+  isAtomicFsmStateStore,
+  type AtomicFsmStateStore,
+  type FsmClaimRequest,
+  type FsmSweepRequest,
+} from './atomic-fsm-state-store.interface.js';
+import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
+import { LeaseLocker } from './locks/lease.locker.js';
+import { MutexLocker } from './locks/mutex.locker.js';
+import { TransactionLocker } from './locks/transaction.locker.js';
+import {
+  isTransactionalFsmStateStore,
+  type FsmTransaction,
+  type TransactionalFsmStateStore,
+} from './transactional-fsm-state-store.interface.js';
+
+/** What the module's store can do beyond the full protocol every store gets through {@link FsmStoreAdapter}. */
+export interface FsmStoreSupport {
+  /** Transactional mode: the claim as a row lock in a transaction the handler joins. */
+  readonly transactions: boolean;
+  /** Deleting instances (`McpWorkflowService.end`, a closed session's instances). */
+  readonly delete: boolean;
+  /** Retention sweeps. */
+  readonly sweep: boolean;
+}
+
+/**
+ * The module's store as the rest of the module uses it: any {@link FsmStateStore} wrapped
+ * once, at its provider, in the full protocol. An atomic store's claims are leases (renewed
+ * while a handler runs), a transactional store also locks rows in a transaction, and a plain
+ * `load`/`save` store gets an in-process mutex per instance (one process only). What a store
+ * cannot do at all is in {@link FsmStoreAdapter.supports}; the rest answers as an empty store
+ * would (no history, nothing deleted).
+ */
+export class FsmStoreAdapter {
+  /** What the store can do, found once. */
+  readonly supports: FsmStoreSupport;
+  /** The store when it is atomic. */
+  private readonly atomic?: AtomicFsmStateStore;
+  /** The store when it is transactional. */
+  private readonly transactional?: TransactionalFsmStateStore;
+  private readonly locker: FsmLocker;
+  private readonly transactionLocker?: FsmLocker;
+
+  constructor(readonly store: FsmStateStore) {
+    if (isAtomicFsmStateStore(store)) {
+      this.atomic = store;
+      this.locker = new LeaseLocker(store);
+    } else {
+      this.locker = new MutexLocker(store);
+    }
+    if (isTransactionalFsmStateStore(store)) {
+      this.transactional = store;
+      this.transactionLocker = new TransactionLocker(store);
+    }
+    this.supports = {
+      transactions: Boolean(this.transactional),
+      delete: Boolean(this.atomic?.delete),
+      sweep: Boolean(this.atomic?.sweep),
+    };
+  }
+
+  /** The store's class name, for messages. */
+  get name(): string {
+    return this.store.constructor.name;
+  }
+
+  /** The snapshot of `key`, or `undefined` when there is none. */
+  load(key: string): Promise<FsmSnapshot | undefined> {
+    return this.store.load(key);
+  }
+
+  /** Creates a new instance (a plain store saves it: the caller made sure it is new). */
+  create(key: string, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
+    return this.atomic ? this.atomic.create(key, snapshot, record) : this.store.save(key, snapshot);
+  }
+
+  /**
+   * Takes the instance of `request` for one call: a lease, an in-process mutex, or (when
+   * `transactional`, which needs `supports.transactions`) a row lock in a new transaction.
+   */
+  acquire(request: FsmClaimRequest, transactional = false): Promise<FsmLockOutcome> {
+    return (transactional ? this.transactionLocker! : this.locker).acquire(request);
+  }
+
+  /** Opens a transaction a transactional start tool creates its instance in (needs `supports.transactions`). */
+  beginTransaction(): Promise<FsmTransaction> {
+    return this.transactional!.beginTransaction();
+  }
+
+  /** The states of many instances, in as few round trips as the store allows (absent ones left out). */
+  async loadStates(keys: readonly string[]): Promise<Map<string, string>> {
+    const { atomic } = this;
+    if (atomic?.loadStates) {
+      return atomic.loadStates(keys);
+    }
+    if (atomic) {
+      return new Map([...(await atomic.loadMany(keys))].map(([key, snapshot]) => [key, snapshot.state]));
+    }
+    const snapshots = await Promise.all(keys.map((key) => this.store.load(key)));
+    return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index].state] as const] : [])));
+  }
+
+  /** The instance's transitions, oldest first (empty when the store keeps none). */
+  async history(key: string): Promise<FsmTransitionRecord[]> {
+    return this.atomic ? this.atomic.history(key) : [];
+  }
+
+  /** Deletes instances (their history stays); nothing when the store cannot (`supports.delete`). */
+  async delete(keys: readonly string[]): Promise<void> {
+    await this.atomic?.delete?.(keys);
+  }
+
+  /** One retention sweep: how many instances it deleted (none when the store cannot, `supports.sweep`). */
+  async sweep(request: FsmSweepRequest): Promise<number> {
+    return (await this.atomic?.sweep?.(request)) ?? 0;
+  }
+}
