@@ -43,8 +43,7 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
     machines: [loopMachine, docMachine],
     engine: target.store === 'memory' ? (target.engine ?? 'auto') : 'auto',
     // Scenarios open thousands of sessions; the cap is not what is measured.
-    sessions: { maxSessions: 100_000, maxNewPerMinutePerClient: Infinity },
-    transports: { http: { path: '/mcp', direct: target.route !== 'express' } },
+    transports: { http: { path: '/mcp', direct: target.route !== 'express', sessions: { maxSessions: 100_000, maxNewPerMinutePerClient: Infinity } } },
     ...(database ? { store: new TypeOrmFsmStateStore(database.dataSource) } : {}),
   };
 

@@ -16,13 +16,13 @@ import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
 import {
-  fsmGateOptionsProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
   fsmStoreAdapterProvider,
   fsmTransitionRelayProvider,
   machineRegistryProvider,
   mcpSessionStoreProvider,
+  optionSliceProviders,
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -52,10 +52,10 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   imports: [DiscoveryModule],
   providers: [
     resolvedOptionsProvider,
+    ...optionSliceProviders,
     fsmStateStoreProvider,
     fsmStoreAdapterProvider,
     mcpSessionStoreProvider,
-    fsmGateOptionsProvider,
     fsmTransitionRelayProvider,
     machineRegistryProvider,
     McpMetadataAccessor,

@@ -1,4 +1,4 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpMachineRegistry } from './machines/machine-registry.js';
 import { FsmGate } from './gating/fsm-gate.js';
@@ -6,17 +6,43 @@ import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options
 import { FSM_TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type McpResolvedOptions } from './options/mcp-options.resolver.js';
+import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
+import {
+  MCP_DISCOVERY_OPTIONS,
+  MCP_HTTP_OPTIONS,
+  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_IDENTITY,
+  MCP_SESSION_OPTIONS,
+  MCP_STDIO_OPTIONS,
+  type McpResolvedOptions,
+} from './options/mcp-resolved-options.interface.js';
+import { deprecatedOptions } from './options/options.messages.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
-/** The module options with their defaults, resolved once. */
+/** The module options with their defaults, resolved once (options under their 0.2 names are read, with one warning). */
 export const resolvedOptionsProvider: Provider = {
   provide: MCP_RESOLVED_OPTIONS,
-  useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
+  useFactory: (options: McpModuleOptions): McpResolvedOptions => {
+    const moved = movedOptionsIn(options);
+    if (moved.length) {
+      new Logger('McpModule').warn(deprecatedOptions(moved));
+    }
+    return resolveMcpOptions(options);
+  },
   inject: [MCP_MODULE_OPTIONS],
 };
+
+/** The slices of the resolved options, each under its own token, so a class injects only what it reads. */
+export const optionSliceProviders: Provider[] = [
+  { provide: MCP_SERVER_IDENTITY, useFactory: (options: McpResolvedOptions) => options.server, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_HTTP_OPTIONS, useFactory: (options: McpResolvedOptions) => options.http, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_STDIO_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stdio, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_SESSION_OPTIONS, useFactory: (options: McpResolvedOptions) => options.sessions, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: FSM_GATE_OPTIONS, useFactory: (options: McpResolvedOptions): FsmGateOptions => options.gate, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
+];
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
@@ -35,15 +61,8 @@ export const fsmStoreAdapterProvider: Provider = {
 /** The session store of the options, or a new in-memory one. */
 export const mcpSessionStoreProvider: Provider = {
   provide: McpSessionStore,
-  useFactory: (options: McpResolvedOptions) => options.sessionStore,
-  inject: [MCP_RESOLVED_OPTIONS],
-};
-
-/** What the gate reads of the options. */
-export const fsmGateOptionsProvider: Provider = {
-  provide: FSM_GATE_OPTIONS,
-  useFactory: ({ leaseMs, retention }: McpResolvedOptions): FsmGateOptions => ({ leaseMs, retention }),
-  inject: [MCP_RESOLVED_OPTIONS],
+  useFactory: (sessions: McpResolvedOptions['sessions']) => sessions.store,
+  inject: [MCP_SESSION_OPTIONS],
 };
 
 /** The transition relay of the options (`null` without one). */
@@ -60,9 +79,9 @@ export const machineRegistryProvider: Provider = {
   inject: [MCP_RESOLVED_OPTIONS],
 };
 
-/** The gate: `options.gate` (a subclass) when given, with its dependencies injected. */
+/** The gate: `gate.useClass` (a subclass) when given, with its dependencies injected. */
 export const fsmGateProvider: Provider = {
   provide: FsmGate,
-  useFactory: (options: McpResolvedOptions, moduleRef: ModuleRef) => moduleRef.create(options.gate),
-  inject: [MCP_RESOLVED_OPTIONS, ModuleRef],
+  useFactory: (gate: FsmGateOptions, moduleRef: ModuleRef) => moduleRef.create(gate.useClass),
+  inject: [FSM_GATE_OPTIONS, ModuleRef],
 };

@@ -36,18 +36,25 @@ import { sampleTransport } from './transport.js';
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`.
           store: new TypeOrmFsmStateStore(dataSource, { history: true, timeoutMs: sampleStoreTimeoutMs() }),
-          // Sessions live in the database too: any sample process serves any session, across restarts.
-          sessions: { store: new TypeOrmMcpSessionStore(dataSource), idleTtlMs: sampleSessionTtlMs() },
           // Several sample processes on one database tell each other's sessions about transitions.
           transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
           // For clients that list before every call and keep no session (the Inspector CLI).
-          handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used',
+          gate: { handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used' },
           transports:
             transport === 'stdio'
               ? { http: false, stdio: true }
-              : { http: { path: '/mcp', stateless: transport === 'stateless', drainMs: sampleDrainMs() }, stdio: false },
+              : {
+                  http: {
+                    path: '/mcp',
+                    stateless: transport === 'stateless',
+                    drainMs: sampleDrainMs(),
+                    // Sessions live in the database too: any sample process serves any session, across restarts.
+                    sessions: { store: new TypeOrmMcpSessionStore(dataSource), idleTtlMs: sampleSessionTtlMs() },
+                  },
+                  stdio: false,
+                },
         };
       },
     }),

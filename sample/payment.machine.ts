@@ -12,9 +12,18 @@ export interface PaymentContext {
 export const refundableCents = (context: PaymentContext): number =>
   Math.round(context.captured * 100) - Math.round(context.refunded * 100);
 
+/**
+ * The events of a payment: each carries the arguments of the tool that fired it as `input`
+ * (a refund's optional `amount`).
+ */
+export interface PaymentEvent {
+  type: 'AUTHORIZE' | 'CAPTURE' | 'VOID' | 'REFUND';
+  input?: { amount?: number };
+}
+
 /** The amount a refund call asks for, in cents: `input.amount`, or everything that is left. */
-const requestedCents = (context: PaymentContext, input: unknown): number => {
-  const amount = (input as { amount?: number } | undefined)?.amount;
+const requestedCents = (context: PaymentContext, input: PaymentEvent['input']): number => {
+  const amount = input?.amount;
   return amount === undefined ? refundableCents(context) : Math.round(amount * 100);
 };
 
@@ -30,7 +39,7 @@ export const paymentMachine = defineMachine(
   setup({
     types: {
       context: {} as PaymentContext,
-      events: {} as { type: string; input?: unknown },
+      events: {} as PaymentEvent,
       input: {} as { amount?: number } | undefined,
     },
     guards: {

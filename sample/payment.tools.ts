@@ -9,11 +9,14 @@ import {
   StartWorkflow,
   ToolArgs,
   ToolContext,
-  type McpToolContext,
+  type WorkflowContext,
 } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
-import { paymentMachine, refundableCents, type PaymentContext } from './payment.machine.js';
+import { paymentMachine, refundableCents } from './payment.machine.js';
+
+/** What a payment tool's handler knows of its call, typed from the payment machine. */
+type PaymentCall = WorkflowContext<typeof paymentMachine, EntityManager>;
 
 const authorizeInput = z.object({
   amount: z
@@ -70,14 +73,14 @@ export class PaymentTools {
     annotations: { idempotentHint: false },
   })
   @StartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
-  async authorize(@ToolArgs() input: z.infer<typeof authorizeInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
+  async authorize(@ToolArgs() input: ToolArgs<typeof authorizeInput>, @ToolContext() ctx: PaymentCall) {
     await this.write(ctx, 'authorize', input.amount, input.currency);
     return { amount: input.amount, currency: input.currency, message: 'Payment authorized: capture it or void it.' };
   }
 
   @McpTool({ name: 'payment.capture', description: 'Capture the full authorized amount of a payment.' })
-  @BindState('authorized', 'CAPTURE', { transactional: true })
-  async capture(@ToolContext() ctx: McpToolContext<EntityManager>) {
+  @BindState(paymentMachine, 'authorized', 'CAPTURE', { transactional: true })
+  async capture(@ToolContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'capture');
     return { captured: entry.amount, currency: entry.currency, message: 'Payment captured.' };
   }
@@ -87,8 +90,8 @@ export class PaymentTools {
     description: 'Void an authorized payment that was not captured, releasing the authorization. This ends the payment.',
     annotations: { destructiveHint: true },
   })
-  @BindState('authorized', 'VOID', { transactional: true })
-  async void(@ToolContext() ctx: McpToolContext<EntityManager>) {
+  @BindState(paymentMachine, 'authorized', 'VOID', { transactional: true })
+  async void(@ToolContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
   }
@@ -101,10 +104,10 @@ export class PaymentTools {
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
   })
-  @BindState(['captured', 'partially_refunded'], 'REFUND', { transactional: true })
-  async refund(@ToolArgs() input: z.infer<typeof refundInput>, @ToolContext() ctx: McpToolContext<EntityManager>) {
+  @BindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  async refund(@ToolArgs() input: ToolArgs<typeof refundInput>, @ToolContext() ctx: PaymentCall) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
-    const amount = input.amount ?? refundableCents(ctx.workflowContext as unknown as PaymentContext) / 100;
+    const amount = input.amount ?? refundableCents(ctx.workflowContext) / 100;
     const entry = await this.settle(ctx, 'refund', amount);
     return { refunded: entry.amount, currency: entry.currency, message: 'Refund recorded.' };
   }
@@ -117,27 +120,26 @@ export class PaymentTools {
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true, idempotentHint: true },
   })
-  async status(@ToolContext() ctx: McpToolContext): Promise<z.infer<typeof statusOutput>> {
+  async status(@ToolContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
-    const context = ctx.workflowContext as unknown as PaymentContext;
-    const entries = await this.ledger.find({ where: { paymentId: ctx.handle! }, order: { id: 'ASC' } });
+    const entries = await this.ledger.find({ where: { paymentId: ctx.handle }, order: { id: 'ASC' } });
     return {
-      paymentId: ctx.handle!,
-      state: ctx.state!,
-      refundable: refundableCents(context) / 100,
+      paymentId: ctx.handle,
+      state: ctx.state,
+      refundable: refundableCents(ctx.workflowContext) / 100,
       ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
     };
   }
 
   /** Writes the entry of a capture, void or refund: `amount`, or the authorized amount. */
   private async settle(
-    ctx: McpToolContext<EntityManager>,
+    ctx: PaymentCall,
     kind: Exclude<LedgerKind, 'authorize'>,
     amount?: number,
   ): Promise<LedgerEntry> {
     const authorization = await this.transaction(ctx)
       .getRepository(LedgerEntry)
-      .findOneBy({ paymentId: ctx.handle!, kind: 'authorize' });
+      .findOneBy({ paymentId: ctx.handle, kind: 'authorize' });
     if (!authorization) {
       throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
     }
@@ -145,16 +147,16 @@ export class PaymentTools {
   }
 
   /** Inserts one ledger entry in the call's transaction. */
-  private async write(ctx: McpToolContext<EntityManager>, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
+  private async write(ctx: PaymentCall, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
     const repository = this.transaction(ctx).getRepository(LedgerEntry);
-    const entry = repository.create({ paymentId: ctx.handle!, kind, amount, currency, createdAt: Date.now() });
+    const entry = repository.create({ paymentId: ctx.handle, kind, amount, currency, createdAt: Date.now() });
     await repository.insert(entry);
     await sampleHandlerDelay();
     return entry;
   }
 
   /** The transaction the gate opened for this call (the payment tools are transactional). */
-  private transaction(ctx: McpToolContext<EntityManager>): EntityManager {
+  private transaction(ctx: PaymentCall): EntityManager {
     if (!ctx.manager) {
       throw new Error(`${ctx.toolName} must run in transactional mode: the call has no transaction manager.`);
     }

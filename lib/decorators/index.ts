@@ -4,6 +4,7 @@ export * from './start-workflow.decorator.js';
 export * from './mcp-workflow.decorator.js';
 export * from './tool-params.decorator.js';
 export * from './machine-ref.type.js';
+export type * from './workflow-context.interface.js';
 export * from './mcp-prompt.decorator.js';
 export * from './mcp-resource.decorator.js';
 export * from './mcp-completer.type.js';

@@ -21,7 +21,8 @@ export interface McpToolOptions {
   title?: string;
   /**
    * `serverId` of the MCP server that serves the tool, when the app has several; overrides
-   * the class's `@ServedBy`. @default the server of the nearest module that imports an McpModule
+   * the class's `@ServedBy`.
+   * @default the class's `@ServedBy`; with one McpModule in the app, that one
    */
   server?: string;
 }

@@ -1,5 +1,6 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { ROUTE_ARGS_METADATA } from '../nest-internals.js';
+import type { output, ZodType } from 'zod';
 
 /**
  * Kinds of handler parameters that MCP tool handlers can ask for. The values stay clear of
@@ -39,12 +40,23 @@ function createMcpParamDecorator(paramtype: McpParamtype) {
 
 /**
  * Injects the tool's validated arguments, or one property of them with `@ToolArgs('id')`.
- * Pipes run on the value, as on HTTP route parameters.
+ * Pipes run on the value, as on HTTP route parameters. Type the parameter with the
+ * {@link ToolArgs} type of the tool's `inputSchema`.
  *
  * @example
- * capture(\@ToolArgs() input: { paymentId: string }, \@ToolArgs('paymentId') id: string) { ... }
+ * refund(\@ToolArgs() input: ToolArgs<typeof refundInput>, \@ToolArgs('paymentId') id: string) { ... }
  */
 export const ToolArgs = createMcpParamDecorator(McpParamtype.ARGS);
+
+/**
+ * The arguments a handler receives for the zod schema `TSchema` (its `inputSchema`), after
+ * validation: defaults applied, transforms run (zod's output type).
+ *
+ * @example
+ * const refundInput = z.object({ amount: z.number().positive().optional() });
+ * refund(\@ToolArgs() input: ToolArgs<typeof refundInput>) { return input.amount; }
+ */
+export type ToolArgs<TSchema extends ZodType> = output<TSchema>;
 
 /**
  * Injects the call's {@link McpToolContext} (session, handle, state, auth info, the SDK's extra,

@@ -3,10 +3,6 @@
 /** Formats a list of names for a message. */
 const formatList = (names: readonly string[]): string => (names.length ? names.join(', ') : '(none)');
 
-/** Bootstrap error: two machines share an id. */
-export const duplicateMachine = (machine: string): string =>
-  `McpModule: two machines have the id "${machine}"; machine ids must be unique.`;
-
 /** Bootstrap error: `@McpTool` without a name or description. */
 export const toolNeedsNameAndDescription = (source: string): string =>
   `${source}: @McpTool needs a "name" and a "description".`;
@@ -113,13 +109,12 @@ export const workflowInstanceDescription = (machine: string, handleKey?: string)
 export const unknownServer = (source: string, server: string, known: readonly string[]): string =>
   `${source}: is served by MCP server "${server}", but no McpModule of the app has that serverId (servers: ${formatList(known)}).`;
 
-/** Bootstrap error: a handler's module is as near to several servers. */
-export const ambiguousServer = (source: string, module: string, servers: readonly string[]): string =>
-  `${source}: module ${module} is as near to MCP servers ${formatList(servers)} (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @ServedBy(server) on the class.`;
-
-/** Bootstrap error: a handler's module is reached by no server, and none is global. */
-export const unreachableServer = (source: string, module: string, servers: readonly string[]): string =>
-  `${source}: module ${module} neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: ${formatList(servers)}); import it where an McpModule is imported, or name the server with { server } or @ServedBy(server).`;
+/** Bootstrap error: with several servers, a handler names none (`suggested`: the one McpModule its module imports). */
+export const unroutedHandler = (source: string, className: string, servers: readonly string[], module: string, suggested?: string): string =>
+  `${source}: this app has several MCP servers (${formatList(servers)}) and nothing names the one that serves it; servers are not inferred from imports. ` +
+  (suggested === undefined
+    ? `Add @ServedBy('<serverId>') to ${className}, or { server: '<serverId>' } to the decorator.`
+    : `Its module ${module} imports the McpModule of "${suggested}": add @ServedBy('${suggested}') to ${className} (or { server: '${suggested}' } to the decorator).`);
 
 /** Bootstrap error: two McpModules share a server id. */
 export const duplicateServerId = (server: string): string =>
@@ -137,10 +132,6 @@ export const duplicateServerPath = (path: string, first: string, second: string)
 export const severalStdioServers = (first: string, second: string): string =>
   `McpModule: servers "${first}" and "${second}" both serve stdio; only one server of a process can own stdin and stdout.`;
 
-/** Bootstrap error: a provider injects an McpModule export in a module that imports several. */
-export const ambiguousInjection = (source: string, module: string, token: string, servers: readonly string[]): string =>
-  `${source} injects ${token}, but its module ${module} imports the McpModules of servers ${formatList(servers)}, which all export it, and Nest would inject the first one's; provide it in a module that imports one of them.`;
-
-/** Bootstrap error: a provider's handlers are served by one server, and it injects another's exports. */
-export const injectionFromOtherServer = (source: string, module: string, token: string, served: string, injected: string): string =>
-  `${source} injects ${token}, and its handlers are served by MCP server "${served}", but its module ${module} does not import that McpModule, so Nest would inject the one of server "${injected}" (global); import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value).`;
+/** Bootstrap error: a provider's handlers are served by one server, and Nest gave it another server's export. */
+export const injectionFromOtherServer = (source: string, module: string, token: string, served: string, injected: string, global: boolean): string =>
+  `${source} injects ${token}, and its handlers are served by MCP server "${served}", but Nest gave it the one of server "${injected}"${global ? ' (global)' : ''}; import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value), ahead of any other server's.`;

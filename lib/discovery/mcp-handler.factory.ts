@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import type { ContextId } from '@nestjs/core';
-import type { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator.js';
+import { ExternalContextCreator, type ContextId } from '@nestjs/core';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
+import { ExecutionContextHost, ROUTE_ARGS_METADATA, type ExternalExceptionFilterContext } from '../nest-internals.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 
 type Method = (...args: unknown[]) => unknown;

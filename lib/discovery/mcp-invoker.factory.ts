@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { McpParamtype, type McpParamMetadata } from '../decorators/tool-params.decorator.js';
 import { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
+import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from '../nest-internals.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
@@ -65,7 +64,7 @@ export class McpInvokerFactory {
     private readonly moduleRef: ModuleRef,
     private readonly gate: FsmGate,
     private readonly appConfig: ApplicationConfig,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
   ) {}
 
   create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {

@@ -1,6 +1,6 @@
 import { type ParamData } from '@nestjs/common';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import type { ParamsFactory } from '@nestjs/core/helpers/external-context-creator.js';
+import type { ParamsFactory } from '@nestjs/core';
+import { RouteParamtypes } from '../nest-internals.js';
 import { McpParamtype } from '../decorators/tool-params.decorator.js';
 import type { FsmCall } from '../gating/fsm-call.js';
 

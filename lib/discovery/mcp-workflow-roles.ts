@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
@@ -29,7 +29,7 @@ export class McpWorkflowRoles {
   constructor(
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
     private readonly store: FsmStoreAdapter,
   ) {}
 

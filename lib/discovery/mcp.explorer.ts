@@ -39,8 +39,8 @@ export class McpExplorer implements OnModuleInit {
     private readonly scope: McpServerScope,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await this.scope.load();
+  onModuleInit(): void {
+    this.scope.load();
     const found = this.explore();
     this.tools.register(found.tools);
     const resources = [...found.resources, ...this.workflowResources.create()];
@@ -49,7 +49,7 @@ export class McpExplorer implements OnModuleInit {
     this.primitives.register(found.prompts, resources);
   }
 
-  /** The server's tools, prompts and resources, validated (call after `McpServerScope.load`). */
+  /** The server's tools, prompts and resources, validated (resources are checked for unique names and URIs with the workflow resources, by `onModuleInit`). */
   explore(): { tools: McpToolDefinition[]; prompts: McpPromptDefinition[]; resources: McpResourceDefinition[] } {
     const tools: McpToolDefinition[] = [];
     const prompts: McpPromptDefinition[] = [];
@@ -67,8 +67,6 @@ export class McpExplorer implements OnModuleInit {
     }
     this.assertUnique('Tool', tools, (tool) => tool.name);
     this.assertUnique('Prompt', prompts, (prompt) => prompt.name);
-    this.assertUnique('Resource', resources, (resource) => resource.name);
-    this.assertUnique('Resource URI', resources, (resource) => resource.uri ?? resource.template!.toString());
     return { tools, prompts, resources };
   }
 
@@ -93,6 +91,7 @@ export class McpExplorer implements OnModuleInit {
         }
       }
       if (sites.length) {
+        this.scope.checkInjections(wrapper, metatype);
         seen.add(metatype);
         yield* sites;
       }

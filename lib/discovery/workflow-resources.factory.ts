@@ -5,7 +5,7 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toMermaid } from '../diagram/to-mermaid.js';
 import type { FsmCall } from '../gating/fsm-call.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import * as messages from './discovery.messages.js';
@@ -22,7 +22,7 @@ export const MERMAID_MIME_TYPE = 'text/vnd.mermaid';
 @Injectable()
 export class WorkflowResourcesFactory {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
     private readonly gate: FsmGate,

@@ -112,7 +112,7 @@ export class FsmCall {
   }
 
   /** The call a tool context belongs to. */
-  static of(context: McpToolContext): FsmCall | undefined {
+  static of(context: object): FsmCall | undefined {
     return callsByContext.get(context);
   }
 

@@ -19,6 +19,9 @@ export interface McpWorkflowRef {
   handle?: string;
 }
 
+/** What `McpWorkflowService` reads of a handler's `@ToolContext()`: a `McpToolContext` or a `WorkflowContext`. */
+export type McpWorkflowCallContext = Pick<McpToolContext, 'toolName' | 'machine' | 'handle'>;
+
 /** An instance as the current caller may see it. */
 export interface McpWorkflowInstance {
   machine: string;
@@ -42,9 +45,9 @@ export interface McpWorkflowInstance {
  *
  * @example
  * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
- * async status(\@ToolContext() ctx: McpToolContext) {
+ * async status(\@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) {
  *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
- *   return { state: payment!.state, refundable: payment!.context?.refundable };
+ *   return { state: ctx.state, final: payment?.final, allowed: payment?.allowedTools };
  * }
  */
 @Injectable()
@@ -57,7 +60,7 @@ export class McpWorkflowService {
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
-  async get(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
+  async get(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
     const found = await this.find(ctx, ref);
     if (!found) {
       return undefined;
@@ -76,7 +79,7 @@ export class McpWorkflowService {
   }
 
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
-  async history(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
+  async history(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
     const found = await this.find(ctx, ref);
     return found ? this.store.history(found.storeKey) : [];
   }
@@ -85,7 +88,7 @@ export class McpWorkflowService {
    * Deletes the instance (its history stays) and tells the sessions that follow it; `false`
    * when there is none the caller may see. A handle-keyed instance's handle is unknown after it.
    */
-  async end(ctx: McpToolContext, ref: McpWorkflowRef = {}): Promise<boolean> {
+  async end(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<boolean> {
     const found = await this.find(ctx, ref);
     if (!found || !found.stored) {
       return false;
@@ -98,7 +101,7 @@ export class McpWorkflowService {
     return true;
   }
 
-  private async find(ctx: McpToolContext, ref: McpWorkflowRef) {
+  private async find(ctx: McpWorkflowCallContext, ref: McpWorkflowRef) {
     const call = FsmCall.of(ctx);
     const machine = ref.machine ?? ctx.machine;
     if (!call || !machine || !this.machines.has(machine)) {

@@ -1,5 +1,6 @@
 import { machineNeedsId } from './machines.messages.js';
 import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
+import type { ConfigMachineSchema, XStateMachineSchema, XStateMachineTypes } from './machine-schema.js';
 
 /** The parts of an XState machine (`createMachine(...)`) that `defineMachine` reads. */
 export interface XStateMachineLike {
@@ -18,10 +19,14 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
 }
 
 /**
- * Declares a workflow machine that tools can bind to.
+ * Declares a workflow machine that tools can bind to. The result keeps the literal types of
+ * the config (or of the XState machine): decorators given the machine accept only its state
+ * paths and events, and `WorkflowContext<typeof machine>` types `ctx.state`,
+ * `ctx.workflowContext` and `ctx.handle`.
  *
  * @param config an XState v5 machine config (plain data), or a machine made with
- *   XState's `setup(...).createMachine(...)` (needs `xstate` installed at runtime).
+ *   XState's `setup(...).createMachine(...)` (needs `xstate` installed at runtime; declare its
+ *   events as a union of literal `type`s in `setup({ types })` so bindings are checked).
  * @param options `stateHandleKey` makes the machine handle-keyed; without it, each
  *   session (or the stdio attachment) has one instance.
  *
@@ -37,10 +42,16 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
  *   },
  * });
  */
-export function defineMachine(
-  config: McpMachineConfig | XStateMachineLike,
-  options: McpMachineOptions = {},
-): McpMachine {
+export function defineMachine<
+  const TMachine extends XStateMachineLike & XStateMachineTypes,
+  const THandleKey extends string | undefined = undefined,
+>(machine: TMachine, options?: McpMachineOptions<THandleKey>): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
+export function defineMachine<
+  const TConfig extends McpMachineConfig,
+  const THandleKey extends string | undefined = undefined,
+>(config: TConfig, options?: McpMachineOptions<THandleKey>): McpMachine<ConfigMachineSchema<TConfig, THandleKey>>;
+export function defineMachine(config: McpMachineConfig | XStateMachineLike, options?: McpMachineOptions): McpMachine;
+export function defineMachine(config: McpMachineConfig | XStateMachineLike, options: McpMachineOptions = {}): McpMachine {
   const xstateMachine = isXStateMachine(config) ? config : undefined;
   const plain = (xstateMachine ? xstateMachine.config : config) as McpMachineConfig;
   const id = xstateMachine?.id ?? plain.id;

@@ -1,8 +1,10 @@
+import type { McpMachineSchema } from './machine-schema.js';
+
 /** A transition in an XState v5 config: a target name or an object with one. */
 export type McpTransitionConfig =
   | string
-  | { target?: string | string[]; guard?: unknown; actions?: unknown; reenter?: boolean; description?: string; meta?: unknown }
-  | ReadonlyArray<string | { target?: string | string[]; guard?: unknown; actions?: unknown }>;
+  | { target?: string | readonly string[]; guard?: unknown; actions?: unknown; reenter?: boolean; description?: string; meta?: unknown }
+  | ReadonlyArray<string | { target?: string | readonly string[]; guard?: unknown; actions?: unknown }>;
 
 /** One state node of an XState v5 config. */
 export interface McpStateNodeConfig {
@@ -26,16 +28,20 @@ export interface McpMachineConfig extends McpStateNodeConfig {
 }
 
 /** Options of `defineMachine`. */
-export interface McpMachineOptions {
+export interface McpMachineOptions<THandleKey extends string | undefined = string | undefined> {
   /**
    * Name of the tool argument that carries the instance handle (for example `'paymentId'`).
    * Set it to make the machine handle-keyed; leave it out for a session-keyed machine.
    */
-  stateHandleKey?: string;
+  stateHandleKey?: THandleKey;
 }
 
-/** A workflow machine as the module uses it: its config plus how its instances are keyed. */
-export interface McpMachine {
+/**
+ * A workflow machine as the module uses it: its config plus how its instances are keyed.
+ * `TSchema` is what the compiler knows of its states, events and context (see
+ * `defineMachine`); decorators and `WorkflowContext` read it.
+ */
+export interface McpMachine<TSchema = McpMachineSchema> {
   /** The machine id (the config's `id`). */
   readonly id: string;
   /** The XState v5 config (plain data). */
@@ -44,4 +50,6 @@ export interface McpMachine {
   readonly xstateMachine?: unknown;
   /** Argument name of the handle of a handle-keyed machine; absent for session-keyed ones. */
   readonly stateHandleKey?: string;
+  /** The machine's schema, for the compiler only: never set at runtime. */
+  readonly '~schema'?: TSchema;
 }

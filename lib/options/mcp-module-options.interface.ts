@@ -69,15 +69,86 @@ export interface McpHttpTransportOptions {
    * @default 4_194_304 (4 MB)
    */
   maxBodyBytes?: number;
+  /** Where stateful HTTP sessions live, and their limits. */
+  sessions?: McpSessionOptions;
+  /**
+   * One tenant per process: session-keyed machines on stateless HTTP share one in-process
+   * instance (keyed by `attachmentId`) instead of being refused.
+   * @default false
+   */
+  singleTenant?: boolean;
+  /**
+   * The MCP protocol eras the endpoint serves: `'2025-11-25'` (and earlier; sessions,
+   * per-session lists and `list_changed`, on `@modelcontextprotocol/sdk`) and `'2026-07-28'`
+   * (no sessions; lists the same for everyone with cache hints, calls gated; on the optional
+   * peers `@modelcontextprotocol/server` and `@modelcontextprotocol/node`). Requests are routed
+   * by the era they claim.
+   * @default both when the SDK v2 packages are installed, else `['2025-11-25']` (said once at startup)
+   */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  /**
+   * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
+   * change with a deployment.
+   * @default 300_000 (5 minutes)
+   */
+  listCacheTtlMs?: number;
 }
 
-/** How long the store keeps workflow instances (see `McpModuleOptions.retention`). */
+/** How workflow calls are claimed, refused, listed and kept (`McpModuleOptions.gate`). */
+export interface McpGateOptions {
+  /**
+   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
+   * created by Nest's injector, so it can inject your providers.
+   * @default FsmGate
+   */
+  useClass?: Type<FsmGate>;
+  /**
+   * Lease of a claimed instance, in milliseconds. The lease is renewed every third of it
+   * while the handler runs (stores with `renew`); after a crash, the instance is free again
+   * once it runs out.
+   * @default 15_000
+   */
+  leaseMs?: number;
+  /**
+   * Run every claim as a row lock in a transaction the handler joins (stores that support it).
+   * @default false
+   */
+  transactional?: boolean;
+  /**
+   * How a refusal reaches the client: a tool result with `isError: true` (what hosts show the
+   * model), or a JSON-RPC error -32602 for strict clients.
+   * @default 'result'
+   */
+  refusal?: 'result' | 'jsonrpc';
+  /**
+   * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
+   * handle the session started or used (`'used'`), or all of them, gated at call time
+   * (`'all'`), for clients that list before every call and keep no session, such as the
+   * MCP Inspector CLI. Stateless HTTP always lists all of them.
+   * @default 'used'
+   */
+  handleToolsMenu?: 'used' | 'all';
+  /**
+   * Retention of workflow instances in the store (stores with `sweep`: both shipped ones). A
+   * sweep runs every `intervalMs` in batches of `batchSize`, safe with several processes on
+   * one store.
+   * @default off: nothing is deleted
+   */
+  retention?: McpRetentionOptions;
+}
+
+/** How long the store keeps workflow instances (`gate.retention`). */
 export interface McpRetentionOptions {
-  /** An instance in a final state, and its history, is deleted this long after its last transition. */
+  /**
+   * An instance in a final state, and its history, is deleted this long after its last transition.
+   * @default kept forever
+   */
   finishedMs?: number;
   /**
    * An instance of a handle-keyed machine that has not moved for this long is deleted (its
    * handle then gets UNKNOWN_HANDLE, which says handles expire). Start tools say so.
+   * @default kept forever
    */
   idleHandleMs?: number;
   /** Time between sweeps. @default 60_000 */
@@ -171,7 +242,7 @@ export interface McpModuleOptions {
   version: string;
   /**
    * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
-   * `@ServedBy(server)` name. Unique in the app.
+   * `@ServedBy(server)` name (with several McpModules, every handler names one). Unique in the app.
    * @default `name`
    */
   serverId?: string;
@@ -187,7 +258,10 @@ export interface McpModuleOptions {
   engine?: 'auto' | 'xstate' | 'table';
   /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
   store?: FsmStateStore;
-  /** Transports to serve. @default `{ http: { path: '/mcp' } }` */
+  /**
+   * Transports to serve.
+   * @default `{ http: { path: '/mcp' } }`
+   */
   transports?: {
     /** Streamable HTTP on Nest's own HTTP server, or `false`. */
     http?: McpHttpTransportOptions | false;
@@ -195,60 +269,24 @@ export interface McpModuleOptions {
     stdio?: boolean;
   };
   /**
-   * One tenant per process: session-keyed machines on stateless HTTP share one
-   * in-process instance instead of being refused.
-   * @default false
-   */
-  singleTenant?: boolean;
-  /**
-   * Identity of the one in-process attachment (stdio, and stateless HTTP in single-tenant
-   * mode): the key of its session-keyed instances, so they survive a restart on a durable store.
+   * Identity of the one in-process attachment (stdio, and stateless HTTP with
+   * `transports.http.singleTenant`): the key of its session-keyed instances, so they survive a
+   * restart on a durable store.
    * @default 'local'
    */
   attachmentId?: string;
-  /** Session limits of stateful HTTP. */
-  sessions?: McpSessionOptions;
   /**
-   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
-   * created by Nest's injector, so it can inject your providers.
-   * @default FsmGate
+   * How workflow calls are claimed, refused, listed and kept. A class here (`gate: MyGate`) is
+   * the deprecated form of `gate: { useClass: MyGate }`.
+   * @default `{ useClass: FsmGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' }`
    */
-  gate?: Type<FsmGate>;
+  gate?: McpGateOptions | Type<FsmGate>;
   /**
    * Carries transitions between processes that share the store, so sessions on every
    * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).
    * @default none: notifications reach the sessions of this process only
    */
   transitionRelay?: FsmTransitionRelay;
-  /**
-   * Which bound tools of handle-keyed machines a session's menu lists: those allowed for a
-   * handle the session started or used (`'used'`), or all of them, gated at call time
-   * (`'all'`), for clients that list before every call and keep no session, such as the
-   * MCP Inspector CLI. Stateless HTTP always lists all of them.
-   * @default 'used'
-   */
-  handleToolsMenu?: 'used' | 'all';
-  /**
-   * How a gated refusal reaches the client: a tool result with `isError: true` (what hosts
-   * show the model), or a JSON-RPC error -32602 for strict clients.
-   * @default 'result'
-   */
-  refusal?: 'result' | 'jsonrpc';
-  /**
-   * Lease of a claimed instance, in milliseconds. The lease is renewed every third of it
-   * while the handler runs (stores with `renew`); after a crash, the instance is free again
-   * once it runs out.
-   * @default 15_000
-   */
-  leaseMs?: number;
-  /**
-   * Retention of workflow instances in the store (stores with `sweep`: both shipped ones). A
-   * sweep runs every `intervalMs` in batches of `batchSize`, safe with several processes on
-   * one store. Off unless set: nothing is deleted by default.
-   */
-  retention?: McpRetentionOptions;
-  /** Run every claim as a row lock in a transaction the handler joins (stores that support it). @default false */
-  transactional?: boolean;
   /**
    * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
    * and refused at bootstrap when `false`.
@@ -264,22 +302,6 @@ export interface McpModuleOptions {
    */
   workflowResources?: boolean;
   /**
-   * The MCP protocol eras the HTTP endpoint serves: `'2025-11-25'` (and earlier; sessions,
-   * per-session lists and `list_changed`, on `@modelcontextprotocol/sdk`) and `'2026-07-28'`
-   * (no sessions; lists the same for everyone with cache hints, calls gated; on the optional
-   * peers `@modelcontextprotocol/server` and `@modelcontextprotocol/node`). Requests are routed
-   * by the era they claim.
-   * @default both when the SDK v2 packages are installed, else `['2025-11-25']` (said once at startup)
-   */
-  protocolEras?: ('2025-11-25' | '2026-07-28')[];
-  /**
-   * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
-   * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
-   * change with a deployment.
-   * @default 300_000 (5 minutes)
-   */
-  listCacheTtlMs?: number;
-  /**
    * Escape hatch: called with each connection's SDK `Server` before it connects, after the
    * module registered its handlers. Register what the module does not serve (sampling
    * handlers, extra capabilities with `server.registerCapabilities`). Replacing the module's
@@ -287,4 +309,22 @@ export interface McpModuleOptions {
    * `logging/setLevel`) bypasses the gate, its menus and `list_changed`.
    */
   configureServer?: (server: Server, connection: { kind: 'stateful' | 'stateless' | 'stdio'; sessionId?: string }) => void;
+  /** @deprecated Use `transports.http.singleTenant`. */
+  singleTenant?: boolean;
+  /** @deprecated Use `transports.http.sessions`. */
+  sessions?: McpSessionOptions;
+  /** @deprecated Use `transports.http.protocolEras`. */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  /** @deprecated Use `transports.http.listCacheTtlMs`. */
+  listCacheTtlMs?: number;
+  /** @deprecated Use `gate.handleToolsMenu`. */
+  handleToolsMenu?: 'used' | 'all';
+  /** @deprecated Use `gate.refusal`. */
+  refusal?: 'result' | 'jsonrpc';
+  /** @deprecated Use `gate.leaseMs`. */
+  leaseMs?: number;
+  /** @deprecated Use `gate.retention`. */
+  retention?: McpRetentionOptions;
+  /** @deprecated Use `gate.transactional`. */
+  transactional?: boolean;
 }

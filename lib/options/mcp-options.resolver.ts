@@ -1,15 +1,10 @@
 import type { Type } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
-import type { McpMachine } from '../machines/machine.interface.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import type { FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
-import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
-import { clientAddressOf } from '../transports/session-rate.limiter.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
-import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import { clientAddressOf } from './client-address.js';
+import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
+import type { McpResolvedHttpOptions, McpResolvedOptions, McpResolvedSessionOptions } from './mcp-resolved-options.interface.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -34,109 +29,109 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
-/** The module options with every default filled in, resolved once when the module starts. */
-export interface McpResolvedOptions {
-  name: string;
-  version: string;
-  serverId: string;
-  instructions?: string;
-  machines: readonly McpMachine[];
-  engine: 'auto' | 'xstate' | 'table';
-  store: FsmStateStore;
-  http:
-    | (Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>> &
-        Omit<McpHttpTransportOptions, 'path' | 'stateless' | 'drainMs' | 'maxBodyBytes'>)
-    | undefined;
-  stdio: boolean;
-  singleTenant: boolean;
-  attachmentId: string;
-  sessionStore: McpSessionStore;
-  sessionIdleTtlMs: number;
-  sessionUnusedTtlMs: number;
-  sessionEventRetentionMs: number;
-  maxSessions: number;
-  maxSessionsPerAddress: number;
-  maxSessionsPerPrincipal: number;
-  maxFollowersPerInstance: number;
-  maxNewSessionsPerMinutePerClient: number;
-  sessionClientAddress: (request: IncomingMessage) => string;
-  gate: Type<FsmGate>;
-  transitionRelay?: FsmTransitionRelay;
-  handleToolsMenu: 'used' | 'all';
-  refusal: 'result' | 'jsonrpc';
-  leaseMs: number;
-  transactional: boolean;
-  allowRequestScoped: boolean;
-  workflowResources: boolean;
-  /** `undefined`: both eras when the SDK v2 packages are installed. */
-  protocolEras?: ('2025-11-25' | '2026-07-28')[];
-  listCacheTtlMs: number;
-  retention: FsmGateOptions['retention'];
-  configureServer?: McpModuleOptions['configureServer'];
-}
-
 const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 const DEFAULT_RETENTION_BATCH = 500;
 
 /** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
 const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
 
-/** Injection token of the {@link McpResolvedOptions}. */
-export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
+/** Options of 0.2 read under their old top-level names, with where they live now. */
+const MOVED_OPTIONS = [
+  ['singleTenant', 'transports.http.singleTenant'],
+  ['sessions', 'transports.http.sessions'],
+  ['protocolEras', 'transports.http.protocolEras'],
+  ['listCacheTtlMs', 'transports.http.listCacheTtlMs'],
+  ['handleToolsMenu', 'gate.handleToolsMenu'],
+  ['refusal', 'gate.refusal'],
+  ['leaseMs', 'gate.leaseMs'],
+  ['retention', 'gate.retention'],
+  ['transactional', 'gate.transactional'],
+] as const satisfies readonly (readonly [keyof McpModuleOptions, string])[];
 
-/** Fills in every default of `options` (the only place defaults live). */
+/** The 0.2 names `options` uses, each with its new place (`gate: SomeGate` → `gate.useClass`). */
+export function movedOptionsIn(options: McpModuleOptions): [string, string][] {
+  const moved: [string, string][] = MOVED_OPTIONS.filter(([name]) => options[name] !== undefined).map(([from, to]) => [from, to]);
+  if (typeof options.gate === 'function') {
+    moved.push(['gate: <class>', 'gate.useClass']);
+  }
+  return moved;
+}
+
+/**
+ * Fills in every default of `options` (the only place defaults live), grouped by what they
+ * configure. A 0.2 name (`leaseMs`, `sessions`, ...) is read where its new place is not set.
+ */
 export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
   const http = options.transports?.http;
-  const maxSessions = options.sessions?.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const share = Math.max(1, Math.ceil(maxSessions * DEFAULT_MAX_SESSIONS_SHARE));
+  const gate: McpGateOptions = typeof options.gate === 'function' ? { useClass: options.gate } : (options.gate ?? {});
+  const retention = gate.retention ?? options.retention;
+  const attachmentId = options.attachmentId ?? DEFAULT_ATTACHMENT_ID;
   return {
-    name: options.name,
-    version: options.version,
-    serverId: options.serverId ?? options.name,
-    instructions: options.instructions,
+    server: {
+      name: options.name,
+      version: options.version,
+      serverId: options.serverId ?? options.name,
+      instructions: options.instructions,
+      configureServer: options.configureServer,
+    },
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
     store: options.store ?? new InMemoryFsmStateStore(),
-    http:
-      http === false
-        ? undefined
-        : {
-            ...http,
-            path: http?.path ?? '/mcp',
-            stateless: http?.stateless ?? false,
-            drainMs: http?.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
-            maxBodyBytes: http?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-          },
-    stdio: options.transports?.stdio ?? false,
-    singleTenant: options.singleTenant ?? false,
-    attachmentId: options.attachmentId ?? DEFAULT_ATTACHMENT_ID,
-    sessionStore: options.sessions?.store ?? new InMemoryMcpSessionStore(),
-    sessionIdleTtlMs: options.sessions?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
-    // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
-    sessionEventRetentionMs: options.sessions?.eventRetentionMs ?? (options.sessions?.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
-    sessionUnusedTtlMs: options.sessions?.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS,
-    maxSessions,
-    maxSessionsPerAddress: options.sessions?.maxPerAddress ?? share,
-    maxSessionsPerPrincipal: options.sessions?.maxPerPrincipal ?? share,
-    maxFollowersPerInstance: options.sessions?.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
-    maxNewSessionsPerMinutePerClient: options.sessions?.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
-    sessionClientAddress: options.sessions?.clientAddress ?? clientAddressOf,
-    gate: options.gate ?? FsmGate,
     transitionRelay: options.transitionRelay,
-    handleToolsMenu: options.handleToolsMenu ?? 'used',
-    refusal: options.refusal ?? 'result',
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    transactional: options.transactional ?? false,
-    allowRequestScoped: options.allowRequestScoped ?? true,
-    workflowResources: options.workflowResources ?? false,
-    protocolEras: options.protocolEras,
-    listCacheTtlMs: options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
-    retention: {
-      finishedMs: options.retention?.finishedMs,
-      idleHandleMs: options.retention?.idleHandleMs,
-      intervalMs: options.retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
-      batchSize: options.retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
+    http: http === false ? null : resolveHttp(http ?? {}, options, attachmentId),
+    stdio: options.transports?.stdio ? { attachmentId } : null,
+    sessions: resolveSessions((http ? http.sessions : undefined) ?? options.sessions ?? {}),
+    gate: {
+      useClass: gate.useClass ?? (FsmGate as Type<FsmGate>),
+      leaseMs: gate.leaseMs ?? options.leaseMs ?? DEFAULT_LEASE_MS,
+      transactional: gate.transactional ?? options.transactional ?? false,
+      refusal: gate.refusal ?? options.refusal ?? 'result',
+      handleToolsMenu: gate.handleToolsMenu ?? options.handleToolsMenu ?? 'used',
+      retention: {
+        finishedMs: retention?.finishedMs,
+        idleHandleMs: retention?.idleHandleMs,
+        intervalMs: retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
+        batchSize: retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
+      },
     },
-    configureServer: options.configureServer,
+    discovery: {
+      allowRequestScoped: options.allowRequestScoped ?? true,
+      workflowResources: options.workflowResources ?? false,
+    },
+  };
+}
+
+function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, attachmentId: string): McpResolvedHttpOptions {
+  return {
+    path: http.path ?? '/mcp',
+    stateless: http.stateless ?? false,
+    direct: http.direct ?? false,
+    allowedHosts: http.allowedHosts,
+    allowedOrigins: http.allowedOrigins,
+    authenticate: http.authenticate,
+    drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
+    maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    singleTenant: http.singleTenant ?? options.singleTenant ?? false,
+    protocolEras: http.protocolEras ?? options.protocolEras,
+    listCacheTtlMs: http.listCacheTtlMs ?? options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
+    attachmentId,
+  };
+}
+
+function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions {
+  const maxSessions = sessions.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const share = Math.max(1, Math.ceil(maxSessions * DEFAULT_MAX_SESSIONS_SHARE));
+  return {
+    store: sessions.store ?? new InMemoryMcpSessionStore(),
+    idleTtlMs: sessions.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
+    // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
+    eventRetentionMs: sessions.eventRetentionMs ?? (sessions.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
+    unusedTtlMs: sessions.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS,
+    maxSessions,
+    maxPerAddress: sessions.maxPerAddress ?? share,
+    maxPerPrincipal: sessions.maxPerPrincipal ?? share,
+    maxFollowersPerInstance: sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
+    maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
+    clientAddress: sessions.clientAddress ?? clientAddressOf,
   };
 }

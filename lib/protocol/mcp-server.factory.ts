@@ -14,7 +14,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
@@ -40,7 +40,7 @@ export class McpServerFactory {
   private readonly logger = new Logger('McpServer');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
     private readonly menu: ToolMenuService,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,

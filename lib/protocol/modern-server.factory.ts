@@ -3,7 +3,7 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_HTTP_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedHttpOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
@@ -38,7 +38,8 @@ export class ModernServerFactory {
   private readonly logger = new Logger('McpModern');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
     private readonly servers: McpServerFactory,
     private readonly menu: ToolMenuService,
     private readonly calls: ToolCallHandler,
@@ -64,7 +65,7 @@ export class ModernServerFactory {
       instructions: this.options.instructions,
     });
     const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
-    const hint = { ttlMs: this.options.listCacheTtlMs, cacheScope: 'public' as const };
+    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {

@@ -84,10 +84,6 @@ export const invalidParams = (method: string, issues: ReadonlyArray<{ path: Prop
 export const uriTooLong = (method: string, length: number, limit: number): string =>
   `Invalid ${method} request: the resource URI is ${length} characters long; this MCP server takes URIs of at most ${limit} characters.`;
 
-/** A malformed `prompts/get`, `resources/read` or `completion/complete` request. */
-export const invalidRequest = (method: string, field: string, expected: string): string =>
-  `Invalid ${method} request: "params.${field}" must be ${expected}.`;
-
 /** `resources/subscribe` to a session-keyed instance on a connection without session state. */
 export const subscriptionNeedsSession = (uri: string, machine: string): string =>
   `NO_SESSION: "${echo(uri)}" shows this session's ${machine}, and this connection has no session to subscribe with.`;

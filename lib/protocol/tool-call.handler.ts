@@ -7,7 +7,7 @@ import { toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
@@ -26,7 +26,7 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 @Injectable()
 export class ToolCallHandler {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,

@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { FsmTransitionBus, type FsmTransitionEvent } from '../relays/fsm-transition.bus.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_SERVER_IDENTITY, MCP_SESSION_OPTIONS, type McpResolvedSessionOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
@@ -53,7 +53,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   private recheckNext?: Set<string> | 'all';
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SESSION_OPTIONS) private readonly options: McpResolvedSessionOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
     private readonly bus: FsmTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
@@ -61,8 +62,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     @Inject(McpSessionStore) private readonly sessionStore: McpSessionStore,
     private readonly follows: McpSessionFollows,
   ) {
-    this.idleTtlMs = options.sessionIdleTtlMs;
-    this.unusedTtlMs = options.sessionUnusedTtlMs;
+    this.idleTtlMs = options.idleTtlMs;
+    this.unusedTtlMs = options.unusedTtlMs;
     this.unsubscribe = bus.subscribe((event) => this.notify(event));
     this.unsubscribeResync = bus.onResync((machines) => this.recheck(machines));
     // Half the unused TTL, so an unused session ends at most 1.5 of it after its initialize.
@@ -193,7 +194,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
       return false;
     }
     for (const session of this.streaming) {
-      if (session.hasStream(this.options.sessionEventRetentionMs)) return true;
+      if (session.hasStream(this.options.eventRetentionMs)) return true;
     }
     return false;
   }
@@ -211,7 +212,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         session &&
         session !== event.origin &&
         !told.has(session) &&
-        session.hasStream(this.options.sessionEventRetentionMs) &&
+        session.hasStream(this.options.eventRetentionMs) &&
         this.menu.adopt(session, event.storeKey)
       ) {
         this.tell(session, event);
@@ -279,7 +280,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
 
   private async sweepOnce(): Promise<void> {
     const now = Date.now();
-    const { serverId } = this.options;
+    const { serverId } = this.identity;
     await this.endAll((limit) => this.sessionStore.expire(serverId, now - this.idleTtlMs, limit));
     await this.endAll((limit) => this.sessionStore.expireUnused(serverId, now - this.unusedTtlMs, limit));
     for (const [key, { session }] of this.live) {
@@ -287,8 +288,8 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
         await this.closeLocal(key);
       }
     }
-    for (let call = 0; call < SWEEP_CALLS && this.options.sessionEventRetentionMs > 0; call++) {
-      if ((await this.sessionStore.pruneEvents(now - this.options.sessionEventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
+    for (let call = 0; call < SWEEP_CALLS && this.options.eventRetentionMs > 0; call++) {
+      if ((await this.sessionStore.pruneEvents(now - this.options.eventRetentionMs, SWEEP_BATCH)) < SWEEP_BATCH) break;
     }
   }
 

@@ -8,7 +8,8 @@ import type { FsmInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import { handleRetention } from '../protocol/protocol.messages.js';
@@ -50,7 +51,8 @@ export class ToolMenuService {
   private readonly sessionMachines: string[];
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(MCP_SESSION_OPTIONS) sessionOptions: McpResolvedSessionOptions,
     private readonly tools: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly machines: McpMachineRegistry,
@@ -58,7 +60,7 @@ export class ToolMenuService {
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
   ) {
-    this.followers = new McpInstanceFollowers(options.maxFollowersPerInstance);
+    this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_SHUTDOWN_JSONRPC_CODE } from '../protocol/json-rpc.codes.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../options/mcp-resolved-options.interface.js';
 import { JsonRpcError } from '../protocol/json-rpc.error.js';
 import * as messages from '../protocol/protocol.messages.js';
 
@@ -32,8 +32,8 @@ export class McpShutdownDrain implements OnModuleDestroy {
     if (this.inFlight === 0) this.onIdle?.();
   };
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions) {
-    const drainMs = options.http?.drainMs;
+  constructor(@Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null) {
+    const drainMs = http?.drainMs;
     if (drainMs !== undefined && !(drainMs >= 0 && drainMs <= 2 ** 31 - 1)) {
       throw new Error(messages.drainMsInvalid(drainMs));
     }
@@ -61,7 +61,7 @@ export class McpShutdownDrain implements OnModuleDestroy {
   }
 
   private async drain(): Promise<void> {
-    const http = this.options.http;
+    const http = this.http;
     if (!http || this.inFlight === 0) {
       return;
     }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { decideAdmission, type McpAdmissionView, type McpSessionLimitName, type McpSessionLimits } from './session-admission.policy.js';
@@ -35,15 +35,15 @@ export class McpSessionAdmission {
   private readonly opening = new Set<McpAdmissionView>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) options: McpResolvedOptions,
+    @Inject(MCP_SESSION_OPTIONS) options: McpResolvedSessionOptions,
     private readonly registry: McpSessionRegistry,
   ) {
     this.limits = {
       maxSessions: options.maxSessions,
-      maxPerAddress: options.maxSessionsPerAddress,
-      maxPerPrincipal: options.maxSessionsPerPrincipal,
-      idleTtlMs: options.sessionIdleTtlMs,
-      unusedTtlMs: options.sessionUnusedTtlMs,
+      maxPerAddress: options.maxPerAddress,
+      maxPerPrincipal: options.maxPerPrincipal,
+      idleTtlMs: options.idleTtlMs,
+      unusedTtlMs: options.unusedTtlMs,
     };
   }
 

@@ -1,6 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
-
 /** A client's allowance: `tokens` sessions left at time `at`, refilling at the per-minute rate. */
 interface Bucket {
   tokens: number;
@@ -10,27 +7,6 @@ interface Bucket {
 const MINUTE_MS = 60_000;
 /** Clients tracked at most; beyond, the least recently seen one is forgotten. */
 const DEFAULT_MAX_CLIENTS = 10_000;
-
-/**
- * The address new sessions are counted by: the socket's remote address, an IPv4-mapped
- * IPv6 address as IPv4, and an IPv6 address by its /64 (one host usually holds the whole
- * prefix, so counting single IPv6 addresses would not limit anyone).
- */
-export function clientAddressOf(request: IncomingMessage): string {
-  const address = (request.socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').replace(/%.*$/, '');
-  if (isIP(address) !== 6) {
-    return address;
-  }
-  const [head, tail] = address.split('::');
-  const groups = (part: string | undefined) => (part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : []);
-  const before = groups(head);
-  const after = groups(tail);
-  const all = [...before, ...Array<string>(Math.max(0, 8 - before.length - after.length)).fill('0'), ...after];
-  return `${all
-    .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
-    .join(':')}::/64`;
-}
 
 /**
  * How many sessions each client may open: a token bucket per client of `perMinute` sessions,

@@ -3,7 +3,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import {
+  MCP_HTTP_OPTIONS,
+  MCP_SERVER_IDENTITY,
+  MCP_SESSION_OPTIONS,
+  type McpResolvedHttpOptions,
+  type McpResolvedSessionOptions,
+  type McpServerIdentity,
+} from '../options/mcp-resolved-options.interface.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionUsage } from '../sessions/mcp-session-usage.js';
@@ -53,14 +60,16 @@ export class StatefulHttpSessions {
   private readonly touchIntervalMs: number;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
+    @Inject(MCP_SESSION_OPTIONS) private readonly sessionOptions: McpResolvedSessionOptions,
     private readonly factory: McpServerFactory,
     private readonly registry: McpSessionRegistry,
     private readonly menu: ToolMenuService,
     @Inject(McpSessionStore) private readonly store: McpSessionStore,
     private readonly admission: McpSessionAdmission,
   ) {
-    this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, options.sessionIdleTtlMs / 2);
+    this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, sessionOptions.idleTtlMs / 2);
   }
 
   /**
@@ -72,7 +81,7 @@ export class StatefulHttpSessions {
     const now = Date.now();
     const record: McpSessionRecord = {
       id: randomUUID(),
-      serverId: this.options.serverId,
+      serverId: this.identity.serverId,
       initialize: { ...initialize.params, protocolVersion: negotiatedProtocolVersion(initialize.params.protocolVersion) },
       principal,
       createdAt: now,
@@ -99,7 +108,7 @@ export class StatefulHttpSessions {
     }
     let rebuilt = this.rebuilding.get(id);
     if (!rebuilt) {
-      const address = this.options.sessionClientAddress(req);
+      const address = this.sessionOptions.clientAddress(req);
       const slot = this.admission.admit(address, req.auth?.clientId);
       if (slot instanceof McpSessionRefusal) {
         return Promise.resolve(slot);
@@ -143,7 +152,7 @@ export class StatefulHttpSessions {
       return;
     }
     const lastEventId = req.headers['last-event-id'];
-    if (this.options.sessionEventRetentionMs > 0 && typeof lastEventId === 'string' && !isGetStreamEventId(lastEventId)) {
+    if (this.sessionOptions.eventRetentionMs > 0 && typeof lastEventId === 'string' && !isGetStreamEventId(lastEventId)) {
       return;
     }
     (session.server.transport as StreamableHTTPServerTransport).closeStandaloneSSEStream();
@@ -170,7 +179,7 @@ export class StatefulHttpSessions {
     } catch (error) {
       return error instanceof McpSessionRecordError ? this.unrebuildable(id, error.message) : this.unavailable(id, error);
     }
-    if (!record || record.serverId !== this.options.serverId) {
+    if (!record || record.serverId !== this.identity.serverId) {
       return undefined;
     }
     const initialize = replayableInitialize(record.initialize);
@@ -180,7 +189,7 @@ export class StatefulHttpSessions {
     const used = use || record.lastSeenAt !== record.createdAt;
     const session = await this.connect(record, new McpSessionUsage(address, record.createdAt, used));
     try {
-      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.options.http!.path, id, initialize);
+      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.http!.path, id, initialize);
     } catch (error) {
       await session.server.close();
       return this.unrebuildable(id, messages.reasonOf(error));
@@ -225,7 +234,7 @@ export class StatefulHttpSessions {
    */
   private eventStore(session: McpServedSession): McpSessionEventStore {
     const id = session.id!;
-    const retentionMs = this.options.sessionEventRetentionMs;
+    const retentionMs = this.sessionOptions.eventRetentionMs;
     return new McpSessionEventStore(id, this.store, () => session.hasStream(retentionMs), (eventId) => this.logger.debug(messages.replayMiss(id, eventId)));
   }
 
@@ -236,7 +245,7 @@ export class StatefulHttpSessions {
     session.usage = usage;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: this.options.sessionEventRetentionMs > 0 ? this.eventStore(session) : undefined,
+      eventStore: this.sessionOptions.eventRetentionMs > 0 ? this.eventStore(session) : undefined,
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import { MCP_STDIO_OPTIONS, type McpResolvedStdioOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';
@@ -16,16 +16,16 @@ import { stdioLogsToStdout } from './transports.messages.js';
 @Injectable()
 export class StdioTransport implements OnApplicationBootstrap {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_STDIO_OPTIONS) private readonly options: McpResolvedStdioOptions | null,
     private readonly factory: McpServerFactory,
     private readonly sessions: McpSessionRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.options.stdio) {
+    if (!this.options) {
       return;
     }
-    const session = this.factory.createSession('stdio', undefined, attachmentScope(this.options));
+    const session = this.factory.createSession('stdio', undefined, attachmentScope(this.options.attachmentId));
     await session.server.connect(new StdioServerTransport());
     this.sessions.add('stdio', session, () => session.server.close());
     // Judged once startup is over: `app.useLogger()` right after creation (with `bufferLogs`) picks the logger.

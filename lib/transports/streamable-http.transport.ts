@@ -4,7 +4,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../protocol/client-input.limits.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-options.resolver.js';
+import {
+  MCP_HTTP_OPTIONS,
+  MCP_SESSION_OPTIONS,
+  type McpResolvedHttpOptions,
+  type McpResolvedSessionOptions,
+} from '../options/mcp-resolved-options.interface.js';
 import { mcpHttpExchange } from './mcp-http-request.storage.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { invalidParams } from '../protocol/protocol.messages.js';
@@ -58,7 +63,8 @@ export class StreamableHttpTransport implements OnModuleInit {
   private readonly logger = new Logger('McpHttp');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
+    @Inject(MCP_SESSION_OPTIONS) private readonly sessionOptions: McpResolvedSessionOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly factory: McpServerFactory,
     private readonly registry: McpSessionRegistry,
@@ -76,15 +82,15 @@ export class StreamableHttpTransport implements OnModuleInit {
   private newSessions!: McpSessionRateLimiter;
 
   async onModuleInit(): Promise<void> {
-    const http = this.options.http;
+    const http = this.http;
     const adapter = this.adapterHost.httpAdapter;
     if (!http || !adapter) {
       return;
     }
-    const eras = this.options.protocolEras;
+    const eras = http.protocolEras;
     this.legacy = !eras || eras.includes('2025-11-25');
     this.modern = await this.modernHandler();
-    this.newSessions = new McpSessionRateLimiter(this.options.maxNewSessionsPerMinutePerClient);
+    this.newSessions = new McpSessionRateLimiter(this.sessionOptions.maxNewPerMinutePerClient);
     if (!Number.isSafeInteger(http.maxBodyBytes) || http.maxBodyBytes <= 0) {
       throw new Error(messages.invalidMaxBodyBytes(http.maxBodyBytes));
     }
@@ -148,7 +154,7 @@ export class StreamableHttpTransport implements OnModuleInit {
 
   /** The 2026-07-28 handler on the SDK v2 packages; without them, only the 2025 era (said once, or refused when asked for). */
   private async modernHandler(): Promise<ModernHttpHandler | undefined> {
-    const eras = this.options.protocolEras;
+    const eras = this.http!.protocolEras;
     if (eras && !eras.includes('2026-07-28')) {
       return undefined;
     }
@@ -275,10 +281,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
       return this.refuseSessionless(method, req, res);
     }
-    const address = this.options.sessionClientAddress(req);
+    const address = this.sessionOptions.clientAddress(req);
     const retryAfter = this.newSessions.take(address);
     if (retryAfter > 0) {
-      const limit = this.options.maxNewSessionsPerMinutePerClient;
+      const limit = this.sessionOptions.maxNewPerMinutePerClient;
       return this.reply(res, 503, SERVER_ERROR, messages.tooManyNewSessions(limit, retryAfter), req, { 'Retry-After': String(retryAfter) });
     }
     const slot = this.admission.admit(address, req.auth?.clientId);
@@ -306,7 +312,7 @@ export class StreamableHttpTransport implements OnModuleInit {
   }
 
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
-    const scope = this.options.singleTenant ? attachmentScope(this.options) : undefined;
+    const scope = this.http!.singleTenant ? attachmentScope(this.http!.attachmentId) : undefined;
     const session = this.factory.createSession('stateless', undefined, scope);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void session.server.close());
@@ -328,7 +334,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       }
       if (!res.headersSent && error instanceof McpBodyTooLargeError) {
         // The rest of the body is not read: the connection closes after the reply.
-        return this.reply(res, 413, SERVER_ERROR, messages.bodyTooLarge(this.options.http!.maxBodyBytes), undefined, { Connection: 'close' });
+        return this.reply(res, 413, SERVER_ERROR, messages.bodyTooLarge(this.http!.maxBodyBytes), undefined, { Connection: 'close' });
       }
       if (!res.headersSent && error instanceof HttpException) {
         return this.reply(res, error.getStatus(), SERVER_ERROR, error.message);
@@ -363,9 +369,6 @@ function startsWork(method: string, body: unknown): boolean {
   }
   return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
 }
-
-/** The HTTP transport options with their defaults filled in. */
-type McpResolvedHttpOptions = NonNullable<McpResolvedOptions['http']>;
 
 /**
  * Whether Express routes `url` to the route of `path`: by default it matches paths without

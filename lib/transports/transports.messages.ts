@@ -42,21 +42,21 @@ export const sessionRequired = (): string =>
 export const sessionLimitReached = (limit: 'maxSessions' | 'maxPerAddress' | 'maxPerPrincipal', value: number, retryAfterSeconds: number): string => {
   switch (limit) {
     case 'maxSessions':
-      return `Service Unavailable: this MCP server holds ${value} live sessions (sessions.maxSessions), its maximum, and every one is answering a request; retry after ${retryAfterSeconds} s.`;
+      return `Service Unavailable: this MCP server holds ${value} live sessions (transports.http.sessions.maxSessions), its maximum, and every one is answering a request; retry after ${retryAfterSeconds} s.`;
     case 'maxPerAddress':
-      return `Service Unavailable: this client address holds ${value} live sessions (sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
+      return `Service Unavailable: this client address holds ${value} live sessions (transports.http.sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
     case 'maxPerPrincipal':
-      return `Service Unavailable: this principal holds ${value} live sessions (sessions.maxPerPrincipal), the most one principal may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
+      return `Service Unavailable: this principal holds ${value} live sessions (transports.http.sessions.maxPerPrincipal), the most one principal may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
   }
 };
 
 /** Log line: a session was ended to make room for a new one. */
 export const sessionEvicted = (id: string, maxSessions: number, idleMs: number): string =>
-  `Session ${id} evicted: ${maxSessions} live sessions (sessions.maxSessions) reached, and it was the least recently used idle one (idle ${Math.round(idleMs / 1000)} s); its client gets 404 and re-initializes.`;
+  `Session ${id} evicted: ${maxSessions} live sessions (transports.http.sessions.maxSessions) reached, and it was the least recently used idle one (idle ${Math.round(idleMs / 1000)} s); its client gets 404 and re-initializes.`;
 
 /** HTTP 503: one client address opened too many sessions in the last minute. */
 export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>
-  `Service Unavailable: this client address may open ${limit} sessions per minute (sessions.maxNewPerMinutePerClient) and has used them; retry after ${retryAfterSeconds} s.`;
+  `Service Unavailable: this client address may open ${limit} sessions per minute (transports.http.sessions.maxNewPerMinutePerClient) and has used them; retry after ${retryAfterSeconds} s.`;
 
 /** HTTP 503: a new request while the server shuts down. */
 export const shuttingDown = (): string =>
@@ -100,9 +100,9 @@ export const transportFailedReply = (): string => 'Internal error while serving 
 export const legacyEraOnly = (packages: readonly string[]): string =>
   `Serving MCP 2025-11-25 and earlier only; install ${packages.join(' and ')} to serve 2026-07-28 clients on the same endpoint.`;
 
-/** Bootstrap error: `protocolEras` asks for 2026-07-28 without the SDK v2 packages. */
+/** Bootstrap error: `transports.http.protocolEras` asks for 2026-07-28 without the SDK v2 packages. */
 export const modernSdkMissing = (packages: readonly string[]): string =>
-  `McpModule: protocolEras includes "2026-07-28", which runs on ${packages.join(' and ')}; install them (npm install ${packages.join(' ')}) or remove the era.`;
+  `McpModule: transports.http.protocolEras includes "2026-07-28", which runs on ${packages.join(' and ')}; install them (npm install ${packages.join(' ')}) or remove the era.`;
 
 /** HTTP 400: a 2025-era request to a server that serves 2026-07-28 only. */
 export const modernEraOnly = (): string =>

@@ -8,7 +8,7 @@ import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-cl
 const audit: string[] = [];
 
 /**
- * One subclass of the gate, passed as the `gate` option: a freeze switch that refuses the
+ * One subclass of the gate, passed as the `gate.useClass` option: a freeze switch that refuses the
  * payment machine's calls with a code of its own, and an audit hook on every stored change.
  */
 @Injectable()
@@ -39,7 +39,7 @@ describe('a subclassed gate', () => {
   beforeEach(async () => {
     audit.length = 0;
     FreezingAuditingGate.frozen = false;
-    const moduleRef = await Test.createTestingModule({ imports: [billingModule({ gate: FreezingAuditingGate })] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [billingModule({ gate: { useClass: FreezingAuditingGate } })] }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     agent = await connectClient(await mcpUrl(app));

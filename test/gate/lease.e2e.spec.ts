@@ -9,7 +9,7 @@ describe('leases while a handler runs', () => {
   let agent: TestClient;
 
   beforeEach(async () => {
-    app = await listenApp([billingModule({ leaseMs: 300 })]);
+    app = await listenApp([billingModule({ gate: { leaseMs: 300 } })]);
     agent = await connectClient(await mcpUrl(app));
   });
 

@@ -8,7 +8,7 @@ describe('retention', () => {
   let agent: TestClient;
 
   beforeAll(async () => {
-    app = await listenApp([billingModule({ retention: { finishedMs: 100, idleHandleMs: 1_500, intervalMs: 50 } })]);
+    app = await listenApp([billingModule({ gate: { retention: { finishedMs: 100, idleHandleMs: 1_500, intervalMs: 50 } } })]);
     agent = await connectClient(await mcpUrl(app));
   });
 

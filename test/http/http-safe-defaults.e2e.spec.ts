@@ -82,8 +82,9 @@ describe.each(HTTP_ADAPTERS)('safe defaults on the wire, on %s', (adapter) => {
       app = await listenApp(
         [
           billingModule({
-            transports: { http: { allowedHosts: ['127.0.0.1', '[::1]'] } },
-            sessions: maxNewPerMinutePerClient === undefined ? {} : { maxNewPerMinutePerClient },
+            transports: {
+              http: { allowedHosts: ['127.0.0.1', '[::1]'], sessions: maxNewPerMinutePerClient === undefined ? {} : { maxNewPerMinutePerClient } },
+            },
           }),
         ],
         { adapter, host: '::' },
@@ -103,7 +104,7 @@ describe.each(HTTP_ADAPTERS)('safe defaults on the wire, on %s', (adapter) => {
         jsonrpc: '2.0',
         error: {
           code: -32000,
-          message: `Service Unavailable: this client address may open 2 sessions per minute (sessions.maxNewPerMinutePerClient) and has used them; retry after ${refused.headers['retry-after']} s.`,
+          message: `Service Unavailable: this client address may open 2 sessions per minute (transports.http.sessions.maxNewPerMinutePerClient) and has used them; retry after ${refused.headers['retry-after']} s.`,
         },
         id: 1,
       });

@@ -53,8 +53,8 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     expect(bystander.listChanged()).toBe(before[2]);
   });
 
-  it("lists every handle-keyed tool with handleToolsMenu: 'all', still gated at call time", async () => {
-    await start({ handleToolsMenu: 'all' });
+  it("lists every handle-keyed tool with gate.handleToolsMenu: 'all', still gated at call time", async () => {
+    await start({ gate: { handleToolsMenu: 'all' } });
     const agent = await connect();
     expect(await agent.names()).toEqual(expect.arrayContaining(['payment.capture', 'payment.refund']));
     const started = await agent.call('payment.authorize', { amount: 3, currency: 'EUR' });
@@ -98,7 +98,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
   });
 
   it('at maxSessions, gives a new session the place of the least recently used idle one, whose client then gets 404', async () => {
-    await start({ sessions: { maxSessions: 1, maxPerAddress: 2 } });
+    await start({ transports: { http: { sessions: { maxSessions: 1, maxPerAddress: 2 } } } });
     const idle = await connect();
     await idle.names();
     const admitted = await postMcp(url, RAW_INITIALIZE);
@@ -108,7 +108,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
   });
 
   it('evicts idle sessions', async () => {
-    await start({ sessions: { idleTtlMs: 50 } });
+    await start({ transports: { http: { sessions: { idleTtlMs: 50 } } } });
     const agent = await connect();
     const registry = app.get(McpSessionRegistry);
     await eventually(() => registry.get(agent.transport.sessionId!) === undefined, 3000);

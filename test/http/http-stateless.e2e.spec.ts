@@ -5,7 +5,7 @@ import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-cl
 import { HTTP_ADAPTERS, listenApp, type HttpAdapterName } from '../utils/test-app.js';
 
 async function startApp(singleTenant: boolean, adapter: HttpAdapterName): Promise<{ app: INestApplication; url: URL }> {
-  const app = await listenApp([billingModule({ transports: { http: { path: '/mcp', stateless: true } }, singleTenant })], { adapter });
+  const app = await listenApp([billingModule({ transports: { http: { path: '/mcp', stateless: true, singleTenant } } })], { adapter });
   return { app, url: await mcpUrl(app) };
 }
 

@@ -159,8 +159,7 @@ describeNetworkedTargets('principal length limits')('principals of every length 
     app = await listenApp([
       billingModule({
         store: new TypeOrmFsmStateStore(dataSource, { ...tables, history: true }),
-        sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) },
-        transports: { http: { authenticate } },
+        transports: { http: { authenticate, sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) } } },
       }),
     ]);
     url = await mcpUrl(app);

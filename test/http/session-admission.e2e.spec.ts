@@ -3,7 +3,14 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as McpSessionStoreType } from '../../lib/index.js';
+import {
+  InMemoryFsmStateStore,
+  InMemoryMcpSessionStore,
+  McpSessionStore,
+  type FsmStateStore,
+  type McpSessionOptions,
+  type McpSessionStore as McpSessionStoreType,
+} from '../../lib/index.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -78,8 +85,8 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   let clients: TestClient[];
   let logs: RecordingLogger;
 
-  const start = async (options: Parameters<typeof billingModule>[0]) => {
-    const app = await listenApp([billingModule({ ...options, transports: { http: { authenticate } } })], {
+  const start = async ({ store, sessions }: { store?: FsmStateStore; sessions: McpSessionOptions }) => {
+    const app = await listenApp([billingModule({ store, transports: { http: { authenticate, sessions } } })], {
       adapter,
       configure: (created) => created.useLogger(logs),
     });
@@ -164,7 +171,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
       const refused = replies[5];
       expect(Number(refused.retryAfter)).toBeGreaterThan(500);
       expect(errorOf(refused)).toBe(
-        `Service Unavailable: this client address holds 5 live sessions (sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${refused.retryAfter} s.`,
+        `Service Unavailable: this client address holds 5 live sessions (transports.http.sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${refused.retryAfter} s.`,
       );
     }
     expect(registry.size).toBe(100);
@@ -181,7 +188,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     expect(evicted).toHaveLength(1);
     const sessionStore = app.get<InMemoryMcpSessionStore>(McpSessionStore);
     await eventually(async () => (await sessionStore.find(evicted[0])) === undefined);
-    expect(logs.matching('log', new RegExp(`^Session ${evicted[0]} evicted: 100 live sessions \\(sessions\\.maxSessions\\) reached`))).toHaveLength(1);
+    expect(logs.matching('log', new RegExp(`^Session ${evicted[0]} evicted: 100 live sessions \\(transports\\.http\\.sessions\\.maxSessions\\) reached`))).toHaveLength(1);
     const gone = await postFrom(url, '127.0.0.2', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': evicted[0], 'mcp-protocol-version': '2025-06-18' });
     expect(gone.status).toBe(404);
   });
@@ -225,7 +232,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
       jsonrpc: '2.0',
       error: {
         code: -32000,
-        message: `Service Unavailable: this principal holds 2 live sessions (sessions.maxPerPrincipal), the most one principal may hold; end one (HTTP DELETE) or retry after ${refused.retryAfter} s.`,
+        message: `Service Unavailable: this principal holds 2 live sessions (transports.http.sessions.maxPerPrincipal), the most one principal may hold; end one (HTTP DELETE) or retry after ${refused.retryAfter} s.`,
       },
       id: 1,
     });
@@ -235,7 +242,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     // That address now holds 2: its own limit, whoever asks.
     const full = await postFrom(url, '127.0.0.4', RAW_INITIALIZE, { authorization: 'Bearer carol' });
     expect(full.status).toBe(503);
-    expect(errorOf(full)).toMatch(/\(sessions\.maxPerAddress\)/);
+    expect(errorOf(full)).toMatch(/\(transports\.http\.sessions\.maxPerAddress\)/);
     expect(Number(full.retryAfter)).toBeGreaterThanOrEqual(1);
   });
 
@@ -250,7 +257,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toBe('5');
     expect(errorOf(refused)).toBe(
-      'Service Unavailable: this MCP server holds 2 live sessions (sessions.maxSessions), its maximum, and every one is answering a request; retry after 5 s.',
+      'Service Unavailable: this MCP server holds 2 live sessions (transports.http.sessions.maxSessions), its maximum, and every one is answering a request; retry after 5 s.',
     );
     for (const result of await Promise.all(calls)) expect(result.isError).toBeFalsy();
     expect((await postFrom(url, '127.0.0.2', RAW_INITIALIZE)).status).toBe(200);

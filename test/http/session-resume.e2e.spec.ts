@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionStore as SessionStore } from '../../lib/index.js';
+import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionOptions, type McpSessionStore as SessionStore } from '../../lib/index.js';
 import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
@@ -36,8 +36,8 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
   let proxy: RoundRobinProxy;
   let clients: TestClient[];
 
-  const startApp = (options: Parameters<typeof billingModule>[0] = {}) =>
-    listenApp([billingModule({ ...options, store, sessions: { ...options.sessions, store: sessionStore } })], { adapter });
+  const startApp = (sessions: McpSessionOptions = {}) =>
+    listenApp([billingModule({ store, transports: { http: { sessions: { ...sessions, store: sessionStore } } } })], { adapter });
 
   beforeEach(async () => {
     sessionStore = new InMemoryMcpSessionStore();
@@ -122,7 +122,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
 
   it('ends a session idle on every process after the TTL, with its session-keyed instance', async () => {
     await Promise.all(apps.map((app) => app.close()));
-    apps = [await startApp({ sessions: { idleTtlMs: 300 } }), await startApp({ sessions: { idleTtlMs: 300 } })];
+    apps = [await startApp({ idleTtlMs: 300 }), await startApp({ idleTtlMs: 300 })];
     proxy.setTargets(await Promise.all(apps.map((app) => mcpUrl(app))));
     const client = await connectClient(proxy.url);
     clients.push(client);

@@ -128,7 +128,7 @@ describe('McpModule options', () => {
 
   describe("refusal: 'jsonrpc'", () => {
     it('turns FORBIDDEN into JSON-RPC error -32602 whose data carries the refusal', async () => {
-      await start({ refusal: 'jsonrpc' });
+      await start({ gate: { refusal: 'jsonrpc' } });
       const error = await agent.call('invoice.discharge').then(
         () => undefined,
         (thrown: unknown) => thrown,
@@ -150,7 +150,7 @@ describe('McpModule options', () => {
     });
 
     it('keeps successful calls and handler errors as tool results', async () => {
-      await start({ refusal: 'jsonrpc' });
+      await start({ gate: { refusal: 'jsonrpc' } });
       const submitted = await agent.call('invoice.submit');
       expect(submitted.isError).toBeFalsy();
       app.get(HandlerLog).failNext = 'throw';

@@ -31,9 +31,9 @@ function server(name: string, path: string, options: Partial<McpModuleOptions> &
   return McpModule.forRoot({ name, version: '1.0.0', engine: 'table', transports: { http: { path } }, ...options });
 }
 
-/** The admin server: not global, so it serves only what its importers reach. */
+/** The admin server: not global, so only the modules that import it can inject its exports. */
 const adminMcp = server('admin', '/admin/mcp', { machines: [ticketMachine], isGlobal: false });
-/** The public server, from forRootAsync: global (the default), so it also serves modules no server's importer reaches. */
+/** The public server, from forRootAsync: global (the default), so every module can inject its exports. */
 const publicMcp = McpModule.forRootAsync({
   useFactory: async (): Promise<McpModuleOptions> => ({
     name: 'public',
@@ -45,6 +45,7 @@ const publicMcp = McpModule.forRootAsync({
 });
 
 @Injectable()
+@ServedBy('admin')
 @McpWorkflow(ticketMachine)
 class TicketTools {
   constructor(private readonly workflows: McpWorkflowService) {}
@@ -77,6 +78,7 @@ class TicketTools {
 class TicketToolsModule {}
 
 @Injectable()
+@ServedBy('admin')
 class ReportTools {
   @McpTool({ name: 'admin.report', description: 'Report' })
   report() {
@@ -84,7 +86,7 @@ class ReportTools {
   }
 }
 
-/** A feature module of the admin area with no McpModule of its own: its importer's is the nearest. */
+/** A feature module of the admin area with no McpModule of its own: its tools name their server. */
 @Module({ providers: [ReportTools] })
 class ReportsModule {}
 
@@ -92,6 +94,7 @@ class ReportsModule {}
 class AdminModule {}
 
 @Injectable()
+@ServedBy('public')
 @McpWorkflow(cartMachine)
 class CartTools {
   constructor(private readonly workflows: McpWorkflowService) {}
@@ -122,7 +125,7 @@ class CartTools {
 @Module({ imports: [publicMcp], providers: [CartTools] })
 class PublicModule {}
 
-/** Reached by neither server's importers: explicit servers, and the global server otherwise. */
+/** A shared module: each class (or method) names its server. */
 @Injectable()
 @ServedBy('admin')
 class AuditTools {
@@ -138,6 +141,7 @@ class AuditTools {
 }
 
 @Injectable()
+@ServedBy('public')
 class MiscTools {
   @McpTool({ name: 'misc.echo', description: 'Echo' })
   echo() {
@@ -170,7 +174,7 @@ describe('Several McpModules in one app', () => {
     expect(shop.client.getServerVersion()?.name).toBe('public');
   });
 
-  it('lists on each server only the tools of its modules, explicit assignments and (public, global) the unreached ones', async () => {
+  it('lists on each server only the tools named for it', async () => {
     expect((await admin.names()).sort()).toEqual(['admin.ping', 'admin.report', 'audit.log', 'ticket.close', 'ticket.state']);
     expect((await shop.names()).sort()).toEqual(['audit.status', 'cart.pay', 'cart.state', 'misc.echo', 'public.ping']);
     expect(admin.client.getServerCapabilities()?.prompts).toBeUndefined();
@@ -213,24 +217,32 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     }
   }
 
-  it('refuses a tool in a module that imports two servers and names neither', async () => {
+  it('refuses a tool that names no server, also in a module that imports two servers', async () => {
     @Module({ imports: [server('a', '/a', { isGlobal: false }), server('b', '/b', { isGlobal: false })], providers: [LooseTools] })
     class BothModule {}
     expect(await bootstrapError([BothModule])).toBe(
-      'LooseTools.loose: module BothModule is as near to MCP servers a, b (it imports their McpModules, or is imported as closely by modules that do); name the server with { server } on the decorator or @ServedBy(server) on the class.',
+      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Add @ServedBy('<serverId>') to LooseTools, or { server: '<serverId>' } to the decorator.",
     );
   });
 
-  it('refuses a tool no server reaches when none is global', async () => {
-    @Module({ imports: [server('a', '/a', { isGlobal: false })] })
+  it('tells an app that relied on its imports which server to name', async () => {
+    @Module({ imports: [server('a', '/a', { isGlobal: false })], providers: [LooseTools] })
     class AModule {}
     @Module({ imports: [server('b', '/b', { isGlobal: false })] })
     class BModule {}
-    @Module({ providers: [LooseTools] })
-    class LooseModule {}
-    expect(await bootstrapError([AModule, BModule, LooseModule])).toBe(
-      'LooseTools.loose: module LooseModule neither imports an McpModule nor is imported by a module that does, and no McpModule is global, so no server serves it (servers: a, b); import it where an McpModule is imported, or name the server with { server } or @ServedBy(server).',
+    expect(await bootstrapError([AModule, BModule])).toBe(
+      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Its module AModule imports the McpModule of \"a\": add @ServedBy('a') to LooseTools (or { server: 'a' } to the decorator).",
     );
+  });
+
+  it('serves every handler from the one server of an app, wherever it is, without naming it', async () => {
+    @Module({ providers: [LooseTools] })
+    class FarModule {}
+    const app = await listenApp([server('only', '/mcp', { isGlobal: false }), FarModule]);
+    const client = await connectClient(await mcpUrl(app, '/mcp'));
+    expect(await client.names()).toEqual(['loose']);
+    await client.close();
+    await app.close();
   });
 
   it('refuses a server name that no McpModule has, even with one server', async () => {
@@ -262,6 +274,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
 
   it('refuses injecting an McpModule export where it would come from another server than the one serving the tools', async () => {
     @Injectable()
+    @ServedBy('admin')
     class Injecting {
       constructor(readonly workflows: McpWorkflowService) {}
 
@@ -275,13 +288,23 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     @Module({ imports: [server('admin', '/admin/mcp', { isGlobal: false }), FeatureModule] })
     class HostModule {}
     expect(await bootstrapError([HostModule, server('public', '/public/mcp')])).toBe(
-      'Injecting injects McpWorkflowService, and its handlers are served by MCP server "admin", but its module FeatureModule does not import that McpModule, so Nest would inject the one of server "public" (global); import the McpModule of "admin" in FeatureModule (the same McpModule.forRoot(...) value).',
+      'Injecting injects McpWorkflowService, and its handlers are served by MCP server "admin", but Nest gave it the one of server "public" (global); import the McpModule of "admin" in FeatureModule (the same McpModule.forRoot(...) value), ahead of any other server\'s.',
     );
 
-    @Module({ imports: [server('a', '/a', { isGlobal: false }), server('b', '/b', { isGlobal: false })], providers: [Injecting] })
+    @Injectable()
+    @ServedBy('b')
+    class InjectingB {
+      constructor(readonly workflows: McpWorkflowService) {}
+
+      @McpTool({ name: 'injecting', description: 'Injects the workflow service' })
+      injecting() {
+        return '';
+      }
+    }
+    @Module({ imports: [server('a', '/a', { isGlobal: false }), server('b', '/b', { isGlobal: false })], providers: [InjectingB] })
     class BothModule {}
     expect(await bootstrapError([BothModule])).toBe(
-      'Injecting injects McpWorkflowService, but its module BothModule imports the McpModules of servers a, b, which all export it, and Nest would inject the first one\'s; provide it in a module that imports one of them.',
+      'InjectingB injects McpWorkflowService, and its handlers are served by MCP server "b", but Nest gave it the one of server "a"; import the McpModule of "b" in BothModule (the same McpModule.forRoot(...) value), ahead of any other server\'s.',
     );
   });
 });

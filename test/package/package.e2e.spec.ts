@@ -9,7 +9,7 @@ import { stdioLogsToStdout } from '../../lib/transports/transports.messages.js';
 import { eventually } from '../utils/http-client.js';
 import { createConsumerApp, startConsumerApp, type ConsumerApp, type ModuleResolution } from './consumer-app.js';
 import { listFiles, packFreshClone, type PackedManifest, type PackedPackage } from './packed-package.js';
-import { codeBlock, hostConfigurations, readmeSection, type HostEntry } from './readme.js';
+import { codeBlock, hostConfigurations, quickStartFiles, readmeSection, type HostEntry } from './readme.js';
 
 /** The identifier an app gives the entry point `subpath` of the package (`.` → root, `./typeorm` → typeorm). */
 const entryName = (subpath: string): string => (subpath === '.' ? 'root' : subpath.slice(2).replace(/\W/g, '_'));
@@ -121,6 +121,7 @@ describe('the package as npm pack makes it from a fresh clone', () => {
       ...APP_FILES,
       'entry-points.ts': entryPointsFile(packed.manifest),
       'main-stdio.ts': codeBlock(readmeSection('Connect a host'), '// main-stdio.ts'),
+      ...Object.fromEntries(Object.entries(quickStartFiles()).map(([file, text]) => [`quick-start/${file}`, text])),
     });
     compiled = new Map(RESOLUTIONS.map((mode) => [mode, app.compile(mode, { emit: mode === 'nodenext' })]));
   }, 300_000);
@@ -185,7 +186,7 @@ describe('the package as npm pack makes it from a fresh clone', () => {
   });
 
   it.each(RESOLUTIONS)(
-    'an app importing the root and every subpath compiles under moduleResolution %s',
+    "an app importing the root and every subpath, and the README's Quick start, compile under moduleResolution %s",
     async (moduleResolution) => {
       expect(await compiled.get(moduleResolution)).toBe('');
     },

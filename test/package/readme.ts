@@ -32,3 +32,15 @@ export function hostConfigurations(): Record<string, unknown> {
   }
   return configurations;
 }
+
+/**
+ * The Quick start's files by name: each ```ts block whose first line is a comment naming a
+ * file (`// invoice.tools.ts: …`).
+ */
+export function quickStartFiles(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const match of readmeSection('Quick start').matchAll(/```ts\n(\/\/ ([\w.-]+\.ts)\b[^\n]*\n[^]*?)```/g)) {
+    files[match[2]] = match[1];
+  }
+  return files;
+}

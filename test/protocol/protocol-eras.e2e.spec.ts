@@ -144,7 +144,7 @@ describe('protocolEras', () => {
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
 
   it("['2025-11-25'] serves 2025 sessions only: a 2026-07-28 client cannot discover the server", async () => {
-    const app = await listenApp([billingModule({ protocolEras: ['2025-11-25'] })]);
+    const app = await listenApp([billingModule({ transports: { http: { protocolEras: ['2025-11-25'] } } })]);
     const url = await mcpUrl(app);
     try {
       await expect(connectModernClient(url)).rejects.toThrow();
@@ -157,7 +157,7 @@ describe('protocolEras', () => {
   });
 
   it("['2026-07-28'] serves 2026-07-28 only: an initialize is refused with a message that says why", async () => {
-    const app = await listenApp([billingModule({ protocolEras: ['2026-07-28'] })]);
+    const app = await listenApp([billingModule({ transports: { http: { protocolEras: ['2026-07-28'] } } })]);
     const url = await mcpUrl(app);
     try {
       const refused = await post(url, initialize);

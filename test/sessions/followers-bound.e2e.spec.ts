@@ -12,7 +12,7 @@ describe('followers of one instance, bounded by sessions.maxFollowersPerInstance
   let clients: TestClient[];
 
   beforeEach(async () => {
-    app = await listenApp([billingModule({ sessions: { maxFollowersPerInstance: 2 } })]);
+    app = await listenApp([billingModule({ transports: { http: { sessions: { maxFollowersPerInstance: 2 } } } })]);
     clients = await Promise.all([0, 1, 2, 3].map(async () => connectClient(await mcpUrl(app))));
   });
 

@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { FsmGate } from '../gating/fsm-gate.js';
+import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
+import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
+import { clientAddressOf } from './client-address.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { movedOptionsIn, resolveMcpOptions } from './mcp-options.resolver.js';
+
+@Injectable()
+class OwnGate extends FsmGate {}
+
+const store = new InMemoryFsmStateStore();
+const sessionStore = new InMemoryMcpSessionStore();
+const clientAddress = () => 'proxy';
+
+/** Every option that moved, under its 0.2 name. */
+const flat: McpModuleOptions = {
+  name: 'billing',
+  version: '1.0.0',
+  store,
+  transports: { http: { path: '/billing/mcp', stateless: true } },
+  singleTenant: true,
+  sessions: { store: sessionStore, maxSessions: 50, idleTtlMs: 60_000, clientAddress },
+  protocolEras: ['2025-11-25'],
+  listCacheTtlMs: 1_000,
+  handleToolsMenu: 'all',
+  refusal: 'jsonrpc',
+  leaseMs: 3_000,
+  retention: { finishedMs: 10_000 },
+  transactional: true,
+  gate: OwnGate,
+};
+
+/** The same configuration in its grouped shape. */
+const grouped: McpModuleOptions = {
+  name: 'billing',
+  version: '1.0.0',
+  store,
+  transports: {
+    http: {
+      path: '/billing/mcp',
+      stateless: true,
+      singleTenant: true,
+      sessions: { store: sessionStore, maxSessions: 50, idleTtlMs: 60_000, clientAddress },
+      protocolEras: ['2025-11-25'],
+      listCacheTtlMs: 1_000,
+    },
+  },
+  gate: { useClass: OwnGate, handleToolsMenu: 'all', refusal: 'jsonrpc', leaseMs: 3_000, retention: { finishedMs: 10_000 }, transactional: true },
+};
+
+describe('resolveMcpOptions', () => {
+  it('resolves a configuration under its 0.2 names to what its grouped shape resolves to', () => {
+    expect(resolveMcpOptions(flat)).toEqual(resolveMcpOptions(grouped));
+    expect(resolveMcpOptions(flat).gate).toEqual({
+      useClass: OwnGate,
+      leaseMs: 3_000,
+      transactional: true,
+      refusal: 'jsonrpc',
+      handleToolsMenu: 'all',
+      retention: { finishedMs: 10_000, idleHandleMs: undefined, intervalMs: 60_000, batchSize: 500 },
+    });
+    expect(resolveMcpOptions(flat).http).toMatchObject({ singleTenant: true, protocolEras: ['2025-11-25'], listCacheTtlMs: 1_000, attachmentId: 'local' });
+    expect(resolveMcpOptions(flat).sessions).toMatchObject({ store: sessionStore, maxSessions: 50, maxPerAddress: 5, idleTtlMs: 60_000, clientAddress });
+  });
+
+  it('prefers the grouped place when both are given', () => {
+    const resolved = resolveMcpOptions({ ...grouped, leaseMs: 1, refusal: 'result', singleTenant: false, sessions: { maxSessions: 2 } });
+    expect(resolved.gate.leaseMs).toBe(3_000);
+    expect(resolved.gate.refusal).toBe('jsonrpc');
+    expect(resolved.http?.singleTenant).toBe(true);
+    expect(resolved.sessions.maxSessions).toBe(50);
+  });
+
+  it('fills every default, and keeps session defaults with HTTP off (stdio has a session too)', () => {
+    const resolved = resolveMcpOptions({ name: 'a', version: '1', transports: { http: false, stdio: true } });
+    expect(resolved.http).toBeNull();
+    expect(resolved.stdio).toEqual({ attachmentId: 'local' });
+    expect(resolved.gate).toMatchObject({ useClass: FsmGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' });
+    expect(resolved.sessions).toMatchObject({ maxSessions: 1000, maxPerAddress: 100, eventRetentionMs: 0, clientAddress: clientAddressOf });
+    expect(resolved.discovery).toEqual({ allowRequestScoped: true, workflowResources: false });
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).http).toMatchObject({ path: '/mcp', stateless: false, direct: false, drainMs: 10_000 });
+  });
+});
+
+describe('movedOptionsIn', () => {
+  it('names each 0.2 option a configuration uses, with its new place', () => {
+    expect(movedOptionsIn(flat)).toEqual([
+      ['singleTenant', 'transports.http.singleTenant'],
+      ['sessions', 'transports.http.sessions'],
+      ['protocolEras', 'transports.http.protocolEras'],
+      ['listCacheTtlMs', 'transports.http.listCacheTtlMs'],
+      ['handleToolsMenu', 'gate.handleToolsMenu'],
+      ['refusal', 'gate.refusal'],
+      ['leaseMs', 'gate.leaseMs'],
+      ['retention', 'gate.retention'],
+      ['transactional', 'gate.transactional'],
+      ['gate: <class>', 'gate.useClass'],
+    ]);
+    expect(movedOptionsIn(grouped)).toEqual([]);
+  });
+});

@@ -1,0 +1,80 @@
+import type { IncomingMessage } from 'node:http';
+import type { FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import type { McpMachine } from '../machines/machine.interface.js';
+import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
+import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
+
+/** Who this server is: what `initialize` says, and its id among the app's McpModules. */
+export interface McpServerIdentity {
+  name: string;
+  version: string;
+  serverId: string;
+  instructions?: string;
+  configureServer?: McpModuleOptions['configureServer'];
+}
+
+/** `transports.http` with every default filled in. */
+export interface McpResolvedHttpOptions
+  extends Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'direct' | 'drainMs' | 'maxBodyBytes' | 'singleTenant' | 'listCacheTtlMs'>>,
+    Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins' | 'authenticate'> {
+  /** `undefined`: both eras when the SDK v2 packages are installed. */
+  protocolEras?: ('2025-11-25' | '2026-07-28')[];
+  /** Key of the session-keyed instances of stateless HTTP with `singleTenant`. */
+  attachmentId: string;
+}
+
+/** `transports.stdio` resolved: the key of the one stdio attachment's session-keyed instances. */
+export interface McpResolvedStdioOptions {
+  attachmentId: string;
+}
+
+/** `transports.http.sessions` with every default filled in (also read by stdio's one session). */
+export interface McpResolvedSessionOptions {
+  store: McpSessionStore;
+  idleTtlMs: number;
+  unusedTtlMs: number;
+  eventRetentionMs: number;
+  maxSessions: number;
+  maxPerAddress: number;
+  maxPerPrincipal: number;
+  maxFollowersPerInstance: number;
+  maxNewPerMinutePerClient: number;
+  clientAddress: (request: IncomingMessage) => string;
+}
+
+/** What discovery reads: which handlers it accepts and which it adds. */
+export interface McpDiscoveryOptions {
+  allowRequestScoped: boolean;
+  workflowResources: boolean;
+}
+
+/** The module options with every default filled in, resolved once when the module starts, grouped by what they configure. */
+export interface McpResolvedOptions {
+  server: McpServerIdentity;
+  machines: readonly McpMachine[];
+  engine: 'auto' | 'xstate' | 'table';
+  store: FsmStateStore;
+  transitionRelay?: FsmTransitionRelay;
+  /** `null`: HTTP is off. */
+  http: McpResolvedHttpOptions | null;
+  /** `null`: stdio is off. */
+  stdio: McpResolvedStdioOptions | null;
+  sessions: McpResolvedSessionOptions;
+  gate: FsmGateOptions;
+  discovery: McpDiscoveryOptions;
+}
+
+/** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */
+export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
+/** Injection token of the {@link McpServerIdentity}. */
+export const MCP_SERVER_IDENTITY = Symbol('nestjs-mcp-fsm:McpServerIdentity');
+/** Injection token of the {@link McpResolvedHttpOptions} (`null` when HTTP is off). */
+export const MCP_HTTP_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedHttpOptions');
+/** Injection token of the {@link McpResolvedStdioOptions} (`null` when stdio is off). */
+export const MCP_STDIO_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedStdioOptions');
+/** Injection token of the {@link McpResolvedSessionOptions}. */
+export const MCP_SESSION_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedSessionOptions');
+/** Injection token of the {@link McpDiscoveryOptions}. */
+export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');

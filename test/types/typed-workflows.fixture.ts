@@ -1,0 +1,134 @@
+// Compiled by `tsc -p tsconfig.json` (every `@ts-expect-error` must meet an error) and by
+// typed-workflows.spec.ts, which checks each error is the one its comment names.
+import { Injectable } from '@nestjs/common';
+import { setup } from 'xstate';
+import { z } from 'zod';
+import { BindState, defineMachine, McpTool, StartWorkflow, ToolArgs, ToolContext, type WorkflowContext } from '../../lib/index.js';
+
+const orderMachine = defineMachine(
+  {
+    id: 'order',
+    initial: 'cart',
+    states: {
+      cart: { on: { CHECKOUT: 'review' } },
+      review: {
+        initial: 'legal',
+        on: { CANCEL: 'cart' },
+        states: { legal: { on: { CLEAR: 'finance' } }, finance: { on: { APPROVE: '#order.paid' } } },
+      },
+      paid: { type: 'final' },
+    },
+  },
+  { stateHandleKey: 'orderId' },
+);
+
+interface TicketContext {
+  assignee: string | null;
+  reopened: number;
+}
+
+const ticketMachine = defineMachine(
+  setup({
+    types: { context: {} as TicketContext, events: {} as { type: 'ASSIGN' | 'CLOSE'; input?: { assignee?: string } } },
+  }).createMachine({
+    id: 'ticket',
+    initial: 'open',
+    context: { assignee: null, reopened: 0 },
+    states: {
+      open: { on: { ASSIGN: 'assigned' } },
+      assigned: { initial: 'working', states: { working: {}, blocked: {} }, on: { CLOSE: 'closed' } },
+      closed: { type: 'final' },
+    },
+  }),
+);
+
+const noteInput = z.object({ text: z.string(), urgent: z.boolean().default(false) });
+
+@Injectable()
+export class OrderTools {
+  @McpTool({ name: 'order.start', description: 'Start an order' })
+  @StartWorkflow(orderMachine, 'CHECKOUT')
+  start(@ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+    return { orderId: ctx.handle.length };
+  }
+
+  @McpTool({ name: 'order.open', description: 'Start an order' })
+  // @ts-expect-error -- start event: Argument of type '"CLEAR"' is not assignable to parameter of type '"CHECKOUT"'
+  @StartWorkflow(orderMachine, 'CLEAR')
+  open() {}
+
+  @McpTool({ name: 'order.cancel', description: 'Cancel the review' })
+  @BindState(orderMachine, ['review', 'review.finance'], 'CANCEL')
+  cancel() {}
+
+  @McpTool({ name: 'order.clear', description: 'Clear the legal review' })
+  @BindState(orderMachine, 'review.legal', 'CLEAR')
+  clear() {}
+
+  @McpTool({ name: 'order.pay', description: 'Pay' })
+  // @ts-expect-error -- wrong state: Argument of type '"reveiw"' is not assignable
+  @BindState(orderMachine, 'reveiw', 'CANCEL')
+  pay() {}
+
+  @McpTool({ name: 'order.approve', description: 'Approve' })
+  // @ts-expect-error -- wrong event: Argument of type '"APROVE"' is not assignable
+  @BindState(orderMachine, 'review.finance', 'APROVE')
+  approve() {}
+
+  @McpTool({ name: 'order.early', description: 'Checkout in review' })
+  // @ts-expect-error -- event not accepted from that state: Argument of type '"CHECKOUT"' is not assignable to parameter of type '
+  @BindState(orderMachine, 'review', 'CHECKOUT')
+  early() {}
+
+  @McpTool({ name: 'order.status', description: 'Status', inputSchema: noteInput })
+  @BindState(orderMachine, 'cart')
+  status(@ToolArgs() input: ToolArgs<typeof noteInput>, @ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+    const state: 'cart' | 'review.legal' | 'review.finance' | 'paid' = ctx.state;
+    const urgent: boolean = input.urgent;
+    // @ts-expect-error -- args from zod: Type 'string' is not assignable to type 'number'
+    const count: number = input.text;
+    // @ts-expect-error -- args from zod: Property 'txet' does not exist
+    return { state, urgent, count, typo: input.txet };
+  }
+}
+
+@Injectable()
+export class TicketTools {
+  @McpTool({ name: 'ticket.assign', description: 'Assign' })
+  @BindState(ticketMachine, 'open', 'ASSIGN')
+  assign(@ToolContext() ctx: WorkflowContext<typeof ticketMachine>) {
+    const reopened: number = ctx.workflowContext.reopened;
+    // @ts-expect-error -- context field: Property 'assigne' does not exist on type 'TicketContext'
+    const typo = ctx.workflowContext.assigne;
+    // @ts-expect-error -- handle of a session-keyed machine: Type 'undefined' is not assignable to type 'string'
+    const handle: string = ctx.handle;
+    return { reopened, typo, handle };
+  }
+
+  @McpTool({ name: 'ticket.block', description: 'Block' })
+  @BindState(ticketMachine, 'assigned.working')
+  block(@ToolContext() ctx: WorkflowContext<typeof ticketMachine>) {
+    const state: 'open' | 'assigned.working' | 'assigned.blocked' | 'closed' = ctx.state;
+    // @ts-expect-error -- state union: This comparison appears to be unintentional
+    return state === 'assigned';
+  }
+
+  @McpTool({ name: 'ticket.close', description: 'Close' })
+  // @ts-expect-error -- wrong XState state: Argument of type '"assigned.waiting"' is not assignable
+  @BindState(ticketMachine, 'assigned.waiting', 'CLOSE')
+  close() {}
+
+  @McpTool({ name: 'ticket.reopen', description: 'Reopen' })
+  // @ts-expect-error -- wrong XState event: Argument of type '"REOPEN"' is not assignable
+  @BindState(ticketMachine, 'closed', 'REOPEN')
+  reopen() {}
+}
+
+@Injectable()
+export class UntypedTools {
+  @McpTool({ name: 'legacy.clear', description: 'The string form still compiles' })
+  @BindState('review.legal', 'CLEAR', { machine: orderMachine })
+  clear(@ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+    return ctx.handle;
+  }
+}
