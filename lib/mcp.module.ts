@@ -33,6 +33,7 @@ import { ModernServerFactory } from './protocol/modern-server.factory.js';
 import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
 import { ToolCallHandler } from './protocol/tool-call.handler.js';
 import { ToolMenuService } from './sessions/tool-menu.service.js';
+import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
@@ -75,6 +76,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpWorkflowService,
     McpSessionFollows,
     ToolMenuService,
+    McpListMapper,
     McpShutdownDrain,
     ToolCallHandler,
     PrimitiveCallHandler,

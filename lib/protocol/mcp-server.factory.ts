@@ -24,6 +24,7 @@ import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
+import { McpListMapper } from './mcp-list.mapper.js';
 
 /** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
 const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
@@ -42,6 +43,7 @@ export class McpServerFactory {
   constructor(
     @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
     private readonly menu: ToolMenuService,
+    private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
     private readonly primitives: McpPrimitiveRegistry,
@@ -51,7 +53,7 @@ export class McpServerFactory {
     const capabilities = this.declaredCapabilities('legacy');
     const server = new McpSdkServer({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
-    server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: await this.menu.list(session) })));
+    server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })));
     // The Server's own tools/call registration validates params with zod first and answers a
     // malformed call with a zod dump; the Protocol's registration leaves checking to us.
     Protocol.prototype.setRequestHandler.call(server, LenientCallToolRequestSchema, (request, extra) =>
@@ -62,15 +64,15 @@ export class McpServerFactory {
       return {};
     });
     if (capabilities.prompts) {
-      server.setRequestHandler(ListPromptsRequestSchema, () => this.list(session, 'prompts/list', async () => ({ prompts: await this.menu.prompts(session) })));
+      server.setRequestHandler(ListPromptsRequestSchema, () => this.list(session, 'prompts/list', async () => ({ prompts: this.lists.prompts(await this.menu.prompts(session)) })));
       server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
     }
     if (capabilities.resources) {
       server.setRequestHandler(ListResourcesRequestSchema, () =>
-        this.list(session, 'resources/list', async () => ({ resources: await this.menu.resources(session, 'fixed') })),
+        this.list(session, 'resources/list', async () => ({ resources: this.lists.resources(await this.menu.resources(session)) })),
       );
       server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-        this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: await this.menu.resources(session, 'templates') })),
+        this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: this.lists.resourceTemplates(await this.menu.resources(session)) })),
       );
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.primitiveCalls.readResource(session, request.params.uri, extra));
       server.setRequestHandler(SubscribeRequestSchema, async (request) => {

@@ -12,7 +12,7 @@ import { readableParamsServer } from './modern-sdk.server.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
-import { ToolMenuService } from '../sessions/tool-menu.service.js';
+import { McpListMapper } from './mcp-list.mapper.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -41,7 +41,7 @@ export class ModernServerFactory {
     @Inject(MCP_SERVER_IDENTITY) private readonly options: McpServerIdentity,
     @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
     private readonly servers: McpServerFactory,
-    private readonly menu: ToolMenuService,
+    private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
   ) {}
@@ -72,15 +72,15 @@ export class ModernServerFactory {
         throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
       });
     };
-    server.setRequestHandler('tools/list', () => ({ tools: this.menu.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) => answer(context, (extra) => this.calls.handle(session, request.params, extra)));
     if (capabilities.prompts) {
-      server.setRequestHandler('prompts/list', () => ({ prompts: this.menu.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) => answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)));
     }
     if (capabilities.resources) {
-      server.setRequestHandler('resources/list', () => ({ resources: this.menu.catalog().resources, ...hint }));
-      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.menu.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.lists.catalog().resourceTemplates, ...hint }));
       server.setRequestHandler('resources/read', (request, context) =>
         answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );

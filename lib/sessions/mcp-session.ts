@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { FsmCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { McpKnownStates } from './mcp-known-states.js';
 import type { McpSessionUsage } from './mcp-session-usage.js';
 
 /** How a connection reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request. */
@@ -24,7 +25,7 @@ export class McpSession implements FsmCaller {
    */
   readonly handles = new Set<string>();
   /** Last known state per store key, refreshed by `tools/list` and transitions. */
-  readonly knownStates = new Map<string, string>();
+  readonly knownStates = new McpKnownStates();
   /** URIs this session subscribed to (`resources/subscribe`), by the store key of the instance they show; created by the first subscription. */
   subscriptions?: Map<string, Set<string>>;
   /** Signature of the menu this session was last shown or told about. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
+import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
@@ -12,19 +13,8 @@ import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-option
 import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
-import { handleRetention } from '../protocol/protocol.messages.js';
 import type { McpSession } from './mcp-session.js';
-
-/** One entry of a session's tool menu. */
-interface MenuEntry {
-  tool: McpToolDefinition;
-  compact: boolean;
-}
-
-/** The lists of a session's menu, each with its own `list_changed` notification. */
-export type McpListKind = 'tools' | 'prompts' | 'resources';
-
-const LIST_KINDS: readonly McpListKind[] = ['tools', 'prompts', 'resources'];
+import { LIST_KINDS, McpMenuVisibility, type McpListKind, type McpMenuEntry, type McpMenuMachine, type McpMenuView } from './menu-visibility.js';
 
 /** The notification that tells a client one list of its menu changed. */
 export const LIST_CHANGED = {
@@ -33,12 +23,15 @@ export const LIST_CHANGED = {
   resources: 'notifications/resources/list_changed',
 } as const satisfies Record<McpListKind, string>;
 
+export type { McpListKind };
+
 /**
- * Computes each session's menu: tools of its session-keyed instances' states,
- * tools allowed for any live handle it started or used, start tools and unbound tools.
- * The initial state shows `compactDescription`. A session stops following a handle whose
- * instance is gone, or has ended in a final state that no tool is bound to; an instance in a
- * state the machine does not know contributes nothing.
+ * Follows each session's instances and tells which lists of its menu changed: its
+ * session-keyed instances, the live handles it started or used (it stops following a handle
+ * whose instance is gone, or has ended in a final state no tool is bound to), their last
+ * known states, and the menu it was last shown. What a menu shows is
+ * {@link McpMenuVisibility}'s; an instance in a state its machine does not know contributes
+ * nothing.
  *
  * It also indexes the tracked (live, registered) sessions by the instances they follow, and
  * is the only writer of `McpSession.handles`, so the index changes with them, and so do the
@@ -49,27 +42,36 @@ export class ToolMenuService {
   private readonly followers: McpInstanceFollowers;
   /** Machines without a handle key: every session with a scope follows its own instance of each. */
   private readonly sessionMachines: string[];
+  private readonly menuMachines: ReadonlyMap<string, McpMenuMachine>;
+  private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
 
   constructor(
     @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
     @Inject(MCP_SESSION_OPTIONS) sessionOptions: McpResolvedSessionOptions,
-    private readonly tools: McpToolRegistry,
+    private readonly toolRegistry: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
-    private readonly machines: McpMachineRegistry,
+    machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
   ) {
     this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
+    this.menuMachines = new Map(
+      machines.ids().map((id) => {
+        const engine = machines.engine(id);
+        return [id, { engine, initial: engine.initial().state, handleKeyed: Boolean(machines.machine(id).stateHandleKey) }];
+      }),
+    );
   }
 
-  /** The session's menu as `tools/list` returns it; reads the store once. */
-  async list(session: McpSession): Promise<Tool[]> {
+  /** The tools of the session's menu, as `tools/list` shows them; reads the store once. */
+  async tools(session: McpSession): Promise<McpMenuEntry[]> {
     await this.refresh(session);
-    const menu = this.compute(session);
-    session.lastMenu = this.signature(session, menu);
-    return menu.map(({ tool, compact }) => this.toSdkTool(tool, compact));
+    const view = this.view(session);
+    const tools = this.visibility.tools(view);
+    session.lastMenu = this.visibility.signature(view, tools);
+    return tools;
   }
 
   /**
@@ -92,57 +94,32 @@ export class ToolMenuService {
    */
   adopt(session: McpSession, storeKey: string): boolean {
     const { machine, scope } = parseInstanceKey(storeKey);
-    if (scope !== 'handle' || !this.machines.has(machine) || !this.machines.machine(machine).stateHandleKey) {
+    if (scope !== 'handle' || !this.menuMachines.get(machine)?.handleKeyed) {
       return false;
     }
     session.handles.add(storeKey);
     return this.followers.follow(session, storeKey);
   }
 
-  /** The prompts `prompts/list` shows the session; reads the store once. */
-  async prompts(session: McpSession): Promise<Prompt[]> {
+  /** The prompts of the session's menu (`prompts/list`); reads the store once. */
+  async prompts(session: McpSession): Promise<McpPromptDefinition[]> {
     await this.refresh(session);
-    session.lastMenu = this.signature(session);
-    return this.primitives
-      .prompts()
-      .filter((prompt) => this.isVisible(session, prompt))
-      .map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+    const view = this.view(session);
+    session.lastMenu = this.visibility.signature(view);
+    return this.visibility.prompts(view);
   }
 
-  /** The fixed resources (`resources/list`) or the templates (`resources/templates/list`) shown to the session; reads the store once. */
-  async resources(session: McpSession, which: 'fixed'): Promise<Resource[]>;
-  async resources(session: McpSession, which: 'templates'): Promise<ResourceTemplate[]>;
-  async resources(session: McpSession, which: 'fixed' | 'templates'): Promise<Resource[] | ResourceTemplate[]> {
+  /** The resources and resource templates of the session's menu (`resources/list`, `resources/templates/list`); reads the store once. */
+  async resources(session: McpSession): Promise<McpResourceDefinition[]> {
     await this.refresh(session);
-    session.lastMenu = this.signature(session);
-    const visible = this.primitives.resources().filter((resource) => this.isVisible(session, resource));
-    return which === 'fixed'
-      ? visible.filter((r) => r.uri !== undefined).map((r) => ({ uri: r.uri!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }))
-      : visible
-          .filter((r) => r.template !== undefined)
-          .map((r) => ({ uriTemplate: r.template!.toString(), name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
+    const view = this.view(session);
+    session.lastMenu = this.visibility.signature(view);
+    return this.visibility.resources(view);
   }
 
   /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); everything is, in the 2026-07-28 era. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
-    return session.kind === 'modern' || this.isVisible(session, definition);
-  }
-
-  /**
-   * Every tool, prompt and resource as the 2026-07-28 era lists them: the same for every
-   * caller, in declaration order, calls still gated. A start tool's description says how long
-   * its handle stays valid (SEP-2567).
-   */
-  catalog(): { tools: Tool[]; prompts: Prompt[]; resources: Resource[]; resourceTemplates: ResourceTemplate[] } {
-    const resources = this.primitives.resources();
-    return {
-      tools: this.tools.all().map((tool) => this.toSdkTool(tool, false, true)),
-      prompts: this.primitives.prompts().map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
-      resources: resources.filter((r) => r.uri !== undefined).map((r) => ({ uri: r.uri!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-      resourceTemplates: resources
-        .filter((r) => r.template !== undefined)
-        .map((r) => ({ uriTemplate: r.template!.toString(), name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-    };
+    return session.kind === 'modern' || this.visibility.isVisible(this.view(session), definition);
   }
 
   /**
@@ -211,10 +188,7 @@ export class ToolMenuService {
         states.set(key, state);
       }
     }
-    session.knownStates.clear();
-    for (const [key, state] of states) {
-      session.knownStates.set(key, state);
-    }
+    session.knownStates.replace(states);
     const dropped: Promise<void>[] = [];
     for (const key of session.handles) {
       const state = states.get(key);
@@ -321,14 +295,7 @@ export class ToolMenuService {
 
   /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */
   private ended(storeKey: string, state: string): boolean {
-    const { machine } = parseInstanceKey(storeKey);
-    const engine = this.machines.engine(machine);
-    if (!engine.knows(state) || !engine.isFinal(state)) {
-      return false;
-    }
-    return !this.tools
-      .all()
-      .some((tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)));
+    return this.visibility.ended(parseInstanceKey(storeKey).machine, state);
   }
 
   /** Store keys of every instance the session follows: its session-keyed ones, then its handles. */
@@ -337,94 +304,59 @@ export class ToolMenuService {
     return [...sessionKeys, ...session.handles];
   }
 
-  private compute(session: McpSession): MenuEntry[] {
-    const entries: MenuEntry[] = [];
-    for (const tool of this.tools.all()) {
-      const machine = tool.binding?.machine ?? tool.start?.machine ?? tool.workflow;
-      if (!machine) {
-        entries.push({ tool, compact: false });
-        continue;
-      }
-      const states = this.instanceStates(session, machine);
-      const initial = this.machines.engine(machine).initial().state;
-      const compact = Boolean(tool.compactDescription) && states.every((state) => state === initial);
-      if (this.isVisibleIn(session, tool, machine, states)) {
-        entries.push({ tool, compact });
-      }
+  /**
+   * The visibility rules over the server's definitions, made once they are registered (the
+   * explorer fills the registries at bootstrap, after this service is built).
+   */
+  private get visibility(): McpMenuVisibility {
+    const definitions = [this.toolRegistry.all(), this.primitives.prompts(), this.primitives.resources()];
+    if (!this.built || this.built.definitions.some((list, index) => list !== definitions[index])) {
+      const [tools, prompts, resources] = definitions as [McpToolDefinition[], McpPromptDefinition[], McpResourceDefinition[]];
+      this.built = {
+        definitions,
+        visibility: new McpMenuVisibility({ tools, prompts, resources, machines: this.menuMachines, handleToolsMenu: this.options.handleToolsMenu }),
+      };
     }
-    return entries;
-  }
-
-  /** Known states of the session's instances of `machine` (its session instance, or the handles it follows). */
-  private instanceStates(session: McpSession, machine: string): string[] {
-    const engine = this.machines.engine(machine);
-    const known = (key: string, state: string | undefined): state is string => {
-      if (state === undefined || engine.knows(state)) {
-        return state !== undefined;
-      }
-      this.unknownStates.report(machine, state, key);
-      return false;
-    };
-    if (this.machines.machine(machine).stateHandleKey) {
-      return [...session.handles]
-        .filter((key) => parseInstanceKey(key).machine === machine)
-        .map((key) => [key, session.knownStates.get(key)] as const)
-        .filter((entry): entry is readonly [string, string] => known(entry[0], entry[1]))
-        .map(([, state]) => state);
-    }
-    const key = session.sessionStoreKey(machine);
-    if (key === undefined) {
-      return [];
-    }
-    const state = session.knownStates.get(key) ?? engine.initial().state;
-    return known(key, state) ? [state] : [];
-  }
-
-  /** Whether an unbound handler, or a bound one whose states an instance of the session is in, is in its menu. */
-  private isVisible(session: McpSession, definition: McpHandlerDefinition): boolean {
-    const machine = definition.binding?.machine;
-    return machine === undefined || this.isVisibleIn(session, definition, machine, this.instanceStates(session, machine));
-  }
-
-  private isVisibleIn(session: McpSession, tool: McpHandlerDefinition, machine: string, states: string[]): boolean {
-    if (!tool.binding) {
-      return true;
-    }
-    if (this.machines.machine(machine).stateHandleKey && (session.kind === 'stateless' || this.options.handleToolsMenu === 'all')) {
-      return true;
-    }
-    const engine = this.machines.engine(machine);
-    return states.some((state) => tool.binding!.states.some((bound) => engine.matches(state, bound)));
-  }
-
-  /** What the session is shown, one string per list kind (in `LIST_KINDS` order), to tell which lists changed. */
-  private signature(session: McpSession, menu = this.compute(session)): readonly string[] {
-    const names = (definitions: readonly McpHandlerDefinition[]) =>
-      definitions
-        .filter((definition) => this.isVisible(session, definition))
-        .map((definition) => definition.name)
-        .join('\n');
-    return [menu.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'), names(this.primitives.prompts()), names(this.primitives.resources())];
+    return this.built.visibility;
   }
 
   /**
-   * A tool as a list shows it. A start tool's description says how long its handle stays
-   * valid when `statesRetention` (always in the 2026-07-28 era) or when retention is set.
+   * What the session's menu depends on: the distinct known states of its instances of each
+   * machine; its session-keyed instance not stored yet counts as in the initial state.
    */
-  private toSdkTool(tool: McpToolDefinition, compact: boolean, statesRetention = false): Tool {
-    const { finishedMs, idleHandleMs } = this.options.retention;
-    const description = compact ? tool.compactDescription : tool.description;
-    const retention =
-      tool.start && (statesRetention || finishedMs !== undefined || idleHandleMs !== undefined)
-        ? ` ${handleRetention(tool.start.machine, tool.start.handleKey, this.options.retention)}`
-        : '';
-    return {
-      name: tool.name,
-      title: tool.title,
-      description: `${description}${retention}`,
-      inputSchema: tool.inputJsonSchema as Tool['inputSchema'],
-      outputSchema: tool.outputJsonSchema as Tool['outputSchema'],
-      annotations: tool.annotations,
-    };
+  private view(session: McpSession): McpMenuView {
+    const states = new Map<string, string[]>();
+    for (const [machine, { engine, initial, handleKeyed }] of this.menuMachines) {
+      const known: string[] = [];
+      if (handleKeyed) {
+        for (const state of session.knownStates.statesOf(machine)) {
+          if (engine.knows(state)) {
+            known.push(state);
+          } else {
+            this.unknownStates.report(machine, state, session.knownStates.instanceIn(machine, state)!);
+          }
+        }
+      } else {
+        const key = session.sessionStoreKey(machine);
+        if (key === undefined) {
+          continue;
+        }
+        const state = session.knownStates.get(key) ?? initial;
+        if (engine.knows(state)) {
+          known.push(state);
+        } else {
+          this.unknownStates.report(machine, state, key);
+        }
+      }
+      if (known.length > 0) {
+        states.set(machine, known);
+      }
+    }
+    return { kind: session.kind, states };
+  }
+
+  /** What the session is shown, one string per list kind, to tell which lists changed. */
+  private signature(session: McpSession): readonly string[] {
+    return this.visibility.signature(this.view(session));
   }
 }

@@ -1,4 +1,4 @@
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import {
   type InitializeRequest,
   InitializeRequestParamsSchema,
@@ -41,7 +41,7 @@ export function replayableInitialize(stored: unknown): InitializeRequest['params
  * Throws, saying which message the SDK refused, when it refuses one.
  */
 export async function replayInitialize(
-  transport: StreamableHTTPServerTransport,
+  transport: NodeStreamableHttpServerTransport,
   path: string,
   sessionId: string,
   initialize: InitializeRequest['params'],
@@ -51,7 +51,7 @@ export async function replayInitialize(
 }
 
 /** One POST that no client sent: its answer is read by nobody. */
-async function post(transport: StreamableHTTPServerTransport, path: string, body: JSONRPCMessage, extra: Record<string, string> = {}): Promise<void> {
+async function post(transport: NodeStreamableHttpServerTransport, path: string, body: JSONRPCMessage, extra: Record<string, string> = {}): Promise<void> {
   const headers: Record<string, string> = {
     host: 'localhost',
     accept: 'application/json, text/event-stream',
@@ -65,7 +65,7 @@ async function post(transport: StreamableHTTPServerTransport, path: string, body
   req.rawHeaders = Object.entries(headers).flat();
   req.push(null);
   const res = new ServerResponse(req);
-  await transport.handleRequest(req, res, body);
+  await transport.handleNodeRequest(req, res, body);
   if (res.statusCode >= 400) {
     throw new Error(messages.replayRefused('method' in body ? body.method : 'message', res.statusCode));
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -155,7 +155,7 @@ export class StatefulHttpSessions {
     if (this.sessionOptions.eventRetentionMs > 0 && typeof lastEventId === 'string' && !isGetStreamEventId(lastEventId)) {
       return;
     }
-    (session.server.transport as StreamableHTTPServerTransport).closeStandaloneSSEStream();
+    (session.server.transport as NodeStreamableHttpServerTransport).closeStandaloneSSEStream();
   }
 
   /** The live session once the store says it still exists; closed here, and `undefined`, when it ended elsewhere. */
@@ -189,7 +189,7 @@ export class StatefulHttpSessions {
     const used = use || record.lastSeenAt !== record.createdAt;
     const session = await this.connect(record, new McpSessionUsage(address, record.createdAt, used));
     try {
-      await replayInitialize(session.server.transport as StreamableHTTPServerTransport, this.http!.path, id, initialize);
+      await replayInitialize(session.server.transport as NodeStreamableHttpServerTransport, this.http!.path, id, initialize);
     } catch (error) {
       await session.server.close();
       return this.unrebuildable(id, messages.reasonOf(error));
@@ -243,7 +243,7 @@ export class StatefulHttpSessions {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
     session.usage = usage;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHttpServerTransport({
       sessionIdGenerator: () => id,
       eventStore: this.sessionOptions.eventRetentionMs > 0 ? this.eventStore(session) : undefined,
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),

@@ -1,6 +1,6 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../protocol/client-input.limits.js';
@@ -314,7 +314,7 @@ export class StreamableHttpTransport implements OnModuleInit {
   private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
     const scope = this.http!.singleTenant ? attachmentScope(this.http!.attachmentId) : undefined;
     const session = this.factory.createSession('stateless', undefined, scope);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableHttpServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void session.server.close());
     await session.server.connect(transport);
     await this.handle(session, req, res);
@@ -322,8 +322,8 @@ export class StreamableHttpTransport implements OnModuleInit {
 
   /** Lets the session's SDK transport answer, with the HTTP exchange reachable from tool calls. */
   private handle(session: McpServedSession, req: Request, res: ServerResponse): Promise<void> {
-    const transport = session.server.transport as StreamableHTTPServerTransport;
-    return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleRequest(req, res, req.body));
+    const transport = session.server.transport as NodeStreamableHttpServerTransport;
+    return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleNodeRequest(req, res, req.body));
   }
 
   /** Answers a request the transport failed to serve; never throws, so a failure cannot take the process down. */

@@ -108,10 +108,13 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
   });
 
   it('evicts idle sessions', async () => {
-    await start({ transports: { http: { sessions: { idleTtlMs: 50 } } } });
+    await start({ transports: { http: { sessions: { idleTtlMs: 1000 } } } });
     const agent = await connect();
     const registry = app.get(McpSessionRegistry);
-    await eventually(() => registry.get(agent.transport.sessionId!) === undefined, 3000);
+    const sessionId = agent.transport.sessionId!;
+    expect(registry.get(sessionId)).toBeDefined();
+    await eventually(() => registry.get(sessionId) === undefined, 5000);
+    await expect(agent.names()).rejects.toMatchObject({ code: 404 });
   });
 
   it('rejects a foreign Host or Origin on loopback (DNS rebinding protection)', async () => {

@@ -4,6 +4,7 @@ import { McpError, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/ty
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import {
+  createMcpSessionHandleMigration,
   createMcpSessionMigration,
   TypeOrmFsmStateStore,
   TypeOrmMcpSessionStore,
@@ -145,7 +146,7 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
 describeNetworkedTargets('principal length limits')('principals of every length on %s', (target) => {
   const suffix = uniqueSuffix();
   const tables = { tableName: `lim_state_${suffix}`, historyTableName: `lim_history_${suffix}` };
-  const sessionTables = { tableName: `lim_session_${suffix}`, eventTableName: `lim_event_${suffix}` };
+  const sessionTables = { tableName: `lim_session_${suffix}`, eventTableName: `lim_event_${suffix}`, handleTableName: `lim_handle_${suffix}` };
   let dataSource: DataSource;
   let app: INestApplication;
   let url: URL;
@@ -155,6 +156,7 @@ describeNetworkedTargets('principal length limits')('principals of every length 
     await createStoreTables(dataSource, tables);
     const runner = dataSource.createQueryRunner();
     await new (createMcpSessionMigration(sessionTables))().up(runner);
+    await new (createMcpSessionHandleMigration(sessionTables))().up(runner);
     await runner.release();
     app = await listenApp([
       billingModule({
@@ -168,6 +170,7 @@ describeNetworkedTargets('principal length limits')('principals of every length 
   afterAll(async () => {
     await app.close();
     const runner = dataSource.createQueryRunner();
+    await new (createMcpSessionHandleMigration(sessionTables))().down(runner);
     await new (createMcpSessionMigration(sessionTables))().down(runner);
     await runner.release();
     await dropStoreTables(dataSource, tables);

@@ -77,7 +77,7 @@ describe('transitions reach only the sessions that follow the instance', () => {
     const session = sessions[10];
     await menu.observe(session, payment('payment:gone'), 'authorized');
     expect([...menu.followersOf('payment:gone')]).toEqual([session]);
-    await menu.list(session);
+    await menu.tools(session);
     expect(session.handles.has('payment:gone')).toBe(false);
     expect(menu.followersOf('payment:gone').size).toBe(0);
   });

@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
+import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
+import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import type { McpMenuEntry } from '../sessions/menu-visibility.js';
+import { handleRetention } from './protocol.messages.js';
+
+/** Every tool, prompt and resource as the 2026-07-28 era lists them. */
+export interface McpCatalog {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+}
+
+/** Maps the definitions a menu shows to the entries of the SDK's list results (`tools/list`, `prompts/list`, …). */
+@Injectable()
+export class McpListMapper {
+  /** Each tool as a session's `tools/list` shows it, in full and compact; definitions do not change while the server runs. */
+  private readonly shown = { full: new Map<McpToolDefinition, Tool>(), compact: new Map<McpToolDefinition, Tool>() };
+  private built?: { tools: readonly McpToolDefinition[]; resources: readonly McpResourceDefinition[]; catalog: McpCatalog };
+
+  constructor(
+    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    private readonly toolRegistry: McpToolRegistry,
+    private readonly primitives: McpPrimitiveRegistry,
+  ) {}
+
+  /** The tools of a session's menu as `tools/list` returns them. */
+  tools(entries: readonly McpMenuEntry[]): Tool[] {
+    return entries.map(({ tool, compact }) => {
+      const shown = compact ? this.shown.compact : this.shown.full;
+      let listed = shown.get(tool);
+      if (!listed) {
+        listed = this.tool(tool, compact, false);
+        shown.set(tool, listed);
+      }
+      return listed;
+    });
+  }
+
+  /** Prompts as `prompts/list` returns them. */
+  prompts(prompts: readonly McpPromptDefinition[]): Prompt[] {
+    return prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+  }
+
+  /** The fixed resources among `resources`, as `resources/list` returns them. */
+  resources(resources: readonly McpResourceDefinition[]): Resource[] {
+    return resources.flatMap((r) => (r.uri === undefined ? [] : [{ uri: r.uri, ...this.resourceFields(r) }]));
+  }
+
+  /** The resource templates among `resources`, as `resources/templates/list` returns them. */
+  resourceTemplates(resources: readonly McpResourceDefinition[]): ResourceTemplate[] {
+    return resources.flatMap((r) => (r.template === undefined ? [] : [{ uriTemplate: r.template.toString(), ...this.resourceFields(r) }]));
+  }
+
+  /**
+   * Every tool, prompt and resource as the 2026-07-28 era lists them: the same for every
+   * caller, in declaration order, calls still gated. A start tool's description says how long
+   * its handle stays valid (SEP-2567). Built once: the definitions do not change while the
+   * server runs.
+   */
+  catalog(): McpCatalog {
+    const tools = this.toolRegistry.all();
+    const resources = this.primitives.resources();
+    if (this.built?.tools !== tools || this.built.resources !== resources) {
+      this.built = {
+        tools,
+        resources,
+        catalog: {
+          tools: tools.map((tool) => this.tool(tool, false, true)),
+          prompts: this.prompts(this.primitives.prompts()),
+          resources: this.resources(resources),
+          resourceTemplates: this.resourceTemplates(resources),
+        },
+      };
+    }
+    return this.built.catalog;
+  }
+
+  /**
+   * A tool as a list shows it. A start tool's description says how long its handle stays
+   * valid when `statesRetention` (always in the 2026-07-28 era) or when retention is set.
+   */
+  private tool(tool: McpToolDefinition, compact: boolean, statesRetention: boolean): Tool {
+    const { finishedMs, idleHandleMs } = this.options.retention;
+    const description = compact ? tool.compactDescription : tool.description;
+    const retention =
+      tool.start && (statesRetention || finishedMs !== undefined || idleHandleMs !== undefined)
+        ? ` ${handleRetention(tool.start.machine, tool.start.handleKey, this.options.retention)}`
+        : '';
+    return {
+      name: tool.name,
+      title: tool.title,
+      description: `${description}${retention}`,
+      inputSchema: tool.inputJsonSchema as Tool['inputSchema'],
+      outputSchema: tool.outputJsonSchema as Tool['outputSchema'],
+      annotations: tool.annotations,
+    };
+  }
+
+  private resourceFields({ name, title, description, mimeType }: McpResourceDefinition) {
+    return { name, title, description, mimeType };
+  }
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { defineMachine } from '../machines/define-machine.js';
+import { TableFsmEngine } from '../machines/table-fsm.engine.js';
+import type { McpMachineConfig } from '../machines/machine.interface.js';
+import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
+import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
+import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpSessionKind } from './mcp-session.js';
+import { McpMenuVisibility, type McpMenuDefinitions, type McpMenuMachine } from './menu-visibility.js';
+
+// A session-keyed cart and a handle-keyed parcel with a final state a tool is still bound to
+// (`delivered`: returns) and one without (`lost`).
+const cart: McpMachineConfig = {
+  id: 'cart',
+  initial: 'open',
+  states: { open: { on: { CHECKOUT: 'paid' } }, paid: { type: 'final' } },
+};
+const parcel: McpMachineConfig = {
+  id: 'parcel',
+  initial: 'packed',
+  states: {
+    packed: { on: { SHIP: 'shipped' } },
+    shipped: { on: { DELIVER: 'delivered', LOSE: 'lost' } },
+    delivered: { type: 'final' },
+    lost: { type: 'final' },
+  },
+};
+
+const machine = (config: McpMachineConfig, handleKeyed: boolean): McpMenuMachine => {
+  const engine = new TableFsmEngine(defineMachine(config, handleKeyed ? { stateHandleKey: 'parcelId' } : {}));
+  return { engine, initial: engine.initial().state, handleKeyed };
+};
+
+const handler = (name: string, extra: Partial<McpHandlerDefinition>): McpHandlerDefinition => ({
+  kind: 'tool',
+  name,
+  inputSchema: z.object({}),
+  gated: extra.binding !== undefined,
+  source: `Spec.${name}`,
+  invoke: async () => undefined,
+  ...extra,
+});
+const tool = (name: string, extra: Partial<McpToolDefinition> = {}): McpToolDefinition =>
+  ({ ...handler(name, extra), kind: 'tool', description: name, inputJsonSchema: { type: 'object' }, ...extra }) as McpToolDefinition;
+const bound = (machine: string, ...states: string[]) => ({ binding: { machine, states, transactional: false } });
+
+const tools = [
+  tool('help'),
+  tool('cart.checkout', { ...bound('cart', 'open'), compactDescription: 'Check out.' }),
+  tool('cart.receipt', bound('cart', 'paid')),
+  tool('parcel.pack', { start: { machine: 'parcel', handleKey: 'parcelId', transactional: false }, compactDescription: 'Pack.' }),
+  tool('parcel.ship', bound('parcel', 'packed')),
+  tool('parcel.track', bound('parcel', 'shipped')),
+  tool('parcel.return', bound('parcel', 'delivered')),
+];
+const prompts = [
+  { ...handler('greet', {}), kind: 'prompt', arguments: [], completers: {} },
+  { ...handler('parcel.complain', bound('parcel', 'lost')), kind: 'prompt', arguments: [], completers: {} },
+] as McpPromptDefinition[];
+const resources = [{ ...handler('cart.items', bound('cart', 'open')), kind: 'resource', uri: 'cart://items', completers: {} }] as McpResourceDefinition[];
+
+const definitions = (handleToolsMenu: 'used' | 'all' = 'used'): McpMenuDefinitions => ({
+  tools,
+  prompts,
+  resources,
+  machines: new Map([
+    ['cart', machine(cart, false)],
+    ['parcel', machine(parcel, true)],
+  ]),
+  handleToolsMenu,
+});
+const view = (states: Record<string, string[]>, kind: McpSessionKind = 'stateful') => ({ kind, states: new Map(Object.entries(states)) });
+const names = (visibility: McpMenuVisibility, states: Record<string, string[]>, kind?: McpSessionKind) =>
+  visibility.tools(view(states, kind)).map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`);
+
+describe('McpMenuVisibility', () => {
+  const visibility = new McpMenuVisibility(definitions());
+
+  it('shows unbound and start tools always, bound tools while an instance is in one of their states', () => {
+    expect(names(visibility, {})).toEqual(['help', 'parcel.pack~']);
+    expect(names(visibility, { cart: ['open'] })).toEqual(['help', 'cart.checkout~', 'parcel.pack~']);
+    expect(names(visibility, { cart: ['paid'], parcel: ['shipped'] })).toEqual(['help', 'cart.receipt', 'parcel.pack', 'parcel.track']);
+  });
+
+  it('shows the tools of every state the followed handles are in, in declaration order', () => {
+    expect(names(visibility, { parcel: ['shipped', 'packed', 'delivered'] })).toEqual(['help', 'parcel.pack', 'parcel.ship', 'parcel.track', 'parcel.return']);
+  });
+
+  it('shows a compact description only while every instance of the machine is in its initial state', () => {
+    expect(names(visibility, { parcel: ['packed'] })).toEqual(['help', 'parcel.pack~', 'parcel.ship']);
+    expect(names(visibility, { parcel: ['packed', 'shipped'] })).toEqual(['help', 'parcel.pack', 'parcel.ship', 'parcel.track']);
+  });
+
+  it("shows every tool of a handle-keyed machine to a stateless session and with handleToolsMenu: 'all'", () => {
+    const all = ['help', 'parcel.pack~', 'parcel.ship', 'parcel.track', 'parcel.return'];
+    expect(names(visibility, {}, 'stateless')).toEqual(all);
+    expect(names(new McpMenuVisibility(definitions('all')), {})).toEqual(all);
+  });
+
+  it('filters prompts and resources by the same rules', () => {
+    expect(visibility.prompts(view({})).map(({ name }) => name)).toEqual(['greet']);
+    expect(visibility.prompts(view({ parcel: ['lost'] })).map(({ name }) => name)).toEqual(['greet', 'parcel.complain']);
+    expect(visibility.resources(view({ cart: ['open'] })).map(({ name }) => name)).toEqual(['cart.items']);
+    expect(visibility.resources(view({ cart: ['paid'] }))).toEqual([]);
+  });
+
+  it('tells a change of any list by its signature', () => {
+    const [toolsBefore, promptsBefore, resourcesBefore] = visibility.signature(view({ cart: ['open'], parcel: ['shipped'] }));
+    const [toolsAfter, promptsAfter, resourcesAfter] = visibility.signature(view({ cart: ['paid'], parcel: ['shipped'] }));
+    expect(toolsAfter).not.toBe(toolsBefore);
+    expect(promptsAfter).toBe(promptsBefore);
+    expect(resourcesAfter).not.toBe(resourcesBefore);
+    expect(visibility.signature(view({ parcel: ['packed'] }))[0]).not.toBe(visibility.signature(view({ parcel: ['packed', 'shipped'] }))[0]);
+  });
+
+  it('ends a handle in a final state no tool is bound to, not in one a tool still serves', () => {
+    expect(visibility.ended('parcel', 'delivered')).toBe(false);
+    expect(visibility.ended('parcel', 'lost')).toBe(true);
+    expect(visibility.ended('parcel', 'shipped')).toBe(false);
+    expect(visibility.ended('parcel', 'renamed')).toBe(false);
+  });
+});
