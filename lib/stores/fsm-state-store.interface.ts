@@ -1,11 +1,11 @@
-/** What a store keeps for one workflow instance (the seed's snapshot, plus context and owner). */
+/** What a store keeps for one workflow instance; a store gives all of it back, context and owner included. */
 export interface FsmSnapshot {
   /**
    * The state value: a dotted path (`'approved'`, `'review.legal'`), or the JSON state value
    * of a parallel state (see the engine).
    */
   state: string;
-  /** The machine's XState context (JSON data); absent for machines without context and for 0.1 rows. */
+  /** The machine's XState context (JSON data); absent for machines without context and for rows whose context is NULL. */
   context?: Record<string, unknown>;
   /** ISO-8601 time of the last change. */
   updatedAt: string;
@@ -14,8 +14,8 @@ export interface FsmSnapshot {
 }
 
 /**
- * Where workflow state lives. This is the seed's interface, kept source-compatible:
- * any object with `load` and `save` works, with the limits the README describes
+ * Where workflow state lives. The smallest store:
+ * any object with `load` and `save` works, with the limits docs/extending.md describes
  * (one process; calls on one handle are serialised by an in-process mutex).
  * Stores that can do better also implement {@link AtomicFsmStateStore}.
  */

@@ -471,7 +471,7 @@ function recordParams(record: FsmTransitionRecord): unknown[] {
   ];
 }
 
-/** The snapshot of a row (NULL context → no `context` key; 0.1 rows have none). */
+/** The snapshot of a row (a NULL context, or owner, → no such key). */
 export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
   const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
