@@ -80,7 +80,7 @@ async function openDatabase(target: NestTargetOptions): Promise<BenchDatabase | 
 }
 
 /**
- * better-sqlite3 in a file in `os.tmpdir()`, with the settings the sample and the README
+ * better-sqlite3 in a file in `os.tmpdir()`, with the settings the sample and docs/stores.md
  * recommend: WAL and `synchronous = NORMAL`.
  */
 async function openSqlite(): Promise<BenchDatabase> {

@@ -29,7 +29,7 @@ import { McpServerFactory } from './protocol/mcp-server.factory.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
-import { McpShutdownDrain } from './transports/mcp-shutdown.drain.js';
+import { McpShutdownDrain } from './protocol/mcp-shutdown.drain.js';
 import { ModernServerFactory } from './protocol/modern-server.factory.js';
 import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
 import { ToolCallHandler } from './protocol/tool-call.handler.js';

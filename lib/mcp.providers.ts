@@ -22,7 +22,7 @@ import { WorkflowStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
-/** The module options with their defaults, resolved once (options under their 0.2 names are read, with one warning). */
+/** The module options with their defaults, resolved once (options under their deprecated names are read, with one warning). */
 export const resolvedOptionsProvider: Provider = {
   provide: MCP_RESOLVED_OPTIONS,
   useFactory: (options: McpModuleOptions): McpResolvedOptions => {

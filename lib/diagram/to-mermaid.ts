@@ -66,31 +66,9 @@ const RESERVED_IDS = new Set(['state', 'note', 'class', 'classdef', 'style', 'cl
 const CURRENT_CLASS = 'classDef current fill:#fde68a,stroke:#b45309,stroke-width:2px';
 
 /**
- * Renders a machine as a Mermaid `stateDiagram-v2`, for documentation, a debugging endpoint
- * or a tool that shows an agent where its workflow stands.
- *
- * - Every state node is drawn in document order: nested states as composite states, the
- *   regions of a parallel state separated by `--`, `[*] --> initial` in each compound state
- *   and `final --> [*]` for final states. A machine that is parallel or declares transitions
- *   of its own is drawn as one composite state named after its id.
- * - Every `on`, `always` and `onDone` transition is an arrow labelled with its event
- *   (`always`, `onDone`), its guard in brackets and, with `options.tools`, the tools that send
- *   the event in that source state in parentheses: `review --> approved : APPROVE (invoice.approve)`.
- *   A tool bound to a state fires the transitions of that state, of its descendants, of its
- *   ancestors (unless a state in between takes the event without a guard) and of parallel
- *   regions active beside it. Start tools label the arrow from `[*]`, and the transitions of
- *   the initial states for their event. Targetless transitions are drawn as self-loops;
- *   delayed and invoked-actor transitions, which the gate refuses to run, are not drawn.
- * - State ids are Mermaid identifiers: nested states are qualified by their parents
- *   (`state "legal" as review_legal`), and a name Mermaid does not accept as an id (other
- *   characters than letters, digits and `_`, a keyword, a clash) gets an escaped id with
- *   the name as its label.
- * - With `options.highlight`, the active state nodes (the leaves and their ancestors) get
- *   `class … current`, styled by a `classDef current`.
- *
- * Pure and synchronous: an XState machine is read from its state node tree (`machine.root`)
- * and a plain config is walked directly, so `xstate` need not be installed for a plain
- * config. The same machine always gives the same text, which ends with a newline.
+ * Renders a machine as a Mermaid `stateDiagram-v2`, each transition labelled with its event,
+ * its guard and the tools that fire it; pure and synchronous (`xstate` need not be installed
+ * for a plain config). What it draws: see docs/primitives.md#how-tomermaid-draws-a-machine.
  *
  * @param machine a machine from `defineMachine`.
  * @param options tools to name on the transitions, and a state value to highlight.

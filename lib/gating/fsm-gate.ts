@@ -31,22 +31,10 @@ interface ClaimStates {
 }
 
 /**
- * The gate: owns every workflow call from start to end. It runs after all guards (so an
- * unauthorised call never claims anything): as the method's first interceptor when the tool
- * has interceptors of the app's (they run inside it), otherwise right around the method,
- * after the pipes, without an rxjs hop:
- *
- * resolve the instance (handle argument or session) → check it is the caller's → claim it
- * (lease, row lock or in-process mutex) → compute the transition on the stored snapshot with
- * the call's arguments after the pipes (guards read context and `event.input`) → run the
- * handler → commit the
- * new snapshot under the claim, or release it → publish the transition.
- *
- * A refused call never reaches the handler (FORBIDDEN, GUARD_REJECTED, BUSY, UNKNOWN_HANDLE,
- * UNKNOWN_STATE, NO_SESSION, STATE_UNAVAILABLE). Reads (a bound tool without transition, or
- * a workflow tool that takes the handle) get the same resolution and ownership check, and
- * never write. Subclass it, override the protected methods (throw `this.refusals.refuse(...)`
- * with a code of your own to refuse), and pass the subclass as the module's `gate` option.
+ * The gate: owns every workflow call from start to end, reading top to bottom: resolve →
+ * check it is the caller's → claim → transition → handler → commit or release → publish.
+ * Where it runs among guards, interceptors and pipes: see docs/pipeline.md#where-the-gate-runs;
+ * subclassing it: see docs/extending.md#subclassing-the-gate.
  */
 @Injectable()
 export class WorkflowGate implements NestInterceptor {

@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
@@ -71,7 +71,7 @@ export const storeFailed = (tool: string, machine: string, error: unknown): stri
 
 /** Log line, once per machine and state: instances are stored in a state the machine does not have. */
 export const unknownStateLogged = (machine: string, state: string, storeKey: string): string =>
-  `Machine "${machine}" has no state "${echo(state)}", but instance "${echo(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in the README).`;
+  `Machine "${machine}" has no state "${echo(state)}", but instance "${echo(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in docs/workflows.md).`;
 
 /** Log line: a lease or transaction could not be released. */
 export const releaseFailed = (tool: string, error: unknown): string =>

@@ -35,7 +35,7 @@ const DEFAULT_RETENTION_BATCH = 500;
 /** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
 const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
 
-/** Options of 0.2 read under their old top-level names, with where they live now. */
+/** Deprecated top-level option names that are still read, each with the option that replaces it. */
 const MOVED_OPTIONS = [
   ['singleTenant', 'transports.http.singleTenant'],
   ['sessions', 'transports.http.sessions'],
@@ -48,7 +48,7 @@ const MOVED_OPTIONS = [
   ['transactional', 'gate.transactional'],
 ] as const satisfies readonly (readonly [keyof McpModuleOptions, string])[];
 
-/** The 0.2 names `options` uses, each with its new place (`gate: SomeGate` → `gate.useClass`). */
+/** The deprecated names `options` uses, each with its new place (`gate: SomeGate` → `gate.useClass`). */
 export function movedOptionsIn(options: McpModuleOptions): [string, string][] {
   const moved: [string, string][] = MOVED_OPTIONS.filter(([name]) => options[name] !== undefined).map(([from, to]) => [from, to]);
   if (typeof options.gate === 'function') {
@@ -59,7 +59,7 @@ export function movedOptionsIn(options: McpModuleOptions): [string, string][] {
 
 /**
  * Fills in every default of `options` (the only place defaults live), grouped by what they
- * configure. A 0.2 name (`leaseMs`, `sessions`, ...) is read where its new place is not set.
+ * configure. A deprecated name (`leaseMs`, `sessions`, ...) is read where its new place is not set.
  */
 export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
   const http = options.transports?.http;

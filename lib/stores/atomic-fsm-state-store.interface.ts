@@ -53,7 +53,7 @@ export interface WorkflowCommit {
 }
 
 /**
- * The atomic protocol of design §5: claim (one conditional write) → handler →
+ * The atomic protocol: claim (one conditional write) → handler →
  * commit (conditional on the lease token) or release. The gate uses it whenever
  * a store offers it, so concurrent calls on one handle run the handler once,
  * also across processes that share the store.

@@ -15,7 +15,7 @@ export interface FsmInstanceKey {
 /**
  * The store key of an instance, the one format every store and the gate share:
  * `"<machine>:<handle>"`, `"<machine>:session:<id>"`, `"<machine>:attachment:<id>"` or
- * `"<machine>:principal:<id>"` (the format of 0.1, so its rows keep their keys).
+ * `"<machine>:principal:<id>"`. Stored rows are found by this exact string, so the format is fixed.
  */
 export function formatInstanceKey({ machine, scope, id }: FsmInstanceKey): string {
   return scope === 'handle' ? `${machine}:${id}` : `${machine}:${scope}:${id}`;

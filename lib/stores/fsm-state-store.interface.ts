@@ -5,7 +5,7 @@ export interface WorkflowSnapshot {
    * of a parallel state (see the engine).
    */
   state: string;
-  /** The machine's XState context (JSON data); absent for machines without context. */
+  /** The machine's XState context (JSON data); absent for machines without context and for rows whose context is NULL. */
   context?: Record<string, unknown>;
   /** ISO-8601 time of the last change. */
   updatedAt: string;
@@ -15,7 +15,7 @@ export interface WorkflowSnapshot {
 
 /**
  * Where workflow state lives: any object with `load` and `save` that keeps the whole
- * {@link WorkflowSnapshot} (checked by a round trip at startup), with the limits the README
+ * {@link WorkflowSnapshot} (checked by a round trip at startup), with the limits docs/extending.md
  * describes (one process; calls on one instance are serialised by an in-process mutex).
  * Stores that can do better also implement `AtomicWorkflowStateStore` (`nestjs-mcp-fsm/extend`).
  *

@@ -132,13 +132,15 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     }
   });
 
-  it('holds the built dist/ for every source file, those sources (no specs), LICENSE, README and CHANGELOG', () => {
+  it('holds the built dist/ for every source file, those sources (no specs), LICENSE, README, docs/ and CHANGELOG', () => {
     const sources = listFiles('lib')
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.fixture.ts'))
       .map((file) => `lib/${file}`);
     const built = sources.flatMap((source) => OUTPUTS.map((ext) => source.replace(/^lib\//, 'dist/').replace(/\.ts$/, ext)));
+    const docs = listFiles('docs').map((file) => `docs/${file}`);
+    expect(docs).toContain('docs/stores.md');
     expect(packed.files).toEqual(
-      [...built, ...sources, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort(),
+      [...built, ...sources, ...docs, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort(),
     );
     expect(packed.files.filter((file) => /\.(spec|fixture)\./.test(file))).toEqual([]);
     expect(readFileSync(join(packed.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 nestjs-mcp-fsm contributors\n/);

@@ -63,10 +63,10 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(await prompts()).toEqual([]);
   });
 
-  it("serves the workflow diagrams the README shows (npm run diagrams writes them)", async () => {
+  it("serves the workflow diagrams docs/primitives.md shows (npm run diagrams writes them)", async () => {
     const agent = await connect();
-    const readme = readFileSync('README.md', 'utf8');
-    const block = readme.slice(readme.indexOf('<!-- sample-diagrams:start'), readme.indexOf('<!-- sample-diagrams:end -->'));
+    const page = readFileSync('docs/primitives.md', 'utf8');
+    const block = page.slice(page.indexOf('<!-- sample-diagrams:start'), page.indexOf('<!-- sample-diagrams:end -->'));
     const shown = [...block.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((match) => match[1]);
     const served = [];
     for (const machine of ['invoice', 'payment']) {

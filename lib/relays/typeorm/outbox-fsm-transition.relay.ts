@@ -51,19 +51,7 @@ interface OutboxRow {
 
 /**
  * Relays transitions between processes through an outbox table in the app's own database,
- * on any `DataSource` the TypeORM store supports (PostgreSQL, MySQL/MariaDB, better-sqlite3):
- * each transition inserts one row after the call committed (not in the call's path), and each
- * process polls the rows after the last one it read, skipping its own. Rows older than
- * `retentionMs` are deleted in bounded batches by every polling process (at most every quarter
- * of `retentionMs`, or at each poll while a full batch came back). The table comes from the
- * shipped migration `CreateMcpFsmOutbox1764720000000` (or `createOutboxMigration(options)`).
- *
- * Delivery is best effort: a poll that fails (the database is down, or it did not answer within
- * `timeoutMs`) is logged once and polling goes on, so rows written meanwhile arrive when it is
- * back, unless they were pruned. A row that commits after a row with a higher id is still read
- * if it commits within 5 s. A query that runs out of time has its connection closed, not
- * reused. On better-sqlite3 the relay's queries take turns with the store's (one shared
- * connection), waiting at most `timeoutMs` for theirs.
+ * polled by every process. Pruning, delivery and SQLite: see docs/deployment.md#the-outbox-relay.
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({

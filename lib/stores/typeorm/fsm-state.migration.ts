@@ -15,7 +15,7 @@ const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
  * history) and their indexes, for the table names in `options`; `down` drops both. Built with
  * TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite. Its
  * name is fixed (`CreateMcpFsmState1764460800000`): register one per DataSource, followed by
- * {@link createWorkflowContextMigration} (the tables of 0.2 need both).
+ * {@link createFsmContextMigration} (the store needs both).
  *
  * @example
  * new DataSource({ ..., migrations: [createWorkflowStateMigration({ tableName: 'billing_fsm_state' })] });
@@ -79,7 +79,7 @@ export class CreateMcpFsmState1764460800000 extends createWorkflowStateMigration
 /**
  * A TypeORM migration class that adds the nullable `context` column (the machine's XState
  * context as JSON text; TEXT, LONGTEXT on MySQL/MariaDB) to the state table in `options`;
- * `down` drops it. Rows of 0.1 keep working: their context is NULL, which loads as none.
+ * `down` drops it. Rows stored before it ran keep working: their context is NULL, which loads as none.
  * Built with TypeORM's `TableColumn`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite
  * (where TypeORM rebuilds the table, keeping its rows). Its name is fixed
  * (`AddMcpFsmContext1764547200000`): register one per DataSource, after

@@ -471,9 +471,9 @@ function recordParams(record: WorkflowTransitionRecord): unknown[] {
   ];
 }
 
-/** The snapshot of a row (NULL context → no `context` key; 0.1 rows have none). */
-export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
-  const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
+/** The snapshot of a row (a NULL context, or owner, → no such key). */
+export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
+  const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
   return snapshot;

@@ -16,7 +16,7 @@ const HANDLE_MIGRATION_NAME = 'CreateMcpSessionHandles1764806400000';
  * kept GET-stream events) and their indexes, for the table names in `options`; `down` drops
  * both. Built with TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB
  * and SQLite. Its name is fixed (`CreateMcpSessions1764633600000`): register one per DataSource,
- * followed by {@link createMcpSessionHandleMigration} (the store of 0.3 needs both).
+ * followed by {@link createMcpSessionHandleMigration} (the store needs both).
  *
  * @example
  * new DataSource({ ..., migrations: [createMcpSessionMigration({ tableName: 'billing_mcp_session' })] });

@@ -12,22 +12,8 @@ const UNKNOWN_SYSTEM_VARIABLE_ERRNO = 1193;
 
 /**
  * Begins and ends the store's transactions with server-side limits, so that the server rolls
- * back a transaction whose client it can no longer reach (a network partition: the client
- * cannot send ROLLBACK, and closing its socket reaches nobody) and frees its row locks within
- * `timeoutMs` of its last statement:
- *
- * - PostgreSQL: `SET LOCAL statement_timeout` and `idle_in_transaction_session_timeout` in one
- *   round trip after BEGIN; they end with the transaction.
- * - MariaDB: the session's `idle_transaction_timeout` and `max_statement_time` (whole seconds,
- *   rounded up), set in one round trip before START TRANSACTION that also saves their values,
- *   and restored in one round trip after COMMIT or ROLLBACK, so that the pooled connection
- *   goes back to the application as it was.
- * - MySQL, which has no limit on idle transactions: the session's `wait_timeout` (closes a
- *   connection idle that long, whole seconds) and `max_execution_time` (SELECT statements
- *   only), set and restored the same way. A DataSource of type `mysql` is taken for MariaDB
- *   until the server refuses MariaDB's variables (once per DataSource; then the MySQL ones are
- *   set), so no round trip is spent asking.
- * - SQLite: nothing to set (no network).
+ * back a transaction whose client it can no longer reach within `timeoutMs` of its last
+ * statement. What each database sets: see docs/stores.md#server-side-limits-per-database.
  */
 export class TransactionLimits {
   constructor(

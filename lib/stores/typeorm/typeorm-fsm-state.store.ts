@@ -17,49 +17,9 @@ import {
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 
 /**
- * Workflow state in the application's own database, through its TypeORM `DataSource`
- * (plain, or injected from `@nestjs/typeorm`): PostgreSQL, MySQL/MariaDB or better-sqlite3.
- * The tables come from the shipped migrations, in this order: `CreateMcpFsmState1764460800000`
- * (or `createWorkflowStateMigration(options)`), then `AddMcpFsmContext1764547200000` (or
- * `createWorkflowContextMigration(options)`, which adds the `context` column of 0.2); `synchronize`
- * is not needed. Contexts are stored as JSON text. The store never
- * initializes or destroys the DataSource, and database errors are thrown, never swallowed.
- *
- * Round trips per operation (history off): `claim` 1 (MySQL/MariaDB, which lack `UPDATE …
- * RETURNING`: 2 when the row has a context or the claim lists no `allowedStates`; see
- * `FsmStateSql.claim`), plus 1 diagnostic SELECT when the claim is refused (plus 1 INSERT for
- * `createWith`); `commit`, `release`, `load`, `save`, `loadMany`, `loadStates`: 1. With
- * history on, `commit` and `create` stay 1 statement on PostgreSQL (data-modifying CTE) and
- * become a transaction elsewhere: 4 statements on SQLite (BEGIN, UPDATE/INSERT, history
- * INSERT, COMMIT), 6 on MySQL/MariaDB (the same, and the SET of the server-side limits before
- * and after; see below). Transactional mode: `beginTransaction` 2 (1 on SQLite), `lock` 1,
- * `commit` the state write (2 with history, except on PostgreSQL) and COMMIT, plus 1 on
- * MySQL/MariaDB. Lease expiry compares with this process's clock
- * (`Date.now()`), so processes sharing a database need synchronised clocks.
- *
- * Every operation and every transaction is bounded by `timeoutMs` (default 5 s; see the option):
- * the operation fails with an error naming it and the limit (the gate answers STATE_UNAVAILABLE,
- * and a call whose commit timed out is never acknowledged), and its connection is closed
- * rather than returned to the pool. A transaction (transactional mode, or the history write on
- * MySQL/MariaDB and SQLite) also sets server-side limits, so the server rolls it back and frees
- * its row locks when the client is cut off: PostgreSQL `SET LOCAL statement_timeout` and
- * `idle_in_transaction_session_timeout` (1 more round trip after BEGIN); MariaDB the session's
- * `idle_transaction_timeout` and `max_statement_time`, MySQL (which has no limit on idle
- * transactions) `wait_timeout` and `max_execution_time`, saved and set before START TRANSACTION
- * and restored after COMMIT or ROLLBACK (1 more round trip each; on MySQL, the first
- * transaction of a DataSource also tries MariaDB's SET once). A statement abandoned at the deadline may still
- * complete on the server: a lease it took expires after `leaseMs`.
- *
- * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
- * store serialises all its operations per DataSource, reads included, so that no read sees the
- * uncommitted writes of a transactional call. The price: while a transactional call's handler
- * runs, the store's other reads and writes (tool menus included) wait for it, at most
- * `timeoutMs`, then fail. Queries run synchronously and cannot be interrupted, so on SQLite
- * `timeoutMs` bounds the wait for the connection, and a transaction open longer than that is
- * rolled back at its commit. When COMMIT or ROLLBACK fails (SQLITE_FULL, a read-only file), the
- * store makes sure no transaction stays open on the connection, so no later write is
- * acknowledged without being committed. Queries that the application runs on the same
- * DataSource outside gated calls share that one connection.
+ * Workflow state in the application's own database, through its TypeORM `DataSource`: PostgreSQL,
+ * MySQL/MariaDB or better-sqlite3, exactly once across processes. Round trips, time limits and
+ * SQLite's one connection: see docs/stores.md#typeormfsmstatestore-in-detail.
  *
  * @example
  * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000], migrationsRun: true });

@@ -16,33 +16,8 @@ const EVENT_ID = /^[1-9][0-9]*$/;
 
 /**
  * Stateful HTTP sessions, their kept GET-stream messages and the handles they follow in the
- * application's own database, through its TypeORM `DataSource` (plain, or injected from
- * `@nestjs/typeorm`): PostgreSQL, MySQL/MariaDB or better-sqlite3. Every process on the
- * database can serve every session. The tables come from the shipped migrations
- * `CreateMcpSessions1764633600000` and `CreateMcpSessionHandles1764806400000` (or
- * `createMcpSessionMigration(options)` and `createMcpSessionHandleMigration(options)`);
- * `synchronize` is not needed. Initialize params and messages are stored as JSON text. The
- * store never initializes or destroys the DataSource, and database errors are thrown, never
- * swallowed.
- *
- * Round trips per operation: `create`, `find`, `touch`, `appendEvent`, `eventsAfter`,
- * `pruneEvents`, `follow`, `unfollow`, `handles`, `followers`: 1. `delete`: 1 (PostgreSQL:
- * data-modifying CTE; MySQL/MariaDB: multi-table DELETE), 3 on SQLite. `expire` and `expireUnused`: 1 on
- * PostgreSQL (data-modifying CTE over `FOR UPDATE SKIP LOCKED`); 3 on SQLite (1 when no
- * session expired); on MySQL/MariaDB, which lack `DELETE … RETURNING`, 1 SELECT of at most
- * `limit` candidates plus 1 DELETE per candidate (see `McpSessionSql.expire`). No operation
- * opens a transaction. Event pruning compares with this
- * process's clock (`Date.now()`), so processes sharing a database need synchronised clocks.
- *
- * Every operation is bounded by `timeoutMs` (default 5 s; see the option): an operation that
- * runs out of time, waiting for a connection included, fails with an error naming it and the
- * limit, and its connection is closed rather than returned to the pool, so a partitioned
- * database fails the session's requests in bounded time.
- *
- * On better-sqlite3, TypeORM runs every query of a DataSource on one shared connection: the
- * store's writes wait their turn in the queue the workflow store uses, so they never run
- * inside another store's open transaction, and `timeoutMs` bounds that wait (queries run
- * synchronously and cannot be interrupted). Reads run at once.
+ * application's own database, so every process on it can serve every session. Round trips,
+ * time limits and SQLite: see docs/stores.md#typeormmcpsessionstore-in-detail.
  *
  * @example
  * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000], migrationsRun: true });

@@ -9,19 +9,21 @@ import { AppModule } from '../sample/app.module.js';
 
 /**
  * `npm run diagrams`: starts the sample on a scratch SQLite file, reads each workflow's
- * diagram resource over MCP, and writes them into README.md between the sample-diagrams
- * markers. `test/sample/sample-http.e2e.spec.ts` checks that the README still shows what the
- * sample serves.
+ * diagram resource over MCP, and writes them into docs/primitives.md between the
+ * sample-diagrams markers. `test/sample/sample-http.e2e.spec.ts` checks that the page still
+ * shows what the sample serves.
  */
 const START = '<!-- sample-diagrams:start (npm run diagrams) -->';
 const END = '<!-- sample-diagrams:end -->';
 const MACHINES = ['invoice', 'payment'];
+/** The page that shows the sample's diagrams. */
+const PAGE = 'docs/primitives.md';
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'readme-diagrams-'));
+  const dir = mkdtempSync(join(tmpdir(), 'docs-diagrams-'));
   process.env.SAMPLE_DB = join(dir, 'sample.sqlite');
   const app = await NestFactory.create(AppModule, { logger: false });
-  const client = new Client({ name: 'readme-diagrams', version: '1.0.0' });
+  const client = new Client({ name: 'docs-diagrams', version: '1.0.0' });
   try {
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
@@ -31,13 +33,13 @@ async function main(): Promise<void> {
       const [content] = (await client.readResource({ uri: `workflow://${machine}/diagram` })).contents as { text: string }[];
       blocks.push(`\`${machine}\` (\`workflow://${machine}/diagram\`):\n\n\`\`\`mermaid\n${content.text}\`\`\``);
     }
-    const readme = readFileSync('README.md', 'utf8');
-    const [before, rest] = readme.split(START);
+    const page = readFileSync(PAGE, 'utf8');
+    const [before, rest] = page.split(START);
     if (rest === undefined || !rest.includes(END)) {
-      throw new Error(`README.md has no ${START} … ${END} block`);
+      throw new Error(`${PAGE} has no ${START} … ${END} block`);
     }
-    writeFileSync('README.md', `${before}${START}\n\n${blocks.join('\n\n')}\n\n${END}${rest.slice(rest.indexOf(END) + END.length)}`);
-    console.log(`README.md: ${MACHINES.length} diagrams written`);
+    writeFileSync(PAGE, `${before}${START}\n\n${blocks.join('\n\n')}\n\n${END}${rest.slice(rest.indexOf(END) + END.length)}`);
+    console.log(`${PAGE}: ${MACHINES.length} diagrams written`);
   } finally {
     await client.close();
     await app.close();
@@ -46,6 +48,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`readme-diagrams failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`docs-diagrams failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 /**
- * How long the values a client sends may be, checked where they enter (README "Limits").
+ * How long the values a client sends may be, checked where they enter (docs/deployment.md, "Limits on what clients send").
  * Each is refused with an error that names its limit, before it reaches a store.
  */
 
