@@ -15,7 +15,7 @@ import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
-import { FsmGate } from '../gating/fsm-gate.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import { callResult, type McpCallResults } from './call-result.builder.js';
 import type { WorkflowCall } from '../gating/fsm-call.js';

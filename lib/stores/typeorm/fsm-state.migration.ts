@@ -15,7 +15,7 @@ const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
  * history) and their indexes, for the table names in `options`; `down` drops both. Built with
  * TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite. Its
  * name is fixed (`CreateMcpFsmState1764460800000`): register one per DataSource, followed by
- * {@link createFsmContextMigration} (the store needs both).
+ * {@link createWorkflowContextMigration} (the store needs both).
  *
  * @example
  * new DataSource({ ..., migrations: [createWorkflowStateMigration({ tableName: 'billing_fsm_state' })] });

@@ -472,8 +472,8 @@ function recordParams(record: WorkflowTransitionRecord): unknown[] {
 }
 
 /** The snapshot of a row (a NULL context, or owner, → no such key). */
-export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
-  const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
+export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
+  const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
   return snapshot;
