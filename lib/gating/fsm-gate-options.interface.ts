@@ -1,10 +1,9 @@
 import type { Type } from '@nestjs/common';
-import type { WorkflowGate } from './fsm-gate.js';
 
 /** The module's `gate` options, resolved (defaults filled) once: what the gate, its sweeper and the menus read. */
 export interface WorkflowGateOptions {
-  /** The gate class the module creates (`WorkflowGate` or a subclass of the app's). */
-  useClass: Type<WorkflowGate>;
+  /** The gate class the module creates: `WorkflowGate` or the app's subclass of it (the resolver checks which). */
+  useClass: Type<object>;
   /** Lease of a claimed instance, in milliseconds. */
   leaseMs: number;
   /** Whether claims are row locks in a transaction the handler joins, unless a binding says otherwise. */

@@ -20,8 +20,8 @@ import { WorkflowRefusals } from './fsm-refusals.js';
 import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
-import { buildCallResult } from '../protocol/call-result.builder.js';
-import { isToolErrorResult } from '../protocol/tool-output.js';
+import { buildCallResult } from '../results/call-result.builder.js';
+import { isToolErrorResult } from '../results/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */

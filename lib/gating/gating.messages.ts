@@ -85,14 +85,6 @@ export const endNeedsDelete = (store: string): string =>
 export const noWorkflowInCall = (tool: string): string =>
   `McpWorkflowService: "${tool}" is not a workflow tool; pass { machine } (and { handle } for a handle-keyed machine).`;
 
-/** zod issues as `path: message; path: message`. */
-export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');
-
-/** A handler's return value that fails the tool's output schema (no transition fires). */
-export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  `"${tool}" returned a result that does not match its outputSchema: ${formatIssues(issues)}.`;
-
 /** Log line: `retention` is set but the store cannot sweep. */
 export const retentionUnsupported = (store: string): string =>
   `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmWorkflowStateStore or InMemoryWorkflowStateStore, or implement sweep().`;

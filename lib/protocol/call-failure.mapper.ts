@@ -7,7 +7,7 @@ import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
-import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
+import { errorMessage, toolErrorResult } from '../results/tool-result.mapper.js';
 
 const logger = new Logger('McpCall');
 

@@ -17,7 +17,7 @@ import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
-import { callResult, type McpCallResults } from './call-result.builder.js';
+import { callResult, type McpCallResults } from '../results/call-result.builder.js';
 import type { WorkflowCall } from '../gating/fsm-call.js';
 import { toCallFailure } from './call-failure.mapper.js';
 import * as messages from './protocol.messages.js';

@@ -1,5 +1,5 @@
-import { echo } from '../client-input/client-input.echo.js';
-import { formatIssues, reasonOf } from '../gating/gating.messages.js';
+import { echo, formatIssues } from '../client-input/client-input.echo.js';
+import { reasonOf } from '../gating/gating.messages.js';
 
 /** What a client or an operator reads from the server layer (calls, lists, sessions): worded once. */
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { WorkflowCall } from '../gating/fsm-call.js';
-import { callResult } from './call-result.builder.js';
+import { callResult } from '../results/call-result.builder.js';
 import { toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
@@ -15,7 +15,7 @@ import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
-import { toolErrorResult } from './tool-result.mapper.js';
+import { toolErrorResult } from '../results/tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 

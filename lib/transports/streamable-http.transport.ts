@@ -25,10 +25,9 @@ import {
   toNodeExchange,
   type FastifyInstanceLike,
   type FrameworkError,
-  type McpNodeRequest as Request,
 } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
-import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody } from './mcp-body.reader.js';
+import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody, type McpNodeRequest as Request } from './mcp-body.reader.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
