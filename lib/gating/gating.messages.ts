@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.

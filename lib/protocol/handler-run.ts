@@ -2,7 +2,7 @@ import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
 import type { FsmGate } from '../gating/fsm-gate.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { mcpHttpExchange } from '../transports/mcp-http-request.storage.js';
+import { mcpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 

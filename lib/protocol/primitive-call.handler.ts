@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CompleteResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_URI_LENGTH } from './client-input.limits.js';
+import { MAX_URI_LENGTH } from '../client-input/client-input.limits.js';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isWellFormedHandle } from '../gating/fsm-handle.js';
@@ -16,7 +16,7 @@ import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import { callResult, type McpCallResults } from './call-result.builder.js';
 import type { FsmCall } from '../gating/fsm-call.js';
 import { toCallFailure } from './call-failure.mapper.js';

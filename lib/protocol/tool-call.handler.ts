@@ -12,7 +12,7 @@ import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { FsmGate } from '../gating/fsm-gate.js';
-import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from './tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';

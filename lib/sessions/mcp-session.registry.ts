@@ -8,7 +8,7 @@ import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.j
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpServedSession, McpSession } from './mcp-session.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
-import * as messages from '../protocol/protocol.messages.js';
+import * as messages from './sessions.messages.js';
 import { LIST_CHANGED, ToolMenuService, type McpListKind } from './tool-menu.service.js';
 
 interface LiveSession {

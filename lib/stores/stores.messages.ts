@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /** Messages of the stores and the transition relay, worded once (operators and developers read them). */
 
