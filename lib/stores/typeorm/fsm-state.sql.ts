@@ -1,57 +1,19 @@
 import type { QueryRunner } from 'typeorm';
-import type { WorkflowClaimRequest, WorkflowClaimResult, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowClaimRequest, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
-import { isOwnedBy } from '../fsm-instance-owner.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
-import type { WorkflowLockRequest } from '../transactional-fsm-state-store.interface.js';
+import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
+import { isDuplicateKey } from './mysql-errno.js';
+import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
-
-/** One stored instance row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
-export interface FsmStateRow {
-  state: string;
-  owner: string | null;
-  lease_until: string | number | null;
-}
-
-/** The columns of an instance row that make its snapshot (`context` is JSON text, NULL for none). */
-export interface FsmSnapshotRow {
-  state: string;
-  context: string | null;
-  owner: string | null;
-  updated_at: string | number;
-}
 
 /** Lease fields written by a claim. */
 export interface FsmLease {
   token: string;
   until: number;
 }
-
-/** A claim outcome other than `claimed`. */
-type Refusal = Exclude<WorkflowClaimResult, { status: 'claimed' }>;
-
-/**
- * Why the caller may not take an instance row: `unknown` (owned by another principal, or
- * owned while the caller is anonymous), `forbidden` (its state is not one of the allowed
- * states, compared exactly), `busy` (a live lease holds it); `undefined` when it is free
- * for the caller.
- */
-export function refuseFsmClaim(row: FsmStateRow, request: WorkflowLockRequest, now: number): Refusal | undefined {
-  if (!isOwnedBy(row.owner, request.owner)) return { status: 'unknown' };
-  if (request.allowedStates && !request.allowedStates.includes(row.state)) return { status: 'forbidden', state: row.state };
-  if (row.lease_until !== null && Number(row.lease_until) >= now) return { status: 'busy', state: row.state };
-  return undefined;
-}
-
-/** The verdict for a row the caller could not take: a row free for it was taken meanwhile, so `busy`. */
-export function notTaken(row: FsmStateRow, request: WorkflowLockRequest, now: number): Refusal {
-  return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
-}
-
-const DUPLICATE_KEY_ERRNO = 1062;
-const DEADLOCK_ERRNO = 1213;
 
 /**
  * The SQL of the state and history tables in one dialect. Every method is one statement
@@ -414,50 +376,6 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
   return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
 }
 
-/** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context and owner flags, then the position. */
-const UPDATED_AT_LIMIT = 2 ** 42;
-const CONTEXT_FLAG = 2 ** 42;
-const OWNER_FLAG = 2 ** 43;
-const POSITION_UNIT = 2 ** 44;
-/** Positions 1..511 keep the packed value below 2^53, where mysql2 returns it as an exact number. */
-const MAX_PACKED_POSITION = 2 ** 9 - 1;
-
-/**
- * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
- * allowed states are given, at most {@link MAX_PACKED_POSITION}, and `updated_at` fits in 42 bits.
- */
-function packedClaim(allowedStates: readonly string[] | undefined): SqlStatement {
-  if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
-  const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
-  return {
-    sql:
-      `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} THEN ` +
-      `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
-      `(CASE WHEN context IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
-    params: [...allowedStates],
-  };
-}
-
-/** The snapshot packed by {@link packedClaim}; `undefined` when it was not packed or the row has a context. */
-function unpackClaim(
-  insertId: number | undefined,
-  allowedStates: readonly string[],
-  owner: string | undefined,
-): WorkflowSnapshot | undefined {
-  if (!insertId || insertId >= 2 ** 53) return undefined;
-  const position = Math.floor(insertId / POSITION_UNIT);
-  const owned = Math.floor(insertId / OWNER_FLAG) % 2 === 1;
-  const hasContext = Math.floor(insertId / CONTEXT_FLAG) % 2 === 1;
-  if (position < 1 || position > allowedStates.length || hasContext) return undefined;
-  // An owned row was claimed only because its owner is the caller (see the claim's WHERE).
-  const snapshot: WorkflowSnapshot = {
-    state: allowedStates[position - 1],
-    updatedAt: new Date(insertId % UPDATED_AT_LIMIT).toISOString(),
-  };
-  if (owned) snapshot.owner = owner;
-  return snapshot;
-}
-
 function recordParams(record: WorkflowTransitionRecord): unknown[] {
   return [
     record.machine,
@@ -469,43 +387,4 @@ function recordParams(record: WorkflowTransitionRecord): unknown[] {
     record.principal,
     Date.parse(record.at),
   ];
-}
-
-/** The snapshot of a row (a NULL context, or owner, → no such key). */
-export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
-  const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
-  if (row.context !== null) snapshot.context = JSON.parse(row.context);
-  if (row.owner !== null) snapshot.owner = row.owner;
-  return snapshot;
-}
-
-/** A snapshot as a later load returns it (its context through JSON, so no aliasing of the caller's). */
-export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
-  const stored: WorkflowSnapshot = { state: snapshot.state, updatedAt: new Date(Date.parse(snapshot.updatedAt)).toISOString() };
-  const context = contextText(snapshot);
-  if (context !== null) stored.context = JSON.parse(context);
-  if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
-  return stored;
-}
-
-/** The `context` column of a snapshot: JSON text, or NULL when it has none. */
-function contextText(snapshot: WorkflowSnapshot): string | null {
-  return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  return driverErrno(error) === DUPLICATE_KEY_ERRNO;
-}
-
-/**
- * Whether InnoDB chose this transaction as a deadlock victim (and rolled it back). Under
- * REPEATABLE READ a locking read of an absent row takes a gap lock, so two transactions
- * inserting new instances into the same index gap can deadlock.
- */
-export function isDeadlock(error: unknown): boolean {
-  return driverErrno(error) === DEADLOCK_ERRNO;
-}
-
-function driverErrno(error: unknown): number | undefined {
-  return (error as { driverError?: { errno?: number } }).driverError?.errno;
 }

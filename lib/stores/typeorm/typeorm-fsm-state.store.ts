@@ -6,7 +6,8 @@ import type { WorkflowTransitionRecord } from '../fsm-transition-record.interfac
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
-import { FsmStateSql, notTaken, storedSnapshot } from './fsm-state.sql.js';
+import { notTaken, storedSnapshot } from './fsm-state.rows.js';
+import { FsmStateSql } from './fsm-state.sql.js';
 import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {

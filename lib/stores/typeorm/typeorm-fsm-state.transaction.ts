@@ -9,7 +9,9 @@ import {
 } from '../stores.messages.js';
 import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-fsm-state-store.interface.js';
 import type { BoundedQueries } from './bounded-queries.js';
-import { type FsmStateSql, isDeadlock, notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.sql.js';
+import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
+import type { FsmStateSql } from './fsm-state.sql.js';
+import { isDeadlock } from './mysql-errno.js';
 import type { QueryDeadline } from './query-deadline.js';
 import type { TransactionLimits } from './transaction-limits.js';
 
