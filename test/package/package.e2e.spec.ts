@@ -9,7 +9,7 @@ import { stdioLogsToStdout } from '../../lib/transports/transports.messages.js';
 import { eventually } from '../utils/http-client.js';
 import { createConsumerApp, startConsumerApp, type ConsumerApp, type ModuleResolution } from './consumer-app.js';
 import { listFiles, packFreshClone, type PackedManifest, type PackedPackage } from './packed-package.js';
-import { codeBlock, hostConfigurations, quickStartFiles, readmeSection, type HostEntry } from './readme.js';
+import { codeBlock, hostConfigurations, HOSTS_PAGE, quickStartFiles, readmeSection, type HostEntry } from './readme.js';
 
 /** The identifier an app gives the entry point `subpath` of the package (`.` → root, `./typeorm` → typeorm). */
 const entryName = (subpath: string): string => (subpath === '.' ? 'root' : subpath.slice(2).replace(/\W/g, '_'));
@@ -120,7 +120,7 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     app = await createConsumerApp(join(workDir, 'app'), packed.tarball, {
       ...APP_FILES,
       'entry-points.ts': entryPointsFile(packed.manifest),
-      'main-stdio.ts': codeBlock(readmeSection('Connect a host'), '// main-stdio.ts'),
+      'main-stdio.ts': codeBlock(readmeSection('Connect a host', HOSTS_PAGE), '// main-stdio.ts'),
       ...Object.fromEntries(Object.entries(quickStartFiles()).map(([file, text]) => [`quick-start/${file}`, text])),
     });
     compiled = new Map(RESOLUTIONS.map((mode) => [mode, app.compile(mode, { emit: mode === 'nodenext' })]));

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { hostConfigurations, readmeSection, type HostEntry } from './readme.js';
+import { hostConfigurations, HOSTS_PAGE, readmeSection, type HostEntry } from './readme.js';
 
 /** The stdio entry every host gets: node on the built `main-stdio.ts`, with stdio selected. */
 const stdioEntry = (path: string, type?: 'stdio'): HostEntry => ({
@@ -12,7 +12,7 @@ const stdioEntry = (path: string, type?: 'stdio'): HostEntry => ({
 /** The Quick start's endpoint. */
 const URL = 'http://127.0.0.1:3000/mcp';
 
-describe('the README host configuration entries', () => {
+describe('the host configuration entries the README links (docs/hosts.md)', () => {
   it('are valid JSON in the shape each host reads: Claude Desktop and Cursor mcpServers, VS Code servers with a type', () => {
     expect(hostConfigurations()).toEqual({
       'Claude Desktop': { mcpServers: { billing: stdioEntry('/absolute/path/to/billing/dist/main-stdio.js') } },
@@ -32,7 +32,7 @@ describe('the README host configuration entries', () => {
   });
 
   it('select stdio through the variable the module reads, and reach HTTP at the Quick start URL', () => {
-    expect(readmeSection('Connect a host')).toContain("process.env.MCP_TRANSPORT === 'stdio' ? { http: false, stdio: true }");
+    expect(readmeSection('Connect a host', HOSTS_PAGE)).toContain("process.env.MCP_TRANSPORT === 'stdio' ? { http: false, stdio: true }");
     expect(readFileSync('README.md', 'utf8')).toContain(`Point any MCP client at \`${URL}\``);
   });
 });

@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 /** A server entry of a host's configuration file, as the README shows it. */
 export type HostEntry = { type?: string; command?: string; args?: string[]; env?: Record<string, string>; url?: string };
 
-/** The README section under `## <heading>`, up to the next `## ` heading. */
-export function readmeSection(heading: string): string {
-  const readme = readFileSync('README.md', 'utf8');
+/** The section of `file` (the README unless named) under `## <heading>`, up to the next `## ` heading. */
+export function readmeSection(heading: string, file = 'README.md'): string {
+  const readme = readFileSync(file, 'utf8');
   const start = readme.indexOf(`\n## ${heading}\n`);
   if (start < 0) {
-    throw new Error(`README.md has no "## ${heading}" section`);
+    throw new Error(`${file} has no "## ${heading}" section`);
   }
   const end = readme.indexOf('\n## ', start + 1);
   return readme.slice(start, end < 0 ? undefined : end);
@@ -24,10 +24,13 @@ export function codeBlock(text: string, firstLine: string): string {
   throw new Error(`no code block starts with "${firstLine}"`);
 }
 
-/** Each host the README's "Connect a host" section names in bold, with its JSON block parsed. */
+/** The page the README links for connecting hosts: the stdio entry point and each host's entry. */
+export const HOSTS_PAGE = 'docs/hosts.md';
+
+/** Each host docs/hosts.md names in bold, with its JSON block parsed. */
 export function hostConfigurations(): Record<string, unknown> {
   const configurations: Record<string, unknown> = {};
-  for (const match of readmeSection('Connect a host').matchAll(/\*\*([^*]+)\*\* \([^]*?```json\n([^]*?)```/g)) {
+  for (const match of readmeSection('Connect a host', HOSTS_PAGE).matchAll(/\*\*([^*]+)\*\* \([^]*?```json\n([^]*?)```/g)) {
     configurations[match[1]] = JSON.parse(match[2]);
   }
   return configurations;
