@@ -21,14 +21,16 @@ export async function startBaselineServer({ handGate = false } = {}): Promise<Sd
     server.registerTool(BENCH_TOOLS.echo.name, { description: BENCH_TOOLS.echo.description }, ok);
     if (handGate) {
       let state = 'a';
-      const gated = (from: string, to: string) => async (extra: { sendNotification: (n: { method: 'notifications/tools/list_changed' }) => Promise<void> }) => {
-        if (state !== from) {
-          return { content: [{ type: 'text' as const, text: `FORBIDDEN in ${state}` }], isError: true };
-        }
-        state = to;
-        await extra.sendNotification({ method: 'notifications/tools/list_changed' });
-        return ok();
-      };
+      const gated =
+        (from: string, to: string) =>
+        async (extra: { sendNotification: (n: { method: 'notifications/tools/list_changed' }) => Promise<void> }) => {
+          if (state !== from) {
+            return { content: [{ type: 'text' as const, text: `FORBIDDEN in ${state}` }], isError: true };
+          }
+          state = to;
+          await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+          return ok();
+        };
       server.registerTool(BENCH_TOOLS.flip.name, { description: BENCH_TOOLS.flip.description }, gated('a', 'b'));
       server.registerTool(BENCH_TOOLS.flop.name, { description: BENCH_TOOLS.flop.description }, gated('b', 'a'));
     } else {

@@ -24,9 +24,7 @@ export interface BenchApp {
  * the module's default).
  */
 export type NestTargetOptions = { route?: 'direct' | 'express' } & (
-  | { store: 'memory'; engine?: McpModuleOptions['engine'] }
-  | { store: 'sqlite' }
-  | { store: 'postgres'; schema: string; instances: number }
+  { store: 'memory'; engine?: McpModuleOptions['engine'] } | { store: 'sqlite' } | { store: 'postgres'; schema: string; instances: number }
 );
 
 interface BenchDatabase {
@@ -43,7 +41,9 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
     machines: [loopMachine, docMachine],
     engine: target.store === 'memory' ? (target.engine ?? 'auto') : 'auto',
     // Scenarios open thousands of sessions; the cap is not what is measured.
-    transports: { http: { path: '/mcp', direct: target.route !== 'express', sessions: { maxSessions: 100_000, maxNewPerMinutePerClient: Infinity } } },
+    transports: {
+      http: { path: '/mcp', direct: target.route !== 'express', sessions: { maxSessions: 100_000, maxNewPerMinutePerClient: Infinity } },
+    },
     ...(database ? { store: new TypeOrmWorkflowStateStore(database.dataSource) } : {}),
   };
 

@@ -84,8 +84,15 @@ export class AsyncCounter {
     unsubscribe(RESPONSE_FINISH, this.onCountFinish);
     this.counting = undefined;
     const per = (map: Map<string, number>) =>
-      Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, Math.round((count / counting.requests) * 100) / 100]));
-    return { requests: counting.requests, perRequest: per(counting.types), timersByDelay: per(counting.timers), shortTimerSites: [...counting.sites] };
+      Object.fromEntries(
+        [...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, Math.round((count / counting.requests) * 100) / 100]),
+      );
+    return {
+      requests: counting.requests,
+      perRequest: per(counting.types),
+      timersByDelay: per(counting.timers),
+      shortTimerSites: [...counting.sites],
+    };
   }
 }
 

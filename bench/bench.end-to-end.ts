@@ -96,14 +96,23 @@ const SEQUENTIAL_ROWS: SequentialRow[] = [
     label: 'tools/list',
     session: 'few',
     operation: ({ session }) => listed(session, menu(true)),
-    speed: { scenario: 'tools/list, end to end (speed, one client)', vs: 'bare SDK list (hand-written server)', target: 0.85, goal: 'at least' },
+    speed: {
+      scenario: 'tools/list, end to end (speed, one client)',
+      vs: 'bare SDK list (hand-written server)',
+      target: 0.85,
+      goal: 'at least',
+    },
     cpu: { scenario: 'tools/list, server CPU (one client)', vs: 'bare SDK list (hand-written server)' },
   },
   {
     label: 'payment.status',
     session: 'few',
     operation: ({ session, paymentId }) => status(session, paymentId, 'captured', 2),
-    speed: { scenario: 'gated read tool payment.status, end to end (speed, one client)', vs: 'bare SDK call (hand-written server)', goal: 'at least' },
+    speed: {
+      scenario: 'gated read tool payment.status, end to end (speed, one client)',
+      vs: 'bare SDK call (hand-written server)',
+      goal: 'at least',
+    },
     cpu: { scenario: 'gated read tool payment.status, server CPU (one client)', vs: 'bare SDK call (hand-written server)', target: 1.2 },
   },
   {
@@ -140,7 +149,10 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
   try {
     const prepared = new Map<Side, PreparedSessions>();
     for (const side of SIDES) {
-      prepared.set(side, { few: await prepare(servers, side, SETTINGS.sequentialPayments), many: await prepare(servers, side, SETTINGS.manyPayments) });
+      prepared.set(side, {
+        few: await prepare(servers, side, SETTINGS.sequentialPayments),
+        many: await prepare(servers, side, SETTINGS.manyPayments),
+      });
     }
     const kept = prepared.size * 2;
     const mixed = new Map<Side, MixedRound[]>(SIDES.map((side) => [side, []]));
@@ -246,7 +258,11 @@ async function sequentialRound(servers: BenchTargetProcess, prepared: Prepared, 
 
 const opsPerSec = (round: MixedRound) => (((round.iterations - round.errors) * OPERATIONS.length) / round.elapsedMs) * 1000;
 const mixedCpuPerOp = (round: MixedRound) => round.cpuUs / (round.iterations * OPERATIONS.length);
-const p50 = (latencies: number[]) => percentile([...latencies].sort((a, b) => a - b), 50);
+const p50 = (latencies: number[]) =>
+  percentile(
+    [...latencies].sort((a, b) => a - b),
+    50,
+  );
 
 function printMixed(mixed: Map<Side, MixedRound[]>): void {
   const { mixedClients, mixedIterations, runs } = SETTINGS;
@@ -306,14 +322,12 @@ function rows(mixed: Map<Side, MixedRound[]>, sequential: Map<SequentialRow, Map
       goal: 'at least',
       ratios: sample.map((round, run) => opsPerSec(round) / opsPerSec(hand[run])),
     },
-    ...OPERATIONS.map(
-      (operation): BudgetRow => ({
-        scenario: `mixed workload, median latency of ${operation} (speed)`,
-        vs,
-        goal: 'at least',
-        ratios: sample.map((round, run) => p50(hand[run].latenciesMs[operation]) / p50(round.latenciesMs[operation])),
-      }),
-    ),
+    ...OPERATIONS.map((operation): BudgetRow => ({
+      scenario: `mixed workload, median latency of ${operation} (speed)`,
+      vs,
+      goal: 'at least',
+      ratios: sample.map((round, run) => p50(hand[run].latenciesMs[operation]) / p50(round.latenciesMs[operation])),
+    })),
   ];
   for (const [row, bySide] of sequential) {
     const [theirs, ours] = [bySide.get(HAND)!, bySide.get(SAMPLE)!];

@@ -67,7 +67,9 @@ export function summarize({ scenario, vs, target, goal = 'at most', ratios, skip
 export function reportBudget(rows: BudgetRow[], { write }: { write: boolean }): void {
   const results = rows.map(summarize);
   const fixed = (value: number | null) => (value === null ? '-' : value.toFixed(2));
-  console.log('\nResults (each ratio measured in every run against its baseline in the same run; median of the runs, min and max beside it)');
+  console.log(
+    '\nResults (each ratio measured in every run against its baseline in the same run; median of the runs, min and max beside it)',
+  );
   printTable(
     ['scenario', 'vs', 'ratio', 'min', 'max', 'runs', 'target', 'verdict'],
     results.map((row) => [

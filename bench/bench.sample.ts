@@ -15,7 +15,15 @@ export async function startSampleApp(): Promise<BenchApp> {
   const file = join(tmpdir(), `nestjs-mcp-fsm-bench-sample-${process.pid}.sqlite`);
   removeDatabase(file);
   // The sample's defaults, whatever the runner's environment says: SQLite, stateful HTTP, no auth, no relay.
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'MCP_TRANSPORT', 'HTTP_ADAPTER', 'SAMPLE_AUTH', 'SAMPLE_HANDLER_DELAY_MS', 'MCP_HANDLE_TOOLS']) {
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'MCP_TRANSPORT',
+    'HTTP_ADAPTER',
+    'SAMPLE_AUTH',
+    'SAMPLE_HANDLER_DELAY_MS',
+    'MCP_HANDLE_TOOLS',
+  ]) {
     delete process.env[name];
   }
   process.env.SAMPLE_DB = file;

@@ -28,10 +28,12 @@ const isOk = (result: unknown, text = 'ok') => {
 const echo = async ({ client }: BenchClient) => isOk(await client.callTool({ name: BENCH_TOOLS.echo.name, arguments: {} }));
 const loop = async ({ client }: BenchClient, index: number) =>
   isOk(await client.callTool({ name: index % 2 === 0 ? BENCH_TOOLS.flip.name : BENCH_TOOLS.flop.name, arguments: {} }));
-const listing = (expected: string[]) => async ({ client }: BenchClient) => {
-  const { tools } = await client.listTools();
-  return tools.length === expected.length && tools.every((tool, index) => tool.name === expected[index]);
-};
+const listing =
+  (expected: string[]) =>
+  async ({ client }: BenchClient) => {
+    const { tools } = await client.listTools();
+    return tools.length === expected.length && tools.every((tool, index) => tool.name === expected[index]);
+  };
 /** What a session with no live doc and its loop in `a` is shown. */
 const LISTED_FRESH = [BENCH_TOOLS.echo.name, BENCH_TOOLS.flip.name, BENCH_TOOLS.open.name];
 

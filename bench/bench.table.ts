@@ -9,6 +9,8 @@ export function printTable(header: string[], rows: string[][]): void {
   const line = (cells: string[]) =>
     `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
   console.log(line(header));
-  console.log(`|${widths.map((width, column) => (column === 0 ? ':' : '-').padEnd(width + 1, '-') + (column === 0 ? '-' : ':')).join('|')}|`);
+  console.log(
+    `|${widths.map((width, column) => (column === 0 ? ':' : '-').padEnd(width + 1, '-') + (column === 0 ? '-' : ':')).join('|')}|`,
+  );
   for (const row of rows) console.log(line(row));
 }

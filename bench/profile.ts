@@ -26,7 +26,10 @@ const OPERATIONS = {
   pay: {
     posts: 2,
     run: async ({ client }: BenchClient) => {
-      const authorized = (await client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } })) as CallToolResult;
+      const authorized = (await client.callTool({
+        name: 'payment.authorize',
+        arguments: { amount: 1, currency: 'EUR' },
+      })) as CallToolResult;
       return client.callTool({ name: 'payment.capture', arguments: { paymentId: authorized.structuredContent!.paymentId } });
     },
   },
@@ -102,21 +105,29 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
     console.log(
       `  in the server (request event → response finish) ${us(residenceMs)}: busy ${us(summary.busyInRequestsMs)}, ` +
         `not busy ${us(residenceMs - summary.busyInRequestsMs)}` +
-        (window!.runQueueMs === undefined ? '' : ` (of which waiting for a CPU at most ${us(window!.runQueueMs)}, the whole window's run-queue wait)`),
+        (window!.runQueueMs === undefined
+          ? ''
+          : ` (of which waiting for a CPU at most ${us(window!.runQueueMs)}, the whole window's run-queue wait)`),
     );
     console.log(`  outside the server (client, kernel, wire) ${us(wallMs - residenceMs)}`);
     console.log(
       `  server busy ${us(busyMs)} in all (${((busyMs / summary.wallMs) * 100).toFixed(0)}% of the wall time; GC ${us(summary.gcMs)}), ` +
         `of which outside requests ${us(busyMs - summary.busyInRequestsMs)}`,
     );
-    const listed = (record: Record<string, number>) => Object.entries(record).map(([key, count]) => `${key} ${count}`).join(', ');
+    const listed = (record: Record<string, number>) =>
+      Object.entries(record)
+        .map(([key, count]) => `${key} ${count}`)
+        .join(', ');
     console.log(`  async resources per request (${counts!.requests} requests counted): ${listed(counts!.perRequest)}`);
     console.log(`  timers per request by delay (ms): ${listed(counts!.timersByDelay) || 'none'}`);
     for (const site of counts!.shortTimerSites) console.log(`  a timer of ≤ 10 ms set at: ${site}`);
     const share = (ms: number) => `${((ms / busyMs) * 100).toFixed(1)}%`;
     printTable(
       ['server CPU by area (self time)', 'per request', 'of busy'],
-      summary.areas.filter(([area]) => area !== '(idle)').slice(0, 14).map(([area, ms]) => [area, us(ms), share(ms)]),
+      summary.areas
+        .filter(([area]) => area !== '(idle)')
+        .slice(0, 14)
+        .map(([area, ms]) => [area, us(ms), share(ms)]),
     );
     printTable(
       ['server CPU with the area on the stack', 'per request', 'of busy'],
@@ -136,7 +147,10 @@ async function prepareSession(url: URL): Promise<{ session: BenchClient; payment
   const session = await openClient(url);
   let paymentId = '';
   for (let index = 0; index < 10; index++) {
-    const authorized = (await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } })) as CallToolResult;
+    const authorized = (await session.client.callTool({
+      name: 'payment.authorize',
+      arguments: { amount: 1, currency: 'EUR' },
+    })) as CallToolResult;
     paymentId = authorized.structuredContent!.paymentId as string;
     await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } });
   }

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   console.log(
     're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
   );
-  console.log(`this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`);
+  console.log(
+    `this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`,
+  );
   console.log(
     `node ${process.version}, ${availableParallelism()} cores; all servers in one child process (--expose-gc), ` +
       `${clients} SDK clients in this process, loopback HTTP; ${runs} runs of ${roundsPerRun} interleaved rounds × ${clients}×${perClient} requests ` +

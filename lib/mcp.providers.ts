@@ -41,7 +41,11 @@ export const optionSliceProviders: Provider[] = [
   { provide: MCP_HTTP_OPTIONS, useFactory: (options: McpResolvedOptions) => options.http, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_STDIO_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stdio, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_SESSION_OPTIONS, useFactory: (options: McpResolvedOptions) => options.sessions, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: WORKFLOW_GATE_OPTIONS, useFactory: (options: McpResolvedOptions): WorkflowGateOptions => options.gate, inject: [MCP_RESOLVED_OPTIONS] },
+  {
+    provide: WORKFLOW_GATE_OPTIONS,
+    useFactory: (options: McpResolvedOptions): WorkflowGateOptions => options.gate,
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
   { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 

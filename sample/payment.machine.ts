@@ -9,8 +9,7 @@ export interface PaymentContext {
 }
 
 /** What is left to refund, in cents (amounts have at most two decimals). */
-export const refundableCents = (context: PaymentContext): number =>
-  Math.round(context.captured * 100) - Math.round(context.refunded * 100);
+export const refundableCents = (context: PaymentContext): number => Math.round(context.captured * 100) - Math.round(context.refunded * 100);
 
 /**
  * The events of a payment: each carries the arguments of the tool that fired it as `input`

@@ -2,15 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
-import {
-  McpBindState,
-  McpTool,
-  McpWorkflow,
-  McpStartWorkflow,
-  McpArgs,
-  McpContext,
-  type WorkflowContext,
-} from '../lib/index.js';
+import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { paymentMachine, refundableCents } from './payment.machine.js';
@@ -114,8 +106,7 @@ export class PaymentTools {
 
   @McpTool({
     name: 'payment.status',
-    description:
-      "Show a payment's workflow state, what can still be refunded, and its ledger entries (authorize, capture, void, refund).",
+    description: "Show a payment's workflow state, what can still be refunded, and its ledger entries (authorize, capture, void, refund).",
     inputSchema: statusInput,
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true, idempotentHint: true },
@@ -132,14 +123,8 @@ export class PaymentTools {
   }
 
   /** Writes the entry of a capture, void or refund: `amount`, or the authorized amount. */
-  private async settle(
-    ctx: PaymentCall,
-    kind: Exclude<LedgerKind, 'authorize'>,
-    amount?: number,
-  ): Promise<LedgerEntry> {
-    const authorization = await this.transaction(ctx)
-      .getRepository(LedgerEntry)
-      .findOneBy({ paymentId: ctx.handle, kind: 'authorize' });
+  private async settle(ctx: PaymentCall, kind: Exclude<LedgerKind, 'authorize'>, amount?: number): Promise<LedgerEntry> {
+    const authorization = await this.transaction(ctx).getRepository(LedgerEntry).findOneBy({ paymentId: ctx.handle, kind: 'authorize' });
     if (!authorization) {
       throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
     }

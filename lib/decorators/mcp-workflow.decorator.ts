@@ -10,5 +10,4 @@ import type { McpMachineRef } from './machine-ref.type.js';
  * \@McpWorkflow(invoiceMachine)
  * export class InvoiceTools { ... }
  */
-export const McpWorkflow = (machine: McpMachineRef): ClassDecorator =>
-  SetMetadata(MCP_WORKFLOW_METADATA, machine);
+export const McpWorkflow = (machine: McpMachineRef): ClassDecorator => SetMetadata(MCP_WORKFLOW_METADATA, machine);

@@ -41,11 +41,7 @@ export function McpStartWorkflow<TMachine extends { readonly id: string }>(
  *   checks the event name.
  */
 export function McpStartWorkflow(machine?: string, transition?: string, options?: McpStartWorkflowOptions): MethodDecorator;
-export function McpStartWorkflow(
-  machine?: McpMachineRef,
-  transition?: string,
-  options: McpStartWorkflowOptions = {},
-): MethodDecorator {
+export function McpStartWorkflow(machine?: McpMachineRef, transition?: string, options: McpStartWorkflowOptions = {}): MethodDecorator {
   return SetMetadata<string, McpStartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
     machine,
     transition,

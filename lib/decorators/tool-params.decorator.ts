@@ -21,20 +21,15 @@ export interface McpParamMetadata {
 
 function createMcpParamDecorator(paramtype: McpParamtype) {
   return (
-    dataOrPipe?: string | Type<PipeTransform> | PipeTransform,
-    ...pipes: (Type<PipeTransform> | PipeTransform)[]
-  ): ParameterDecorator =>
+      dataOrPipe?: string | Type<PipeTransform> | PipeTransform,
+      ...pipes: (Type<PipeTransform> | PipeTransform)[]
+    ): ParameterDecorator =>
     (target, key, index) => {
       const hasData = typeof dataOrPipe === 'string';
       const allPipes = hasData || dataOrPipe === undefined ? pipes : [dataOrPipe, ...pipes];
       const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key!) ?? {};
       const entry: McpParamMetadata = { index, data: hasData ? dataOrPipe : undefined, pipes: allPipes };
-      Reflect.defineMetadata(
-        ROUTE_ARGS_METADATA,
-        { ...args, [`${paramtype}:${index}`]: entry },
-        target.constructor,
-        key!,
-      );
+      Reflect.defineMetadata(ROUTE_ARGS_METADATA, { ...args, [`${paramtype}:${index}`]: entry }, target.constructor, key!);
     };
 }
 

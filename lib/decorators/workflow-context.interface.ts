@@ -13,8 +13,10 @@ import type { McpToolContext } from './mcp-tool-context.interface.js';
  *   return { paymentId: ctx.handle, captured: ctx.workflowContext.authorized };
  * }
  */
-export interface WorkflowContext<TMachine extends { readonly id: string }, TManager = unknown>
-  extends Omit<McpToolContext<TManager>, 'machine' | 'handle' | 'state' | 'workflowContext'> {
+export interface WorkflowContext<TMachine extends { readonly id: string }, TManager = unknown> extends Omit<
+  McpToolContext<TManager>,
+  'machine' | 'handle' | 'state' | 'workflowContext'
+> {
   /** Machine id of the workflow. */
   readonly machine: string;
   /**

@@ -48,7 +48,11 @@ describe('machineGraph', () => {
       'review.finance --on:SIGN[withinBudget]--> review.signed',
     ]);
     expect(edgesOf(xstate)).toEqual(edgesOf(plain));
-    expect(graphNodes(plain).map((node) => node.initial && pathOf(node.initial).join('.')).filter(Boolean)).toEqual(['draft', 'review.legal']);
+    expect(
+      graphNodes(plain)
+        .map((node) => node.initial && pathOf(node.initial).join('.'))
+        .filter(Boolean),
+    ).toEqual(['draft', 'review.legal']);
   });
 
   it('reads a stored state value as its active nodes, and refuses one the machine does not have', () => {
@@ -71,7 +75,9 @@ describe('toolsByEdge', () => {
       { name: 'other.submit', binding: { machine: 'other', states: ['draft'], transition: 'SUBMIT' } },
     ]);
     const named = graphNodes(root).flatMap((node) =>
-      node.edges.filter((edge) => firing.has(edge)).map((edge) => `${pathOf(node).join('.')} ${edge.event}: ${firing.get(edge)!.join(', ')}`),
+      node.edges
+        .filter((edge) => firing.has(edge))
+        .map((edge) => `${pathOf(node).join('.')} ${edge.event}: ${firing.get(edge)!.join(', ')}`),
     );
     expect(named).toEqual([
       'draft SUBMIT: claim.submit',

@@ -199,7 +199,9 @@ function fromConfig(machine: McpMachine): DiagramNode {
   for (const [node, config] of configs) {
     const add = (kind: DiagramEdge['kind'], event: string, transitions: unknown): void => {
       for (const transition of Array.isArray(transitions) ? transitions : [transitions]) {
-        const { guard, target } = (typeof transition === 'object' && transition !== null ? transition : { target: transition }) as TransitionLike;
+        const { guard, target } = (
+          typeof transition === 'object' && transition !== null ? transition : { target: transition }
+        ) as TransitionLike;
         const names = target === undefined || target === '' ? [] : Array.isArray(target) ? target : [target];
         const targets = names.map((name: unknown) => resolve(node, String(name), event));
         node.edges.push({ kind, event, guard: guard === undefined ? undefined : guardName(guard), targets });
@@ -216,10 +218,17 @@ function fromConfig(machine: McpMachine): DiagramNode {
     }
     const initialConfig: unknown = config.initial;
     if (node.type === 'compound' && initialConfig !== undefined) {
-      const initial = typeof initialConfig === 'object' && initialConfig !== null ? (initialConfig as { target?: unknown }).target : initialConfig;
+      const initial =
+        typeof initialConfig === 'object' && initialConfig !== null ? (initialConfig as { target?: unknown }).target : initialConfig;
       const key = String(initial);
       if (!Object.hasOwn(node.states, key)) {
-        throw new Error(machineUnknownInitial(machine.id, initial, node.children.map((child) => pathOf(child).join('.'))));
+        throw new Error(
+          machineUnknownInitial(
+            machine.id,
+            initial,
+            node.children.map((child) => pathOf(child).join('.')),
+          ),
+        );
       }
       node.initial = node.states[key];
     }

@@ -447,7 +447,9 @@ describe('toMermaid', () => {
     async function parse(text: string, wrapped = false): Promise<{ states: string[]; arrows: string[]; current: string[] }> {
       await mermaid.parse(text);
       const { db } = await mermaid.mermaidAPI.getDiagramFromText(text);
-      const { nodes, edges } = (db as unknown as { getData(): { nodes: MermaidNode[]; edges: Array<{ start: string; end: string; label?: string }> } }).getData();
+      const { nodes, edges } = (
+        db as unknown as { getData(): { nodes: MermaidNode[]; edges: Array<{ start: string; end: string; label?: string }> } }
+      ).getData();
       const byId = new Map(nodes.map((node) => [node.id, node]));
       const decode = (label = ''): string =>
         label.replace(/ﬂ°°(\d+)¶ß/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/ﬂ°quot¶ß/g, '"');
@@ -524,7 +526,8 @@ describe('toMermaid', () => {
     it.each(machines)('reads the %s diagram as the machine XState reads', async (_, machine, tools, highlight, wrapped) => {
       const text = toMermaid(machine, { tools, highlight });
       const parsed = await parse(text, wrapped);
-      const xstateMachine = (machine.xstateMachine as AnyStateMachine | undefined) ?? createMachine(machine.config as Parameters<typeof createMachine>[0]);
+      const xstateMachine =
+        (machine.xstateMachine as AnyStateMachine | undefined) ?? createMachine(machine.config as Parameters<typeof createMachine>[0]);
       const want = expected(xstateMachine);
       // Mermaid lists states as they are first named; the tree is what counts.
       expect(parsed.states.sort()).toEqual(want.states.sort());

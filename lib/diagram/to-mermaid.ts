@@ -22,7 +22,20 @@ export interface McpMermaidOptions {
 }
 
 // Words the state diagram grammar reads as keywords (or, for `root`, the id of the document).
-const RESERVED_IDS = new Set(['state', 'note', 'class', 'classdef', 'style', 'click', 'href', 'default', 'scale', 'statediagram', 'as', 'root']);
+const RESERVED_IDS = new Set([
+  'state',
+  'note',
+  'class',
+  'classdef',
+  'style',
+  'click',
+  'href',
+  'default',
+  'scale',
+  'statediagram',
+  'as',
+  'root',
+]);
 
 const CURRENT_CLASS = 'classDef current fill:#fde68a,stroke:#b45309,stroke-width:2px';
 
@@ -144,9 +157,7 @@ class MermaidWriter {
       for (const edge of source.edges) {
         const tools = firing.get(edge);
         const text = label(
-          [edge.event, edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : '']
-            .filter(Boolean)
-            .join(' '),
+          [edge.event, edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : ''].filter(Boolean).join(' '),
         );
         for (const target of edge.targets.length ? edge.targets : [source]) {
           const block = this.blockOf(this.scopeOf(source, target));
@@ -256,5 +267,8 @@ function stateLabel(name: string): string {
 
 /** Text after ` : ` on an arrow: Mermaid ends it at `;` and a newline, and reads `::` as a class. */
 function label(text: string): string {
-  return text.replace(/;/g, '#59;').replace(/:/g, '#58;').replace(/\r?\n|\r/g, ' ');
+  return text
+    .replace(/;/g, '#59;')
+    .replace(/:/g, '#58;')
+    .replace(/\r?\n|\r/g, ' ');
 }

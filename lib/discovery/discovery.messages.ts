@@ -4,8 +4,7 @@
 const formatList = (names: readonly string[]): string => (names.length ? names.join(', ') : '(none)');
 
 /** Bootstrap error: `@McpTool` without a name or description. */
-export const toolNeedsNameAndDescription = (source: string): string =>
-  `${source}: @McpTool needs a "name" and a "description".`;
+export const toolNeedsNameAndDescription = (source: string): string => `${source}: @McpTool needs a "name" and a "description".`;
 
 /** Bootstrap error: a tool name MCP does not allow. */
 export const toolNameInvalid = (source: string, name: string): string =>
@@ -73,8 +72,7 @@ export const requestScopedRefused = (source: string): string =>
   `${source}: the provider is request-scoped (or depends on one), and McpModule's allowRequestScoped is false; make it a singleton or allow request scope.`;
 
 /** Description of the handle argument added to handle-keyed bound tools. */
-export const handleArgumentDescription = (machine: string): string =>
-  `Handle of the ${machine} workflow, as returned when it was started.`;
+export const handleArgumentDescription = (machine: string): string => `Handle of the ${machine} workflow, as returned when it was started.`;
 
 /** Bootstrap error: a prompt or resource with `@McpStartWorkflow` or a transition. */
 export const onlyToolsMove = (source: string, decorator: string): string =>
@@ -128,7 +126,13 @@ export const unknownServer = (source: string, server: string, known: readonly st
   `${source}: is served by MCP server "${server}", but no McpModule of the app has that serverId (servers: ${formatList(known)}).`;
 
 /** Bootstrap error: with several servers, a handler names none (`suggested`: the one McpModule its module imports). */
-export const unroutedHandler = (source: string, className: string, servers: readonly string[], module: string, suggested?: string): string =>
+export const unroutedHandler = (
+  source: string,
+  className: string,
+  servers: readonly string[],
+  module: string,
+  suggested?: string,
+): string =>
   `${source}: this app has several MCP servers (${formatList(servers)}) and nothing names the one that serves it; servers are not inferred from imports. ` +
   (suggested === undefined
     ? `Add @McpServedBy('<serverId>') to ${className}, or { server: '<serverId>' } to the decorator.`
@@ -151,5 +155,12 @@ export const severalStdioServers = (first: string, second: string): string =>
   `McpModule: servers "${first}" and "${second}" both serve stdio; only one server of a process can own stdin and stdout.`;
 
 /** Bootstrap error: a provider's handlers are served by one server, and Nest gave it another server's export. */
-export const injectionFromOtherServer = (source: string, module: string, token: string, served: string, injected: string, global: boolean): string =>
+export const injectionFromOtherServer = (
+  source: string,
+  module: string,
+  token: string,
+  served: string,
+  injected: string,
+  global: boolean,
+): string =>
   `${source} injects ${token}, and its handlers are served by MCP server "${served}", but Nest gave it the one of server "${injected}"${global ? ' (global)' : ''}; import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value), ahead of any other server's.`;

@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { InstanceWrapper, NestModuleRef } from '../nest-internals.js';
-import { MCP_RESOLVED_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
+import {
+  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_IDENTITY,
+  type McpResolvedOptions,
+  type McpServerIdentity,
+} from '../options/mcp-resolved-options.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
@@ -59,7 +64,9 @@ export class McpServerScope {
     }
     const module = wrapper.host;
     const imported = this.servers.filter((entry) => !entry.module.isGlobal && module?.imports.has(entry.module));
-    throw new Error(messages.unroutedHandler(source, metatype.name, ids, module?.name ?? '(none)', imported.length === 1 ? imported[0]!.id : undefined));
+    throw new Error(
+      messages.unroutedHandler(source, metatype.name, ids, module?.name ?? '(none)', imported.length === 1 ? imported[0]!.id : undefined),
+    );
   }
 
   /**
@@ -72,12 +79,17 @@ export class McpServerScope {
       return;
     }
     // Nest records what it resolved each dependency to; a provider without dependencies has no record.
-    const dependencies = [...(wrapper.getCtorMetadata() ?? []), ...(wrapper.getPropertiesMetadata() ?? []).map((property) => property.wrapper)];
+    const dependencies = [
+      ...(wrapper.getCtorMetadata() ?? []),
+      ...(wrapper.getPropertiesMetadata() ?? []).map((property) => property.wrapper),
+    ];
     for (const dependency of dependencies) {
       const from = dependency && this.servers.find((entry) => entry.module === dependency.host);
       if (from && from.id !== this.identity.serverId) {
         const module = wrapper.host?.name ?? '(none)';
-        throw new Error(messages.injectionFromOtherServer(metatype.name, module, dependency.name, this.identity.serverId, from.id, from.module.isGlobal));
+        throw new Error(
+          messages.injectionFromOtherServer(metatype.name, module, dependency.name, this.identity.serverId, from.id, from.module.isGlobal),
+        );
       }
     }
   }
@@ -87,7 +99,10 @@ export class McpServerScope {
     return this.scanner
       .getAllMethodNames(metatype.prototype)
       .map((name) => metatype.prototype[name] as (...args: unknown[]) => unknown)
-      .some((method) => (this.accessor.getTool(method) ?? this.accessor.getPrompt(method) ?? this.accessor.getResource(method))?.server !== undefined);
+      .some(
+        (method) =>
+          (this.accessor.getTool(method) ?? this.accessor.getPrompt(method) ?? this.accessor.getResource(method))?.server !== undefined,
+      );
   }
 
   /** Ids, paths and stdio are each one server's; at most one McpModule is global. */

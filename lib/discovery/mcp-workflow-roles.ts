@@ -80,7 +80,12 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@McpBindState' : '@McpWorkflow', meta.machine ?? classMachine, '@McpBindState');
+    const machine = this.requireMachineId(
+      source,
+      meta.machine ? '@McpBindState' : '@McpWorkflow',
+      meta.machine ?? classMachine,
+      '@McpBindState',
+    );
     const engine = this.machines.engine(machine);
     const paths = new Set(engine.statePaths());
     for (const state of meta.states) {
@@ -108,7 +113,12 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@McpStartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@McpStartWorkflow');
+    const machine = this.requireMachineId(
+      source,
+      meta.machine ? '@McpStartWorkflow' : '@McpWorkflow',
+      meta.machine ?? classMachine,
+      '@McpStartWorkflow',
+    );
     const handleKey = this.handleKey(machine);
     if (!handleKey) {
       throw new Error(messages.startNeedsHandleKey(source, machine));

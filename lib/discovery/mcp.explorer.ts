@@ -222,14 +222,23 @@ export class McpExplorer implements OnModuleInit {
   private gatedParts(site: McpHandlerSite, role: ReturnType<McpWorkflowRoles['resolve']>, inputSchema: ZodObject) {
     const reads = this.roles.readsMachine(role, inputSchema);
     const gated = Boolean(role.binding || reads);
-    return { ...role, inputSchema, reads, gated, source: site.source, invoke: this.invokers.create(site, gated) } satisfies Partial<McpHandlerDefinition>;
+    return {
+      ...role,
+      inputSchema,
+      reads,
+      gated,
+      source: site.source,
+      invoke: this.invokers.create(site, gated),
+    } satisfies Partial<McpHandlerDefinition>;
   }
 
   private parseTemplate(source: string, uriTemplate: string): UriTemplate {
     try {
       return new UriTemplate(uriTemplate);
     } catch (error) {
-      throw new Error(messages.invalidUriTemplate(source, uriTemplate, error instanceof Error ? error.message : String(error)), { cause: error });
+      throw new Error(messages.invalidUriTemplate(source, uriTemplate, error instanceof Error ? error.message : String(error)), {
+        cause: error,
+      });
     }
   }
 
@@ -250,7 +259,11 @@ export class McpExplorer implements OnModuleInit {
       const key = keyOf(item);
       const other = byKey.get(key);
       if (other) {
-        throw new Error(what === 'Tool' ? messages.duplicateTool(key, other.source, item.source) : messages.duplicateName(what, key, other.source, item.source));
+        throw new Error(
+          what === 'Tool'
+            ? messages.duplicateTool(key, other.source, item.source)
+            : messages.duplicateName(what, key, other.source, item.source),
+        );
       }
       byKey.set(key, item);
     }
@@ -260,5 +273,9 @@ export class McpExplorer implements OnModuleInit {
 /** Whether a prompt argument's schema takes a string (a string, a string enum or literal), optional or not. */
 function takesString(field: z.ZodType): boolean {
   const json = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: unknown; enum?: unknown[]; const?: unknown };
-  return json.type === 'string' || typeof json.const === 'string' || (Array.isArray(json.enum) && json.enum.every((value) => typeof value === 'string'));
+  return (
+    json.type === 'string' ||
+    typeof json.const === 'string' ||
+    (Array.isArray(json.enum) && json.enum.every((value) => typeof value === 'string'))
+  );
 }

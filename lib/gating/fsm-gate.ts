@@ -224,7 +224,13 @@ export class WorkflowGate implements NestInterceptor {
    * Sends the bound event to the instance with the call's arguments as `event.input`;
    * refuses when no transition is enabled (a guard said no, or the state has none for it).
    */
-  protected evaluate(call: WorkflowCall, engine: MachineEngine, from: MachineState, event: string, input: Record<string, unknown> = call.args): MachineState {
+  protected evaluate(
+    call: WorkflowCall,
+    engine: MachineEngine,
+    from: MachineState,
+    event: string,
+    input: Record<string, unknown> = call.args,
+  ): MachineState {
     const step = engine.transition({ state: from.state, context: from.context }, event, input);
     switch (step.status) {
       case 'moved':
@@ -341,10 +347,23 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  private claimRequest(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding, engine: MachineEngine): WorkflowClaimRequest {
+  private claimRequest(
+    call: WorkflowCall,
+    instance: WorkflowInstanceRef,
+    binding: McpToolBinding,
+    engine: MachineEngine,
+  ): WorkflowClaimRequest {
     const { allowedStates, fromInitial } = this.claimStates(binding, engine);
-    const createWith = instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
-    return { handle: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
+    const createWith =
+      instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
+    return {
+      handle: instance.storeKey,
+      allowedStates,
+      token: randomUUID(),
+      leaseMs: this.options.leaseMs,
+      owner: call.principal,
+      createWith,
+    };
   }
 
   /** The stored values a binding claims, and whether the machine's initial state is among them; the same for every call. */
@@ -378,7 +397,11 @@ export class WorkflowGate implements NestInterceptor {
     });
   }
 
-  private refuseOutcome(call: WorkflowCall, instance: WorkflowInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): WorkflowRefusal {
+  private refuseOutcome(
+    call: WorkflowCall,
+    instance: WorkflowInstanceRef,
+    outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
+  ): WorkflowRefusal {
     const { machine } = instance;
     switch (outcome.status) {
       case 'unknown':

@@ -34,7 +34,14 @@ export const unknownHandle = (tool: string, machine: string, handle: string, sta
   `UNKNOWN_HANDLE: there is no ${machine} workflow "${echo(handle)}" (it is unknown, expired or not yours), so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
 
 /** UNKNOWN_HANDLE: the handle argument is missing, or is not a handle at all (its format and length named). */
-export const malformedHandle = (tool: string, machine: string, key: string, handle: unknown, length: number, start: readonly string[]): string =>
+export const malformedHandle = (
+  tool: string,
+  machine: string,
+  key: string,
+  handle: unknown,
+  length: number,
+  start: readonly string[],
+): string =>
   handle === undefined || handle === ''
     ? `UNKNOWN_HANDLE: "${tool}" needs the argument "${key}" of a ${machine} workflow. Start one with: ${formatToolList(start)}.`
     : `UNKNOWN_HANDLE: ${typeof handle === 'string' ? `"${echo(handle)}"` : echo(JSON.stringify(handle))} is not a ${key}: a ${key} is the ${length}-character handle (letters, digits, "-" and "_") returned when a ${machine} workflow starts, so "${tool}" did not run. Start one with: ${formatToolList(start)}.`;
@@ -62,8 +69,7 @@ export const leaseExpired = (tool: string, machine: string, state: string, lease
   `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${echo(state)}". Check its status before retrying.`;
 
 /** A freshly minted handle already exists (never expected with 128 random bits). */
-export const handleCollision = (storeKey: string): string =>
-  `the new handle "${storeKey}" already exists; no instance was started`;
+export const handleCollision = (storeKey: string): string => `the new handle "${storeKey}" already exists; no instance was started`;
 
 /** Log line: the store failed under a gated call (the model gets STATE_UNAVAILABLE without this detail). */
 export const storeFailed = (tool: string, machine: string, error: unknown): string =>

@@ -46,10 +46,10 @@ export function defineMachine<
   const TMachine extends XStateMachineLike & XStateMachineTypes,
   const THandleKey extends string | undefined = undefined,
 >(machine: TMachine, options?: McpMachineOptions<THandleKey>): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
-export function defineMachine<
-  const TConfig extends McpMachineConfig,
-  const THandleKey extends string | undefined = undefined,
->(config: TConfig, options?: McpMachineOptions<THandleKey>): McpMachine<ConfigMachineSchema<TConfig, THandleKey>>;
+export function defineMachine<const TConfig extends McpMachineConfig, const THandleKey extends string | undefined = undefined>(
+  config: TConfig,
+  options?: McpMachineOptions<THandleKey>,
+): McpMachine<ConfigMachineSchema<TConfig, THandleKey>>;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options?: McpMachineOptions): McpMachine;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options: McpMachineOptions = {}): McpMachine {
   const xstateMachine = isXStateMachine(config) ? config : undefined;

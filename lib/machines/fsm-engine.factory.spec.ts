@@ -5,7 +5,6 @@ import { defineMachine } from './define-machine.js';
 import { createFsmEngine } from './fsm-engine.factory.js';
 import { loadXState, type XStateModule } from './xstate.loader.js';
 
-
 const nestedMachine = defineMachine({
   id: 'review',
   initial: 'open',

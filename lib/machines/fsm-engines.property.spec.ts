@@ -29,31 +29,30 @@ const flatMachine: fc.Arbitrary<GeneratedCase> = fc
     events: fc.uniqueArray(eventName, { minLength: 1, maxLength: 5 }),
   })
   .chain(({ names, events }) => {
-    const transition = fc.option(
-      fc.record({ target: fc.constantFrom(...names), asObject: fc.boolean() }),
-      { nil: undefined, freq: 2 },
-    );
+    const transition = fc.option(fc.record({ target: fc.constantFrom(...names), asObject: fc.boolean() }), { nil: undefined, freq: 2 });
     const state = fc.record({
       final: fc.nat(3).map((n) => n === 0),
       on: fc.tuple(...events.map(() => transition)),
     });
-    return fc.record({
-      initial: fc.constantFrom(...names),
-      states: fc.tuple(...names.map(() => state)),
-      // JSON data the machine never changes: both engines hand it back as it came.
-      context: fc.option(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), { nil: undefined }),
-      sequence: fc.array(fc.constantFrom(...events, UNKNOWN_EVENT), { maxLength: 25 }),
-    }).map(({ initial, states, context, sequence }): GeneratedCase => {
-      const nodes = names.map((name, i): [string, McpStateNodeConfig] => {
-        const on = events.flatMap((event, j) => {
-          const t = states[i].on[j];
-          return t ? [[event, t.asObject ? { target: t.target } : t.target] as const] : [];
+    return fc
+      .record({
+        initial: fc.constantFrom(...names),
+        states: fc.tuple(...names.map(() => state)),
+        // JSON data the machine never changes: both engines hand it back as it came.
+        context: fc.option(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), { nil: undefined }),
+        sequence: fc.array(fc.constantFrom(...events, UNKNOWN_EVENT), { maxLength: 25 }),
+      })
+      .map(({ initial, states, context, sequence }): GeneratedCase => {
+        const nodes = names.map((name, i): [string, McpStateNodeConfig] => {
+          const on = events.flatMap((event, j) => {
+            const t = states[i].on[j];
+            return t ? [[event, t.asObject ? { target: t.target } : t.target] as const] : [];
+          });
+          return [name, { ...(states[i].final ? { type: 'final' as const } : {}), on: Object.fromEntries(on) }];
         });
-        return [name, { ...(states[i].final ? { type: 'final' as const } : {}), on: Object.fromEntries(on) }];
+        const config: McpMachineConfig = { id: 'generated', initial, states: Object.fromEntries(nodes) };
+        return { config: context === undefined ? config : { ...config, context }, events, sequence };
       });
-      const config: McpMachineConfig = { id: 'generated', initial, states: Object.fromEntries(nodes) };
-      return { config: context === undefined ? config : { ...config, context }, events, sequence };
-    });
   });
 
 function expectEnginesAgree({ config, events, sequence }: GeneratedCase): void {

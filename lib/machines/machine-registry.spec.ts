@@ -46,6 +46,8 @@ describe('McpMachineRegistry', () => {
 
   it('fails at build on a machine the engine refuses', async () => {
     const machine = defineMachine({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } });
-    await expect(McpMachineRegistry.build([machine], 'auto')).rejects.toThrow('Machine "door": state "open" uses delayed transitions ("after")');
+    await expect(McpMachineRegistry.build([machine], 'auto')).rejects.toThrow(
+      'Machine "door": state "open" uses delayed transitions ("after")',
+    );
   });
 });

@@ -23,8 +23,14 @@ export interface McpMachineSchema {
 }
 
 /** Events of the `[path, event]` pairs `TAccepts` that any of the state paths `TStates` accepts. */
-export type EventsAccepted<TAccepts extends readonly [string, string], TStates extends string> =
-  TAccepts extends readonly [infer TPath, infer TEvent] ? ([TPath & TStates] extends [never] ? never : TEvent & string) : never;
+export type EventsAccepted<TAccepts extends readonly [string, string], TStates extends string> = TAccepts extends readonly [
+  infer TPath,
+  infer TEvent,
+]
+  ? [TPath & TStates] extends [never]
+    ? never
+    : TEvent & string
+  : never;
 
 type NoStates = Record<never, never>;
 
@@ -59,16 +65,15 @@ type SubtreeEvents<TNode, TDepth extends 0[] = []> =
       : { [K in keyof StatesOf<TNode>]: SubtreeEvents<StatesOf<TNode>[K], [...TDepth, 0]> }[keyof StatesOf<TNode>]);
 
 /** `[path, event]` pairs of the children of `TNode`: a state accepts its own, its descendants' and its ancestors' events. */
-type ConfigAccepts<TNode, TPrefix extends string, TInherited extends string, TDepth extends 0[] = []> =
-  TDepth['length'] extends MaxDepth
-    ? never
-    : {
-        [K in keyof StatesOf<TNode> & string]:
-          | (TInherited | SubtreeEvents<StatesOf<TNode>[K]> extends infer TEvents extends string
-              ? readonly [`${TPrefix}${K}`, TEvents]
-              : never)
-          | ConfigAccepts<StatesOf<TNode>[K], `${TPrefix}${K}.`, TInherited | OnKeys<StatesOf<TNode>[K]>, [...TDepth, 0]>;
-      }[keyof StatesOf<TNode> & string];
+type ConfigAccepts<TNode, TPrefix extends string, TInherited extends string, TDepth extends 0[] = []> = TDepth['length'] extends MaxDepth
+  ? never
+  : {
+      [K in keyof StatesOf<TNode> & string]:
+        | (TInherited | SubtreeEvents<StatesOf<TNode>[K]> extends infer TEvents extends string
+            ? readonly [`${TPrefix}${K}`, TEvents]
+            : never)
+        | ConfigAccepts<StatesOf<TNode>[K], `${TPrefix}${K}.`, TInherited | OnKeys<StatesOf<TNode>[K]>, [...TDepth, 0]>;
+    }[keyof StatesOf<TNode> & string];
 
 type ConfigPaths<TNode, TPrefix extends string, TDepth extends 0[] = []> = TDepth['length'] extends MaxDepth
   ? never
@@ -114,18 +119,19 @@ type ConfigContext<TConfig> = TConfig extends { readonly context: infer C }
   : Record<string, unknown>;
 
 /** The schema of a plain XState config. */
-export type ConfigMachineSchema<TConfig, THandleKey extends string | undefined> = IsWide<TConfig> extends true
-  ? McpMachineSchema & { readonly handleKey: THandleKey }
-  : {
-  readonly states: ConfigPaths<TConfig, ''>;
-  readonly accepts: ConfigAccepts<TConfig, '', OnKeys<TConfig>>;
-  readonly startEvents: TConfig extends { readonly initial: infer I extends string }
-    ? EventsAccepted<ConfigAccepts<TConfig, '', OnKeys<TConfig>>, I>
-    : string;
-  readonly value: HasParallel<TConfig> extends true ? string : ConfigLeaves<TConfig, ''>;
-  readonly context: ConfigContext<TConfig>;
-  readonly handleKey: THandleKey;
-};
+export type ConfigMachineSchema<TConfig, THandleKey extends string | undefined> =
+  IsWide<TConfig> extends true
+    ? McpMachineSchema & { readonly handleKey: THandleKey }
+    : {
+        readonly states: ConfigPaths<TConfig, ''>;
+        readonly accepts: ConfigAccepts<TConfig, '', OnKeys<TConfig>>;
+        readonly startEvents: TConfig extends { readonly initial: infer I extends string }
+          ? EventsAccepted<ConfigAccepts<TConfig, '', OnKeys<TConfig>>, I>
+          : string;
+        readonly value: HasParallel<TConfig> extends true ? string : ConfigLeaves<TConfig, ''>;
+        readonly context: ConfigContext<TConfig>;
+        readonly handleKey: THandleKey;
+      };
 
 /** Dotted paths of every node in an XState state value type. */
 type ValuePaths<TValue, TDepth extends 0[] = []> = string extends TValue
@@ -155,9 +161,7 @@ type ValueChain<TValue, TDepth extends 0[] = []> = string extends TValue
           : true extends IsUnion<keyof TValue>
             ? string
             : {
-                [K in keyof TValue & string]: [keyof TValue[K]] extends [never]
-                  ? K
-                  : `${K}.${ValueChain<TValue[K], [...TDepth, 0]>}`;
+                [K in keyof TValue & string]: [keyof TValue[K]] extends [never] ? K : `${K}.${ValueChain<TValue[K], [...TDepth, 0]>}`;
               }[keyof TValue & string]
         : never;
 

@@ -89,8 +89,7 @@ const FEATURE_ADVICE = {
   invoke: 'call the service in the tool handler, and bind the tool to the event that records its outcome',
   history:
     "keep what to return to in the context (assign) and pick the target with guards: the gate stores each instance's state value and context, not XState's history value",
-  action:
-    'run side effects in the tool handler; the gate stores context changes made with assign (and runs raise without a delay)',
+  action: 'run side effects in the tool handler; the gate stores context changes made with assign (and runs raise without a delay)',
   delayedRaise: 'raise the event without a delay, or fire it from a tool',
 } as const;
 

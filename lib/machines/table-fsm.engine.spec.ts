@@ -79,7 +79,7 @@ describe('TableFsmEngine', () => {
     });
   });
 
-  it('keeps the config\'s context, unchanged, without sharing objects', () => {
+  it("keeps the config's context, unchanged, without sharing objects", () => {
     const engine = table({ ...invoiceConfig, context: { owner: 'ann', tags: ['a'] } });
     const start = engine.initial();
     expect(start).toStrictEqual({ state: 'draft', context: { owner: 'ann', tags: ['a'] } });
@@ -96,7 +96,9 @@ describe('TableFsmEngine', () => {
     expect(() => table({ ...invoiceConfig, context: () => ({}) })).toThrow(
       'Machine "invoice": the root node uses a context that is not a plain object (a context function needs XState to compute it); install xstate (an optional peer) to run it.',
     );
-    expect(() => table({ ...invoiceConfig, context: { at: new Date(0) } })).toThrow('Machine "invoice": context.at is an instance of Date;');
+    expect(() => table({ ...invoiceConfig, context: { at: new Date(0) } })).toThrow(
+      'Machine "invoice": context.at is an instance of Date;',
+    );
   });
 
   it('runs { target } transitions, self-transitions and behaviour-neutral keys', () => {
@@ -146,10 +148,26 @@ describe('TableFsmEngine', () => {
     ['a transition array', withReview({ on: { APPROVE: ['approved'] } }), needsXState('several transitions (an array) on event "APPROVE"')],
     ['a target array', withReview({ on: { APPROVE: { target: ['approved'] } } }), needsXState('several targets on event "APPROVE"')],
     ['a targetless transition', withReview({ on: { APPROVE: {} } }), needsXState('a transition without a target on event "APPROVE"')],
-    ['an undefined transition', withReview({ on: { APPROVE: undefined } }), needsXState('a transition without a target on event "APPROVE"')],
-    ['an unknown transition key', withReview({ on: { APPROVE: { target: 'approved', internal: true } as never } }), needsXState('the key "internal" on event "APPROVE"')],
-    ['a child target', withReview({ on: { APPROVE: '.legal' } }), needsXState('the target ".legal" on event "APPROVE" (the table runs sibling state names only)')],
-    ['an id target', withReview({ on: { APPROVE: '#invoice.approved' } }), needsXState('the target "#invoice.approved" on event "APPROVE" (the table runs sibling state names only)')],
+    [
+      'an undefined transition',
+      withReview({ on: { APPROVE: undefined } }),
+      needsXState('a transition without a target on event "APPROVE"'),
+    ],
+    [
+      'an unknown transition key',
+      withReview({ on: { APPROVE: { target: 'approved', internal: true } as never } }),
+      needsXState('the key "internal" on event "APPROVE"'),
+    ],
+    [
+      'a child target',
+      withReview({ on: { APPROVE: '.legal' } }),
+      needsXState('the target ".legal" on event "APPROVE" (the table runs sibling state names only)'),
+    ],
+    [
+      'an id target',
+      withReview({ on: { APPROVE: '#invoice.approved' } }),
+      needsXState('the target "#invoice.approved" on event "APPROVE" (the table runs sibling state names only)'),
+    ],
     ['a wildcard event', withReview({ on: { '*': 'draft' } }), needsXState('the wildcard event "*"')],
     ['a partial wildcard event', withReview({ on: { 'approve.*': 'draft' } }), needsXState('the wildcard event "approve.*"')],
     ['root transitions', { ...invoiceConfig, on: { CANCEL: '.draft' } }, needsXState('transitions ("on")', 'the root node')],
@@ -182,9 +200,7 @@ describe('TableFsmEngine', () => {
   });
 
   it('refuses a state name with a dot or starting with "{"', () => {
-    expect(() => table({ id: 'x', initial: 'a.b', states: { 'a.b': {} } })).toThrow(
-      'Machine "x": state name "a.b" contains "."',
-    );
+    expect(() => table({ id: 'x', initial: 'a.b', states: { 'a.b': {} } })).toThrow('Machine "x": state name "a.b" contains "."');
     expect(() => table({ id: 'x', initial: '{a', states: { '{a': {} } })).toThrow('Machine "x": state name "{a" starts with "{"');
   });
 });

@@ -9,8 +9,7 @@ import { XStateFsmEngine } from './xstate-fsm.engine.js';
 // The design's running example.
 const invoiceConfig = invoiceMachine.config;
 
-const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) =>
-  new XStateFsmEngine(defineMachine(config), xstate);
+const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) => new XStateFsmEngine(defineMachine(config), xstate);
 
 describe('XStateFsmEngine', () => {
   describe('on the invoice machine', () => {
@@ -87,19 +86,11 @@ describe('XStateFsmEngine', () => {
     const moved = (state: string) => ({ status: 'moved', next: { state } });
 
     it('lists parent and child paths', () => {
-      expect(engine.statePaths()).toEqual([
-        'draft',
-        'review',
-        'review.legal',
-        'review.finance',
-        'approved',
-        'archived',
-        'constructor',
-      ]);
+      expect(engine.statePaths()).toEqual(['draft', 'review', 'review.legal', 'review.finance', 'approved', 'archived', 'constructor']);
       expect(engine.eventNames()).toEqual(['ARCHIVE', 'SUBMIT', 'REJECT', 'OK']);
     });
 
-    it('tells the events a state accepts: its own, its ancestors\' and its descendants\'', () => {
+    it("tells the events a state accepts: its own, its ancestors' and its descendants'", () => {
       expect(engine.eventsWhile('draft')).toEqual(['ARCHIVE', 'SUBMIT']);
       expect(engine.eventsWhile('review')).toEqual(['ARCHIVE', 'REJECT', 'OK']);
       expect(engine.eventsWhile('review.finance')).toEqual(['ARCHIVE', 'REJECT', 'OK']);
@@ -170,7 +161,12 @@ describe('XStateFsmEngine', () => {
             APPROVE: [
               { target: 'approved', guard: 'small' },
               { target: 'escalated', guard: { type: 'isHuge' } },
-              { target: 'escalated', guard: function overBudget() { return false; } },
+              {
+                target: 'escalated',
+                guard: function overBudget() {
+                  return false;
+                },
+              },
               { target: 'escalated', guard: () => false },
             ],
             PING: { target: 'review' },
@@ -267,7 +263,7 @@ describe('XStateFsmEngine', () => {
       }),
     );
 
-    it('starts an instance from a start tool\'s arguments, and from no input at bootstrap', () => {
+    it("starts an instance from a start tool's arguments, and from no input at bootstrap", () => {
       expect(engine.initial({ amount: 12.5, currency: 'EUR' })).toStrictEqual({ state: 'pending', context: { authorized: 12.5 } });
       expect(engine.initial()).toStrictEqual({ state: 'pending', context: { authorized: 0 } });
     });
@@ -278,8 +274,7 @@ describe('XStateFsmEngine', () => {
     const approvals = setup({
       types: {} as { context: { approvers: string[] }; events: { type: 'APPROVE'; input: { approver: string } } },
       guards: {
-        secondApprover: ({ context, event }) =>
-          context.approvers.length === 1 && !context.approvers.includes(event.input.approver),
+        secondApprover: ({ context, event }) => context.approvers.length === 1 && !context.approvers.includes(event.input.approver),
         firstApprover: ({ context }) => context.approvers.length === 0,
       },
       actions: {
@@ -421,7 +416,10 @@ describe('XStateFsmEngine', () => {
             shipping: {
               initial: 'packing',
               states: {
-                packing: { initial: 'boxing', states: { boxing: { on: { BOX: 'boxed' } }, boxed: { on: { SHIP: '#order.open.shipping.sent' } } } },
+                packing: {
+                  initial: 'boxing',
+                  states: { boxing: { on: { BOX: 'boxed' } }, boxed: { on: { SHIP: '#order.open.shipping.sent' } } },
+                },
                 sent: { type: 'final' },
               },
             },
@@ -433,11 +431,10 @@ describe('XStateFsmEngine', () => {
         closed: { type: 'final' },
       },
     });
-    const value = (shipping: unknown, billing: string) =>
-      JSON.stringify({ open: { shipping, billing, notes: {} } });
+    const value = (shipping: unknown, billing: string) => JSON.stringify({ open: { shipping, billing, notes: {} } });
     const start = value({ packing: 'boxing' }, 'unpaid');
 
-    it('tells the events a region\'s state accepts, the other regions\' included', () => {
+    it("tells the events a region's state accepts, the other regions' included", () => {
       expect(engine.eventsWhile('open.billing.unpaid')).toEqual(['CANCEL', 'BOX', 'PAY', 'SHIP']);
       expect(engine.eventsWhile('open.billing.paid')).toEqual(['CANCEL', 'BOX', 'SHIP']);
     });
@@ -604,9 +601,7 @@ describe('XStateFsmEngine', () => {
     const cannot = 'which nestjs-mcp-fsm cannot run: it runs machines step by step on stored snapshots, never as live actors.';
 
     it('delayed transitions', () => {
-      expect(() =>
-        engineFor({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } }),
-      ).toThrow(
+      expect(() => engineFor({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } })).toThrow(
         `Machine "door": state "open" uses delayed transitions ("after"), ${cannot} Instead, fire the event from a tool (or from a scheduler that calls one).`,
       );
     });
@@ -633,8 +628,14 @@ describe('XStateFsmEngine', () => {
 
     it('an inline function action', () => {
       expect(() =>
-        engineFor({ id: 'door', initial: 'closed', states: { closed: { on: { OPEN: { target: 'open', actions: () => undefined } } }, open: {} } }),
-      ).toThrow(`Machine "door": state "closed" uses an inline function action in its transition on event "OPEN", ${cannot} ${instead.action}`);
+        engineFor({
+          id: 'door',
+          initial: 'closed',
+          states: { closed: { on: { OPEN: { target: 'open', actions: () => undefined } } }, open: {} },
+        }),
+      ).toThrow(
+        `Machine "door": state "closed" uses an inline function action in its transition on event "OPEN", ${cannot} ${instead.action}`,
+      );
       function notify(): void {}
       expect(() => engineFor({ id: 'door', initial: 'closed', entry: notify, states: { closed: {} } })).toThrow(
         `Machine "door": the root node uses the inline action notify() in its entry actions, ${cannot} ${instead.action}`,
@@ -657,7 +658,9 @@ describe('XStateFsmEngine', () => {
       const custom = setup({ actions: { notify: () => undefined, track: () => undefined } });
       expect(() =>
         engineFor(custom.createMachine({ id: 'door', initial: 'closed', states: { closed: { on: { OPEN: { actions: 'notify' } } } } })),
-      ).toThrow(`Machine "door": state "closed" uses the custom action "notify" in its transition on event "OPEN", ${cannot} ${instead.action}`);
+      ).toThrow(
+        `Machine "door": state "closed" uses the custom action "notify" in its transition on event "OPEN", ${cannot} ${instead.action}`,
+      );
       expect(() =>
         engineFor(custom.createMachine({ id: 'door', initial: 'closed', states: { closed: { entry: { type: 'track', params: {} } } } })),
       ).toThrow('Machine "door": state "closed" uses the custom action "track" in its entry actions');
@@ -684,9 +687,9 @@ describe('XStateFsmEngine', () => {
       ).toThrow(
         `Machine "door": state "closed" uses a delayed raise() in its entry actions, ${cannot} Instead, raise the event without a delay, or fire it from a tool.`,
       );
-      expect(() =>
-        engineFor({ id: 'door', initial: 'closed', states: { closed: { entry: enqueueActions(() => undefined) } } }),
-      ).toThrow('Machine "door": state "closed" uses enqueueActions() in its entry actions');
+      expect(() => engineFor({ id: 'door', initial: 'closed', states: { closed: { entry: enqueueActions(() => undefined) } } })).toThrow(
+        'Machine "door": state "closed" uses enqueueActions() in its entry actions',
+      );
       expect(() =>
         engineFor({
           id: 'job',
@@ -694,9 +697,9 @@ describe('XStateFsmEngine', () => {
           states: { run: { initial: 'end', states: { end: { type: 'final' } }, onDone: { target: 'done', actions: log() } }, done: {} },
         }),
       ).toThrow('Machine "job": state "run" uses log() in its done transition ("onDone")');
-      expect(() =>
-        engineFor(createMachine({ id: 'job', initial: { target: 'a', actions: log() } as never, states: { a: {} } })),
-      ).toThrow('Machine "job": the root node uses log() in its initial transition');
+      expect(() => engineFor(createMachine({ id: 'job', initial: { target: 'a', actions: log() } as never, states: { a: {} } }))).toThrow(
+        'Machine "job": the root node uses log() in its initial transition',
+      );
     });
 
     it('accepts assign and immediate raise, inline or from setup', () => {

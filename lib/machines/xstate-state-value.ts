@@ -152,11 +152,7 @@ export function stateValueMatches(value: StateValue, path: readonly string[]): b
  * Every complete configuration of `node`'s descendants in which the state at `path` (relative
  * to `node`) is active, in document order; `undefined` when there are more than `limit`.
  */
-export function enumerateStateValues(
-  node: AnyStateNode,
-  path: readonly string[],
-  limit: number,
-): StateValue[] | undefined {
+export function enumerateStateValues(node: AnyStateNode, path: readonly string[], limit: number): StateValue[] | undefined {
   if (node.type === 'parallel') {
     if (path.length > 0 && !childNode(node, path[0])) {
       return [];

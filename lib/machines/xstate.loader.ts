@@ -8,9 +8,7 @@ export type XStateModule = typeof import('xstate');
  * @returns the module, or `undefined` when `xstate` is not installed. Any other failure
  *   (a broken install, an error inside xstate) is rethrown.
  */
-export async function loadXState(
-  importer: () => Promise<XStateModule> = () => import('xstate'),
-): Promise<XStateModule | undefined> {
+export async function loadXState(importer: () => Promise<XStateModule> = () => import('xstate')): Promise<XStateModule | undefined> {
   try {
     return await importer();
   } catch (error) {
@@ -25,9 +23,5 @@ function isXStateNotFound(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   // Only the bare package name counts: a file missing inside an installed xstate is named
   // by its path ('…/node_modules/xstate/dist/…') and means a broken install, not an absent one.
-  return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    typeof message === 'string' &&
-    /['"]xstate['"]/.test(message)
-  );
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]xstate['"]/.test(message);
 }

@@ -12,7 +12,8 @@ export function clientAddressOf(request: IncomingMessage): string {
     return address;
   }
   const [head, tail] = address.split('::');
-  const groups = (part: string | undefined) => (part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : []);
+  const groups = (part: string | undefined) =>
+    part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : [];
   const before = groups(head);
   const after = groups(tail);
   const all = [...before, ...Array<string>(Math.max(0, 8 - before.length - after.length)).fill('0'), ...after];

@@ -46,7 +46,14 @@ const grouped: McpModuleOptions = {
       listCacheTtlMs: 1_000,
     },
   },
-  gate: { useClass: OwnGate, handleToolsMenu: 'all', refusal: 'jsonrpc', leaseMs: 3_000, retention: { finishedMs: 10_000 }, transactional: true },
+  gate: {
+    useClass: OwnGate,
+    handleToolsMenu: 'all',
+    refusal: 'jsonrpc',
+    leaseMs: 3_000,
+    retention: { finishedMs: 10_000 },
+    transactional: true,
+  },
 };
 
 describe('resolveMcpOptions', () => {
@@ -60,8 +67,19 @@ describe('resolveMcpOptions', () => {
       handleToolsMenu: 'all',
       retention: { finishedMs: 10_000, idleHandleMs: undefined, intervalMs: 60_000, batchSize: 500 },
     });
-    expect(resolveMcpOptions(flat).http).toMatchObject({ singleTenant: true, protocolEras: ['2025-11-25'], listCacheTtlMs: 1_000, attachmentId: 'local' });
-    expect(resolveMcpOptions(flat).sessions).toMatchObject({ store: sessionStore, maxSessions: 50, maxPerAddress: 5, idleTtlMs: 60_000, clientAddress });
+    expect(resolveMcpOptions(flat).http).toMatchObject({
+      singleTenant: true,
+      protocolEras: ['2025-11-25'],
+      listCacheTtlMs: 1_000,
+      attachmentId: 'local',
+    });
+    expect(resolveMcpOptions(flat).sessions).toMatchObject({
+      store: sessionStore,
+      maxSessions: 50,
+      maxPerAddress: 5,
+      idleTtlMs: 60_000,
+      clientAddress,
+    });
   });
 
   it('prefers the grouped place when both are given', () => {
@@ -76,10 +94,21 @@ describe('resolveMcpOptions', () => {
     const resolved = resolveMcpOptions({ name: 'a', version: '1', transports: { http: false, stdio: true } });
     expect(resolved.http).toBeNull();
     expect(resolved.stdio).toEqual({ attachmentId: 'local' });
-    expect(resolved.gate).toMatchObject({ useClass: WorkflowGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' });
+    expect(resolved.gate).toMatchObject({
+      useClass: WorkflowGate,
+      leaseMs: 15_000,
+      transactional: false,
+      refusal: 'result',
+      handleToolsMenu: 'used',
+    });
     expect(resolved.sessions).toMatchObject({ maxSessions: 1000, maxPerAddress: 100, eventRetentionMs: 0, clientAddress: clientAddressOf });
     expect(resolved.discovery).toEqual({ allowRequestScoped: true, workflowResources: false });
-    expect(resolveMcpOptions({ name: 'a', version: '1' }).http).toMatchObject({ path: '/mcp', stateless: false, direct: false, drainMs: 10_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).http).toMatchObject({
+      path: '/mcp',
+      stateless: false,
+      direct: false,
+      drainMs: 10_000,
+    });
   });
 });
 

@@ -17,7 +17,10 @@ export interface McpServerIdentity {
 
 /** `transports.http` with every default filled in. */
 export interface McpResolvedHttpOptions
-  extends Required<Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'direct' | 'drainMs' | 'maxBodyBytes' | 'singleTenant' | 'listCacheTtlMs'>>,
+  extends
+    Required<
+      Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'direct' | 'drainMs' | 'maxBodyBytes' | 'singleTenant' | 'listCacheTtlMs'>
+    >,
     Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins' | 'authenticate'> {
   /** `undefined`: both eras when the SDK v2 packages are installed. */
   protocolEras?: ('2025-11-25' | '2026-07-28')[];

@@ -27,12 +27,7 @@ export function passesLogLevel(session: McpSession, level: LoggingLevel): boolea
 }
 
 /** The context of one tool call, prompt get or resource read, as `@McpContext()` injects it. */
-export function createCallContext(
-  session: McpSession,
-  name: string,
-  extra: McpToolContext['extra'],
-  uri?: string,
-): MutableToolContext {
+export function createCallContext(session: McpSession, name: string, extra: McpToolContext['extra'], uri?: string): MutableToolContext {
   return {
     toolName: name,
     uri,

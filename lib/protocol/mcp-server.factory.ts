@@ -51,9 +51,14 @@ export class McpServerFactory {
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
     const capabilities = this.declaredCapabilities('legacy');
-    const server = new McpSdkServer({ name: this.options.name, version: this.options.version }, { capabilities, instructions: this.options.instructions });
+    const server = new McpSdkServer(
+      { name: this.options.name, version: this.options.version },
+      { capabilities, instructions: this.options.instructions },
+    );
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
-    server.setRequestHandler(ListToolsRequestSchema, () => this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })));
+    server.setRequestHandler(ListToolsRequestSchema, () =>
+      this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
+    );
     // The Server's own tools/call registration validates params with zod first and answers a
     // malformed call with a zod dump; the Protocol's registration leaves checking to us.
     Protocol.prototype.setRequestHandler.call(server, LenientCallToolRequestSchema, (request, extra) =>
@@ -64,7 +69,9 @@ export class McpServerFactory {
       return {};
     });
     if (capabilities.prompts) {
-      server.setRequestHandler(ListPromptsRequestSchema, () => this.list(session, 'prompts/list', async () => ({ prompts: this.lists.prompts(await this.menu.prompts(session)) })));
+      server.setRequestHandler(ListPromptsRequestSchema, () =>
+        this.list(session, 'prompts/list', async () => ({ prompts: this.lists.prompts(await this.menu.prompts(session)) })),
+      );
       server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
     }
     if (capabilities.resources) {
@@ -72,9 +79,13 @@ export class McpServerFactory {
         this.list(session, 'resources/list', async () => ({ resources: this.lists.resources(await this.menu.resources(session)) })),
       );
       server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-        this.list(session, 'resources/templates/list', async () => ({ resourceTemplates: this.lists.resourceTemplates(await this.menu.resources(session)) })),
+        this.list(session, 'resources/templates/list', async () => ({
+          resourceTemplates: this.lists.resourceTemplates(await this.menu.resources(session)),
+        })),
       );
-      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.primitiveCalls.readResource(session, request.params.uri, extra));
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+        this.primitiveCalls.readResource(session, request.params.uri, extra),
+      );
       server.setRequestHandler(SubscribeRequestSchema, async (request) => {
         await this.primitiveCalls.subscribe(session, request.params.uri);
         return {};

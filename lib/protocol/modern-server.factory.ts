@@ -3,7 +3,12 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
-import { MCP_HTTP_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedHttpOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
+import {
+  MCP_HTTP_OPTIONS,
+  MCP_SERVER_IDENTITY,
+  type McpResolvedHttpOptions,
+  type McpServerIdentity,
+} from '../options/mcp-resolved-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
@@ -59,12 +64,21 @@ export class ModernServerFactory {
 
   private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined) {
     const capabilities = this.servers.declaredCapabilities('modern');
-    const server = new Server({ name: this.options.name, version: this.options.version }, {
-      // The SDK v1 and v2 type packages describe the same JSON differently.
-      capabilities: capabilities as never,
-      instructions: this.options.instructions,
-    });
-    const session = new McpSession('modern', undefined, undefined, principal === undefined ? undefined : { scope: 'principal', id: principal }, principal);
+    const server = new Server(
+      { name: this.options.name, version: this.options.version },
+      {
+        // The SDK v1 and v2 type packages describe the same JSON differently.
+        capabilities: capabilities as never,
+        instructions: this.options.instructions,
+      },
+    );
+    const session = new McpSession(
+      'modern',
+      undefined,
+      undefined,
+      principal === undefined ? undefined : { scope: 'principal', id: principal },
+      principal,
+    );
     const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
@@ -73,10 +87,14 @@ export class ModernServerFactory {
       });
     };
     server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
-    server.setRequestHandler('tools/call', (request, context) => answer(context, (extra) => this.calls.handle(session, request.params, extra)));
+    server.setRequestHandler('tools/call', (request, context) =>
+      answer(context, (extra) => this.calls.handle(session, request.params, extra)),
+    );
     if (capabilities.prompts) {
       server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
-      server.setRequestHandler('prompts/get', (request, context) => answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)));
+      server.setRequestHandler('prompts/get', (request, context) =>
+        answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)),
+      );
     }
     if (capabilities.resources) {
       server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
@@ -87,7 +105,9 @@ export class ModernServerFactory {
     }
     if (capabilities.completions) {
       server.setRequestHandler('completion/complete', (request, context) =>
-        answer(context, () => this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments)),
+        answer(context, () =>
+          this.primitiveCalls.complete(session, request.params.ref, request.params.argument, request.params.context?.arguments),
+        ),
       );
     }
     return server;

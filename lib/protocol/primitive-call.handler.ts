@@ -44,7 +44,11 @@ export class PrimitiveCallHandler {
     private readonly gate: WorkflowGate,
   ) {}
 
-  async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
+  async getPrompt(
+    session: McpSession,
+    params: { name: string; arguments?: Record<string, string> },
+    extra: Extra,
+  ): Promise<GetPromptResult> {
     const prompt = this.primitives.prompt(params.name);
     if (!prompt) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownPrompt(params.name));
@@ -88,7 +92,10 @@ export class PrimitiveCallHandler {
     argument: { name: string; value: string },
     context: Record<string, string> = {},
   ): Promise<CompleteResult> {
-    const definition = ref.type === 'ref/prompt' ? this.primitives.prompt(ref.name ?? '') : this.primitives.template(checkUri('completion/complete', ref.uri ?? ''));
+    const definition =
+      ref.type === 'ref/prompt'
+        ? this.primitives.prompt(ref.name ?? '')
+        : this.primitives.template(checkUri('completion/complete', ref.uri ?? ''));
     const completer: McpCompleter | undefined = definition?.completers[argument.name];
     if (!definition || !completer || !this.menu.shows(session, definition)) {
       return { completion: { values: [], total: 0, hasMore: false } };

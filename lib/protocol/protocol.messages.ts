@@ -4,12 +4,10 @@ import { reasonOf } from '../gating/gating.messages.js';
 /** What a client or an operator reads from the server layer (calls, lists, sessions): worded once. */
 
 /** Unknown tool name in `tools/call`. */
-export const unknownTool = (name: string): string =>
-  `Unknown tool "${echo(name)}". Call tools/list for the tools available now.`;
+export const unknownTool = (name: string): string => `Unknown tool "${echo(name)}". Call tools/list for the tools available now.`;
 
 /** `tools/call` without a tool name. */
-export const callNeedsName = (): string =>
-  'Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).';
+export const callNeedsName = (): string => 'Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).';
 
 /** `tools/call` whose arguments are not an object. */
 export const callArgumentsNotObject = (name: string): string =>
@@ -59,7 +57,12 @@ export const subscriptionUnknownHandle = (uri: string, machine: string, key: str
 
 /** A duration as people say it: "30 days", "12 hours", "15 minutes", "45 seconds". */
 const duration = (ms: number): string => {
-  const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1_000, 'second']];
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1_000, 'second'],
+  ];
   const [size, unit] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1, 'millisecond'];
   const count = Math.round(ms / size);
   return `${count} ${unit}${count === 1 ? '' : 's'}`;

@@ -57,7 +57,9 @@ export class McpPrimitiveRegistry {
     for (const resource of this.resourceList) {
       const variables = resource.template?.match(uri);
       if (variables) {
-        const args = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
+        const args = Object.fromEntries(
+          Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
+        );
         return { resource, args };
       }
     }

@@ -39,7 +39,13 @@ export function toCallToolResult(value: unknown, extra: Record<string, unknown> 
   }
   if (typeof value === 'string') {
     return hasExtra
-      ? { content: [{ type: 'text', text: value }, { type: 'text', text: JSON.stringify(extra) }], structuredContent: extra }
+      ? {
+          content: [
+            { type: 'text', text: value },
+            { type: 'text', text: JSON.stringify(extra) },
+          ],
+          structuredContent: extra,
+        }
       : { content: [{ type: 'text', text: value }] };
   }
   if (isPlainObject(value)) {

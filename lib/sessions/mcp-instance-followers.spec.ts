@@ -2,8 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSession } from './mcp-session.js';
 
-const session = (id: string) =>
-  new McpSession('stateful', new Server({ name: 'spec', version: '1' }), id, { scope: 'session', id });
+const session = (id: string) => new McpSession('stateful', new Server({ name: 'spec', version: '1' }), id, { scope: 'session', id });
 
 describe('McpInstanceFollowers', () => {
   let index: McpInstanceFollowers;

@@ -26,7 +26,12 @@ describe('McpKnownStates', () => {
   it('replaces the known states with exactly the ones read', () => {
     known.set('payment:p1', 'authorized');
     known.set('payment:p2', 'authorized');
-    known.replace(new Map([['payment:p2', 'refunded'], ['payment:p3', 'authorized']]));
+    known.replace(
+      new Map([
+        ['payment:p2', 'refunded'],
+        ['payment:p3', 'authorized'],
+      ]),
+    );
     expect(known.get('payment:p1')).toBeUndefined();
     expect(known.get('payment:p2')).toBe('refunded');
     expect(statesOf('payment')).toEqual(['authorized', 'refunded']);

@@ -57,7 +57,9 @@ const prompts = [
   { ...handler('greet', {}), kind: 'prompt', arguments: [], completers: {} },
   { ...handler('parcel.complain', bound('parcel', 'lost')), kind: 'prompt', arguments: [], completers: {} },
 ] as McpPromptDefinition[];
-const resources = [{ ...handler('cart.items', bound('cart', 'open')), kind: 'resource', uri: 'cart://items', completers: {} }] as McpResourceDefinition[];
+const resources = [
+  { ...handler('cart.items', bound('cart', 'open')), kind: 'resource', uri: 'cart://items', completers: {} },
+] as McpResourceDefinition[];
 
 const definitions = (handleToolsMenu: 'used' | 'all' = 'used'): McpMenuDefinitions => ({
   tools,
@@ -83,7 +85,13 @@ describe('McpMenuVisibility', () => {
   });
 
   it('shows the tools of every state the followed handles are in, in declaration order', () => {
-    expect(names(visibility, { parcel: ['shipped', 'packed', 'delivered'] })).toEqual(['help', 'parcel.pack', 'parcel.ship', 'parcel.track', 'parcel.return']);
+    expect(names(visibility, { parcel: ['shipped', 'packed', 'delivered'] })).toEqual([
+      'help',
+      'parcel.pack',
+      'parcel.ship',
+      'parcel.track',
+      'parcel.return',
+    ]);
   });
 
   it('shows a compact description only while every instance of the machine is in its initial state', () => {
@@ -110,7 +118,9 @@ describe('McpMenuVisibility', () => {
     expect(toolsAfter).not.toBe(toolsBefore);
     expect(promptsAfter).toBe(promptsBefore);
     expect(resourcesAfter).not.toBe(resourcesBefore);
-    expect(visibility.signature(view({ parcel: ['packed'] }))[0]).not.toBe(visibility.signature(view({ parcel: ['packed', 'shipped'] }))[0]);
+    expect(visibility.signature(view({ parcel: ['packed'] }))[0]).not.toBe(
+      visibility.signature(view({ parcel: ['packed', 'shipped'] }))[0],
+    );
   });
 
   it('ends a handle in a final state no tool is bound to, not in one a tool still serves', () => {

@@ -104,7 +104,11 @@ export class McpMenuVisibility {
   /** What the session is shown, one string per list kind (in {@link LIST_KINDS} order), to tell which lists changed. */
   signature(view: McpMenuView, tools = this.tools(view)): readonly string[] {
     const names = (definitions: readonly McpHandlerDefinition[]) => definitions.map((definition) => definition.name).join('\n');
-    return [tools.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'), names(this.prompts(view)), names(this.resources(view))];
+    return [
+      tools.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'),
+      names(this.prompts(view)),
+      names(this.resources(view)),
+    ];
   }
 
   /** Whether an instance of a handle-keyed machine in `state` has ended for menus: a final state no tool is bound to. */
@@ -116,7 +120,9 @@ export class McpMenuVisibility {
       ended =
         engine.knows(state) &&
         engine.isFinal(state) &&
-        !this.definitions.tools.some((tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)));
+        !this.definitions.tools.some(
+          (tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)),
+        );
       if (this.endedStates.size >= MAX_REMEMBERED_STATES) {
         this.endedStates.clear();
       }

@@ -19,8 +19,7 @@ export const followersNotRead = (error: unknown): string =>
   `Could not read from the session store which sessions follow a changed instance; telling those this process knows: ${reasonOf(error)}`;
 
 /** Log line: a closed session's instances could not be deleted (they expire with the store). */
-export const forgetFailed = (error: unknown): string =>
-  `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
+export const forgetFailed = (error: unknown): string => `Could not delete the workflow instances of closed sessions: ${reasonOf(error)}`;
 
 /** Log line: the menus of this process's sessions were re-read after transitions may have been missed (a relay reconnected). */
 export const menusRechecked = (sessions: number, changed: number): string =>
@@ -34,5 +33,4 @@ export const recheckFailed = (done: number, error: unknown): string =>
 export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
 
 /** Log line: closing an idle session failed. */
-export const closeFailed = (session: string, error: unknown): string =>
-  `Could not close idle session ${session}: ${reasonOf(error)}`;
+export const closeFailed = (session: string, error: unknown): string => `Could not close idle session ${session}: ${reasonOf(error)}`;

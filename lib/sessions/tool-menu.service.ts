@@ -14,7 +14,14 @@ import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import type { McpSession } from './mcp-session.js';
-import { LIST_KINDS, McpMenuVisibility, type McpListKind, type McpMenuEntry, type McpMenuMachine, type McpMenuView } from './menu-visibility.js';
+import {
+  LIST_KINDS,
+  McpMenuVisibility,
+  type McpListKind,
+  type McpMenuEntry,
+  type McpMenuMachine,
+  type McpMenuView,
+} from './menu-visibility.js';
 
 /** The notification that tells a client one list of its menu changed. */
 export const LIST_CHANGED = {
@@ -127,7 +134,11 @@ export class ToolMenuService {
    * the lists of the session's menu that changed since they were last shown or told. Resolves
    * once a handle the session started or stopped following is stored with its record.
    */
-  async observe(session: McpSession, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
+  async observe(
+    session: McpSession,
+    instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>,
+    state: string | null,
+  ): Promise<McpListKind[]> {
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
@@ -254,11 +265,7 @@ export class ToolMenuService {
     { storeKey, scope }: Pick<WorkflowInstanceRef, 'storeKey' | 'scope'>,
     state: string | null,
   ): boolean {
-    return (
-      state !== null &&
-      session.knownStates.get(storeKey) === state &&
-      (scope !== 'handle' || session.handles.has(storeKey))
-    );
+    return state !== null && session.knownStates.get(storeKey) === state && (scope !== 'handle' || session.handles.has(storeKey));
   }
 
   private recordState(session: McpSession, storeKey: string, state: string | null): void {
@@ -314,7 +321,13 @@ export class ToolMenuService {
       const [tools, prompts, resources] = definitions as [McpToolDefinition[], McpPromptDefinition[], McpResourceDefinition[]];
       this.built = {
         definitions,
-        visibility: new McpMenuVisibility({ tools, prompts, resources, machines: this.menuMachines, handleToolsMenu: this.options.handleToolsMenu }),
+        visibility: new McpMenuVisibility({
+          tools,
+          prompts,
+          resources,
+          machines: this.menuMachines,
+          handleToolsMenu: this.options.handleToolsMenu,
+        }),
       };
     }
     return this.built.visibility;

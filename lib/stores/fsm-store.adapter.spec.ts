@@ -38,7 +38,9 @@ describe('FsmStoreAdapter', () => {
       const first = await adapter.acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'a', leaseMs: 1000 });
       expect(first.status).toBe('claimed');
       let secondSettled = false;
-      const second = adapter.acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 }).finally(() => (secondSettled = true));
+      const second = adapter
+        .acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 })
+        .finally(() => (secondSettled = true));
       await new Promise((resolve) => setImmediate(resolve));
       expect(secondSettled).toBe(false);
       if (first.status !== 'claimed') throw new Error('not claimed');

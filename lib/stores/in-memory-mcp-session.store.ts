@@ -51,7 +51,10 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
 
   /** @inheritdoc */
   async expireUnused(serverId: string, cutoff: number, limit: number): Promise<string[]> {
-    return this.endWhere(limit, (record) => record.serverId === serverId && record.lastSeenAt === record.createdAt && record.createdAt < cutoff);
+    return this.endWhere(
+      limit,
+      (record) => record.serverId === serverId && record.lastSeenAt === record.createdAt && record.createdAt < cutoff,
+    );
   }
 
   /** @inheritdoc */

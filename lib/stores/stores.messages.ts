@@ -28,8 +28,7 @@ export const storeNeedsDataSource = (component: string, value: unknown): string 
   `${component} needs a TypeORM DataSource, got ${value === null ? 'null' : typeof value}. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new ${component}(dataSource).`;
 
 /** Store error: a transaction was used after its commit or rollback. */
-export const storeTransactionClosed = (): string =>
-  'This workflow transaction is already committed or rolled back.';
+export const storeTransactionClosed = (): string => 'This workflow transaction is already committed or rolled back.';
 
 /** Store error: a transaction committed a state update for an instance that does not exist. */
 export const storeTransactionMissingInstance = (handle: string): string =>
@@ -56,16 +55,14 @@ export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmWorkflowStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).`;
 
 /** Bootstrap error: the PostgreSQL relay was given another database. */
-export const relayNeedsPostgres = (type: string): string =>
-  `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
+export const relayNeedsPostgres = (type: string): string => `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
 
 /** Bootstrap error: a LISTEN/NOTIFY channel name that is not a plain identifier. */
 export const relayInvalidChannel = (channel: string): string =>
   `PostgresTransitionRelay: channel "${channel}" is not a plain lower-case SQL identifier (a-z, 0-9, "_").`;
 
 /** Log line: a NOTIFY failed (the menu of other instances refreshes on their next list). */
-export const relayPublishFailed = (error: unknown): string =>
-  `Could not relay a transition to the other instances: ${reasonOf(error)}`;
+export const relayPublishFailed = (error: unknown): string => `Could not relay a transition to the other instances: ${reasonOf(error)}`;
 
 /** Log line: more transitions could not be relayed since the last line (at most one such line per `warnIntervalMs`). */
 export const relayPublishFailedAgain = (count: number, intervalMs: number, error: unknown): string =>

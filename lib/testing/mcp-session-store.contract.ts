@@ -196,12 +196,18 @@ export function describeMcpSessionStoreContract(name: string, factory: McpSessio
           ended.push(...batch);
         }
       };
-      const use = async (user: McpSessionStore): Promise<boolean[]> => Promise.all(usedNow.map((record) => user.touch(record.id, record.createdAt + 5)));
+      const use = async (user: McpSessionStore): Promise<boolean[]> =>
+        Promise.all(usedNow.map((record) => user.touch(record.id, record.createdAt + 5)));
       const [, , touched] = await Promise.all([drain(store), drain(fixture.peer), use(fixture.peer)]);
       expect(new Set(ended).size).toBe(ended.length);
       // A session touched before the sweep reached it lives on; the others ended, each returned once.
       const survivors = usedNow.filter((_, i) => touched[i]).map((record) => record.id);
-      expect(ended.sort()).toEqual(records.map((record) => record.id).filter((id) => !survivors.includes(id)).sort());
+      expect(ended.sort()).toEqual(
+        records
+          .map((record) => record.id)
+          .filter((id) => !survivors.includes(id))
+          .sort(),
+      );
       for (const id of survivors) expect((await store.find(id))?.lastSeenAt).toBeGreaterThan(0);
     });
 

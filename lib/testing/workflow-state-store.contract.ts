@@ -1,17 +1,10 @@
 /// <reference types="jest" />
 import { randomUUID } from 'node:crypto';
 import { storeHandleExists } from '../stores/stores.messages.js';
-import type {
-  AtomicWorkflowStateStore,
-  WorkflowClaimRequest,
-  WorkflowClaimResult,
-} from '../stores/atomic-fsm-state-store.interface.js';
+import type { AtomicWorkflowStateStore, WorkflowClaimRequest, WorkflowClaimResult } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import type {
-  WorkflowLockRequest,
-  TransactionalWorkflowStateStore,
-} from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowLockRequest, TransactionalWorkflowStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
 export interface WorkflowStoreBusinessTable {
@@ -354,9 +347,7 @@ export function describeWorkflowStateStoreContract(
       await store.claim(held);
       const submitted = record(h, 'draft', 'review', 'SUBMIT');
       await store.commit(h, held.token, { snapshot: snapshot('review'), record: submitted });
-      expect(await store.commit(h, held.token, { snapshot: snapshot('x'), record: record(h, 'review', 'x', 'X') })).toBe(
-        false,
-      );
+      expect(await store.commit(h, held.token, { snapshot: snapshot('x'), record: record(h, 'review', 'x', 'X') })).toBe(false);
       expect(await store.history(h)).toEqual([created, submitted]);
     });
 

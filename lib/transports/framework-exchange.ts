@@ -4,7 +4,6 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { McpBodyNotJsonError, McpBodyTooLargeError, type McpNodeRequest } from './mcp-body.reader.js';
 import * as messages from './transports.messages.js';
 
-
 /** The part of Fastify's request the transport uses (typed here: fastify is not a dependency). */
 interface FastifyRequestLike {
   raw: McpNodeRequest;

@@ -47,21 +47,23 @@ describe('rejectHostOrOrigin', () => {
     expect(accepts({ host: 'app.example', origin: 'https://app.example:443' }, { allowedHosts: ['app.example'] })).toBe(true);
     expect(accepts({ host: 'app.example', origin: 'https://app.example:8443' }, { allowedHosts: ['app.example'] })).toBe(false);
     expect(accepts({ host: 'app.example:8443', origin: 'https://app.example:8443' }, { allowedHosts: ['app.example'] })).toBe(true);
-    expect(accepts({ host: 'app.example', origin: 'https://app.example' }, { allowedHosts: ['app.example'], allowedOrigins: ['https://other.example'] })).toBe(false);
+    expect(
+      accepts(
+        { host: 'app.example', origin: 'https://app.example' },
+        { allowedHosts: ['app.example'], allowedOrigins: ['https://other.example'] },
+      ),
+    ).toBe(false);
   });
 
   it('never accepts a Host that a URL parser would read as another host', () => {
     const allowedHosts = ['localhost', '127.0.0.1', 'app.example'];
     fc.assert(
-      fc.property(
-        fc.stringMatching(/^[a-zA-Z0-9.:@[\]#/?%\\-]{0,24}$/),
-        (host) => {
-          if (!accepts({ host }, { allowedHosts })) {
-            return true;
-          }
-          return allowedHosts.includes(new URL(`http://${host}`).hostname);
-        },
-      ),
+      fc.property(fc.stringMatching(/^[a-zA-Z0-9.:@[\]#/?%\\-]{0,24}$/), (host) => {
+        if (!accepts({ host }, { allowedHosts })) {
+          return true;
+        }
+        return allowedHosts.includes(new URL(`http://${host}`).hostname);
+      }),
       { numRuns: 2000 },
     );
   });
@@ -70,7 +72,7 @@ describe('rejectHostOrOrigin', () => {
     const onLan = (localAddress: string, host: string) => ({ socket: { localAddress }, headers: { host } }) as unknown as IncomingMessage;
     for (const address of ['192.168.1.20', '10.0.0.5', '::ffff:192.168.1.20', 'fe80::1']) {
       expect(rejectHostOrOrigin(onLan(address, 'localhost'), {})).toBe(
-        "Forbidden: Host header \"localhost\" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: ['mcp.example.com'].",
+        'Forbidden: Host header "localhost" is not checked for this MCP server, which is reached beyond loopback without transports.http.allowedHosts (DNS rebinding protection); set it, e.g. transports.http.allowedHosts: [\'mcp.example.com\'].',
       );
       expect(rejectHostOrOrigin(onLan(address, 'mcp.example.com'), { allowedHosts: ['mcp.example.com'] })).toBeUndefined();
     }

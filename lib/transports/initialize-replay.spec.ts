@@ -1,7 +1,11 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { negotiatedProtocolVersion, replayableInitialize } from './initialize-replay.js';
 
-const params = { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'agent', version: '1.0.0' } };
+const params = {
+  protocolVersion: '2025-06-18',
+  capabilities: { roots: { listChanged: true } },
+  clientInfo: { name: 'agent', version: '1.0.0' },
+};
 
 describe('replaying a stored initialize', () => {
   it('negotiates as the SDK server does: a version it speaks stays, any other becomes its latest', () => {

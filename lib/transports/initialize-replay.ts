@@ -47,11 +47,21 @@ export async function replayInitialize(
   initialize: InitializeRequest['params'],
 ): Promise<void> {
   await post(transport, path, { jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize });
-  await post(transport, path, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': initialize.protocolVersion });
+  await post(
+    transport,
+    path,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': sessionId, 'mcp-protocol-version': initialize.protocolVersion },
+  );
 }
 
 /** One POST that no client sent: its answer is read by nobody. */
-async function post(transport: NodeStreamableHttpServerTransport, path: string, body: JSONRPCMessage, extra: Record<string, string> = {}): Promise<void> {
+async function post(
+  transport: NodeStreamableHttpServerTransport,
+  path: string,
+  body: JSONRPCMessage,
+  extra: Record<string, string> = {},
+): Promise<void> {
   const headers: Record<string, string> = {
     host: 'localhost',
     accept: 'application/json, text/event-stream',

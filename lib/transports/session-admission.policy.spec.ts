@@ -30,7 +30,12 @@ describe('decideAdmission', () => {
   });
 
   it('may evict a session of the same address or principal while those are under their own limits', () => {
-    const sessions = [session('mine', 'a', 60_000, { principal: 'p' }), session('s2', 'b', 5), session('s3', 'c', 5), session('s4', 'd', 5)];
+    const sessions = [
+      session('mine', 'a', 60_000, { principal: 'p' }),
+      session('s2', 'b', 5),
+      session('s3', 'c', 5),
+      session('s4', 'd', 5),
+    ];
     const decision = decideAdmission({ address: 'a', principal: 'p' }, sessions, limits, NOW);
     expect(decision.admitted && names(decision.evict)).toEqual(['mine']);
   });
@@ -57,7 +62,11 @@ describe('decideAdmission', () => {
       // Used: ends 10 minutes after its last request, 9 minutes from now.
       session('used', 'a', 60_000),
     ];
-    expect(decideAdmission({ address: 'a' }, sessions, limits, NOW)).toEqual({ admitted: false, limit: 'maxPerAddress', retryAfterSeconds: 12 });
+    expect(decideAdmission({ address: 'a' }, sessions, limits, NOW)).toEqual({
+      admitted: false,
+      limit: 'maxPerAddress',
+      retryAfterSeconds: 12,
+    });
     expect(decideAdmission({ address: 'b' }, sessions, limits, NOW)).toEqual({ admitted: true, evict: [] });
   });
 
@@ -84,7 +93,11 @@ describe('decideAdmission', () => {
 
   it('never answers a wait below one second, even for a session past its time', () => {
     const sessions = [session('late', 'a', 0, { used: false, openedAt: NOW - 45_000 }), session('busy', 'a', 0, { busy: true })];
-    expect(decideAdmission({ address: 'a' }, sessions, limits, NOW)).toEqual({ admitted: false, limit: 'maxPerAddress', retryAfterSeconds: 1 });
+    expect(decideAdmission({ address: 'a' }, sessions, limits, NOW)).toEqual({
+      admitted: false,
+      limit: 'maxPerAddress',
+      retryAfterSeconds: 1,
+    });
   });
 
   it('never counts a connection without an address (stdio) against an address, but counts it against maxSessions', () => {

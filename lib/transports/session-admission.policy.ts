@@ -39,8 +39,7 @@ export interface McpAdmissionCandidate {
 
 /** The outcome: admitted after the sessions in `evict` end, or refused by `limit`, with the seconds to wait. */
 export type McpAdmissionDecision<T extends McpAdmissionView> =
-  | { admitted: true; evict: T[] }
-  | { admitted: false; limit: McpSessionLimitName; retryAfterSeconds: number };
+  { admitted: true; evict: T[] } | { admitted: false; limit: McpSessionLimitName; retryAfterSeconds: number };
 
 /** What a client is told to wait when every session in its way is busy: calls end within seconds, mostly. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;

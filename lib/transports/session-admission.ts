@@ -70,7 +70,15 @@ export class McpSessionAdmission {
     for (const session of this.registry.sessions()) {
       const { usage } = session;
       yield usage
-        ? { session, address: usage.address, principal: session.principal, lastSeen: session.lastSeen, openedAt: usage.openedAt, used: usage.used, busy: usage.busy }
+        ? {
+            session,
+            address: usage.address,
+            principal: session.principal,
+            lastSeen: session.lastSeen,
+            openedAt: usage.openedAt,
+            used: usage.used,
+            busy: usage.busy,
+          }
         : { lastSeen: session.lastSeen, openedAt: session.lastSeen, used: true, busy: true };
     }
     yield* this.opening;

@@ -45,7 +45,10 @@ export class McpSessionEventStore implements EventStore {
   }
 
   /** Sends the kept GET-stream messages after `lastEventId`; an id it does not know (pruned, forged) replays nothing. */
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const streamId = (await this.getStreamIdForEventId(lastEventId)) ?? GET_STREAM;
     const kept = GET_EVENT.exec(lastEventId);
     if (!kept) return streamId;

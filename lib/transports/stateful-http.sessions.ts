@@ -119,7 +119,9 @@ export class StatefulHttpSessions {
       });
       this.rebuilding.set(id, rebuilt);
     }
-    return rebuilt.then((session) => (typeof session === 'object' && !(session instanceof McpSessionRefusal) ? this.attend(session, use, res) : session));
+    return rebuilt.then((session) =>
+      typeof session === 'object' && !(session instanceof McpSessionRefusal) ? this.attend(session, use, res) : session,
+    );
   }
 
   /** A live session taking a request: seen now, busy until `res` closes when the request uses it, confirmed with the store when due. */
@@ -235,7 +237,12 @@ export class StatefulHttpSessions {
   private eventStore(session: McpServedSession): McpSessionEventStore {
     const id = session.id!;
     const retentionMs = this.sessionOptions.eventRetentionMs;
-    return new McpSessionEventStore(id, this.store, () => session.hasStream(retentionMs), (eventId) => this.logger.debug(messages.replayMiss(id, eventId)));
+    return new McpSessionEventStore(
+      id,
+      this.store,
+      () => session.hasStream(retentionMs),
+      (eventId) => this.logger.debug(messages.replayMiss(id, eventId)),
+    );
   }
 
   /** A session's SDK server on a transport of its own, registered here once initialized. */

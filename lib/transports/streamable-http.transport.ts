@@ -20,14 +20,15 @@ import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { McpShutdownDrain } from '../protocol/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
-import {
-  fromFrameworkError,
-  toNodeExchange,
-  type FastifyInstanceLike,
-  type FrameworkError,
-} from './framework-exchange.js';
+import { fromFrameworkError, toNodeExchange, type FastifyInstanceLike, type FrameworkError } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
-import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody, type McpNodeRequest as Request } from './mcp-body.reader.js';
+import {
+  isJsonContentType,
+  McpBodyNotJsonError,
+  McpBodyTooLargeError,
+  readMcpBody,
+  type McpNodeRequest as Request,
+} from './mcp-body.reader.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
@@ -39,7 +40,6 @@ import {
   JSON_RPC_SERVER_ERROR as SERVER_ERROR,
   MCP_SESSION_NOT_FOUND_CODE as SESSION_NOT_FOUND,
 } from '../protocol/json-rpc.codes.js';
-
 
 /** The methods of the MCP path. */
 const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
@@ -111,16 +111,22 @@ export class StreamableHttpTransport implements OnModuleInit {
    */
   private routeOnExpress(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(server, (url) => isExpressPath(url, path), (req, res, passOn) => {
-      readMcpBody(req, http.maxBodyBytes).then(passOn, (error: unknown) => this.fail(res, error));
-    });
+    this.interceptPath(
+      server,
+      (url) => isExpressPath(url, path),
+      (req, res, passOn) => {
+        readMcpBody(req, http.maxBodyBytes).then(passOn, (error: unknown) => this.fail(res, error));
+      },
+    );
     const adapter = this.adapterHost.httpAdapter;
     adapter.post(path, (req: Request, res: ServerResponse) => this.serveRoute('POST', req, res, http));
     adapter.get(path, (req: Request, res: ServerResponse) => this.serveRoute('GET', req, res, http));
     adapter.delete(path, (req: Request, res: ServerResponse) => this.serveRoute('DELETE', req, res, http));
     // Four parameters: Express calls it with the errors of the middleware before the route.
-    adapter.use(path, (error: FrameworkError, req: Request & { originalUrl?: string }, res: ServerResponse, next: (error: unknown) => void) =>
-      isExpressPath(req.originalUrl ?? '', path) ? this.fail(res, fromFrameworkError(error)) : next(error),
+    adapter.use(
+      path,
+      (error: FrameworkError, req: Request & { originalUrl?: string }, res: ServerResponse, next: (error: unknown) => void) =>
+        isExpressPath(req.originalUrl ?? '', path) ? this.fail(res, fromFrameworkError(error)) : next(error),
     );
   }
 
@@ -189,20 +195,28 @@ export class StreamableHttpTransport implements OnModuleInit {
   /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
   private serveDirect(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(server, (url) => url === path || url.startsWith(`${path}?`), (req, res, passOn) => {
-      const method = MCP_METHODS.find((known) => known === req.method);
-      if (!method) {
-        passOn();
-        return;
-      }
-      readMcpBody(req, http.maxBodyBytes)
-        .then(() => this.serve(method, req, res, http))
-        .catch((error: unknown) => this.fail(res, error));
-    });
+    this.interceptPath(
+      server,
+      (url) => url === path || url.startsWith(`${path}?`),
+      (req, res, passOn) => {
+        const method = MCP_METHODS.find((known) => known === req.method);
+        if (!method) {
+          passOn();
+          return;
+        }
+        readMcpBody(req, http.maxBodyBytes)
+          .then(() => this.serve(method, req, res, http))
+          .catch((error: unknown) => this.fail(res, error));
+      },
+    );
   }
 
   /** Puts a listener in front of the app's own request listeners: requests whose URL `ours` accepts go to `handle`, which may pass them on to the app. */
-  private interceptPath(server: HttpServer, ours: (url: string) => boolean, handle: (req: Request, res: ServerResponse, passOn: () => void) => void): void {
+  private interceptPath(
+    server: HttpServer,
+    ours: (url: string) => boolean,
+    handle: (req: Request, res: ServerResponse, passOn: () => void) => void,
+  ): void {
     const app = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (req: Request, res: ServerResponse) => {
@@ -349,7 +363,14 @@ export class StreamableHttpTransport implements OnModuleInit {
   }
 
   /** An error reply outside any request handler, with the request's id when the body is one request (`null` otherwise, as JSON-RPC says). */
-  private reply(res: ServerResponse, status: number, code: number, message: string, req?: Request, headers: Record<string, string> = {}): void {
+  private reply(
+    res: ServerResponse,
+    status: number,
+    code: number,
+    message: string,
+    req?: Request,
+    headers: Record<string, string> = {},
+  ): void {
     const body = req?.body as { id?: unknown } | undefined;
     const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
     res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });

@@ -5,7 +5,6 @@ import { echo } from '../client-input/client-input.echo.js';
 /** The reason text of any thrown value (for logs). */
 export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-
 /** HTTP 403: Host header not allowed (DNS rebinding protection). */
 export const hostRejected = (host: string | undefined): string =>
   `Forbidden: Host header "${echo(host ?? '')}" is not allowed for this MCP server (DNS rebinding protection); add it to transports.http.allowedHosts.`;
@@ -39,7 +38,11 @@ export const sessionRequired = (): string =>
   'Bad Request: send an initialize request first, then the Mcp-Session-Id header it returns on every request.';
 
 /** HTTP 503: a new (or rebuilt) session would exceed a live-session limit that no eviction frees. */
-export const sessionLimitReached = (limit: 'maxSessions' | 'maxPerAddress' | 'maxPerPrincipal', value: number, retryAfterSeconds: number): string => {
+export const sessionLimitReached = (
+  limit: 'maxSessions' | 'maxPerAddress' | 'maxPerPrincipal',
+  value: number,
+  retryAfterSeconds: number,
+): string => {
   switch (limit) {
     case 'maxSessions':
       return `Service Unavailable: this MCP server holds ${value} live sessions (transports.http.sessions.maxSessions), its maximum, and every one is answering a request; retry after ${retryAfterSeconds} s.`;
@@ -121,8 +124,7 @@ export const initializeParamsInvalid = (issues: readonly string[]): string =>
   `its stored initialize params are not valid (${issues.join('; ')})`;
 
 /** Why a stored session cannot be replayed: the SDK answered a replayed message with an error status. */
-export const replayRefused = (method: string, status: number): string =>
-  `the SDK refused the replayed ${method} with HTTP ${status}`;
+export const replayRefused = (method: string, status: number): string => `the SDK refused the replayed ${method} with HTTP ${status}`;
 
 /** Log line (WARN): a stored session cannot be rebuilt, so it ends and its client is answered 404. */
 export const sessionNotRebuilt = (id: string, reason: string): string =>

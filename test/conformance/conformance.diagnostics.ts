@@ -44,7 +44,10 @@ export class ConformanceDiagnostics {
   @McpTool({ name: 'test_missing_capability', description: 'Asks the client for a completion, which needs its sampling capability' })
   async missingCapability(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     const result = await ctx.extra.sendRequest(
-      { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'capability probe' } }], maxTokens: 10 } },
+      {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: { type: 'text', text: 'capability probe' } }], maxTokens: 10 },
+      },
       CreateMessageResultSchema,
     );
     return text(`LLM response: ${result.content.type === 'text' ? result.content.text : `(${result.content.type})`}`);
@@ -54,7 +57,10 @@ export class ConformanceDiagnostics {
   async streamingElicitation(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     try {
       const result = await ctx.extra.sendRequest(
-        { method: 'elicitation/create', params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
+        {
+          method: 'elicitation/create',
+          params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+        },
         ElicitResultSchema,
       );
       return text(`Elicitation completed: action=${result.action}`);

@@ -11,12 +11,22 @@ export class ConformanceResources {
     return 'This is the content of the static text resource.';
   }
 
-  @McpResource({ name: 'static-binary', uri: 'test://static-binary', mimeType: 'image/png', description: 'A static binary resource (a PNG)' })
+  @McpResource({
+    name: 'static-binary',
+    uri: 'test://static-binary',
+    mimeType: 'image/png',
+    description: 'A static binary resource (a PNG)',
+  })
   staticBinary() {
     return Buffer.from(TEST_IMAGE_BASE64, 'base64');
   }
 
-  @McpResource({ name: 'watched-resource', uri: 'test://watched-resource', mimeType: 'text/plain', description: 'A resource to subscribe to' })
+  @McpResource({
+    name: 'watched-resource',
+    uri: 'test://watched-resource',
+    mimeType: 'text/plain',
+    description: 'A resource to subscribe to',
+  })
   watched() {
     return 'Watched resource content.';
   }
@@ -57,7 +67,13 @@ export class ConformancePrompts {
   })
   withEmbeddedResource(@McpArgs('resourceUri') resourceUri: string) {
     return [
-      { role: 'user' as const, content: { type: 'resource' as const, resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      {
+        role: 'user' as const,
+        content: {
+          type: 'resource' as const,
+          resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
       { role: 'user' as const, content: { type: 'text' as const, text: 'Please process the embedded resource above.' } },
     ];
   }

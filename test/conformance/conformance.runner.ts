@@ -142,7 +142,10 @@ async function startServer(target: Target): Promise<{ url: string; stop: () => P
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label(target)} did not start within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${log}`)), SERVER_START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${label(target)} did not start within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${log}`)),
+      SERVER_START_TIMEOUT_MS,
+    );
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString();
       const match = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(log);
@@ -186,8 +189,14 @@ async function readOutcomes(outputDir: string, ran: string[], suiteEnd: string):
       if (!dir || !existsSync(join(dir, 'checks.json'))) {
         return { scenario, failed: true, failures: [{ check: 'no result', message: `the suite ${suiteEnd}` }] };
       }
-      const checks = JSON.parse(await readFile(join(dir, 'checks.json'), 'utf8')) as { id: string; status: string; errorMessage?: string }[];
-      const failures = checks.filter((check) => check.status === 'FAILURE').map((check) => ({ check: check.id, message: check.errorMessage ?? 'failed' }));
+      const checks = JSON.parse(await readFile(join(dir, 'checks.json'), 'utf8')) as {
+        id: string;
+        status: string;
+        errorMessage?: string;
+      }[];
+      const failures = checks
+        .filter((check) => check.status === 'FAILURE')
+        .map((check) => ({ check: check.id, message: check.errorMessage ?? 'failed' }));
       return { scenario, failed: failures.length > 0, failures };
     }),
   );
@@ -209,7 +218,9 @@ async function runTarget(target: Target, node22: string, suiteBin: string, dir: 
     const ran = [...result.stdout.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((match) => match[1]);
     const end = result.timedOut ? `was stopped after ${SUITE_TIMEOUT_MS / 1000} s` : `exited with ${result.code ?? result.signal}`;
     if (ran.length === 0) {
-      throw new Error(`the suite ran no scenario against ${label(target)} (it ${end}):\n${result.stdout}${result.stderr}\nserver log:\n${server.log()}`);
+      throw new Error(
+        `the suite ran no scenario against ${label(target)} (it ${end}):\n${result.stdout}${result.stderr}\nserver log:\n${server.log()}`,
+      );
     }
     const outcomes = await readOutcomes(outputDir, ran, end);
     if (outcomes.some((outcome) => outcome.failed)) {
@@ -232,7 +243,9 @@ async function readExpectedFailures(): Promise<ExpectedFailure[]> {
     }
     const match = /^([\w*]+)\/([\w*]+)(?:@([\d-]+|\*))?\s+([^\s#]+)(?:#(\S+))?:\s+(.+)$/.exec(line);
     if (!match) {
-      throw new Error(`${EXPECTED_FAILURES_FILE}:${index + 1}: expected "<app>/<transport>[@<revision>] <scenario>[#<check>]: <reason>", got "${line}"`);
+      throw new Error(
+        `${EXPECTED_FAILURES_FILE}:${index + 1}: expected "<app>/<transport>[@<revision>] <scenario>[#<check>]: <reason>", got "${line}"`,
+      );
     }
     const spec = match[3] ?? DEFAULT_SPEC;
     if (spec !== '*' && !(spec in SPEC_RUNS)) {
@@ -318,7 +331,9 @@ function report(runs: TargetRun[], expected: ExpectedFailure[]): boolean {
     totals.passed += passed;
     totals.excused += excused;
     const extra = notScored ? `, ${notScored} not scored (fixture-only scenarios)` : '';
-    lines.push(`    ${label(target).padEnd(28)} ${String(passed).padStart(2)} passed, ${String(excused).padStart(2)} expected failures${extra}  (${seconds.toFixed(1)} s)`);
+    lines.push(
+      `    ${label(target).padEnd(28)} ${String(passed).padStart(2)} passed, ${String(excused).padStart(2)} expected failures${extra}  (${seconds.toFixed(1)} s)`,
+    );
   }
   const stale = expected.filter((entry) => !used.has(entry));
   const out = [
@@ -351,7 +366,9 @@ async function main(): Promise<number> {
   const started = Date.now();
   const expected = await readExpectedFailures();
   const [node22, suiteDir] = await Promise.all([node22Binary(), installNpmPackage(SUITE_PACKAGE, SUITE_VERSION)]);
-  console.log(`conformance: Node ${NODE22_VERSION} and ${SUITE_PACKAGE}@${SUITE_VERSION} ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `conformance: Node ${NODE22_VERSION} and ${SUITE_PACKAGE}@${SUITE_VERSION} ready (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   const suiteBin = join(suiteDir, 'dist', 'index.js');
   const dir = await mkdtemp(join(tmpdir(), 'mcp-fsm-conformance-'));
   workDir = dir;

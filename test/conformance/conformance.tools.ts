@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type CallToolResult,
-  type ElicitRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, ElicitResultSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTool, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
 
 /** A 1x1 red PNG, as the suite's reference server sends it. */
-export const TEST_IMAGE_BASE64 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+export const TEST_IMAGE_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A minimal WAV file. */
 const TEST_AUDIO_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';

@@ -118,7 +118,19 @@ export async function installNpmPackage(name: string, version: string): Promise<
     const npm = npmCommand();
     const result = await runProcess(
       npm.command,
-      [...npm.args, 'install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `${name}@${version}`],
+      [
+        ...npm.args,
+        'install',
+        '--prefix',
+        staging,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+        `${name}@${version}`,
+      ],
       { timeoutMs: INSTALL_TIMEOUT_MS, env: { ...process.env, npm_config_engine_strict: 'false' } },
     );
     if (result.code !== 0) {

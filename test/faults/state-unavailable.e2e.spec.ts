@@ -126,7 +126,9 @@ describe('a plain load/save store (the seed interface)', () => {
       expect(captured.structuredContent).toEqual({ captured: paymentId, from: 'authorized' });
       expect(store.peek(`payment:${paymentId}`)).toBe('captured');
       const menu = await agent.names();
-      expect(menu).toEqual(expect.arrayContaining(['invoice.approve', 'invoice.reject', 'invoice.status', 'payment.refund', 'payment.authorize']));
+      expect(menu).toEqual(
+        expect.arrayContaining(['invoice.approve', 'invoice.reject', 'invoice.status', 'payment.refund', 'payment.authorize']),
+      );
       expect(menu).not.toContain('invoice.submit');
       expect(menu).not.toContain('payment.capture');
       expect(log.count('invoice.submit')).toBe(1);

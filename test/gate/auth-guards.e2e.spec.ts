@@ -38,8 +38,7 @@ describe("the app's own guards protect tools", () => {
     };
   };
 
-  const stateOf = (result: CallToolResult) =>
-    (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
+  const stateOf = (result: CallToolResult) => (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
 
   beforeEach(() => {
     clients = [];
@@ -114,17 +113,22 @@ describe("the app's own guards protect tools", () => {
       }
       next();
     };
-    const refusalOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string; allowedTools: string[] } | undefined;
+    const refusalOf = (result: CallToolResult) =>
+      result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string; allowedTools: string[] } | undefined;
 
     beforeEach(async () => {
       app = await listenApp([apiKeyAppModule()], { configure: (nest) => void nest.use(bearerAuth) });
     });
 
-    it('answers FORBIDDEN with the allowed actions, not the guard text, on the caller\'s own instance', async () => {
+    it("answers FORBIDDEN with the allowed actions, not the guard text, on the caller's own instance", async () => {
       const anonymous = await connectWith();
       const refused = await anonymous.call('invoice.approve');
       expect(refused.isError).toBe(true);
-      expect(refusalOf(refused)).toMatchObject({ code: 'FORBIDDEN', state: 'draft', allowedTools: expect.arrayContaining(['invoice.submit']) });
+      expect(refusalOf(refused)).toMatchObject({
+        code: 'FORBIDDEN',
+        state: 'draft',
+        allowedTools: expect.arrayContaining(['invoice.submit']),
+      });
       expect(textOf(refused)).toMatch(/^FORBIDDEN: "invoice.approve" is not available while invoice is "draft"/);
       expect(app.get(HandlerLog).count('invoice.approve')).toBe(0);
       expect(textOf(await anonymous.call('invoice.submit'))).toBe('Missing API key');

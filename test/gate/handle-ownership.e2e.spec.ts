@@ -28,8 +28,7 @@ describe('handles belong to the authenticated client that started them', () => {
     });
     await client.connect(transport);
     clients.push(client);
-    return async (name: string, args: Record<string, unknown> = {}) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult;
+    return async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
   };
 
   beforeEach(async () => {

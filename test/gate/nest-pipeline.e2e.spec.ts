@@ -12,8 +12,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
   let log: PipelineLog;
   let agent: TestClient;
 
-  const stateOf = (result: CallToolResult) =>
-    (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
+  const stateOf = (result: CallToolResult) => (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
   const currentState = async () => stateOf(await agent.call('order.inspect'));
   const storeKey = () => `order:session:${agent.transport.sessionId}`;
 
@@ -177,7 +176,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
     });
   });
 
-  describe('logging through Nest\'s exception handling', () => {
+  describe("logging through Nest's exception handling", () => {
     class CapturingLogger extends ConsoleLogger {
       readonly errors: string[] = [];
 

@@ -54,7 +54,9 @@ describe('output schemas', () => {
   it('turns a result that breaks the outputSchema into a tool error naming the field', async () => {
     const result = await agent.call('lamp.meter');
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('"lamp.meter" returned a result that does not match its outputSchema: watts: Invalid input: expected number, received undefined.');
+    expect(textOf(result)).toBe(
+      '"lamp.meter" returned a result that does not match its outputSchema: watts: Invalid input: expected number, received undefined.',
+    );
   });
 
   it('fires no transition when a bound tool breaks its outputSchema', async () => {

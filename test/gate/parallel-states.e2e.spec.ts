@@ -45,11 +45,18 @@ describe.each([
   it('lists and gates each region by the snapshot, stores both regions, and guards the close on both', async () => {
     expect(await agent.names()).toEqual(['fulfilment.ship', 'fulfilment.pay', 'fulfilment.close']);
     const early = await agent.call('fulfilment.track');
-    expect(early._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: { open: { shipping: 'packing', billing: 'unpaid' } } });
+    expect(early._meta?.['nestjs-mcp-fsm/error']).toMatchObject({
+      code: 'FORBIDDEN',
+      state: { open: { shipping: 'packing', billing: 'unpaid' } },
+    });
 
     const shipped = await agent.call('fulfilment.ship');
     const both = { open: { shipping: 'shipped', billing: 'unpaid' } };
-    expect(shipped._meta?.['nestjs-mcp-fsm/state']).toEqual({ machine: 'fulfilment', state: both, allowedTools: ['fulfilment.pay', 'fulfilment.track', 'fulfilment.close'] });
+    expect(shipped._meta?.['nestjs-mcp-fsm/state']).toEqual({
+      machine: 'fulfilment',
+      state: both,
+      allowedTools: ['fulfilment.pay', 'fulfilment.track', 'fulfilment.close'],
+    });
     await eventually(() => agent.listChanged() === 1);
     expect(await agent.names()).toEqual(['fulfilment.pay', 'fulfilment.track', 'fulfilment.close']);
     expect((await agent.call('fulfilment.track')).structuredContent).toEqual({ state: both });
@@ -60,7 +67,9 @@ describe.each([
 
     const tooEarly = await agent.call('fulfilment.close');
     expect(tooEarly._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'GUARD_REJECTED', state: both });
-    expect(textOf(tooEarly)).toContain('its guard "stateIn({"open":{"shipping":"shipped","billing":"paid"}})" does not allow event "CLOSE"');
+    expect(textOf(tooEarly)).toContain(
+      'its guard "stateIn({"open":{"shipping":"shipped","billing":"paid"}})" does not allow event "CLOSE"',
+    );
 
     await agent.call('fulfilment.pay');
     expect(await agent.names()).toEqual(['fulfilment.track', 'fulfilment.close']);

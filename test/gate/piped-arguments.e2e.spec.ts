@@ -11,7 +11,16 @@ import {
 } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpBindState, McpModule, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
+import {
+  McpBindState,
+  McpModule,
+  McpTool,
+  McpWorkflow,
+  McpStartWorkflow,
+  McpArgs,
+  McpContext,
+  type McpToolContext,
+} from '../../lib/index.js';
 import { approvalMachine } from '../fixtures/approval.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';

@@ -75,8 +75,7 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
   });
 
   it('a start tool that throws creates no instance and no row', async () => {
-    const countStates = async () =>
-      Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${tables.tableName}`))[0].n);
+    const countStates = async () => Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${tables.tableName}`))[0].n);
     const [rowsBefore, statesBefore] = [await dataSource.getRepository(entity).count(), await countStates()];
     app.get(LedgerBehaviour).throwAfterWrite = true;
     const failed = await agent.call('payment.authorize', { amount: 10, currency: 'EUR' });

@@ -138,32 +138,35 @@ describe.each(setups)('an instance stored in a state the machine does not have, 
     await app.close();
   });
 
-  it.each(['settled', 'captured.pending'])('refuses bound calls and reads of an instance in "%s" with UNKNOWN_STATE, runs nothing, writes nothing', async (state) => {
-    const log = app.get(HandlerLog);
-    const lookups = app.get(PaymentLookupTools);
-    const paymentId = await authorize(agent);
-    const stranded = await strand(paymentId, state);
-    const runsBefore = [...log.runs];
+  it.each(['settled', 'captured.pending'])(
+    'refuses bound calls and reads of an instance in "%s" with UNKNOWN_STATE, runs nothing, writes nothing',
+    async (state) => {
+      const log = app.get(HandlerLog);
+      const lookups = app.get(PaymentLookupTools);
+      const paymentId = await authorize(agent);
+      const stranded = await strand(paymentId, state);
+      const runsBefore = [...log.runs];
 
-    // Twice each: a refused claim must not leave the instance held (BUSY) either.
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      expectUnknownState(await agent.call('payment.capture', { paymentId }), 'payment.capture', state);
-      expectUnknownState(await agent.call('payment.refund', { paymentId }), 'payment.refund', state);
-      expectUnknownState(await agent.call('payment.receipt', { paymentId }), 'payment.receipt', state);
-      expectUnknownState(await agent.call('payment.lookup', { paymentId }), 'payment.lookup', state);
-    }
-    expect(log.runs).toEqual(runsBefore);
-    expect(lookups.runs).toEqual([]);
-    expect(await store.load(`payment:${paymentId}`)).toEqual(stranded);
+      // Twice each: a refused claim must not leave the instance held (BUSY) either.
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        expectUnknownState(await agent.call('payment.capture', { paymentId }), 'payment.capture', state);
+        expectUnknownState(await agent.call('payment.refund', { paymentId }), 'payment.refund', state);
+        expectUnknownState(await agent.call('payment.receipt', { paymentId }), 'payment.receipt', state);
+        expectUnknownState(await agent.call('payment.lookup', { paymentId }), 'payment.lookup', state);
+      }
+      expect(log.runs).toEqual(runsBefore);
+      expect(lookups.runs).toEqual([]);
+      expect(await store.load(`payment:${paymentId}`)).toEqual(stranded);
 
-    // Another session, with the handle passed to it, is refused the same way.
-    const other = await connect();
-    expectUnknownState(await other.call('payment.capture', { paymentId }), 'payment.capture', state);
-    expectUnknownState(await other.call('payment.lookup', { paymentId }), 'payment.lookup', state);
-    expect(await store.load(`payment:${paymentId}`)).toEqual(stranded);
-  });
+      // Another session, with the handle passed to it, is refused the same way.
+      const other = await connect();
+      expectUnknownState(await other.call('payment.capture', { paymentId }), 'payment.capture', state);
+      expectUnknownState(await other.call('payment.lookup', { paymentId }), 'payment.lookup', state);
+      expect(await store.load(`payment:${paymentId}`)).toEqual(stranded);
+    },
+  );
 
-  it('tools/list still answers and shows none of the instance\'s bound tools; the other instances keep working', async () => {
+  it("tools/list still answers and shows none of the instance's bound tools; the other instances keep working", async () => {
     const fresh = sorted(await (await connect()).names());
     expect(fresh).toEqual(expect.arrayContaining(['payment.authorize', 'payment.lookup']));
     expect(fresh).not.toContain('payment.capture');

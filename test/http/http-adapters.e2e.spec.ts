@@ -6,8 +6,6 @@ import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
 import { HTTP_ADAPTERS, listenApp, type HttpAdapterName } from '../utils/test-app.js';
 
-
-
 /** `Bearer <name>` is the caller `<name>`. */
 function bearer(headers: IncomingMessage['headers']): AuthInfo | undefined {
   const token = /^Bearer (\S+)$/.exec(headers.authorization ?? '')?.[1];
@@ -67,10 +65,14 @@ describe.each(authWays)('the framework route on %s, with auth set by %s', (adapt
     expect(stolen._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
     expect((await alice.call('payment.capture', { paymentId })).isError).toBeFalsy();
 
-    const hijack = await postMcp(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
-      'mcp-session-id': alice.transport.sessionId!,
-      authorization: 'Bearer bob',
-    });
+    const hijack = await postMcp(
+      url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        'mcp-session-id': alice.transport.sessionId!,
+        authorization: 'Bearer bob',
+      },
+    );
     expect(hijack.status).toBe(403);
   });
 
@@ -120,7 +122,11 @@ describe.each(HTTP_ADAPTERS)('failures and paths on %s', (adapter) => {
     const agent = await connectClient(url);
     const text = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream', 'mcp-session-id': agent.transport.sessionId! },
+      headers: {
+        'content-type': 'text/plain',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': agent.transport.sessionId!,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(text.status).toBe(415);

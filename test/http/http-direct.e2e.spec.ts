@@ -53,8 +53,6 @@ class HealthModule implements NestModule {
   }
 }
 
-
-
 describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s', (adapter) => {
   let app: INestApplication;
   let url: URL;

@@ -109,14 +109,20 @@ describe.each(ROUTES)('errors on the MCP path are JSON-RPC, on %s (direct: %s)',
   });
 
   it('answers a body over maxBodyBytes with 413 and a JSON-RPC error naming the option, with or without Content-Length', async () => {
-    const tooLarge = jsonRpcError(-32000, `Payload Too Large: an MCP request body may be at most ${MAX_BODY_BYTES} bytes (transports.http.maxBodyBytes).`);
+    const tooLarge = jsonRpcError(
+      -32000,
+      `Payload Too Large: an MCP request body may be at most ${MAX_BODY_BYTES} bytes (transports.http.maxBodyBytes).`,
+    );
     const declared = await postMcp(url, { ...RAW_INITIALIZE, padding: 'x'.repeat(MAX_BODY_BYTES) });
     expect(declared.status).toBe(413);
     expect(await declared.json()).toEqual(tooLarge);
     const chunked = await postChunked(url, 4 * MAX_BODY_BYTES);
     expect(chunked.status).toBe(413);
     expect(await chunked.json()).toEqual(tooLarge);
-    const fits = await postMcp(url, { ...RAW_INITIALIZE, params: { ...RAW_INITIALIZE.params, _meta: { padding: 'x'.repeat(MAX_BODY_BYTES - 1024) } } });
+    const fits = await postMcp(url, {
+      ...RAW_INITIALIZE,
+      params: { ...RAW_INITIALIZE.params, _meta: { padding: 'x'.repeat(MAX_BODY_BYTES - 1024) } },
+    });
     expect(fits.status).toBe(200);
   });
 
@@ -128,7 +134,11 @@ describe.each(ROUTES)('errors on the MCP path are JSON-RPC, on %s (direct: %s)',
         body: JSON.stringify(RAW_INITIALIZE),
       });
       expect([type, response.status]).toEqual([type, 415]);
-      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^(Unsupported Media Type|The request was refused \(HTTP 415\))/) }, id: null });
+      expect(await response.json()).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringMatching(/^(Unsupported Media Type|The request was refused \(HTTP 415\))/) },
+        id: null,
+      });
     }
   });
 
@@ -143,12 +153,16 @@ describe.each(ROUTES)('errors on the MCP path are JSON-RPC, on %s (direct: %s)',
     clients.push(client);
     const setLevel = await refusal(client.client.setLoggingLevel('loud' as 'info'));
     expect(setLevel.code).toBe(-32602);
-    expect(setLevel.message).toMatch(/^MCP error -32602: Invalid params for logging\/setLevel: params\.level: Invalid option: expected one of "debug"\|.+\.$/);
+    expect(setLevel.message).toMatch(
+      /^MCP error -32602: Invalid params for logging\/setLevel: params\.level: Invalid option: expected one of "debug"\|.+\.$/,
+    );
     expect(setLevel.message).not.toContain('\n');
 
     const list = await refusal(client.client.request({ method: 'tools/list', params: { cursor: 7 } } as never, ListToolsResultSchema));
     expect(list.code).toBe(-32602);
-    expect(list.message).toBe('MCP error -32602: Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.');
+    expect(list.message).toBe(
+      'MCP error -32602: Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.',
+    );
     expect(await client.names()).toContain('invoice.submit');
 
     // The same in MCP 2026-07-28, where the SDK v2 answers them.
@@ -156,10 +170,14 @@ describe.each(ROUTES)('errors on the MCP path are JSON-RPC, on %s (direct: %s)',
       ['tools/list', { cursor: 7 }, 'params.cursor'],
       ['tools/call', { name: 7 }, 'params.name'],
     ] as const) {
-      const modern = await postMcp(url, { jsonrpc: '2.0', id: 9, method, params: { ...params, _meta: MODERN_META } }, {
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-      });
+      const modern = await postMcp(
+        url,
+        { jsonrpc: '2.0', id: 9, method, params: { ...params, _meta: MODERN_META } },
+        {
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+        },
+      );
       expect(await modern.json()).toEqual({
         jsonrpc: '2.0',
         id: 9,

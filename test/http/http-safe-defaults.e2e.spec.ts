@@ -70,7 +70,9 @@ describe.each(HTTP_ADAPTERS)('safe defaults on the wire, on %s', (adapter) => {
       expect((await postInitialize('127.0.0.1', port, `mcp.example.com:${port}`)).status).toBe(200);
       const forged = await postInitialize('127.0.0.1', port, 'evil.example');
       expect(forged.status).toBe(403);
-      expect(JSON.parse(forged.body)).toMatchObject({ error: { message: expect.stringMatching(/^Forbidden: Host header "evil.example" is not allowed/) } });
+      expect(JSON.parse(forged.body)).toMatchObject({
+        error: { message: expect.stringMatching(/^Forbidden: Host header "evil.example" is not allowed/) },
+      });
       // The loopback names are not implied once the list is set.
       expect((await postInitialize('127.0.0.1', port, `localhost:${port}`)).status).toBe(403);
     });
@@ -83,7 +85,10 @@ describe.each(HTTP_ADAPTERS)('safe defaults on the wire, on %s', (adapter) => {
         [
           billingModule({
             transports: {
-              http: { allowedHosts: ['127.0.0.1', '[::1]'], sessions: maxNewPerMinutePerClient === undefined ? {} : { maxNewPerMinutePerClient } },
+              http: {
+                allowedHosts: ['127.0.0.1', '[::1]'],
+                sessions: maxNewPerMinutePerClient === undefined ? {} : { maxNewPerMinutePerClient },
+              },
             },
           }),
         ],

@@ -5,8 +5,6 @@ import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
 import { createApp, HTTP_ADAPTERS, listenApp } from '../utils/test-app.js';
 
-
-
 async function errorMessageOf(response: Response): Promise<string> {
   return ((await response.json()) as { error: { message: string } }).error.message;
 }
@@ -127,7 +125,13 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     const badHost = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
         const req = request(
-          { host: '127.0.0.1', port: url.port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+          {
+            host: '127.0.0.1',
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          },
           (res) => resolve(res.statusCode ?? 0),
         );
         req.on('error', reject);

@@ -76,8 +76,7 @@ describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
 
   it('shows the compact description only in the initial state', async () => {
     const agent = await connect();
-    const describe = async () =>
-      (await agent.client.listTools()).tools.find((tool) => tool.name === 'invoice.status')?.description;
+    const describe = async () => (await agent.client.listTools()).tools.find((tool) => tool.name === 'invoice.status')?.description;
     expect(await describe()).toBe('Invoice status');
     await agent.call('invoice.submit');
     expect(await describe()).toMatch(/^Show the invoice/);
@@ -105,9 +104,7 @@ describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
     const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
     expect(paymentId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect((started.structuredContent as { handleSeen: string }).handleSeen).toBe(paymentId);
-    expect(await agent.names()).toEqual(
-      expect.arrayContaining(['payment.capture', 'payment.void', 'payment.authorize']),
-    );
+    expect(await agent.names()).toEqual(expect.arrayContaining(['payment.capture', 'payment.void', 'payment.authorize']));
     const forged = await agent.call('payment.capture', { paymentId: 'AAAAAAAAAAAAAAAAAAAAAA' });
     expect(forged._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
     const malformed = await agent.call('payment.capture', { paymentId: "x' OR 1=1" });
@@ -145,7 +142,9 @@ describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
       );
     const noName = await send({ arguments: {} });
     expect(noName?.code).toBe(-32602);
-    expect(noName?.message).toBe('MCP error -32602: Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).');
+    expect(noName?.message).toBe(
+      'MCP error -32602: Invalid tools/call request: "params.name" must be the name of a tool (a non-empty string).',
+    );
     const listArguments = await send({ name: 'invoice.submit', arguments: [1, 2] });
     expect(listArguments?.code).toBe(-32602);
     expect(listArguments?.message).toBe(

@@ -96,7 +96,8 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
       jsonrpc: '2.0',
       error: {
         code: -32000,
-        message: 'Forbidden: the authenticated principal (auth clientId) is 300 characters long; this MCP server accepts principals of at most 128 characters.',
+        message:
+          'Forbidden: the authenticated principal (auth clientId) is 300 characters long; this MCP server accepts principals of at most 128 characters.',
       },
       id: 1,
     });
@@ -127,7 +128,9 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
 
     const unknown = `billing://${'u'.repeat(5000)}`;
     const notFound = await refusal(client.client.request({ method: 'resources/read', params: { uri: unknown } }, ReadResourceResultSchema));
-    expect(notFound.message).toBe(`MCP error -32002: Resource "${cut(unknown)}" not found. Call resources/list and resources/templates/list for what this server serves.`);
+    expect(notFound.message).toBe(
+      `MCP error -32002: Resource "${cut(unknown)}" not found. Call resources/list and resources/templates/list for what this server serves.`,
+    );
   });
 
   it('cuts an unknown tool name and a refused Origin it repeats', async () => {
@@ -139,14 +142,20 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
     const origin = `http://${'o'.repeat(8000)}.example`;
     const refused = await postMcpRaw(url, RAW_INITIALIZE, { origin });
     expect(refused.status).toBe(403);
-    expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(new RegExp(`^Forbidden: Origin "${cut(origin).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not allowed`));
+    expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(
+      new RegExp(`^Forbidden: Origin "${cut(origin).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not allowed`),
+    );
   });
 });
 
 describeNetworkedTargets('principal length limits')('principals of every length on %s', (target) => {
   const suffix = uniqueSuffix();
   const tables = { tableName: `lim_state_${suffix}`, historyTableName: `lim_history_${suffix}` };
-  const sessionTables = { tableName: `lim_session_${suffix}`, eventTableName: `lim_event_${suffix}`, handleTableName: `lim_handle_${suffix}` };
+  const sessionTables = {
+    tableName: `lim_session_${suffix}`,
+    eventTableName: `lim_event_${suffix}`,
+    handleTableName: `lim_handle_${suffix}`,
+  };
   let dataSource: DataSource;
   let app: INestApplication;
   let url: URL;

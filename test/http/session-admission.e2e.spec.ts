@@ -124,13 +124,20 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
       expect(first.registry.get(recent.transport.sessionId!)).toBeDefined();
       await eventually(async () => (await sessionStore.find(evicteeId)) === undefined);
       await eventually(async () => (await store.load(`invoice:session:${evicteeId}`)) === undefined);
-      expect(logs.matching('log', new RegExp(`^Session ${evicteeId} evicted: .*its client gets 404 and re-initializes\\.$`))).toHaveLength(1);
+      expect(logs.matching('log', new RegExp(`^Session ${evicteeId} evicted: .*its client gets 404 and re-initializes\\.$`))).toHaveLength(
+        1,
+      );
 
       // The other process does not rebuild it from the store.
-      const elsewhere = await postFrom(second.url, '127.0.0.1', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
-        'mcp-session-id': evicteeId,
-        'mcp-protocol-version': '2025-06-18',
-      });
+      const elsewhere = await postFrom(
+        second.url,
+        '127.0.0.1',
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        {
+          'mcp-session-id': evicteeId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      );
       expect(elsewhere.status).toBe(404);
       expect(await statusOfFailure(evictee.names())).toBe(404);
 
@@ -158,7 +165,9 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
 
   it('after 20 addresses fill maxSessions, a client from another address gets a session and a call through at once', async () => {
     // TTLs far beyond the test: only eviction can make room.
-    const { url, registry, app } = await start({ sessions: { maxSessions: 100, maxPerAddress: 5, unusedTtlMs: 600_000, idleTtlMs: 600_000 } });
+    const { url, registry, app } = await start({
+      sessions: { maxSessions: 100, maxPerAddress: 5, unusedTtlMs: 600_000, idleTtlMs: 600_000 },
+    });
     const flood = await Promise.all(
       FLOOD_ADDRESSES.map(async (address) => {
         const replies: RawReply[] = [];
@@ -188,8 +197,18 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     expect(evicted).toHaveLength(1);
     const sessionStore = app.get<InMemoryMcpSessionStore>(McpSessionStore);
     await eventually(async () => (await sessionStore.find(evicted[0])) === undefined);
-    expect(logs.matching('log', new RegExp(`^Session ${evicted[0]} evicted: 100 live sessions \\(transports\\.http\\.sessions\\.maxSessions\\) reached`))).toHaveLength(1);
-    const gone = await postFrom(url, '127.0.0.2', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': evicted[0], 'mcp-protocol-version': '2025-06-18' });
+    expect(
+      logs.matching(
+        'log',
+        new RegExp(`^Session ${evicted[0]} evicted: 100 live sessions \\(transports\\.http\\.sessions\\.maxSessions\\) reached`),
+      ),
+    ).toHaveLength(1);
+    const gone = await postFrom(
+      url,
+      '127.0.0.2',
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { 'mcp-session-id': evicted[0], 'mcp-protocol-version': '2025-06-18' },
+    );
     expect(gone.status).toBe(404);
   });
 
@@ -205,7 +224,12 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     const opened = await postFrom(first.url, '127.0.0.1', RAW_INITIALIZE);
     const movedId = opened.sessionId!;
     const listOn = (url: URL) =>
-      postFrom(url, '127.0.0.1', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': movedId, 'mcp-protocol-version': '2025-06-18' });
+      postFrom(
+        url,
+        '127.0.0.1',
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { 'mcp-session-id': movedId, 'mcp-protocol-version': '2025-06-18' },
+      );
     expect((await listOn(second.url)).status).toBe(200);
     const unusedId = unused.transport.sessionId!;
     expect(await sessionStore.find(unusedId)).toBeDefined();
@@ -267,35 +291,41 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     await expectEvictionEverywhere(new InMemoryMcpSessionStore());
   });
 
-  describe.each(databaseTargets('session eviction with TypeOrmMcpSessionStore'))('with TypeOrmMcpSessionStore on $name', (target: DatabaseTarget) => {
-    const tables = {
-      tableName: `mcp_adm_${uniqueSuffix()}_${adapter}`,
-      eventTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_event`,
-      handleTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_handle`,
-    };
-    let dataSource: DataSource;
+  describe.each(databaseTargets('session eviction with TypeOrmMcpSessionStore'))(
+    'with TypeOrmMcpSessionStore on $name',
+    (target: DatabaseTarget) => {
+      const tables = {
+        tableName: `mcp_adm_${uniqueSuffix()}_${adapter}`,
+        eventTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_event`,
+        handleTableName: `mcp_adm_${uniqueSuffix()}_${adapter}_handle`,
+      };
+      let dataSource: DataSource;
 
-    beforeAll(async () => {
-      dataSource = new DataSource({ ...target.options(), migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)], migrationsTableName: `${tables.tableName}_migrations` } as DataSourceOptions);
-      await dataSource.initialize();
-      await dataSource.runMigrations();
-    }, 60_000);
+      beforeAll(async () => {
+        dataSource = new DataSource({
+          ...target.options(),
+          migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
+          migrationsTableName: `${tables.tableName}_migrations`,
+        } as DataSourceOptions);
+        await dataSource.initialize();
+        await dataSource.runMigrations();
+      }, 60_000);
 
-    afterAll(async () => {
-      const runner = dataSource.createQueryRunner();
-      try {
-        await dataSource.undoLastMigration();
-        await dataSource.undoLastMigration();
-        await runner.dropTable(`${tables.tableName}_migrations`, true);
-      } finally {
-        await runner.release();
-        await dataSource.destroy();
-      }
-    }, 60_000);
+      afterAll(async () => {
+        const runner = dataSource.createQueryRunner();
+        try {
+          await dataSource.undoLastMigration();
+          await dataSource.undoLastMigration();
+          await runner.dropTable(`${tables.tableName}_migrations`, true);
+        } finally {
+          await runner.release();
+          await dataSource.destroy();
+        }
+      }, 60_000);
 
-    it('an evicted session is deleted from the database: no process rebuilds it, and its client re-initializes', async () => {
-      await expectEvictionEverywhere(new TypeOrmMcpSessionStore(dataSource, tables));
-    });
-  });
-
+      it('an evicted session is deleted from the database: no process rebuilds it, and its client re-initializes', async () => {
+        await expectEvictionEverywhere(new TypeOrmMcpSessionStore(dataSource, tables));
+      });
+    },
+  );
 });

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { InMemoryWorkflowStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionOptions, type McpSessionStore as SessionStore } from '../../lib/index.js';
+import {
+  InMemoryWorkflowStateStore,
+  InMemoryMcpSessionStore,
+  McpSessionStore,
+  type McpSessionOptions,
+  type McpSessionStore as SessionStore,
+} from '../../lib/index.js';
 import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
@@ -78,7 +84,11 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
   it('continues a session after both processes restarted, with the same session id and no new initialize', async () => {
     // Sessions in the in-memory store end with their process: restarts need a database.
     const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
-    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000] });
+    const database = new DataSource({
+      type: 'better-sqlite3',
+      database: join(dir, 'sessions.sqlite'),
+      migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000],
+    });
     await database.initialize();
     await database.runMigrations();
     sessionStore = new TypeOrmMcpSessionStore(database);
@@ -113,7 +123,13 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     // The other process notices within a second (it checks the store at most once a second per session).
     for (const app of apps) {
       const status = async () =>
-        (await postMcp(await mcpUrl(app), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' })).status;
+        (
+          await postMcp(
+            await mcpUrl(app),
+            { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+            { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+          )
+        ).status;
       await eventually(async () => (await status()) === 404, 3000);
     }
     expect(await sessionStore.find(sessionId)).toBeUndefined();
@@ -136,7 +152,11 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
 
   it('answers 500 to an initialize whose session cannot be recorded, and opens sessions again once the store is back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
-    const database = new DataSource({ type: 'better-sqlite3', database: join(dir, 'sessions.sqlite'), migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000] });
+    const database = new DataSource({
+      type: 'better-sqlite3',
+      database: join(dir, 'sessions.sqlite'),
+      migrations: [CreateMcpSessions1764633600000, CreateMcpSessionHandles1764806400000],
+    });
     await database.initialize();
     await database.runMigrations();
     sessionStore = new TypeOrmMcpSessionStore(database);
@@ -164,22 +184,37 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     await opened.text();
     const record = await sessionStore.find(sessionId);
     await sessionStore.create({ ...record!, id: 'someone-elses', principal: 'alice' });
-    const response = await postMcp(await mcpUrl(apps[1]), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'someone-elses', 'mcp-protocol-version': '2025-06-18' });
+    const response = await postMcp(
+      await mcpUrl(apps[1]),
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { 'mcp-session-id': 'someone-elses', 'mcp-protocol-version': '2025-06-18' },
+    );
     expect(response.status).toBe(403);
   });
 
   it('gives a GET stream that reconnects with Last-Event-ID, on the other process, the list_changed it missed', async () => {
     const owner = await connectClient(await mcpUrl(apps[0]));
     clients.push(owner);
-    const { paymentId } = (await owner.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as { paymentId: string };
+    const { paymentId } = (await owner.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as {
+      paymentId: string;
+    };
     const opened = await postMcp(await mcpUrl(apps[0]), RAW_INITIALIZE);
     const sessionId = opened.headers.get('mcp-session-id')!;
     await opened.text();
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
     await (await postMcp(await mcpUrl(apps[0]), { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
-    await (await postMcp(await mcpUrl(apps[0]), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId } } }, headers)).text();
+    await (
+      await postMcp(
+        await mcpUrl(apps[0]),
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId } } },
+        headers,
+      )
+    ).text();
     const aborts = new AbortController();
-    const stream = await fetch(String(await mcpUrl(apps[0])), { headers: { accept: 'text/event-stream', ...headers }, signal: aborts.signal });
+    const stream = await fetch(String(await mcpUrl(apps[0])), {
+      headers: { accept: 'text/event-stream', ...headers },
+      signal: aborts.signal,
+    });
     await owner.call('payment.capture', { paymentId });
     const first = await readEvents(stream, (text) => text.includes('list_changed'));
     const firstId = /^id: (\S+)$/m.exec(first)![1];
@@ -187,7 +222,10 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     await owner.call('payment.refund', { paymentId });
     await eventually(async () => (await sessionStore.eventsAfter(sessionId, firstId.slice(1)))!.length > 0);
     const aborts2 = new AbortController();
-    const resumed = await fetch(String(await mcpUrl(apps[1])), { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': firstId }, signal: aborts2.signal });
+    const resumed = await fetch(String(await mcpUrl(apps[1])), {
+      headers: { accept: 'text/event-stream', ...headers, 'last-event-id': firstId },
+      signal: aborts2.signal,
+    });
     expect(resumed.status).toBe(200);
     const missed = await readEvents(resumed, (text) => text.includes('list_changed'));
     expect(missed).toMatch(/^id: g\d+$/m);

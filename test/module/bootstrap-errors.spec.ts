@@ -374,7 +374,9 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
       'Server "broken": machine "payment" is handle-keyed (stateHandleKey "paymentId"), but no tool has @McpStartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.',
     ]);
 
-    const table = await startupLogs([appWith([SubmitTools, PaymentStartTools], { engine: 'table', machines: [invoiceMachine, flatPaymentMachine] })]);
+    const table = await startupLogs([
+      appWith([SubmitTools, PaymentStartTools], { engine: 'table', machines: [invoiceMachine, flatPaymentMachine] }),
+    ]);
     expect(table.matching('log', /^Server "broken": machine/)).toEqual([
       'Server "broken": machine "invoice" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',
       'Server "broken": machine "payment" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',

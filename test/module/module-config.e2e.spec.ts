@@ -231,7 +231,15 @@ describe('McpModule options', () => {
           menu: await agent.names(),
         });
       };
-      for (const tool of ['invoice.approve', 'invoice.submit', 'invoice.reject', 'invoice.submit', 'invoice.approve', 'invoice.discharge', 'invoice.submit']) {
+      for (const tool of [
+        'invoice.approve',
+        'invoice.submit',
+        'invoice.reject',
+        'invoice.submit',
+        'invoice.approve',
+        'invoice.discharge',
+        'invoice.submit',
+      ]) {
         await step(tool);
       }
       const menu = (...bound: string[]) => [...bound, 'invoice.status', 'payment.authorize'];
@@ -254,10 +262,28 @@ describe('McpModule options', () => {
           },
           menu: menu('invoice.submit'),
         },
-        { tool: 'invoice.submit', isError: false, text: '{"submitted":true}', meta: gate('review', 'invoice.approve', 'invoice.reject'), menu: menu('invoice.approve', 'invoice.reject') },
+        {
+          tool: 'invoice.submit',
+          isError: false,
+          text: '{"submitted":true}',
+          meta: gate('review', 'invoice.approve', 'invoice.reject'),
+          menu: menu('invoice.approve', 'invoice.reject'),
+        },
         { tool: 'invoice.reject', isError: false, text: 'rejected', meta: gate('draft', 'invoice.submit'), menu: menu('invoice.submit') },
-        { tool: 'invoice.submit', isError: false, text: '{"submitted":true}', meta: gate('review', 'invoice.approve', 'invoice.reject'), menu: menu('invoice.approve', 'invoice.reject') },
-        { tool: 'invoice.approve', isError: false, text: 'approved', meta: gate('approved', 'invoice.discharge'), menu: menu('invoice.discharge') },
+        {
+          tool: 'invoice.submit',
+          isError: false,
+          text: '{"submitted":true}',
+          meta: gate('review', 'invoice.approve', 'invoice.reject'),
+          menu: menu('invoice.approve', 'invoice.reject'),
+        },
+        {
+          tool: 'invoice.approve',
+          isError: false,
+          text: 'approved',
+          meta: gate('approved', 'invoice.discharge'),
+          menu: menu('invoice.discharge'),
+        },
         { tool: 'invoice.discharge', isError: false, text: '{"discharged":true}', meta: gate('discharged'), menu: menu() },
         {
           tool: 'invoice.submit',

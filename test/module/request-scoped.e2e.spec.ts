@@ -33,9 +33,7 @@ describe('request-scoped tool providers', () => {
     });
 
     it('resolves per call even for concurrent calls', async () => {
-      const results = await Promise.all(
-        ['a', 'b', 'c', 'd'].map((note) => agent.call('whoami', { note })),
-      );
+      const results = await Promise.all(['a', 'b', 'c', 'd'].map((note) => agent.call('whoami', { note })));
       const seen = results.map((result) => result.structuredContent as { instance: number; note: string; requestArgs: unknown });
       expect(seen.map((entry) => entry.note)).toEqual(['a', 'b', 'c', 'd']);
       seen.forEach((entry) => expect(entry.requestArgs).toEqual({ note: entry.note }));
@@ -64,14 +62,14 @@ describe('request-scoped tool providers', () => {
 
     it('refuses a request-scoped tool provider at bootstrap with the documented message', async () => {
       expect(await bootstrapErrorWith([RequestScopedTools])).toBe(
-        'RequestScopedTools.whoami: the provider is request-scoped (or depends on one), and McpModule\'s allowRequestScoped is false; make it a singleton or allow request scope.',
+        "RequestScopedTools.whoami: the provider is request-scoped (or depends on one), and McpModule's allowRequestScoped is false; make it a singleton or allow request scope.",
       );
     });
 
     it('refuses a provider that depends on a request-scoped one', async () => {
       const scopedDependency = { provide: RequestScopedTools, useFactory: () => ({ instance: 0 }), scope: Scope.REQUEST };
       expect(await bootstrapErrorWith([AuditTools, scopedDependency])).toBe(
-        'AuditTools.audit: the provider is request-scoped (or depends on one), and McpModule\'s allowRequestScoped is false; make it a singleton or allow request scope.',
+        "AuditTools.audit: the provider is request-scoped (or depends on one), and McpModule's allowRequestScoped is false; make it a singleton or allow request scope.",
       );
     });
   });

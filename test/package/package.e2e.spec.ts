@@ -139,9 +139,7 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     const built = sources.flatMap((source) => OUTPUTS.map((ext) => source.replace(/^lib\//, 'dist/').replace(/\.ts$/, ext)));
     const docs = listFiles('docs').map((file) => `docs/${file}`);
     expect(docs).toContain('docs/stores.md');
-    expect(packed.files).toEqual(
-      [...built, ...sources, ...docs, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort(),
-    );
+    expect(packed.files).toEqual([...built, ...sources, ...docs, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort());
     expect(packed.files.filter((file) => /\.(spec|fixture)\./.test(file))).toEqual([]);
     expect(readFileSync(join(packed.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 nestjs-mcp-fsm contributors\n/);
   });
@@ -156,14 +154,19 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     expect(typesVersions).toEqual({
       '*': Object.fromEntries(subpaths.map(([subpath, entry]) => [subpath.slice(2), [entry.types]])),
     });
-    expect(packed.files).toEqual(expect.arrayContaining([packed.manifest.main, packed.manifest.types].map((file) => normalize(file as string))));
+    expect(packed.files).toEqual(
+      expect.arrayContaining([packed.manifest.main, packed.manifest.types].map((file) => normalize(file as string))),
+    );
   });
 
   it('points every source map at a file in the package', () => {
     const maps = packed.files.filter((file) => file.endsWith('.map'));
     expect(maps.length).toBeGreaterThan(0);
     const unshipped = maps.flatMap((map) => {
-      const { sources, sourceRoot = '' } = JSON.parse(readFileSync(join(packed.dir, map), 'utf8')) as { sources: string[]; sourceRoot?: string };
+      const { sources, sourceRoot = '' } = JSON.parse(readFileSync(join(packed.dir, map), 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+      };
       return sources
         .map((source) => join(dirname(map), sourceRoot, source))
         .filter((source) => source.startsWith('..') || !existsSync(join(packed.dir, source)))

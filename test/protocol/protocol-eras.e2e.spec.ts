@@ -16,7 +16,7 @@ const authenticate = (req: IncomingMessage) => {
 type Gate = { machine: string; state: string; allowedTools: string[] };
 const gateOf = (result: { _meta?: Record<string, unknown> }) => result._meta?.['nestjs-mcp-fsm/state'] as Gate | undefined;
 const errorOf = (result: { _meta?: Record<string, unknown> }) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string } | undefined;
-const textOf = (result: { content?: unknown }) => ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '');
+const textOf = (result: { content?: unknown }) => (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
 
 describe('both protocol eras on one endpoint', () => {
   let app: INestApplication;
@@ -47,12 +47,17 @@ describe('both protocol eras on one endpoint', () => {
     const anonymous = await modernClient();
     expect(alice.getProtocolEra()).toBe('modern');
     expect(alice.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect(alice.getDiscoverResult()).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {}, prompts: {}, resources: {} } });
+    expect(alice.getDiscoverResult()).toMatchObject({
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+    });
 
     const first = await alice.listTools();
     const second = await anonymous.listTools();
     expect(second.tools).toEqual(first.tools);
-    expect(first.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['invoice.submit', 'invoice.approve', 'payment.authorize', 'payment.capture']));
+    expect(first.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['invoice.submit', 'invoice.approve', 'payment.authorize', 'payment.capture']),
+    );
     expect(first).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
     const authorize = first.tools.find((tool) => tool.name === 'payment.authorize');
     expect(authorize?.description).toContain('stays valid until the payment workflow ends');
@@ -66,7 +71,11 @@ describe('both protocol eras on one endpoint', () => {
     expect(errorOf(early)).toMatchObject({ code: 'FORBIDDEN' });
 
     const submitted = await alice.callTool({ name: 'invoice.submit', arguments: {} });
-    expect(gateOf(submitted)).toMatchObject({ machine: 'invoice', state: 'review', allowedTools: expect.arrayContaining(['invoice.approve']) });
+    expect(gateOf(submitted)).toMatchObject({
+      machine: 'invoice',
+      state: 'review',
+      allowedTools: expect.arrayContaining(['invoice.approve']),
+    });
     // Another request of the same principal (no session) finds the same invoice.
     const again = await modernClient({ authorization: 'Bearer alice' });
     const approved = await again.callTool({ name: 'invoice.approve', arguments: {} });
@@ -93,7 +102,10 @@ describe('both protocol eras on one endpoint', () => {
     const receipt = await client.readResource({ uri: `payment://${paymentId}/receipt` });
     expect(JSON.parse((receipt.contents[0] as { text: string }).text)).toMatchObject({ paymentId, state: 'captured' });
     // SEP-2164: an unknown resource is -32602 naming the URI.
-    await expect(client.readResource({ uri: 'billing://nothing' })).rejects.toMatchObject({ code: -32602, data: { uri: 'billing://nothing' } });
+    await expect(client.readResource({ uri: 'billing://nothing' })).rejects.toMatchObject({
+      code: -32602,
+      data: { uri: 'billing://nothing' },
+    });
   });
 
   it('keeps per-session menus and list_changed for a 2025-11-25 client on the same endpoint', async () => {
@@ -123,12 +135,15 @@ describe('both protocol eras on one endpoint', () => {
     );
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toMatchObject({ id: 7, error: { code: -32020 } });
-    const removed = await post({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'logging/setLevel' }, {
-      jsonrpc: '2.0',
-      id: 8,
-      method: 'logging/setLevel',
-      params: { level: 'debug', _meta: envelope },
-    });
+    const removed = await post(
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'logging/setLevel' },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'logging/setLevel',
+        params: { level: 'debug', _meta: envelope },
+      },
+    );
     expect(await removed.json()).toMatchObject({ id: 8, error: { code: -32601 } });
   });
 });
@@ -141,7 +156,11 @@ describe('protocolEras', () => {
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   };
   const post = (url: URL, body: unknown) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
 
   it("['2025-11-25'] serves 2025 sessions only: a 2026-07-28 client cannot discover the server", async () => {
     const app = await listenApp([billingModule({ transports: { http: { protocolEras: ['2025-11-25'] } } })]);

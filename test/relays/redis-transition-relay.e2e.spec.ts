@@ -131,7 +131,9 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       await eventually(() => bed.logs.matching('warn', /subscriber/).length === 1, 5000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(bed.logs.matching('warn', /subscriber/)).toHaveLength(1);
-      expect(bed.logs.matching('warn', /subscriber/)[0]).toMatch(/^Transition relay lost its Redis subscriber connection \(.+\); reconnecting\.$/);
+      expect(bed.logs.matching('warn', /subscriber/)[0]).toMatch(
+        /^Transition relay lost its Redis subscriber connection \(.+\); reconnecting\.$/,
+      );
 
       await proxy.start();
       await eventually(() => {

@@ -58,12 +58,16 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     const checklist = await agent.client.getPrompt({ name: 'invoice.review-checklist' });
     expect(checklist.messages[0].content).toMatchObject({ type: 'text', text: expect.stringContaining('Before calling invoice.approve') });
     const instance = (await agent.client.readResource({ uri: 'workflow://invoice/instance' })).contents[0] as { text: string };
-    expect(JSON.parse(instance.text)).toMatchObject({ machine: 'invoice', state: 'review', allowedTools: expect.arrayContaining(['invoice.approve']) });
+    expect(JSON.parse(instance.text)).toMatchObject({
+      machine: 'invoice',
+      state: 'review',
+      allowedTools: expect.arrayContaining(['invoice.approve']),
+    });
     await agent.call('invoice.approve');
     expect(await prompts()).toEqual([]);
   });
 
-  it("serves the workflow diagrams docs/primitives.md shows (npm run diagrams writes them)", async () => {
+  it('serves the workflow diagrams docs/primitives.md shows (npm run diagrams writes them)', async () => {
     const agent = await connect();
     const page = readFileSync('docs/primitives.md', 'utf8');
     const block = page.slice(page.indexOf('<!-- sample-diagrams:start'), page.indexOf('<!-- sample-diagrams:end -->'));
@@ -89,7 +93,13 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     await agent.call('invoice.submit');
     await eventually(() => agent.listChanged() === 1);
     const review = await tools();
-    expect(review.map((tool) => tool.name)).toEqual(['invoice.approve', 'invoice.reject', 'invoice.status', 'payment.authorize', 'payment.status']);
+    expect(review.map((tool) => tool.name)).toEqual([
+      'invoice.approve',
+      'invoice.reject',
+      'invoice.status',
+      'payment.authorize',
+      'payment.status',
+    ]);
     expect(review.find((tool) => tool.name === 'invoice.status')?.description).toMatch(/^Show this session's invoice/);
     await agent.call('invoice.approve');
     await agent.call('invoice.discharge');
@@ -126,7 +136,9 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     const tooMuch = await agent.call('payment.refund', { paymentId, amount: 7 });
     expect(tooMuch.isError).toBe(true);
     expect(tooMuch._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'GUARD_REJECTED', state: 'partially_refunded' });
-    expect(textOf(tooMuch)).toMatch(/^GUARD_REJECTED: "payment.refund" did not run: payment is "partially_refunded", .*"refundLeavesNothing".* event "REFUND"/);
+    expect(textOf(tooMuch)).toMatch(
+      /^GUARD_REJECTED: "payment.refund" did not run: payment is "partially_refunded", .*"refundLeavesNothing".* event "REFUND"/,
+    );
     const rest = await agent.call('payment.refund', { paymentId });
     expect(rest.structuredContent).toMatchObject({ refunded: 6.5 });
     expect(await status(agent, paymentId)).toEqual({
@@ -187,7 +199,8 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
       const listed = await alice.listTools();
       expect((await other.listTools()).tools).toEqual(listed.tools);
       expect(listed).toMatchObject({ cacheScope: 'public' });
-      const state = (result: { _meta?: Record<string, unknown> }) => (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
+      const state = (result: { _meta?: Record<string, unknown> }) =>
+        (result._meta?.['nestjs-mcp-fsm/state'] as { state: string } | undefined)?.state;
 
       expect(state(await alice.callTool({ name: 'invoice.submit', arguments: {} }))).toBe('review');
       expect(state(await alice.callTool({ name: 'invoice.approve', arguments: {} }))).toBe('approved');

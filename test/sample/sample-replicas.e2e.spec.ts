@@ -5,7 +5,9 @@ import { startRoundRobinProxy, type RoundRobinProxy } from '../utils/round-robin
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
 const targets = databaseTargets('sample replicas behind a round-robin proxy', { networkedOnly: true });
-const describeTargets = targets.length ? describe.each(targets) : describe.skip.each<DatabaseTarget>([{ name: 'no server', options: () => ({ type: 'better-sqlite3', database: ':memory:' }) }]);
+const describeTargets = targets.length
+  ? describe.each(targets)
+  : describe.skip.each<DatabaseTarget>([{ name: 'no server', options: () => ({ type: 'better-sqlite3', database: ':memory:' }) }]);
 
 /** Idle time after which a session ends everywhere, short enough to watch (in the case that watches it). */
 const SESSION_TTL_MS = 2000;
@@ -34,7 +36,11 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     ((await client.call('payment.authorize', { amount: 10, currency: 'EUR' })).structuredContent as { paymentId: string }).paymentId;
   /** A tools/call of the session `sessionId` sent to `target` without its SDK client (its client's requests go elsewhere). */
   const callAs = async (target: URL, sessionId: string, name: string, args: Record<string, unknown>) => {
-    const response = await postMcp(target, { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name, arguments: args } }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
+    const response = await postMcp(
+      target,
+      { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name, arguments: args } },
+      { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(response.status).toBe(200);
     return response.text();
   };
@@ -46,7 +52,13 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     await eventually(() => client.listChanged() > before);
   };
   const rows = async (table: string, column: string, value: string) =>
-    Number((await database.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ${database.options.type === 'postgres' ? '$1' : '?'}`, [value]))[0].n);
+    Number(
+      (
+        await database.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ${database.options.type === 'postgres' ? '$1' : '?'}`, [
+          value,
+        ])
+      )[0].n,
+    );
 
   beforeAll(async () => {
     database = new DataSource(options());
@@ -92,7 +104,9 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     }
     const owner = await connect(samples[0].url);
     const watcher = await connect(samples[1].url);
-    const { paymentId } = (await owner.call('payment.authorize', { amount: 4, currency: 'EUR' })).structuredContent as { paymentId: string };
+    const { paymentId } = (await owner.call('payment.authorize', { amount: 4, currency: 'EUR' })).structuredContent as {
+      paymentId: string;
+    };
     await watcher.call('payment.status', { paymentId });
     expect(await watcher.names()).toContain('payment.capture');
     const before = watcher.listChanged();
@@ -158,11 +172,23 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     const owner = await connect(samples[1].url);
     const watcher = await connect(samples[0].url);
     const paymentId = await authorize(owner);
-    const opened = await postMcp(samples[0].url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'no-stream', version: '1' } } });
+    const opened = await postMcp(samples[0].url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'no-stream', version: '1' } },
+    });
     const streamless = opened.headers.get('mcp-session-id')!;
     await opened.text();
-    await (await postMcp(samples[0].url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': streamless, 'mcp-protocol-version': '2025-11-25' })).text();
-    for (const sessionId of [streamless, watcher.transport.sessionId!]) await callAs(samples[0].url, sessionId, 'payment.status', { paymentId });
+    await (
+      await postMcp(
+        samples[0].url,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'mcp-session-id': streamless, 'mcp-protocol-version': '2025-11-25' },
+      )
+    ).text();
+    for (const sessionId of [streamless, watcher.transport.sessionId!])
+      await callAs(samples[0].url, sessionId, 'payment.status', { paymentId });
     for (const tool of ['payment.capture', 'payment.refund']) {
       const before = watcher.listChanged();
       expect((await owner.call(tool, { paymentId })).isError).toBeFalsy();
@@ -188,7 +214,8 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     await step(continued, 'invoice.approve');
     // The continued session stays active while the abandoned one idles out: its record, then (in the same sweep) its invoice.
     const abandonedGone = async () =>
-      (await rows('mcp_session', 'id', abandonedId)) === 0 && (await rows('mcp_fsm_state', 'handle', `invoice:session:${abandonedId}`)) === 0;
+      (await rows('mcp_session', 'id', abandonedId)) === 0 &&
+      (await rows('mcp_fsm_state', 'handle', `invoice:session:${abandonedId}`)) === 0;
     await eventually(async () => (await continued.names()) && (await abandonedGone()), SESSION_TTL_MS * 4);
     await step(continued, 'invoice.discharge');
   });

@@ -49,19 +49,22 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(UNSPOKEN_VERSIONS)('continues a session whose client asked for %s, negotiated down to 2025-11-25, on the same session id', async (asked) => {
-    const client = await connect(asked);
-    expect(client.transport.protocolVersion).toBe('2025-11-25');
-    expect((await client.call('invoice.submit')).isError).toBeFalsy();
-    const sessionId = client.transport.sessionId!;
-    await restart();
-    expect(await storedVersion(sessionId)).toBe('2025-11-25');
-    expect(await client.names()).toContain('invoice.approve');
-    expect((await client.call('invoice.approve')).isError).toBeFalsy();
-    expect(await client.names()).toContain('invoice.discharge');
-    expect(client.transport.sessionId).toBe(sessionId);
-    expect(sample.stderr()).not.toMatch(/cannot be rebuilt|Internal error/);
-  });
+  it.each(UNSPOKEN_VERSIONS)(
+    'continues a session whose client asked for %s, negotiated down to 2025-11-25, on the same session id',
+    async (asked) => {
+      const client = await connect(asked);
+      expect(client.transport.protocolVersion).toBe('2025-11-25');
+      expect((await client.call('invoice.submit')).isError).toBeFalsy();
+      const sessionId = client.transport.sessionId!;
+      await restart();
+      expect(await storedVersion(sessionId)).toBe('2025-11-25');
+      expect(await client.names()).toContain('invoice.approve');
+      expect((await client.call('invoice.approve')).isError).toBeFalsy();
+      expect(await client.names()).toContain('invoice.discharge');
+      expect(client.transport.sessionId).toBe(sessionId);
+      expect(sample.stderr()).not.toMatch(/cannot be rebuilt|Internal error/);
+    },
+  );
 
   it('continues a session recorded with the version its client asked for (as 0.2 stored it) with the version the server negotiates', async () => {
     const client = await connect('2026-03-01');
@@ -79,7 +82,11 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
 
   it.each([
     ['not JSON', '{"protocolVersion": "2025-', /initialize cannot be read/],
-    ['JSON the SDK refuses', '{"protocolVersion": 20251125, "capabilities": "all"}', /initialize params are not valid \(protocolVersion: .*capabilities: /],
+    [
+      'JSON the SDK refuses',
+      '{"protocolVersion": 20251125, "capabilities": "all"}',
+      /initialize params are not valid \(protocolVersion: .*capabilities: /,
+    ],
   ])('answers 404 for a session whose stored initialize is %s, says why once, and the client starts over', async (_, stored, reason) => {
     const client = await connect();
     expect((await client.call('invoice.submit')).isError).toBeFalsy();
@@ -89,11 +96,18 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
     const refused = await client.client.listTools().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StreamableHTTPError);
     expect((refused as StreamableHTTPError).code).toBe(404);
-    const raw = await postMcp(proxy.url, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
+    const raw = await postMcp(
+      proxy.url,
+      { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+      { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(raw.status).toBe(404);
     expect(await raw.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32001 } });
 
-    const warnings = sample.stderr().split('\n').filter((line) => line.includes(sessionId));
+    const warnings = sample
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes(sessionId));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/WARN/);
     expect(warnings[0]).toMatch(reason);

@@ -23,9 +23,7 @@ describeNetworkedTargets('two sample processes on one database')('two sample pro
     const [a, b] = (await twoConnected()).clients;
     const started = await a.call('payment.authorize', { amount: 40, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).call('payment.capture', { paymentId })),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).call('payment.capture', { paymentId })));
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
     expect(await kinds(b, paymentId)).toEqual(['authorize', 'capture']);
     expect(await kinds(a, paymentId)).toEqual(['authorize', 'capture']);

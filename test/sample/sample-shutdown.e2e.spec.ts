@@ -81,9 +81,10 @@ describe.each(databaseTargets('graceful shutdown of the sample'))('the sample on
     const agent = await connectTo(first);
     const paymentId = await authorize(agent, 30);
     // A hang would end in the SDK's own RequestTimeout (-32001), not in the server's answer.
-    const capture = agent.client
-      .callTool({ name: 'payment.capture', arguments: { paymentId } }, undefined, { timeout: 20_000 })
-      .then(() => new Error('the capture was answered with a result'), (error: unknown) => error);
+    const capture = agent.client.callTool({ name: 'payment.capture', arguments: { paymentId } }, undefined, { timeout: 20_000 }).then(
+      () => new Error('the capture was answered with a result'),
+      (error: unknown) => error,
+    );
     await sleep(BEFORE_SIGNAL_MS);
     const stopped = first.stop('SIGTERM');
 
@@ -154,7 +155,11 @@ describe('the sample on SIGTERM and on slow or half-open connections, on SQLite'
       error: { code: -32000, message: expect.stringMatching(/shutting down/) },
     });
 
-    const onSession = await postMcp(draining.url, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, { 'mcp-session-id': agent.transport.sessionId! });
+    const onSession = await postMcp(
+      draining.url,
+      { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+      { 'mcp-session-id': agent.transport.sessionId! },
+    );
     expect(onSession.status).toBe(503);
     expect(onSession.headers.get('retry-after')).toBe('1');
     expect(await onSession.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32000 } });
@@ -221,9 +226,7 @@ function sseResult(body: string, id: number): { structuredContent?: unknown } {
 /** Opens a session's GET stream on a raw socket, reads its response head, then neither reads nor closes: a half-open client. */
 async function openSilentGet(url: URL, sessionId: string): Promise<Socket> {
   const socket = connect(Number(url.port), url.hostname);
-  socket.write(
-    `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\n\r\n`,
-  );
+  socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\n\r\n`);
   const head = await new Promise<string>((resolve, reject) => {
     let text = '';
     socket.on('data', (chunk: Buffer) => {

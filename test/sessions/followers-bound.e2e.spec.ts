@@ -23,7 +23,9 @@ describe('followers of one instance, bounded by sessions.maxFollowersPerInstance
 
   it('tells the earliest followers of a handle, still lists its tools to the others, and tells a newcomer once an earlier follower left', async () => {
     const [owner, first, second, third] = clients;
-    const { paymentId } = (await owner.call('payment.authorize', { amount: 10, currency: 'EUR' })).structuredContent as { paymentId: string };
+    const { paymentId } = (await owner.call('payment.authorize', { amount: 10, currency: 'EUR' })).structuredContent as {
+      paymentId: string;
+    };
     // A session follows a handle it passes to a tool of its workflow, a refused call included.
     for (const follower of [first, second, third]) {
       expect((await follower.call('payment.receipt', { paymentId })).isError).toBe(true);

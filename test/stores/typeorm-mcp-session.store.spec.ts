@@ -113,7 +113,10 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
     await store.create(intact);
     const placeholder = target.options().type === 'postgres' ? '$1' : '?';
     const quote = target.options().type === 'mysql' ? '`' : '"';
-    await dataSource.query(`UPDATE ${quote}${tables.tableName}${quote} SET initialize = '{"protocolVersion": "2025-' WHERE id = ${placeholder}`, [record.id]);
+    await dataSource.query(
+      `UPDATE ${quote}${tables.tableName}${quote} SET initialize = '{"protocolVersion": "2025-' WHERE id = ${placeholder}`,
+      [record.id],
+    );
     const error = await store.find(record.id).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(McpSessionRecordError);
     expect((error as Error).message).toMatch(/the stored session's initialize cannot be read/);
@@ -176,9 +179,13 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
 
   it('refuses a table name that is not a plain identifier', () => {
     const name = 'mcp_session; DROP TABLE users';
-    expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(storeInvalidTableName('TypeOrmMcpSessionStore', name));
+    expect(() => new TypeOrmMcpSessionStore(dataSource, { tableName: name })).toThrow(
+      storeInvalidTableName('TypeOrmMcpSessionStore', name),
+    );
     expect(() => createMcpSessionMigration({ eventTableName: name })).toThrow(storeInvalidTableName('createMcpSessionMigration', name));
-    expect(() => createMcpSessionHandleMigration({ handleTableName: name })).toThrow(storeInvalidTableName('createMcpSessionHandleMigration', name));
+    expect(() => createMcpSessionHandleMigration({ handleTableName: name })).toThrow(
+      storeInvalidTableName('createMcpSessionHandleMigration', name),
+    );
   });
 });
 

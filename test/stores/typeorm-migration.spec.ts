@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
-import {
-  TypeOrmWorkflowStateStore,
-  createWorkflowContextMigration,
-  createWorkflowStateMigration,
-} from '../../lib/typeorm.js';
+import { TypeOrmWorkflowStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 

@@ -6,7 +6,9 @@ import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixtu
 const url = process.env.TEST_POSTGRES_URL;
 if (!url) {
   // Written to stderr: Jest drops console output of a suite whose tests are all skipped.
-  process.stderr.write(`\nSKIPPED: TypeOrmWorkflowStateStore on PostgreSQL — TEST_POSTGRES_URL is not set (for example postgres://postgres@127.0.0.1:5432/test).\n\n`);
+  process.stderr.write(
+    `\nSKIPPED: TypeOrmWorkflowStateStore on PostgreSQL — TEST_POSTGRES_URL is not set (for example postgres://postgres@127.0.0.1:5432/test).\n\n`,
+  );
 }
 
 (url ? describe : describe.skip)('TypeOrmWorkflowStateStore on PostgreSQL', () => {
@@ -28,9 +30,7 @@ if (!url) {
     const admin = new DataSource({ type: 'postgres', url });
     await admin.initialize();
     try {
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
-        applicationName,
-      ]);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
     } finally {
       await admin.destroy();
     }

@@ -32,7 +32,11 @@ describeNetworkedTargets('session store and relay partition')(
     const prefix = `part_sess_${uniqueSuffix()}_${randomBytes(3).toString('hex')}`;
     const tables = { tableName: prefix, eventTableName: `${prefix}_event`, handleTableName: `${prefix}_handle` };
     const outbox = { tableName: `${prefix}_outbox` };
-    const migrations = [new (createMcpSessionMigration(tables))(), new (createMcpSessionHandleMigration(tables))(), new (createOutboxMigration(outbox))()];
+    const migrations = [
+      new (createMcpSessionMigration(tables))(),
+      new (createMcpSessionHandleMigration(tables))(),
+      new (createOutboxMigration(outbox))(),
+    ];
     const logs = new RecordingLogger();
     let proxy: TcpProxy;
     let cut: DataSource;

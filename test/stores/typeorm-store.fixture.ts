@@ -1,16 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
-import {
-  TypeOrmWorkflowStateStore,
-  createWorkflowContextMigration,
-  createWorkflowStateMigration,
-} from '../../lib/typeorm.js';
-import {
-  describeWorkflowStateStoreContract,
-  type WorkflowStoreBusinessTable,
-  type WorkflowStoreFactory,
-} from '../../lib/testing.js';
+import { TypeOrmWorkflowStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
+import { describeWorkflowStateStoreContract, type WorkflowStoreBusinessTable, type WorkflowStoreFactory } from '../../lib/testing.js';
 
 /**
  * Round trips one TypeORM dialect is expected to take (see `TypeOrmWorkflowStateStore`). An exact
@@ -61,9 +53,7 @@ export class TypeOrmTestDatabase {
       await (manager as EntityManager).query(`INSERT INTO ${this.ledger} (id) VALUES (${this.placeholder})`, [id]);
     },
     count: async (id) => {
-      const rows = await this.dataSource.query(`SELECT COUNT(*) AS n FROM ${this.ledger} WHERE id = ${this.placeholder}`, [
-        id,
-      ]);
+      const rows = await this.dataSource.query(`SELECT COUNT(*) AS n FROM ${this.ledger} WHERE id = ${this.placeholder}`, [id]);
       return Number(rows[0].n);
     },
   };
@@ -154,7 +144,12 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       const queries = await during(async () => (states = await store.loadStates(handles)));
       expect(queries).toHaveLength(1);
       expect(queries[0]).toMatch(/^SELECT handle, state FROM /);
-      expect(states).toEqual(new Map([[handles[0], 'draft'], [handles[1], 'review']]));
+      expect(states).toEqual(
+        new Map([
+          [handles[0], 'draft'],
+          [handles[1], 'review'],
+        ]),
+      );
     });
 
     it('an exact claim of a row without context is 1, owned or not, wherever its state is listed', async () => {

@@ -58,14 +58,31 @@ describe('typed workflows (the compiler checks what users write)', () => {
     const lines = source.split('\n');
     const expected = lines.flatMap((text, index) => {
       const at = text.indexOf(DIRECTIVE);
-      return at < 0 ? [] : [{ line: index + 2, message: text.slice(at + DIRECTIVE.length).split(': ').slice(1).join(': ') }];
+      return at < 0
+        ? []
+        : [
+            {
+              line: index + 2,
+              message: text
+                .slice(at + DIRECTIVE.length)
+                .split(': ')
+                .slice(1)
+                .join(': '),
+            },
+          ];
     });
     expect(expected.length).toBeGreaterThanOrEqual(10);
     // The directives become plain comments, so the compiler reports what they silenced.
     const unsilenced = source.replaceAll('@ts-expect-error', 'expect-error');
     const reported = typeErrors({ [FIXTURE]: unsilenced })[FIXTURE] ?? [];
     for (const { line, message } of expected) {
-      expect({ line, messages: reported.filter((error) => error.line === line).map((error) => error.message).join('\n') }).toEqual({
+      expect({
+        line,
+        messages: reported
+          .filter((error) => error.line === line)
+          .map((error) => error.message)
+          .join('\n'),
+      }).toEqual({
         line,
         messages: expect.stringContaining(message),
       });
@@ -101,7 +118,9 @@ describe('typed workflows (the compiler checks what users write)', () => {
       ];
       const tools = join(dir, 'invoice.tools.ts');
       const errors = typeErrors(
-        quickStart((file, text) => (file === 'invoice.tools.ts' ? typos.reduce((edited, [right, wrong]) => edited.replace(right, wrong), text) : text)),
+        quickStart((file, text) =>
+          file === 'invoice.tools.ts' ? typos.reduce((edited, [right, wrong]) => edited.replace(right, wrong), text) : text,
+        ),
       );
       expect(Object.keys(errors)).toEqual([tools]);
       expect(errors[tools]).toHaveLength(typos.length);

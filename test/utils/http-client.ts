@@ -25,7 +25,11 @@ export async function mcpUrl(app: INestApplication, path = '/mcp'): Promise<URL>
  * request. With `protocolVersion`, its `initialize` asks for that version instead of the
  * SDK's latest (as a client newer than the server does); it then speaks what the server answers.
  */
-export async function connectClient(url: URL, headers?: Record<string, string>, { protocolVersion }: { protocolVersion?: string } = {}): Promise<TestClient> {
+export async function connectClient(
+  url: URL,
+  headers?: Record<string, string>,
+  { protocolVersion }: { protocolVersion?: string } = {},
+): Promise<TestClient> {
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

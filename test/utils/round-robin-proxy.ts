@@ -21,7 +21,13 @@ export async function startRoundRobinProxy(targets: URL[]): Promise<RoundRobinPr
     const target = current[index];
     log.push(`${incoming.method} ${index}`);
     const forwarded = request(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, host: target.host },
+      },
       (response) => {
         outgoing.writeHead(response.statusCode ?? 502, response.headers);
         response.pipe(outgoing);

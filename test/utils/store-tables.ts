@@ -1,9 +1,5 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
-import {
-  createWorkflowContextMigration,
-  createWorkflowStateMigration,
-  type TypeOrmWorkflowStateStoreOptions,
-} from '../../lib/typeorm.js';
+import { createWorkflowContextMigration, createWorkflowStateMigration, type TypeOrmWorkflowStateStoreOptions } from '../../lib/typeorm.js';
 
 type Tables = Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'>;
 

@@ -23,7 +23,10 @@ export interface ListenAppOptions {
 }
 
 /** Builds an app from `imports` (on Express or Fastify), quiet, listening on an ephemeral loopback port. */
-export async function listenApp(imports: NonNullable<ModuleMetadata['imports']>, options: ListenAppOptions = {}): Promise<INestApplication> {
+export async function listenApp(
+  imports: NonNullable<ModuleMetadata['imports']>,
+  options: ListenAppOptions = {},
+): Promise<INestApplication> {
   const app = await createApp(imports, options.adapter);
   await options.configure?.(app);
   await app.listen(0, options.host ?? '127.0.0.1');
@@ -31,7 +34,10 @@ export async function listenApp(imports: NonNullable<ModuleMetadata['imports']>,
 }
 
 /** Builds an app from `imports` on `adapter`, quiet, not started. */
-export async function createApp(imports: NonNullable<ModuleMetadata['imports']>, adapter: HttpAdapterName = 'express'): Promise<INestApplication> {
+export async function createApp(
+  imports: NonNullable<ModuleMetadata['imports']>,
+  adapter: HttpAdapterName = 'express',
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({ imports }).compile();
   if (adapter === 'express') {
     return moduleRef.createNestApplication({ logger: false });

@@ -11,9 +11,7 @@ export type IoRedisModule = Pick<typeof import('ioredis'), 'Redis'>;
  * @returns the module, or `undefined` when `ioredis` is not installed. Any other failure
  *   (a broken install) is rethrown.
  */
-export async function loadIoRedis(
-  importer: () => Promise<IoRedisModule> = () => import('ioredis'),
-): Promise<IoRedisModule | undefined> {
+export async function loadIoRedis(importer: () => Promise<IoRedisModule> = () => import('ioredis')): Promise<IoRedisModule | undefined> {
   try {
     return await importer();
   } catch (error) {
@@ -41,9 +39,5 @@ export async function createRedisClient(url: string, importer?: () => Promise<Io
 function isIoRedisNotFound(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   // Only the bare package name counts: a file missing inside an installed ioredis means a broken install.
-  return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    typeof message === 'string' &&
-    /['"]ioredis['"]/.test(message)
-  );
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]ioredis['"]/.test(message);
 }

@@ -56,7 +56,11 @@ export class RedisTransitionRelay implements TransitionRelay {
     if (!this.channel) {
       throw new Error(messages.redisInvalidChannel(this.channel));
     }
-    this.failures = new RelayPublishFailures(RedisTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(
+      RedisTransitionRelay.name,
+      this.logger,
+      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
+    );
   }
 
   /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */

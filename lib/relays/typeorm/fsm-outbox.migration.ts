@@ -15,9 +15,7 @@ const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
  * @example
  * new DataSource({ ..., migrations: [createOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
  */
-export function createOutboxMigration(
-  options: Pick<OutboxTransitionRelayOptions, 'tableName'> = {},
-): new () => MigrationInterface {
+export function createOutboxMigration(options: Pick<OutboxTransitionRelayOptions, 'tableName'> = {}): new () => MigrationInterface {
   const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_OUTBOX_TABLE, createOutboxMigration.name);
 
   return class CreateMcpFsmOutbox implements MigrationInterface {

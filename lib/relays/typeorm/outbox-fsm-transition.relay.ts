@@ -87,7 +87,11 @@ export class OutboxTransitionRelay implements TransitionRelay {
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
-    this.failures = new RelayPublishFailures(OutboxTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(
+      OutboxTransitionRelay.name,
+      this.logger,
+      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
+    );
   }
 
   /**
@@ -98,7 +102,11 @@ export class OutboxTransitionRelay implements TransitionRelay {
   async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     try {
       await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
-      const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
+      const { records } = await this.query<{ max_id: string | number | null }>(
+        'start',
+        `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`,
+        [],
+      );
       this.lastSeenId = Number(records[0]?.max_id ?? 0);
     } catch (error) {
       throw new Error(messages.outboxSchemaNotReady(this.table, error), { cause: error });
@@ -116,7 +124,10 @@ export class OutboxTransitionRelay implements TransitionRelay {
       [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
     );
     const done: Promise<void> = insert
-      .then(() => undefined, (error: unknown) => this.failures.add(error))
+      .then(
+        () => undefined,
+        (error: unknown) => this.failures.add(error),
+      )
       .finally(() => this.publishing.delete(done));
     this.publishing.add(done);
   }

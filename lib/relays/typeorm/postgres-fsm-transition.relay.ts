@@ -68,7 +68,11 @@ export class PostgresTransitionRelay implements TransitionRelay {
       throw new Error(messages.relayInvalidChannel(this.channel));
     }
     this.reconnectMs = options.reconnectMs ?? 1000;
-    this.failures = new RelayPublishFailures(PostgresTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(
+      PostgresTransitionRelay.name,
+      this.logger,
+      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
+    );
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
@@ -80,9 +84,7 @@ export class PostgresTransitionRelay implements TransitionRelay {
 
   publish(transition: RelayedTransition): void {
     const payload = JSON.stringify({ ...transition, origin: this.origin });
-    this.client
-      ?.query('SELECT pg_notify($1, $2)', [this.channel, payload])
-      .catch((error: unknown) => this.failures.add(error));
+    this.client?.query('SELECT pg_notify($1, $2)', [this.channel, payload]).catch((error: unknown) => this.failures.add(error));
   }
 
   async stop(): Promise<void> {

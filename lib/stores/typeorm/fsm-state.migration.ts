@@ -100,7 +100,10 @@ export function createWorkflowContextMigration(
     name = CONTEXT_MIGRATION_NAME;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.addColumn(stateTable, new TableColumn(new MigrationColumns(queryRunner, CONTEXT_MIGRATION_NAME).json('context', true)));
+      await queryRunner.addColumn(
+        stateTable,
+        new TableColumn(new MigrationColumns(queryRunner, CONTEXT_MIGRATION_NAME).json('context', true)),
+      );
     }
 
     async down(queryRunner: QueryRunner): Promise<void> {

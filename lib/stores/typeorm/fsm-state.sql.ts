@@ -160,12 +160,7 @@ export class FsmStateSql {
    * a context, a claim without `allowedStates` (the state is unknown), more than 511 allowed
    * states or an `updated_at` before 1970 or after 2109 cost a second one, a SELECT by lease token.
    */
-  async claim(
-    runner: QueryRunner,
-    request: WorkflowClaimRequest,
-    lease: FsmLease,
-    now: number,
-  ): Promise<WorkflowSnapshot | undefined> {
+  async claim(runner: QueryRunner, request: WorkflowClaimRequest, lease: FsmLease, now: number): Promise<WorkflowSnapshot | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
     const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
     const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
@@ -231,13 +226,7 @@ export class FsmStateSql {
     snapshot: WorkflowSnapshot,
     record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
-    const params: unknown[] = [
-      snapshot.state,
-      contextText(snapshot),
-      snapshot.owner ?? null,
-      Date.parse(snapshot.updatedAt),
-      handle,
-    ];
+    const params: unknown[] = [snapshot.state, contextText(snapshot), snapshot.owner ?? null, Date.parse(snapshot.updatedAt), handle];
     if (token !== undefined) params.push(token);
     const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
       token === undefined ? '' : ' AND lease_token = ?'
@@ -266,19 +255,31 @@ export class FsmStateSql {
     const conditions: SqlStatement[] = [];
     for (const { machine, states } of finished?.machines ?? []) {
       if (states.length) {
-        conditions.push({ sql: `(machine = ? AND state IN (${states.map(() => '?').join(', ')}) AND updated_at < ?)`, params: [machine, ...states, finished!.before] });
+        conditions.push({
+          sql: `(machine = ? AND state IN (${states.map(() => '?').join(', ')}) AND updated_at < ?)`,
+          params: [machine, ...states, finished!.before],
+        });
       }
     }
     if (idle?.machines.length) {
-      conditions.push({ sql: `(machine IN (${idle.machines.map(() => '?').join(', ')}) AND updated_at < ?)`, params: [...idle.machines, idle.before] });
+      conditions.push({
+        sql: `(machine IN (${idle.machines.map(() => '?').join(', ')}) AND updated_at < ?)`,
+        params: [...idle.machines, idle.before],
+      });
     }
     if (!conditions.length || limit <= 0) return 0;
     const where = `(${conditions.map((condition) => condition.sql).join(' OR ')}) AND (lease_until IS NULL OR lease_until < ?)`;
     const params = [...conditions.flatMap((condition) => condition.params), now];
-    const { records } = await this.run<{ handle: string }>(runner, { sql: `SELECT handle FROM ${this.state} WHERE ${where} LIMIT ?`, params: [...params, limit] });
+    const { records } = await this.run<{ handle: string }>(runner, {
+      sql: `SELECT handle FROM ${this.state} WHERE ${where} LIMIT ?`,
+      params: [...params, limit],
+    });
     const handles = records.map((row) => row.handle);
     if (!handles.length) return 0;
-    const { affected } = await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()} AND ${where}`, params: [this.handleList(handles), ...params] });
+    const { affected } = await this.run(runner, {
+      sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()} AND ${where}`,
+      params: [this.handleList(handles), ...params],
+    });
     await this.run(runner, {
       sql: `DELETE FROM ${this.history} WHERE ${this.handleIn()} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.history}.handle)`,
       params: [this.handleList(handles)],
@@ -377,14 +378,5 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
 }
 
 function recordParams(record: WorkflowTransitionRecord): unknown[] {
-  return [
-    record.machine,
-    record.handle,
-    record.from,
-    record.to,
-    record.event,
-    record.tool,
-    record.principal,
-    Date.parse(record.at),
-  ];
+  return [record.machine, record.handle, record.from, record.to, record.event, record.tool, record.principal, Date.parse(record.at)];
 }

@@ -49,16 +49,8 @@ export function createMcpSessionMigration(
       await queryRunner.createTable(
         new Table({
           name: eventTable,
-          columns: [
-            columns.id(),
-            columns.text('session_id', 64),
-            columns.json('message'),
-            columns.epochMs('created_at'),
-          ],
-          indices: [
-            columns.index(eventTable, 'session_id', ['session_id', 'id']),
-            columns.index(eventTable, 'created_at', ['created_at']),
-          ],
+          columns: [columns.id(), columns.text('session_id', 64), columns.json('message'), columns.epochMs('created_at')],
+          indices: [columns.index(eventTable, 'session_id', ['session_id', 'id']), columns.index(eventTable, 'created_at', ['created_at'])],
         }),
       );
     }

@@ -152,11 +152,23 @@ export class McpSessionSql {
    * `expire` does (the same statements; the range on `last_seen_at` keeps to its index).
    */
   expireUnused(runner: QueryRunner, serverId: string, cutoff: number, limit: number): Promise<string[]> {
-    return this.endWhere(runner, (alias) => `${alias}last_seen_at < ? AND ${alias}last_seen_at = ${alias}created_at`, serverId, cutoff, limit);
+    return this.endWhere(
+      runner,
+      (alias) => `${alias}last_seen_at < ? AND ${alias}last_seen_at = ${alias}created_at`,
+      serverId,
+      cutoff,
+      limit,
+    );
   }
 
   /** The statements of `expire` for sessions of `serverId` that meet `condition` (one `?`, bound to `cutoff`), columns prefixed by `alias`. */
-  private async endWhere(runner: QueryRunner, condition: (alias: string) => string, serverId: string, cutoff: number, limit: number): Promise<string[]> {
+  private async endWhere(
+    runner: QueryRunner,
+    condition: (alias: string) => string,
+    serverId: string,
+    cutoff: number,
+    limit: number,
+  ): Promise<string[]> {
     const candidates = `SELECT id FROM ${this.sessions} WHERE server_id = ? AND ${condition('')} LIMIT ?`;
     const params = [serverId, cutoff, limit];
     switch (this.dialect) {
@@ -178,7 +190,10 @@ export class McpSessionSql {
         const ids = records.map((row) => row.id);
         if (ids.length) {
           for (const table of [this.events, this.handles]) {
-            await this.run(runner, { sql: `DELETE FROM ${table} WHERE session_id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] });
+            await this.run(runner, {
+              sql: `DELETE FROM ${table} WHERE session_id IN (SELECT value FROM json_each(?))`,
+              params: [JSON.stringify(ids)],
+            });
           }
         }
         return ids;

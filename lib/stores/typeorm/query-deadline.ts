@@ -74,8 +74,7 @@ interface BetterSqlite3Connection {
 export function abandonConnection(runner: QueryRunner, reason: Error): void {
   switch (runner.dataSource.driver.options.type) {
     case 'better-sqlite3': {
-      const database = (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection })
-        .databaseConnection;
+      const database = (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection;
       if (database.inTransaction) database.exec('ROLLBACK');
       Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
       return;
@@ -100,6 +99,5 @@ export function abandonConnection(runner: QueryRunner, reason: Error): void {
 
 /** Whether the better-sqlite3 connection of `runner` is inside a transaction (another call's, or one left open). */
 export function sqliteInTransaction(runner: QueryRunner): boolean {
-  return (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection
-    .inTransaction;
+  return (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection.inTransaction;
 }

@@ -1,6 +1,11 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { WorkflowClaimRequest, WorkflowClaimResult, WorkflowCommit, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type {
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
+  WorkflowCommit,
+  WorkflowSweepRequest,
+} from '../atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';

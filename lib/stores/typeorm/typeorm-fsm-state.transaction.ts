@@ -1,12 +1,7 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
 import type { WorkflowClaimResult, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
-import {
-  storeHandleExists,
-  storeTransactionClosed,
-  storeTransactionExpired,
-  storeTransactionMissingInstance,
-} from '../stores.messages.js';
+import { storeHandleExists, storeTransactionClosed, storeTransactionExpired, storeTransactionMissingInstance } from '../stores.messages.js';
 import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-fsm-state-store.interface.js';
 import type { BoundedQueries } from './bounded-queries.js';
 import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
