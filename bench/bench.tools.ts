@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BindState, McpTool, McpWorkflow, StartWorkflow, ToolArgs } from '../lib/index.js';
+import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs } from '../lib/index.js';
 import { BENCH_TOOLS, docMachine, loopMachine } from './bench.machines.js';
 
 /** The trivial unbound tool: same answer as the bare SDK server's `echo`. */
@@ -16,13 +16,13 @@ export class EchoTools {
 @McpWorkflow(loopMachine)
 export class LoopTools {
   @McpTool(BENCH_TOOLS.flip)
-  @BindState('a', 'FLIP')
+  @McpBindState('a', 'FLIP')
   flip() {
     return 'ok';
   }
 
   @McpTool(BENCH_TOOLS.flop)
-  @BindState('b', 'FLOP')
+  @McpBindState('b', 'FLOP')
   flop() {
     return 'ok';
   }
@@ -33,20 +33,20 @@ export class LoopTools {
 @McpWorkflow(docMachine)
 export class DocTools {
   @McpTool(BENCH_TOOLS.open)
-  @StartWorkflow(docMachine)
+  @McpStartWorkflow(docMachine)
   open() {
     return 'ok';
   }
 
   @McpTool(BENCH_TOOLS.edit)
-  @BindState('draft')
-  edit(@ToolArgs('docId') docId: string) {
+  @McpBindState('draft')
+  edit(@McpArgs('docId') docId: string) {
     return docId;
   }
 
   @McpTool(BENCH_TOOLS.publish)
-  @BindState('draft', 'PUBLISH')
-  publish(@ToolArgs('docId') docId: string) {
+  @McpBindState('draft', 'PUBLISH')
+  publish(@McpArgs('docId') docId: string) {
     return docId;
   }
 }

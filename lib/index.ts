@@ -1,19 +1,62 @@
-export * from './mcp.constants.js';
-export * from './mcp.module.js';
-export { MCP_MODULE_OPTIONS, type McpModuleAsyncOptions, type McpOptionsFactory } from './mcp.module-definition.js';
-export * from './decorators/mcp-tool-context.interface.js';
-export * from './options/mcp-module-options.interface.js';
-export * from './decorators/index.js';
+export { McpModule } from './mcp.module.js';
+export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
+export type {
+  McpGateOptions,
+  McpHttpTransportOptions,
+  McpModuleOptions,
+  McpRetentionOptions,
+  McpSessionOptions,
+} from './options/mcp-module-options.interface.js';
+export {
+  MCP_CONTEXT_TYPE,
+  MCP_ERROR_META_KEY,
+  MCP_REFUSAL_JSONRPC_CODE,
+  MCP_RESOURCE_NOT_FOUND_CODE,
+  MCP_SHUTDOWN_JSONRPC_CODE,
+  MCP_STATE_META_KEY,
+} from './mcp.constants.js';
+export { McpTool, type McpToolOptions } from './decorators/mcp-tool.decorator.js';
+export { McpPrompt, type McpPromptOptions } from './decorators/mcp-prompt.decorator.js';
+export {
+  McpResource,
+  type McpFixedResourceOptions,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+} from './decorators/mcp-resource.decorator.js';
+export type { McpCompleter, McpCompletionContext } from './decorators/mcp-completer.type.js';
+export { McpWorkflow } from './decorators/mcp-workflow.decorator.js';
+export type { McpMachineRef } from './decorators/machine-ref.type.js';
+export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions } from './decorators/bind-state.decorator.js';
+export { BindState, type BindStateOptions } from './decorators/bind-state.decorator.js';
+export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
+export { StartWorkflow, type StartWorkflowOptions } from './decorators/start-workflow.decorator.js';
+export { McpServedBy } from './decorators/served-by.decorator.js';
+export { ServedBy } from './decorators/served-by.decorator.js';
+export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
+export { ToolArgs, ToolContext } from './decorators/tool-params.decorator.js';
+export type { McpToolContext } from './decorators/mcp-tool-context.interface.js';
+export type { WorkflowContext } from './decorators/workflow-context.interface.js';
+export { McpExecutionContext } from './gating/mcp-execution-context.js';
+export {
+  McpWorkflowService,
+  type McpWorkflowCallContext,
+  type McpWorkflowInstance,
+  type McpWorkflowRef,
+} from './gating/mcp-workflow.service.js';
 export { defineMachine } from './machines/define-machine.js';
+export type {
+  McpMachine,
+  McpMachineConfig,
+  McpMachineOptions,
+  McpStateNodeConfig,
+  McpTransitionConfig,
+} from './machines/machine.interface.js';
+export type { McpStateValue } from './machines/state-value.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
-export type * from './machines/machine.interface.js';
-export type { FsmEngine, FsmMachineState, FsmStep } from './machines/fsm-engine.interface.js';
-export * from './stores/index.js';
-export * from './relays/fsm-transition-relay.interface.js';
-export * from './gating/index.js';
-export { McpToolRegistry } from './registry/mcp-tool.registry.js';
-export { McpMachineRegistry } from './machines/machine-registry.js';
-export type { McpToolDefinition } from './registry/mcp-tool-definition.interface.js';
-export { McpSessionRegistry } from './sessions/mcp-session.registry.js';
-export { FsmTransitionBus } from './relays/fsm-transition.bus.js';
+export { WorkflowStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
+export { FsmStateStore, type FsmSnapshot } from './stores/fsm-state-store.interface.js';
+export { InMemoryWorkflowStateStore, type InMemoryWorkflowStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
+export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
+export { McpSessionStore } from './stores/mcp-session-store.interface.js';
+export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';

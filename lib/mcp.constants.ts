@@ -1,8 +1,8 @@
 /** Metadata key written by `@McpTool` on a method. */
 export const MCP_TOOL_METADATA = 'nestjs-mcp-fsm:tool';
-/** Metadata key written by `@BindState` on a method. */
+/** Metadata key written by `@McpBindState` on a method. */
 export const MCP_BIND_STATE_METADATA = 'nestjs-mcp-fsm:bind-state';
-/** Metadata key written by `@StartWorkflow` on a method. */
+/** Metadata key written by `@McpStartWorkflow` on a method. */
 export const MCP_START_WORKFLOW_METADATA = 'nestjs-mcp-fsm:start-workflow';
 /** Metadata key written by `@McpWorkflow` on a class. */
 export const MCP_WORKFLOW_METADATA = 'nestjs-mcp-fsm:workflow';

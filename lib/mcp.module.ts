@@ -9,9 +9,9 @@ import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
 import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
-import { FsmRefusals } from './gating/fsm-refusals.js';
+import { WorkflowRefusals } from './gating/fsm-refusals.js';
 import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
-import { FsmTransitionBus } from './relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
@@ -28,7 +28,8 @@ import {
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
-import { McpShutdownDrain } from './transports/mcp-shutdown.drain.js';
+import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
+import { McpShutdownDrain } from './protocol/mcp-shutdown.drain.js';
 import { ModernServerFactory } from './protocol/modern-server.factory.js';
 import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
 import { ToolCallHandler } from './protocol/tool-call.handler.js';
@@ -55,6 +56,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     resolvedOptionsProvider,
     ...optionSliceProviders,
     fsmStateStoreProvider,
+    FsmStateStoreCheck,
     fsmStoreAdapterProvider,
     mcpSessionStoreProvider,
     fsmTransitionRelayProvider,
@@ -69,8 +71,8 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpServerScope,
     McpExplorer,
     UnknownStateReporter,
-    FsmRefusals,
-    FsmTransitionBus,
+    WorkflowRefusals,
+    WorkflowTransitionBus,
     FsmRetentionSweeper,
     fsmGateProvider,
     McpWorkflowService,
@@ -88,6 +90,6 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpPrimitiveRegistry, McpWorkflowService, McpSessionRegistry, FsmTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus],
 })
 export class McpModule extends ConfigurableModuleClass {}

@@ -1,9 +1,10 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpMachineRegistry } from './machines/machine-registry.js';
-import { FsmGate } from './gating/fsm-gate.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
-import { FSM_TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
+import { machineEngineChosen } from './machines/machines.messages.js';
+import { WorkflowGate } from './gating/fsm-gate.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/fsm-gate-options.interface.js';
+import { TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
@@ -17,7 +18,7 @@ import {
   type McpResolvedOptions,
 } from './options/mcp-resolved-options.interface.js';
 import { deprecatedOptions } from './options/options.messages.js';
-import { FsmStateStore } from './stores/fsm-state-store.interface.js';
+import { WorkflowStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
@@ -40,13 +41,13 @@ export const optionSliceProviders: Provider[] = [
   { provide: MCP_HTTP_OPTIONS, useFactory: (options: McpResolvedOptions) => options.http, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_STDIO_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stdio, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_SESSION_OPTIONS, useFactory: (options: McpResolvedOptions) => options.sessions, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: FSM_GATE_OPTIONS, useFactory: (options: McpResolvedOptions): FsmGateOptions => options.gate, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: WORKFLOW_GATE_OPTIONS, useFactory: (options: McpResolvedOptions): WorkflowGateOptions => options.gate, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
-  provide: FsmStateStore,
+  provide: WorkflowStateStore,
   useFactory: (options: McpResolvedOptions) => options.store,
   inject: [MCP_RESOLVED_OPTIONS],
 };
@@ -54,8 +55,8 @@ export const fsmStateStoreProvider: Provider = {
 /** The store as the module uses it: wrapped once in the full protocol, whatever it implements. */
 export const fsmStoreAdapterProvider: Provider = {
   provide: FsmStoreAdapter,
-  useFactory: (store: FsmStateStore) => new FsmStoreAdapter(store),
-  inject: [FsmStateStore],
+  useFactory: (store: WorkflowStateStore) => new FsmStoreAdapter(store),
+  inject: [WorkflowStateStore],
 };
 
 /** The session store of the options, or a new in-memory one. */
@@ -67,21 +68,31 @@ export const mcpSessionStoreProvider: Provider = {
 
 /** The transition relay of the options (`null` without one). */
 export const fsmTransitionRelayProvider: Provider = {
-  provide: FSM_TRANSITION_RELAY,
+  provide: TRANSITION_RELAY,
   useFactory: (options: McpResolvedOptions) => options.transitionRelay ?? null,
   inject: [MCP_RESOLVED_OPTIONS],
 };
 
-/** The machines with their engines, built once (a machine its engine cannot run fails here). */
+/**
+ * The machines with their engines, built once (a machine its engine cannot run fails here);
+ * one log line per machine names the engine that runs it.
+ */
 export const machineRegistryProvider: Provider = {
   provide: McpMachineRegistry,
-  useFactory: (options: McpResolvedOptions) => McpMachineRegistry.build(options.machines, options.engine),
+  useFactory: async (options: McpResolvedOptions) => {
+    const registry = await McpMachineRegistry.build(options.machines, options.engine);
+    const logger = new Logger('McpModule');
+    for (const id of registry.ids()) {
+      logger.log(machineEngineChosen(options.server.serverId, id, registry.engine(id).kind));
+    }
+    return registry;
+  },
   inject: [MCP_RESOLVED_OPTIONS],
 };
 
 /** The gate: `gate.useClass` (a subclass) when given, with its dependencies injected. */
 export const fsmGateProvider: Provider = {
-  provide: FsmGate,
-  useFactory: (gate: FsmGateOptions, moduleRef: ModuleRef) => moduleRef.create(gate.useClass),
-  inject: [FSM_GATE_OPTIONS, ModuleRef],
+  provide: WorkflowGate,
+  useFactory: (gate: WorkflowGateOptions, moduleRef: ModuleRef) => moduleRef.create(gate.useClass),
+  inject: [WORKFLOW_GATE_OPTIONS, ModuleRef],
 };

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import {
-  BindState,
+  McpBindState,
   McpPrompt,
   McpTool,
   McpWorkflow,
   McpWorkflowService,
-  ToolArgs,
-  ToolContext,
+  McpArgs,
+  McpContext,
   type WorkflowContext,
 } from '../lib/index.js';
 import { invoiceMachine } from './invoice.machine.js';
@@ -45,7 +45,7 @@ export class InvoiceTools {
     title: 'Invoice review checklist',
     description: 'What to check before approving or rejecting the invoice under review.',
   })
-  @BindState(invoiceMachine, 'review')
+  @McpBindState(invoiceMachine, 'review')
   reviewChecklist() {
     return [
       'You are reviewing an invoice. Before calling invoice.approve, check:',
@@ -57,13 +57,13 @@ export class InvoiceTools {
   }
 
   @McpTool({ name: 'invoice.submit', description: 'Submit the draft invoice for review.' })
-  @BindState(invoiceMachine, 'draft', 'SUBMIT')
+  @McpBindState(invoiceMachine, 'draft', 'SUBMIT')
   submit() {
     return { message: 'Invoice submitted for review.' };
   }
 
   @McpTool({ name: 'invoice.approve', description: 'Approve the invoice under review.' })
-  @BindState(invoiceMachine, 'review', 'APPROVE')
+  @McpBindState(invoiceMachine, 'review', 'APPROVE')
   approve() {
     return { message: 'Invoice approved; it can be discharged now.' };
   }
@@ -73,8 +73,8 @@ export class InvoiceTools {
     description: 'Reject the invoice under review and send it back to draft.',
     inputSchema: rejectInput,
   })
-  @BindState(invoiceMachine, 'review', 'REJECT')
-  reject(@ToolArgs() input: ToolArgs<typeof rejectInput>) {
+  @McpBindState(invoiceMachine, 'review', 'REJECT')
+  reject(@McpArgs() input: McpArgs<typeof rejectInput>) {
     return { message: 'Invoice sent back to draft.', ...(input.reason ? { reason: input.reason } : {}) };
   }
 
@@ -83,7 +83,7 @@ export class InvoiceTools {
     description: 'Discharge the approved invoice. This ends the workflow.',
     annotations: { destructiveHint: true },
   })
-  @BindState(invoiceMachine, 'approved', 'DISCHARGE')
+  @McpBindState(invoiceMachine, 'approved', 'DISCHARGE')
   discharge() {
     return { message: 'Invoice discharged.' };
   }
@@ -97,7 +97,7 @@ export class InvoiceTools {
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true },
   })
-  async status(@ToolContext() ctx: WorkflowContext<typeof invoiceMachine>): Promise<z.infer<typeof statusOutput>> {
+  async status(@McpContext() ctx: WorkflowContext<typeof invoiceMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved this session's invoice (NO_SESSION on stateless HTTP); it is in draft until its first transition.
     const invoice = await this.workflows.get(ctx);
     const history = await this.workflows.history(ctx);

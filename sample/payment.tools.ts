@@ -3,12 +3,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import {
-  BindState,
+  McpBindState,
   McpTool,
   McpWorkflow,
-  StartWorkflow,
-  ToolArgs,
-  ToolContext,
+  McpStartWorkflow,
+  McpArgs,
+  McpContext,
   type WorkflowContext,
 } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
@@ -72,15 +72,15 @@ export class PaymentTools {
     inputSchema: authorizeInput,
     annotations: { idempotentHint: false },
   })
-  @StartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
-  async authorize(@ToolArgs() input: ToolArgs<typeof authorizeInput>, @ToolContext() ctx: PaymentCall) {
+  @McpStartWorkflow(paymentMachine, 'AUTHORIZE', { transactional: true })
+  async authorize(@McpArgs() input: McpArgs<typeof authorizeInput>, @McpContext() ctx: PaymentCall) {
     await this.write(ctx, 'authorize', input.amount, input.currency);
     return { amount: input.amount, currency: input.currency, message: 'Payment authorized: capture it or void it.' };
   }
 
   @McpTool({ name: 'payment.capture', description: 'Capture the full authorized amount of a payment.' })
-  @BindState(paymentMachine, 'authorized', 'CAPTURE', { transactional: true })
-  async capture(@ToolContext() ctx: PaymentCall) {
+  @McpBindState(paymentMachine, 'authorized', 'CAPTURE', { transactional: true })
+  async capture(@McpContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'capture');
     return { captured: entry.amount, currency: entry.currency, message: 'Payment captured.' };
   }
@@ -90,8 +90,8 @@ export class PaymentTools {
     description: 'Void an authorized payment that was not captured, releasing the authorization. This ends the payment.',
     annotations: { destructiveHint: true },
   })
-  @BindState(paymentMachine, 'authorized', 'VOID', { transactional: true })
-  async void(@ToolContext() ctx: PaymentCall) {
+  @McpBindState(paymentMachine, 'authorized', 'VOID', { transactional: true })
+  async void(@McpContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
   }
@@ -104,8 +104,8 @@ export class PaymentTools {
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
   })
-  @BindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
-  async refund(@ToolArgs() input: ToolArgs<typeof refundInput>, @ToolContext() ctx: PaymentCall) {
+  @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  async refund(@McpArgs() input: McpArgs<typeof refundInput>, @McpContext() ctx: PaymentCall) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
     const amount = input.amount ?? refundableCents(ctx.workflowContext) / 100;
     const entry = await this.settle(ctx, 'refund', amount);
@@ -120,7 +120,7 @@ export class PaymentTools {
     outputSchema: statusOutput,
     annotations: { readOnlyHint: true, idempotentHint: true },
   })
-  async status(@ToolContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
+  async status(@McpContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
     const entries = await this.ledger.find({ where: { paymentId: ctx.handle }, order: { id: 'ASC' } });
     return {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { RedisFsmTransitionRelay } from '../lib/redis.js';
-import type { FsmTransitionRelay } from '../lib/index.js';
-import { OutboxFsmTransitionRelay, PostgresFsmTransitionRelay } from '../lib/typeorm.js';
+import { RedisTransitionRelay } from '../lib/redis.js';
+import type { TransitionRelay } from '../lib/extend.js';
+import { OutboxTransitionRelay, PostgresTransitionRelay } from '../lib/typeorm.js';
 
 /**
  * How the sample's processes tell each other's sessions about transitions: through Redis
@@ -9,16 +9,16 @@ import { OutboxFsmTransitionRelay, PostgresFsmTransitionRelay } from '../lib/typ
  * PostgreSQL, a polled outbox table on MySQL/MariaDB. The SQLite file of the default setup
  * serves one process, which needs no relay.
  */
-export function sampleTransitionRelay(dataSource: DataSource, env: NodeJS.ProcessEnv = process.env): FsmTransitionRelay | undefined {
+export function sampleTransitionRelay(dataSource: DataSource, env: NodeJS.ProcessEnv = process.env): TransitionRelay | undefined {
   if (env.REDIS_URL) {
-    return new RedisFsmTransitionRelay(env.REDIS_URL);
+    return new RedisTransitionRelay(env.REDIS_URL);
   }
   switch (dataSource.options.type) {
     case 'postgres':
-      return new PostgresFsmTransitionRelay(dataSource);
+      return new PostgresTransitionRelay(dataSource);
     case 'mysql':
     case 'mariadb':
-      return new OutboxFsmTransitionRelay(dataSource);
+      return new OutboxTransitionRelay(dataSource);
     default:
       return undefined;
   }

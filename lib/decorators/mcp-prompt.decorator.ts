@@ -24,12 +24,12 @@ export interface McpPromptOptions {
 
 /**
  * Exposes a provider method as an MCP prompt. It returns the prompt's messages: a string (one
- * user message), an array of messages, or a whole `GetPromptResult`. With `@BindState` (states
+ * user message), an array of messages, or a whole `GetPromptResult`. With `@McpBindState` (states
  * only, no transition) it is listed and served only while the caller's instance is in them.
  *
  * @example
  * \@McpPrompt({ name: 'invoice.review-checklist', description: 'What to check before approving' })
- * \@BindState('review')
- * checklist(\@ToolContext() ctx: McpToolContext) { return `Check the invoice in ${ctx.state}: ...`; }
+ * \@McpBindState('review')
+ * checklist(\@McpContext() ctx: McpToolContext) { return `Check the invoice in ${ctx.state}: ...`; }
  */
 export const McpPrompt = (options: McpPromptOptions): MethodDecorator => SetMetadata(MCP_PROMPT_METADATA, options);

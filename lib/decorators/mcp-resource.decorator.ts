@@ -25,7 +25,7 @@ export interface McpFixedResourceOptions extends McpResourceCommonOptions {
 export interface McpResourceTemplateOptions extends McpResourceCommonOptions {
   /**
    * The template (`'payment://{paymentId}/receipt'`); its variables are the handler's
-   * arguments (`@ToolArgs()`). A variable named as a handle-keyed machine's `stateHandleKey`
+   * arguments (`@McpArgs()`). A variable named as a handle-keyed machine's `stateHandleKey`
    * is the instance's handle.
    */
   uriTemplate: string;
@@ -41,12 +41,12 @@ export type McpResourceOptions = McpFixedResourceOptions | McpResourceTemplateOp
 /**
  * Exposes a provider method as an MCP resource (a fixed `uri`) or resource template
  * (`uriTemplate`). It returns the contents: a string (text), a `Uint8Array` (blob), another
- * value (JSON text), or a whole `ReadResourceResult`. With `@BindState` (states only, no
+ * value (JSON text), or a whole `ReadResourceResult`. With `@McpBindState` (states only, no
  * transition) it is listed and readable only while the caller's instance is in them.
  *
  * @example
  * \@McpResource({ name: 'payment-receipt', uriTemplate: 'payment://{paymentId}/receipt', mimeType: 'application/json' })
- * \@BindState(['captured', 'refunded'])
- * receipt(\@ToolArgs('paymentId') paymentId: string) { return this.ledger.receipt(paymentId); }
+ * \@McpBindState(['captured', 'refunded'])
+ * receipt(\@McpArgs('paymentId') paymentId: string) { return this.ledger.receipt(paymentId); }
  */
 export const McpResource = (options: McpResourceOptions): MethodDecorator => SetMetadata(MCP_RESOURCE_METADATA, options);

@@ -1,10 +1,11 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpStateValue } from '../machines/state-value.js';
 
 /**
  * What a tool, prompt or resource handler knows about its call; inject it with
- * `@ToolContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
+ * `@McpContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
  * `EntityManager`).
  */
 export interface McpToolContext<TManager = unknown> {
@@ -18,8 +19,8 @@ export interface McpToolContext<TManager = unknown> {
   readonly machine?: string;
   /** Handle of the instance: the `stateHandleKey` argument, or the minted one in a start tool. */
   readonly handle?: string;
-  /** State of the instance when the call was admitted. */
-  readonly state?: string;
+  /** State of the instance when the call was admitted: a dotted path, or an object while parallel regions are active. */
+  readonly state?: McpStateValue;
   /** XState context of the instance when the call was admitted (machines with context). */
   readonly workflowContext?: Record<string, unknown>;
   /** Auth info the transport attached to the request (bearer auth), when there is one. */

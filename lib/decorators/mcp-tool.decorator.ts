@@ -21,8 +21,8 @@ export interface McpToolOptions {
   title?: string;
   /**
    * `serverId` of the MCP server that serves the tool, when the app has several; overrides
-   * the class's `@ServedBy`.
-   * @default the class's `@ServedBy`; with one McpModule in the app, that one
+   * the class's `@McpServedBy`.
+   * @default the class's `@McpServedBy`; with one McpModule in the app, that one
    */
   server?: string;
 }
@@ -32,6 +32,6 @@ export interface McpToolOptions {
  *
  * @example
  * \@McpTool({ name: 'invoice.status', description: 'Show the invoice', compactDescription: 'Invoice status' })
- * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ * status(\@McpContext() ctx: McpToolContext) { return { state: ctx.state }; }
  */
 export const McpTool = (options: McpToolOptions): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);

@@ -3,7 +3,7 @@ import { MCP_WORKFLOW_METADATA } from '../mcp.constants.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
 /**
- * Sets the default machine of a class's `@BindState` and `@StartWorkflow` tools.
+ * Sets the default machine of a class's `@McpBindState` and `@McpStartWorkflow` tools.
  *
  * @example
  * \@Injectable()

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-/** Metadata key written by `@ServedBy` on a class. */
+/** Metadata key written by `@McpServedBy` on a class. */
 export const MCP_SERVER_METADATA = 'nestjs-mcp-fsm:server';
 
 /**
@@ -11,7 +11,10 @@ export const MCP_SERVER_METADATA = 'nestjs-mcp-fsm:server';
  *
  * @example
  * \@Injectable()
- * \@ServedBy('admin')
+ * \@McpServedBy('admin')
  * export class AuditTools { ... }
  */
-export const ServedBy = (server: string): ClassDecorator => SetMetadata(MCP_SERVER_METADATA, server);
+export const McpServedBy = (server: string): ClassDecorator => SetMetadata(MCP_SERVER_METADATA, server);
+
+/** @deprecated Use {@link McpServedBy}; the old name goes in 0.4. */
+export const ServedBy = McpServedBy;

@@ -3,14 +3,14 @@ import { MCP_START_WORKFLOW_METADATA } from '../mcp.constants.js';
 import type { SchemaOf } from '../machines/machine-schema.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
-/** Options of `@StartWorkflow`. */
-export interface StartWorkflowOptions {
-  /** Create the instance in the transaction the handler joins (see `BindStateOptions.transactional`). */
+/** Options of `@McpStartWorkflow`. */
+export interface McpStartWorkflowOptions {
+  /** Create the instance in the transaction the handler joins (see `McpBindStateOptions.transactional`). */
   transactional?: boolean;
 }
 
-/** Metadata stored by `@StartWorkflow`. */
-export interface StartWorkflowMetadata {
+/** Metadata stored by `@McpStartWorkflow`. */
+export interface McpStartWorkflowMetadata {
   machine?: McpMachineRef;
   transition?: string;
   transactional?: boolean;
@@ -25,30 +25,37 @@ export interface StartWorkflowMetadata {
  *
  * @example
  * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
- * \@StartWorkflow(paymentMachine, 'AUTHORIZE')
- * authorize(\@ToolArgs() input: ToolArgs<typeof inputSchema>, \@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) { ... }
+ * \@McpStartWorkflow(paymentMachine, 'AUTHORIZE')
+ * authorize(\@McpArgs() input: McpArgs<typeof inputSchema>, \@McpContext() ctx: WorkflowContext<typeof paymentMachine>) { ... }
  */
-export function StartWorkflow<TMachine extends { readonly id: string }>(
+export function McpStartWorkflow<TMachine extends { readonly id: string }>(
   machine: TMachine,
   transition?: SchemaOf<TMachine>['startEvents'],
-  options?: StartWorkflowOptions,
+  options?: McpStartWorkflowOptions,
 ): MethodDecorator;
 /**
  * Marks the start tool of the class's `@McpWorkflow` machine, or of the machine with id
  * `machine`, with an event name the compiler does not check.
  *
- * @deprecated Pass the machine itself, `@StartWorkflow(machine, event)`: the compiler then
+ * @deprecated Pass the machine itself, `@McpStartWorkflow(machine, event)`: the compiler then
  *   checks the event name.
  */
-export function StartWorkflow(machine?: string, transition?: string, options?: StartWorkflowOptions): MethodDecorator;
-export function StartWorkflow(
+export function McpStartWorkflow(machine?: string, transition?: string, options?: McpStartWorkflowOptions): MethodDecorator;
+export function McpStartWorkflow(
   machine?: McpMachineRef,
   transition?: string,
-  options: StartWorkflowOptions = {},
+  options: McpStartWorkflowOptions = {},
 ): MethodDecorator {
-  return SetMetadata<string, StartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
+  return SetMetadata<string, McpStartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
     machine,
     transition,
     transactional: options.transactional,
   });
 }
+
+/** @deprecated Use {@link McpStartWorkflow}; the old name goes in 0.4. */
+export const StartWorkflow = McpStartWorkflow;
+/** @deprecated Use {@link McpStartWorkflowOptions}; the old name goes in 0.4. */
+export type StartWorkflowOptions = McpStartWorkflowOptions;
+/** @deprecated Use {@link McpStartWorkflowMetadata}; the old name goes in 0.4. */
+export type StartWorkflowMetadata = McpStartWorkflowMetadata;

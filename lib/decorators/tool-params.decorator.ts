@@ -39,14 +39,14 @@ function createMcpParamDecorator(paramtype: McpParamtype) {
 }
 
 /**
- * Injects the tool's validated arguments, or one property of them with `@ToolArgs('id')`.
+ * Injects the tool's validated arguments, or one property of them with `@McpArgs('id')`.
  * Pipes run on the value, as on HTTP route parameters. Type the parameter with the
- * {@link ToolArgs} type of the tool's `inputSchema`.
+ * {@link McpArgs} type of the tool's `inputSchema`.
  *
  * @example
- * refund(\@ToolArgs() input: ToolArgs<typeof refundInput>, \@ToolArgs('paymentId') id: string) { ... }
+ * refund(\@McpArgs() input: McpArgs<typeof refundInput>, \@McpArgs('paymentId') id: string) { ... }
  */
-export const ToolArgs = createMcpParamDecorator(McpParamtype.ARGS);
+export const McpArgs = createMcpParamDecorator(McpParamtype.ARGS);
 
 /**
  * The arguments a handler receives for the zod schema `TSchema` (its `inputSchema`), after
@@ -54,15 +54,22 @@ export const ToolArgs = createMcpParamDecorator(McpParamtype.ARGS);
  *
  * @example
  * const refundInput = z.object({ amount: z.number().positive().optional() });
- * refund(\@ToolArgs() input: ToolArgs<typeof refundInput>) { return input.amount; }
+ * refund(\@McpArgs() input: McpArgs<typeof refundInput>) { return input.amount; }
  */
-export type ToolArgs<TSchema extends ZodType> = output<TSchema>;
+export type McpArgs<TSchema extends ZodType> = output<TSchema>;
 
 /**
  * Injects the call's {@link McpToolContext} (session, handle, state, auth info, the SDK's extra,
  * and the transaction's manager in transactional mode).
  *
  * @example
- * status(\@ToolContext() ctx: McpToolContext) { return { state: ctx.state }; }
+ * status(\@McpContext() ctx: McpToolContext) { return { state: ctx.state }; }
  */
-export const ToolContext = createMcpParamDecorator(McpParamtype.CONTEXT);
+export const McpContext = createMcpParamDecorator(McpParamtype.CONTEXT);
+
+/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
+export const ToolArgs = McpArgs;
+/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
+export type ToolArgs<TSchema extends ZodType> = McpArgs<TSchema>;
+/** @deprecated Use {@link McpContext}; the old name goes in 0.4. */
+export const ToolContext = McpContext;

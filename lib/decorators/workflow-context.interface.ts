@@ -2,14 +2,14 @@ import type { SchemaOf } from '../machines/machine-schema.js';
 import type { McpToolContext } from './mcp-tool-context.interface.js';
 
 /**
- * The `@ToolContext()` of a tool of `TMachine`'s workflow (bound, start, or reading its
+ * The `@McpContext()` of a tool of `TMachine`'s workflow (bound, start, or reading its
  * instance), typed from the machine `defineMachine` returned: `state` is one of its states,
  * `workflowContext` its context, and `handle` a string on a handle-keyed machine. The gate
  * fills all three before the handler runs. `TManager` is the type of `manager` in
  * transactional mode (a TypeORM `EntityManager`).
  *
  * @example
- * capture(\@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) {
+ * capture(\@McpContext() ctx: WorkflowContext<typeof paymentMachine>) {
  *   return { paymentId: ctx.handle, captured: ctx.workflowContext.authorized };
  * }
  */

@@ -2,8 +2,7 @@ import { JSDOM } from 'jsdom';
 import * as xstate from 'xstate';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { createMachine } from 'xstate';
-import { invoiceMachine } from '../../sample/invoice.machine.js';
-import { paymentMachine } from '../../sample/payment.machine.js';
+import { invoiceMachine, paymentMachine } from '../machines/billing-machines.fixture.js';
 import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { defineMachine } from '../machines/define-machine.js';
 import { machineUnknownTarget } from '../machines/machines.messages.js';
@@ -13,7 +12,7 @@ import { XStateFsmEngine } from '../machines/xstate-fsm.engine.js';
 
 const diagram = (...rows: string[]): string => `${rows.join('\n')}\n`;
 
-// The sample's tools (sample/invoice.tools.ts, sample/payment.tools.ts), as the registry describes them.
+// The tools of the running example, as the registry describes them.
 const invoiceTools: McpMermaidTool[] = [
   { name: 'invoice.submit', binding: { machine: 'invoice', states: ['draft'], transition: 'SUBMIT' } },
   { name: 'invoice.approve', binding: { machine: 'invoice', states: ['review'], transition: 'APPROVE' } },
@@ -28,7 +27,7 @@ const paymentTools: McpMermaidTool[] = [
   { name: 'payment.refund', binding: { machine: 'payment', states: ['captured', 'partially_refunded'], transition: 'REFUND' } },
   { name: 'payment.status' },
 ];
-const sampleTools = [...invoiceTools, ...paymentTools];
+const billingTools = [...invoiceTools, ...paymentTools];
 
 /** Nested states: parent transitions, a relative and an id target, a guarded child, `onDone` and `always`. */
 const claimConfig: McpMachineConfig = {
@@ -148,7 +147,7 @@ const oddConfig: McpMachineConfig = {
 
 describe('toMermaid', () => {
   it('renders the invoice machine with the tools that fire each transition', () => {
-    expect(toMermaid(invoiceMachine, { tools: sampleTools })).toBe(
+    expect(toMermaid(invoiceMachine, { tools: billingTools })).toBe(
       diagram(
         'stateDiagram-v2',
         '  [*] --> draft',
@@ -176,7 +175,7 @@ describe('toMermaid', () => {
   });
 
   it('renders the payment machine (XState setup): guards, a self-loop, the start tool from [*]', () => {
-    expect(toMermaid(paymentMachine, { tools: sampleTools })).toBe(
+    expect(toMermaid(paymentMachine, { tools: billingTools })).toBe(
       diagram(
         'stateDiagram-v2',
         '  [*] --> pending : payment.authorize',

@@ -7,13 +7,21 @@ const formatList = (names: readonly string[]): string => (names.length ? names.j
 export const toolNeedsNameAndDescription = (source: string): string =>
   `${source}: @McpTool needs a "name" and a "description".`;
 
+/** Bootstrap error: a tool name MCP does not allow. */
+export const toolNameInvalid = (source: string, name: string): string =>
+  `${source}: @McpTool name ${JSON.stringify(name)} is not a valid MCP tool name: use 1 to 128 letters, digits, "_", "." and "-" (no spaces or slashes).`;
+
+/** Startup warning: a handle-keyed machine that no tool can start. */
+export const noStartTool = (server: string, machine: string, handleKey: string): string =>
+  `Server "${server}": machine "${machine}" is handle-keyed (stateHandleKey "${handleKey}"), but no tool has @McpStartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.`;
+
 /** Bootstrap error: two tools share a name. */
 export const duplicateTool = (name: string, first: string, second: string): string =>
   `Tool name "${name}" is declared twice: by @McpTool on ${first} and on ${second}. Tool names must be unique.`;
 
 /** Bootstrap error: a tool is both bound and a start tool. */
 export const bindAndStartTogether = (source: string): string =>
-  `${source}: @BindState and @StartWorkflow cannot be on the same tool; a start tool creates the instance a bound tool needs.`;
+  `${source}: @McpBindState and @McpStartWorkflow cannot be on the same tool; a start tool creates the instance a bound tool needs.`;
 
 /** Bootstrap error: a binding has no machine. */
 export const noMachine = (source: string, decorator: string): string =>
@@ -23,20 +31,30 @@ export const noMachine = (source: string, decorator: string): string =>
 export const unknownMachine = (source: string, decorator: string, machine: string, known: readonly string[]): string =>
   `${source}: ${decorator} names machine "${machine}", which is not in McpModule's "machines" (known: ${formatList(known)}).`;
 
-/** Bootstrap error: `@BindState` names a state the machine does not have. */
+/** Bootstrap error: `@McpBindState` names a state the machine does not have. */
 export const unknownState = (source: string, decorator: string, machine: string, state: string, known: readonly string[]): string =>
   `${source}: ${decorator} names state "${state}", which machine "${machine}" does not have (states: ${formatList(known)}).`;
 
-/** Bootstrap error: `@BindState` with an empty state list. */
-export const noStates = (source: string): string => `${source}: @BindState needs at least one state.`;
+/** Bootstrap error: `@McpBindState` with an empty state list. */
+export const noStates = (source: string): string => `${source}: @McpBindState needs at least one state.`;
 
 /** Bootstrap error: a decorator names an event no transition of the machine uses. */
 export const unknownEvent = (source: string, decorator: string, machine: string, event: string, known: readonly string[]): string =>
   `${source}: ${decorator} fires event "${event}", which no transition of machine "${machine}" accepts (events: ${formatList(known)}).`;
 
-/** Bootstrap error: `@StartWorkflow` on a session-keyed machine. */
+/** Bootstrap error: `@McpBindState` fires an event that none of its states accepts (guards aside). */
+export const eventNotAcceptedFrom = (
+  source: string,
+  machine: string,
+  event: string,
+  states: readonly string[],
+  accepting: readonly string[],
+): string =>
+  `${source}: @McpBindState fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
+
+/** Bootstrap error: `@McpStartWorkflow` on a session-keyed machine. */
 export const startNeedsHandleKey = (source: string, machine: string): string =>
-  `${source}: @StartWorkflow needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
+  `${source}: @McpStartWorkflow needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
 
 /** Bootstrap error: the input schema is not a zod object. */
 export const inputSchemaNotObject = (source: string): string =>
@@ -48,7 +66,7 @@ export const outputSchemaNotObject = (source: string): string =>
 
 /** Bootstrap error: transactional mode with a store that has no transactions. */
 export const transactionalNeedsStore = (source: string, decorator: string, store: string): string =>
-  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.`;
+  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.`;
 
 /** Bootstrap error: request-scoped tool providers were refused. */
 export const requestScopedRefused = (source: string): string =>
@@ -58,9 +76,9 @@ export const requestScopedRefused = (source: string): string =>
 export const handleArgumentDescription = (machine: string): string =>
   `Handle of the ${machine} workflow, as returned when it was started.`;
 
-/** Bootstrap error: a prompt or resource with `@StartWorkflow` or a transition. */
+/** Bootstrap error: a prompt or resource with `@McpStartWorkflow` or a transition. */
 export const onlyToolsMove = (source: string, decorator: string): string =>
-  `${source}: ${decorator} may be bound to states (@BindState(states)), but only a tool starts a workflow or fires a transition; remove @StartWorkflow or the event.`;
+  `${source}: ${decorator} may be bound to states (@McpBindState(states)), but only a tool starts a workflow or fires a transition; remove @McpStartWorkflow or the event.`;
 
 /** Bootstrap error: a method with more than one of `@McpTool`, `@McpPrompt`, `@McpResource`. */
 export const severalKinds = (source: string): string =>
@@ -113,8 +131,8 @@ export const unknownServer = (source: string, server: string, known: readonly st
 export const unroutedHandler = (source: string, className: string, servers: readonly string[], module: string, suggested?: string): string =>
   `${source}: this app has several MCP servers (${formatList(servers)}) and nothing names the one that serves it; servers are not inferred from imports. ` +
   (suggested === undefined
-    ? `Add @ServedBy('<serverId>') to ${className}, or { server: '<serverId>' } to the decorator.`
-    : `Its module ${module} imports the McpModule of "${suggested}": add @ServedBy('${suggested}') to ${className} (or { server: '${suggested}' } to the decorator).`);
+    ? `Add @McpServedBy('<serverId>') to ${className}, or { server: '<serverId>' } to the decorator.`
+    : `Its module ${module} imports the McpModule of "${suggested}": add @McpServedBy('${suggested}') to ${className} (or { server: '${suggested}' } to the decorator).`);
 
 /** Bootstrap error: two McpModules share a server id. */
 export const duplicateServerId = (server: string): string =>

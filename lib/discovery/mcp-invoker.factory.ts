@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
 import { McpParamtype, type McpParamMetadata } from '../decorators/tool-params.decorator.js';
-import { FsmCall } from '../gating/fsm-call.js';
-import { FsmGate } from '../gating/fsm-gate.js';
+import { WorkflowCall } from '../gating/fsm-call.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
 import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
 import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from '../nest-internals.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
@@ -12,11 +12,11 @@ import { McpHandlerFactory } from './mcp-handler.factory.js';
 type Method = (...args: unknown[]) => unknown;
 
 /** The call's arguments as the method gets them (after the pipes), from the method's parameters. */
-type PipedInput = (call: FsmCall, params: unknown[]) => Record<string, unknown>;
+type PipedInput = (call: WorkflowCall, params: unknown[]) => Record<string, unknown>;
 
 /**
- * How to read a method's piped arguments from its parameters: a `@ToolArgs()` parameter
- * replaces them whole, a `@ToolArgs('name')` parameter replaces one of them; a method without
+ * How to read a method's piped arguments from its parameters: a `@McpArgs()` parameter
+ * replaces them whole, a `@McpArgs('name')` parameter replaces one of them; a method without
  * either sees the validated arguments.
  */
 function pipedInput(metatype: Function, methodName: string): PipedInput {
@@ -62,7 +62,7 @@ export class McpInvokerFactory {
   constructor(
     private readonly handlers: McpHandlerFactory,
     private readonly moduleRef: ModuleRef,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
   ) {}
@@ -75,18 +75,18 @@ export class McpInvokerFactory {
     const scoped = gated;
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
       const run = this.handlers.create(wrapper.instance as object, callback, methodName);
-      return scoped ? (args) => FsmCall.run(args[2] as FsmCall, () => run(...args)) : (args) => run(...args);
+      return scoped ? (args) => WorkflowCall.run(args[2] as WorkflowCall, () => run(...args)) : (args) => run(...args);
     }
     if (!this.options.allowRequestScoped) {
       throw new Error(messages.requestScopedRefused(source));
     }
     return async (args) => {
       const contextId = createContextId();
-      const call = args[2] as FsmCall;
+      const call = args[2] as WorkflowCall;
       this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
       const run = this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id);
-      return scoped ? FsmCall.run(call, () => run(...args)) : run(...args);
+      return scoped ? WorkflowCall.run(call, () => run(...args)) : run(...args);
     };
   }
 
@@ -105,7 +105,7 @@ export class McpInvokerFactory {
   private withGateInterceptor(method: Method, input: PipedInput): Method {
     const gate = this.gate;
     const callback = this.standIn(method, function (this: unknown, ...params: unknown[]) {
-      const call = FsmCall.current()!;
+      const call = WorkflowCall.current()!;
       return gate.decideWith(call, input(call, params)).then(() => method.apply(this, params));
     });
     const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
@@ -117,7 +117,7 @@ export class McpInvokerFactory {
   private withGateAround(method: Method, input: PipedInput): Method {
     const gate = this.gate;
     return this.standIn(method, function (this: unknown, ...params: unknown[]) {
-      const call = FsmCall.current()!;
+      const call = WorkflowCall.current()!;
       return gate.handle(call, () => method.apply(this, params), input(call, params));
     });
   }

@@ -8,11 +8,11 @@ import {
   MCP_TOOL_METADATA,
   MCP_WORKFLOW_METADATA,
 } from '../mcp.constants.js';
-import type { BindStateMetadata } from '../decorators/bind-state.decorator.js';
+import type { McpBindStateMetadata } from '../decorators/bind-state.decorator.js';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
-import type { StartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
+import type { McpStartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { MCP_SERVER_METADATA } from '../decorators/served-by.decorator.js';
 
@@ -35,11 +35,11 @@ export class McpMetadataAccessor {
     return this.reflector.get(MCP_RESOURCE_METADATA, handler);
   }
 
-  getBinding(handler: Handler): BindStateMetadata | undefined {
+  getBinding(handler: Handler): McpBindStateMetadata | undefined {
     return this.reflector.get(MCP_BIND_STATE_METADATA, handler);
   }
 
-  getStart(handler: Handler): StartWorkflowMetadata | undefined {
+  getStart(handler: Handler): McpStartWorkflowMetadata | undefined {
     return this.reflector.get(MCP_START_WORKFLOW_METADATA, handler);
   }
 
@@ -47,7 +47,7 @@ export class McpMetadataAccessor {
     return this.reflector.get(MCP_WORKFLOW_METADATA, target);
   }
 
-  /** The `serverId` a class's `@ServedBy` names. */
+  /** The `serverId` a class's `@McpServedBy` names. */
   getServer(target: Function): string | undefined {
     return this.reflector.get(MCP_SERVER_METADATA, target);
   }

@@ -2,12 +2,12 @@ import { type ParamData } from '@nestjs/common';
 import type { ParamsFactory } from '@nestjs/core';
 import { RouteParamtypes } from '../nest-internals.js';
 import { McpParamtype } from '../decorators/tool-params.decorator.js';
-import type { FsmCall } from '../gating/fsm-call.js';
+import type { WorkflowCall } from '../gating/fsm-call.js';
 
-/** Maps `@ToolArgs()`, `@ToolContext()`, `@Req()` and `@Res()` to the values of a call (handler arguments `[request, response, call]`). */
+/** Maps `@McpArgs()`, `@McpContext()`, `@Req()` and `@Res()` to the values of a call (handler arguments `[request, response, call]`). */
 export class McpParamsFactory implements ParamsFactory {
   exchangeKeyForValue(type: number, data: ParamData, args: unknown[]): unknown {
-    const call = args[2] as FsmCall;
+    const call = args[2] as WorkflowCall;
     switch (type) {
       case McpParamtype.ARGS:
         return typeof data === 'string' ? call.args[data] : call.args;

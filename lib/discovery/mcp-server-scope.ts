@@ -15,7 +15,7 @@ interface McpServerEntry {
 /**
  * Which MCP server of the app serves a provider's tools, prompts and resources. With one
  * McpModule, it serves them all, wherever they are. With several, each handler is served by
- * the server it names (`{ server }` on its decorator, else `@ServedBy` on its class), and a
+ * the server it names (`{ server }` on its decorator, else `@McpServedBy` on its class), and a
  * handler that names none is a bootstrap error. Also refuses, at bootstrap, several servers
  * that would share what must be theirs alone (an id, an HTTP path, stdio), and a provider
  * that Nest gave another server's exports than the one serving its handlers.

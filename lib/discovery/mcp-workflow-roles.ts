@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
@@ -10,7 +11,7 @@ import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** A handler's part in a workflow, from `@BindState`, `@StartWorkflow` and its class's `@McpWorkflow`. */
+/** A handler's part in a workflow, from `@McpBindState`, `@McpStartWorkflow` and its class's `@McpWorkflow`. */
 export interface McpWorkflowRole {
   workflow?: string;
   binding?: McpToolBinding;
@@ -29,7 +30,7 @@ export class McpWorkflowRoles {
   constructor(
     private readonly accessor: McpMetadataAccessor,
     private readonly machines: McpMachineRegistry,
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly store: FsmStoreAdapter,
   ) {}
 
@@ -79,23 +80,26 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@BindState' : '@McpWorkflow', meta.machine ?? classMachine, '@BindState');
+    const machine = this.requireMachineId(source, meta.machine ? '@McpBindState' : '@McpWorkflow', meta.machine ?? classMachine, '@McpBindState');
     const engine = this.machines.engine(machine);
     const paths = new Set(engine.statePaths());
     for (const state of meta.states) {
       if (!paths.has(state)) {
-        throw new Error(messages.unknownState(source, '@BindState', machine, state, [...paths]));
+        throw new Error(messages.unknownState(source, '@McpBindState', machine, state, [...paths]));
       }
     }
     if (meta.states.length === 0) {
       throw new Error(messages.noStates(source));
     }
-    this.assertEvent(source, '@BindState', machine, meta.transition);
+    this.assertEvent(source, '@McpBindState', machine, meta.transition);
+    if (meta.transition !== undefined) {
+      this.assertAcceptedFrom(source, machine, meta.states, meta.transition);
+    }
     return {
       machine,
       states: meta.states,
       transition: meta.transition,
-      transactional: this.transactional(source, '@BindState', meta.transactional),
+      transactional: this.transactional(source, '@McpBindState', meta.transactional),
     };
   }
 
@@ -104,13 +108,13 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(source, meta.machine ? '@StartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@StartWorkflow');
+    const machine = this.requireMachineId(source, meta.machine ? '@McpStartWorkflow' : '@McpWorkflow', meta.machine ?? classMachine, '@McpStartWorkflow');
     const handleKey = this.handleKey(machine);
     if (!handleKey) {
       throw new Error(messages.startNeedsHandleKey(source, machine));
     }
-    this.assertEvent(source, '@StartWorkflow', machine, meta.transition);
-    const transactional = this.transactional(source, '@StartWorkflow', meta.transactional);
+    this.assertEvent(source, '@McpStartWorkflow', machine, meta.transition);
+    const transactional = this.transactional(source, '@McpStartWorkflow', meta.transactional);
     return { machine, handleKey, transition: meta.transition, transactional };
   }
 
@@ -127,6 +131,21 @@ export class McpWorkflowRoles {
     if (event !== undefined && !events.includes(event)) {
       throw new Error(messages.unknownEvent(source, decorator, machine, event, events));
     }
+  }
+
+  /** A bound event that none of the bound states accepts would list the tool and refuse every call. */
+  private assertAcceptedFrom(source: string, machine: string, states: readonly string[], event: string): void {
+    const engine = this.machines.engine(machine);
+    const accepts = (state: string): boolean => {
+      const descriptors = engine.eventsWhile(state);
+      return descriptors === undefined || descriptors.some((descriptor) => matchesEventDescriptor(event, descriptor));
+    };
+    if (states.some(accepts)) {
+      return;
+    }
+    const accepting = engine.statePaths().filter(accepts);
+    const outermost = accepting.filter((path) => !accepting.some((other) => path.startsWith(`${other}.`)));
+    throw new Error(messages.eventNotAcceptedFrom(source, machine, event, states, outermost));
   }
 
   private requireMachineId(source: string, decorator: string, machine: McpMachineRef | undefined, user: string): string {

@@ -1,10 +1,12 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { z, type ZodObject } from 'zod';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -19,6 +21,9 @@ import { WorkflowResourcesFactory } from './workflow-resources.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
 
+/** The tool names MCP allows (SEP-986). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /**
  * Finds the `@McpTool`, `@McpPrompt` and `@McpResource` methods this server serves (every
  * provider's, with one McpModule in the app; see {@link McpServerScope} with several) and
@@ -27,6 +32,8 @@ type Method = (...args: unknown[]) => unknown;
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
+  private readonly logger = new Logger('McpModule');
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -37,12 +44,15 @@ export class McpExplorer implements OnModuleInit {
     private readonly primitives: McpPrimitiveRegistry,
     private readonly workflowResources: WorkflowResourcesFactory,
     private readonly scope: McpServerScope,
+    private readonly machines: McpMachineRegistry,
+    @Inject(MCP_SERVER_IDENTITY) private readonly server: McpServerIdentity,
   ) {}
 
   onModuleInit(): void {
     this.scope.load();
     const found = this.explore();
     this.tools.register(found.tools);
+    this.warnUnstartable(found.tools);
     const resources = [...found.resources, ...this.workflowResources.create()];
     this.assertUnique('Resource', resources, (resource) => resource.name);
     this.assertUnique('Resource URI', resources, (resource) => resource.uri ?? resource.template!.toString());
@@ -68,6 +78,17 @@ export class McpExplorer implements OnModuleInit {
     this.assertUnique('Tool', tools, (tool) => tool.name);
     this.assertUnique('Prompt', prompts, (prompt) => prompt.name);
     return { tools, prompts, resources };
+  }
+
+  /** A handle-keyed machine without a start tool boots, but nothing can create its instances. */
+  private warnUnstartable(tools: readonly McpToolDefinition[]): void {
+    const started = new Set(tools.map((tool) => tool.start?.machine));
+    for (const id of this.machines.ids()) {
+      const key = this.machines.machine(id).stateHandleKey;
+      if (key && !started.has(id)) {
+        this.logger.warn(messages.noStartTool(this.server.serverId, id, key));
+      }
+    }
   }
 
   /**
@@ -102,6 +123,9 @@ export class McpExplorer implements OnModuleInit {
     const { source } = site;
     if (!options.name || !options.description) {
       throw new Error(messages.toolNeedsNameAndDescription(source));
+    }
+    if (!TOOL_NAME.test(options.name)) {
+      throw new Error(messages.toolNameInvalid(source, options.name));
     }
     const role = this.roles.resolve('tool', source, site.metatype, site.method);
     const schema = options.inputSchema ?? z.object({});

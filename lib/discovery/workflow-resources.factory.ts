@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toMermaid } from '../diagram/to-mermaid.js';
-import type { FsmCall } from '../gating/fsm-call.js';
-import { FsmGate } from '../gating/fsm-gate.js';
+import type { WorkflowCall } from '../gating/fsm-call.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
 import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
@@ -25,7 +25,7 @@ export class WorkflowResourcesFactory {
     @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
   ) {}
 
   /** The resources of every machine; none unless the option is on. */
@@ -65,20 +65,21 @@ export class WorkflowResourcesFactory {
       reads: machine,
       gated: true,
       source: `workflowResources(${machine})`,
-      invoke: ([, , call]) => this.gate.handle(call as FsmCall, () => this.describe(call as FsmCall)),
+      invoke: ([, , call]) => this.gate.handle(call as WorkflowCall, () => this.describe(call as WorkflowCall)),
     };
   }
 
   /** The admitted instance as the resource shows it. */
-  private describe(call: FsmCall) {
+  private describe(call: WorkflowCall) {
     const { machine, handle, state, workflowContext } = call.context;
+    const stored = call.outcome.admitted!.state;
     return {
       machine,
       handle,
       state,
       context: workflowContext ?? null,
-      allowedTools: this.tools.allowedNames(machine!, state!),
-      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: state }),
+      allowedTools: this.tools.allowedNames(machine!, stored),
+      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: stored }),
     };
   }
 }

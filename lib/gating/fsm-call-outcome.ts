@@ -1,12 +1,12 @@
-import type { FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineState } from '../machines/fsm-engine.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
-import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { FsmRefusal } from './fsm-refusal.error.js';
+import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowRefusal } from './fsm-refusal.error.js';
 
 /** Which stored instance a call acts on. */
-export interface FsmInstanceRef {
+export interface WorkflowInstanceRef {
   machine: string;
   /** Key in the store (see `formatInstanceKey`). */
   storeKey: string;
@@ -19,18 +19,18 @@ export interface FsmInstanceRef {
  * What the gate decided about one call, as the protocol layer reads it once the Nest
  * pipeline returned (and as a gate subclass reads it in its hooks). Only the gate writes it.
  */
-export interface FsmCallOutcome {
+export interface WorkflowCallOutcome {
   /** The instance the call acts on, once resolved and found to be the caller's. */
-  readonly instance: FsmInstanceRef | undefined;
+  readonly instance: WorkflowInstanceRef | undefined;
   /** The instance as the call was admitted on it. */
-  readonly admitted: FsmSnapshot | undefined;
+  readonly admitted: WorkflowSnapshot | undefined;
   /** The state this call stored (`null`: its handler ended the instance); `undefined` while it stored nothing. */
   readonly storedState: string | null | undefined;
   /**
    * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter may
    * swallow the thrown one, but the call is refused all the same.
    */
-  readonly refusal: FsmRefusal | undefined;
+  readonly refusal: WorkflowRefusal | undefined;
   /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
   readonly state: string | null | undefined;
   /** Whether the call stored a change of its instance (a transition, a start or an end). */
@@ -39,18 +39,18 @@ export interface FsmCallOutcome {
   resultFor(value: unknown): unknown;
 }
 
-/** The gate's record of one call: the {@link FsmCallOutcome} it writes, and what it holds while the call runs. */
-export class FsmCallRecord implements FsmCallOutcome {
-  instance: FsmInstanceRef | undefined;
-  admitted: FsmSnapshot | undefined;
+/** The gate's record of one call: the {@link WorkflowCallOutcome} it writes, and what it holds while the call runs. */
+export class FsmCallRecord implements WorkflowCallOutcome {
+  instance: WorkflowInstanceRef | undefined;
+  admitted: WorkflowSnapshot | undefined;
   storedState: string | null | undefined;
-  refusal: FsmRefusal | undefined;
+  refusal: WorkflowRefusal | undefined;
   /** Where the bound transition leads, computed before the handler ran. */
-  next: FsmMachineState | undefined;
+  next: MachineState | undefined;
   /** Lock held between admission and commit (transition tools). */
   lock: FsmInstanceLock | undefined;
   /** Transaction a transactional start tool creates its instance in. */
-  transaction: FsmTransaction | undefined;
+  transaction: WorkflowTransaction | undefined;
   private built?: { value: unknown; result: unknown };
 
   get state(): string | null | undefined {
@@ -70,3 +70,8 @@ export class FsmCallRecord implements FsmCallOutcome {
     this.built = { value, result };
   }
 }
+
+/** @deprecated Use {@link WorkflowInstanceRef}; the old name goes in 0.4. */
+export type FsmInstanceRef = WorkflowInstanceRef;
+/** @deprecated Use {@link WorkflowCallOutcome}; the old name goes in 0.4. */
+export type FsmCallOutcome = WorkflowCallOutcome;

@@ -2,40 +2,40 @@ import type { ExecutionContext } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { FsmCallRecord, type FsmCallOutcome } from './fsm-call-outcome.js';
+import { FsmCallRecord, type WorkflowCallOutcome } from './fsm-call-outcome.js';
 
-export type { FsmInstanceRef } from './fsm-call-outcome.js';
+export type { WorkflowInstanceRef } from './fsm-call-outcome.js';
 
 /** What the connection a call came on knows about its caller. */
-export interface FsmCaller {
+export interface WorkflowCaller {
   /** How the caller reached the server (`'modern'`: a 2026-07-28 request, which has no session). */
   readonly kind: string;
   /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
   sessionStoreKey(machine: string): string | undefined;
 }
 
-/** The mutable context handed to the handler as `@ToolContext()`. */
+/** The mutable context handed to the handler as `@McpContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
 /** The gate's writable record of `call`: for the gate alone, never exported from the package. */
-export let recordOf: (call: FsmCall) => FsmCallRecord;
+export let recordOf: (call: WorkflowCall) => FsmCallRecord;
 
-const callsByContext = new WeakMap<object, FsmCall>();
-const runningCall = new AsyncLocalStorage<FsmCall>();
+const callsByContext = new WeakMap<object, WorkflowCall>();
+const runningCall = new AsyncLocalStorage<WorkflowCall>();
 
 /**
  * One tool, prompt or resource call as the gate sees it: what the caller sent, and the
- * gate's {@link FsmCallOutcome} once the pipeline ran. Passed to the handler pipeline as its
+ * gate's {@link WorkflowCallOutcome} once the pipeline ran. Passed to the handler pipeline as its
  * third argument.
  */
-export class FsmCall {
+export class WorkflowCall {
   readonly #record = new FsmCallRecord();
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
   constructor(
     readonly tool: McpHandlerDefinition,
-    readonly caller: FsmCaller,
+    readonly caller: WorkflowCaller,
     readonly args: Record<string, unknown>,
     readonly context: MutableToolContext,
     /** Aborted when the server stops waiting for running calls (a graceful shutdown ran out of time); its reason is what the client is told. */
@@ -95,7 +95,7 @@ export class FsmCall {
   }
 
   /** What the gate decided about the call (read-only; the gate writes it). */
-  get outcome(): FsmCallOutcome {
+  get outcome(): WorkflowCallOutcome {
     return this.#record;
   }
 
@@ -106,23 +106,23 @@ export class FsmCall {
   }
 
   /** The call of a handler's execution context. */
-  static from(context: ExecutionContext): FsmCall | undefined {
+  static from(context: ExecutionContext): WorkflowCall | undefined {
     const call = context.getArgByIndex(2);
-    return call instanceof FsmCall ? call : undefined;
+    return call instanceof WorkflowCall ? call : undefined;
   }
 
   /** The call a tool context belongs to. */
-  static of(context: object): FsmCall | undefined {
+  static of(context: object): WorkflowCall | undefined {
     return callsByContext.get(context);
   }
 
-  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link FsmCall.current} call. */
-  static run<T>(call: FsmCall, work: () => T): T {
+  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link WorkflowCall.current} call. */
+  static run<T>(call: WorkflowCall, work: () => T): T {
     return runningCall.run(call, work);
   }
 
-  /** The call whose pipeline is running, inside {@link FsmCall.run}. */
-  static current(): FsmCall | undefined {
+  /** The call whose pipeline is running, inside {@link WorkflowCall.run}. */
+  static current(): WorkflowCall | undefined {
     return runningCall.getStore();
   }
 
@@ -131,3 +131,9 @@ export class FsmCall {
   }
 }
 
+/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
+export const FsmCall = WorkflowCall;
+/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
+export type FsmCall = WorkflowCall;
+/** @deprecated Use {@link WorkflowCaller}; the old name goes in 0.4. */
+export type FsmCaller = WorkflowCaller;

@@ -1,10 +1,9 @@
 import type { Type } from '@nestjs/common';
-import type { FsmGate } from './fsm-gate.js';
 
 /** The module's `gate` options, resolved (defaults filled) once: what the gate, its sweeper and the menus read. */
-export interface FsmGateOptions {
-  /** The gate class the module creates (`FsmGate` or a subclass of the app's). */
-  useClass: Type<FsmGate>;
+export interface WorkflowGateOptions {
+  /** The gate class the module creates: `WorkflowGate` or the app's subclass of it (the resolver checks which). */
+  useClass: Type<object>;
   /** Lease of a claimed instance, in milliseconds. */
   leaseMs: number;
   /** Whether claims are row locks in a transaction the handler joins, unless a binding says otherwise. */
@@ -17,5 +16,10 @@ export interface FsmGateOptions {
   retention: { finishedMs?: number; idleHandleMs?: number; intervalMs: number; batchSize: number };
 }
 
-/** Injection token of the resolved {@link FsmGateOptions}. */
-export const FSM_GATE_OPTIONS = Symbol('nestjs-mcp-fsm:FsmGateOptions');
+/** Injection token of the resolved {@link WorkflowGateOptions}. */
+export const WORKFLOW_GATE_OPTIONS = Symbol('nestjs-mcp-fsm:WorkflowGateOptions');
+
+/** @deprecated Use {@link WorkflowGateOptions}; the old name goes in 0.4. */
+export type FsmGateOptions = WorkflowGateOptions;
+/** @deprecated Use {@link WORKFLOW_GATE_OPTIONS}; the old name goes in 0.4. */
+export const FSM_GATE_OPTIONS = WORKFLOW_GATE_OPTIONS;

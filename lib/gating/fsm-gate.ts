@@ -2,25 +2,26 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, ty
 import { randomUUID } from 'node:crypto';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
-import type { FsmEngine, FsmMachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineEngine, MachineState } from '../machines/fsm-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { FsmClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { toStateValue } from '../machines/state-value.js';
+import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { FsmCall, recordOf } from './fsm-call.js';
-import type { FsmInstanceRef } from './fsm-call-outcome.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { WorkflowCall, recordOf } from './fsm-call.js';
+import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
-import { FsmRefusal } from './fsm-refusal.error.js';
-import { FsmRefusals } from './fsm-refusals.js';
-import { FsmTransitionBus } from '../relays/fsm-transition.bus.js';
+import { WorkflowRefusal } from './fsm-refusal.error.js';
+import { WorkflowRefusals } from './fsm-refusals.js';
+import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
-import { buildCallResult } from '../protocol/call-result.builder.js';
-import { isToolErrorResult } from '../protocol/tool-output.js';
+import { buildCallResult } from '../results/call-result.builder.js';
+import { isToolErrorResult } from '../results/tool-output.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
@@ -36,21 +37,21 @@ interface ClaimStates {
  * subclassing it: see docs/extending.md#subclassing-the-gate.
  */
 @Injectable()
-export class FsmGate implements NestInterceptor {
+export class WorkflowGate implements NestInterceptor {
   protected readonly logger = new Logger('McpGate');
   private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) protected readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
     protected readonly store: FsmStoreAdapter,
     protected readonly machines: McpMachineRegistry,
-    protected readonly refusals: FsmRefusals,
-    protected readonly bus: FsmTransitionBus,
+    protected readonly refusals: WorkflowRefusals,
+    protected readonly bus: WorkflowTransitionBus,
     protected readonly unknownStates: UnknownStateReporter,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const call = FsmCall.from(context);
+    const call = WorkflowCall.from(context);
     if (!call?.tool.gated) {
       return next.handle();
     }
@@ -63,7 +64,7 @@ export class FsmGate implements NestInterceptor {
    * or an observable) and answers the handler's value. `input` is what the machine's guards and
    * actions see as `event.input`: the arguments as the handler gets them, after the pipes.
    */
-  async handle(call: FsmCall, handler: () => unknown, input: Record<string, unknown> = call.args): Promise<unknown> {
+  async handle(call: WorkflowCall, handler: () => unknown, input: Record<string, unknown> = call.args): Promise<unknown> {
     return this.run(
       call,
       async () => {
@@ -79,15 +80,15 @@ export class FsmGate implements NestInterceptor {
    * arguments after the pipes), or refuses it; called by the method's stand-in when the gate
    * runs among interceptors, before the pipes.
    */
-  async decideWith(call: FsmCall, input: Record<string, unknown>): Promise<void> {
+  async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<void> {
     await this.failClosed(call, false, async () => this.decide(call, input));
   }
 
   /**
    * One gated call, top to bottom. Whatever happens, the claim is committed or let go; a call
-   * abandoned at shutdown (see {@link FsmCall.unlessAbandoned}) is never committed.
+   * abandoned at shutdown (see {@link WorkflowCall.unlessAbandoned}) is never committed.
    */
-  protected async run(call: FsmCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
+  protected async run(call: WorkflowCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
     try {
       await this.failClosed(call, false, () => this.admit(call));
@@ -115,7 +116,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Admits the call or refuses it: nothing after this runs for a refused call. */
-  protected async admit(call: FsmCall): Promise<void> {
+  protected async admit(call: WorkflowCall): Promise<void> {
     if (call.tool.start) {
       return this.admitStart(call);
     }
@@ -128,15 +129,15 @@ export class FsmGate implements NestInterceptor {
 
   /**
    * Mints the handle of a start tool (its transition is decided with the piped arguments, in
-   * {@link FsmGate.decide}); makes sure the store is there (fail closed): in transactional mode
+   * {@link WorkflowGate.decide}); makes sure the store is there (fail closed): in transactional mode
    * by opening the transaction it writes in, otherwise by reading the new handle (which must
    * not exist).
    */
-  protected async admitStart(call: FsmCall): Promise<void> {
+  protected async admitStart(call: WorkflowCall): Promise<void> {
     const start = call.tool.start!;
     const engine = this.machines.engine(start.machine);
     const handle = mintHandle();
-    const instance: FsmInstanceRef = {
+    const instance: WorkflowInstanceRef = {
       machine: start.machine,
       storeKey: formatInstanceKey({ machine: start.machine, scope: 'handle', id: handle }),
       scope: 'handle',
@@ -153,7 +154,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
-  protected async admitTransition(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding): Promise<void> {
+  protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
     const outcome = await this.store.acquire(this.claimRequest(call, instance, binding, engine), binding.transactional);
     if (outcome.status !== 'claimed') {
@@ -171,7 +172,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Computes where the admitted call leads (its start, or its bound transition) with `input` as `event.input`. */
-  protected decide(call: FsmCall, input: Record<string, unknown>): void {
+  protected decide(call: WorkflowCall, input: Record<string, unknown>): void {
     const record = recordOf(call);
     const { start, binding } = call.tool;
     if (start) {
@@ -186,7 +187,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
-  protected async admitRead(call: FsmCall, instance: FsmInstanceRef): Promise<void> {
+  protected async admitRead(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<void> {
     const engine = this.machines.engine(instance.machine);
     const stored = await this.store.load(instance.storeKey);
     // A session's instance exists once its first transition ran; until then it is the initial one.
@@ -202,7 +203,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Which instance the call acts on: its handle argument, or its connection's session instance. */
-  protected resolve(call: FsmCall): FsmInstanceRef {
+  protected resolve(call: WorkflowCall): WorkflowInstanceRef {
     const machine = call.tool.binding?.machine ?? call.tool.reads!;
     const key = this.machines.machine(machine).stateHandleKey;
     if (key) {
@@ -223,7 +224,7 @@ export class FsmGate implements NestInterceptor {
    * Sends the bound event to the instance with the call's arguments as `event.input`;
    * refuses when no transition is enabled (a guard said no, or the state has none for it).
    */
-  protected evaluate(call: FsmCall, engine: FsmEngine, from: FsmMachineState, event: string, input: Record<string, unknown> = call.args): FsmMachineState {
+  protected evaluate(call: WorkflowCall, engine: MachineEngine, from: MachineState, event: string, input: Record<string, unknown> = call.args): MachineState {
     const step = engine.transition({ state: from.state, context: from.context }, event, input);
     switch (step.status) {
       case 'moved':
@@ -236,7 +237,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Stores what the successful call changed (under its claim), then publishes it. */
-  protected async complete(call: FsmCall): Promise<void> {
+  protected async complete(call: WorkflowCall): Promise<void> {
     const record = recordOf(call);
     const instance = record.instance!;
     const next = record.next;
@@ -246,7 +247,7 @@ export class FsmGate implements NestInterceptor {
     const from = call.tool.start ? null : record.admitted!.state;
     const event = (call.tool.start ?? call.tool.binding)!.transition ?? null;
     const updatedAt = new Date().toISOString();
-    const snapshot: FsmSnapshot = { ...next, updatedAt, owner: record.admitted!.owner };
+    const snapshot: WorkflowSnapshot = { ...next, updatedAt, owner: record.admitted!.owner };
     const transition = this.record(call, from, next.state, event, updatedAt);
     if (call.tool.start) {
       await this.create(call, snapshot, transition);
@@ -266,7 +267,7 @@ export class FsmGate implements NestInterceptor {
    * that follows it; the call's own instance then leaves the call ended (`null`), and its
    * session is told in-band, with the call's result.
    */
-  ended(call: FsmCall, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey'>): void {
+  ended(call: WorkflowCall, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey'>): void {
     const record = recordOf(call);
     const own = record.instance?.storeKey === instance.storeKey;
     if (own) {
@@ -282,7 +283,7 @@ export class FsmGate implements NestInterceptor {
    * the tool. An unknown instance, another principal's, or one the store cannot read tells
    * nothing: the app's own error stands. Answers the refusal, or `undefined`.
    */
-  async refuseHidden(call: FsmCall): Promise<FsmRefusal | undefined> {
+  async refuseHidden(call: WorkflowCall): Promise<WorkflowRefusal | undefined> {
     const binding = call.tool.binding;
     const record = recordOf(call);
     if (!binding || record.instance || record.refusal) {
@@ -313,7 +314,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Lets go of whatever the call still holds (nothing after a commit). */
-  protected async settle(call: FsmCall): Promise<void> {
+  protected async settle(call: WorkflowCall): Promise<void> {
     const record = recordOf(call);
     const { lock, transaction } = record;
     record.lock = record.transaction = undefined;
@@ -325,7 +326,7 @@ export class FsmGate implements NestInterceptor {
     }
   }
 
-  private async create(call: FsmCall, snapshot: FsmSnapshot, transition: FsmTransitionRecord): Promise<void> {
+  private async create(call: WorkflowCall, snapshot: WorkflowSnapshot, transition: WorkflowTransitionRecord): Promise<void> {
     const record = recordOf(call);
     const { storeKey } = record.instance!;
     if (record.transaction) {
@@ -340,14 +341,14 @@ export class FsmGate implements NestInterceptor {
     }
   }
 
-  private claimRequest(call: FsmCall, instance: FsmInstanceRef, binding: McpToolBinding, engine: FsmEngine): FsmClaimRequest {
+  private claimRequest(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding, engine: MachineEngine): WorkflowClaimRequest {
     const { allowedStates, fromInitial } = this.claimStates(binding, engine);
     const createWith = instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
     return { handle: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
   }
 
   /** The stored values a binding claims, and whether the machine's initial state is among them; the same for every call. */
-  private claimStates(binding: McpToolBinding, engine: FsmEngine): ClaimStates {
+  private claimStates(binding: McpToolBinding, engine: MachineEngine): ClaimStates {
     let states = this.claimStatesByBinding.get(binding);
     if (!states) {
       const initial = engine.initial().state;
@@ -361,7 +362,7 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Records the instance the call acts on, once it is known to be the caller's and in a known state. */
-  private admitted(call: FsmCall, instance: FsmInstanceRef, snapshot: FsmSnapshot): void {
+  private admitted(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): void {
     if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw this.refusals.unknownState(call, instance.machine, snapshot.state);
@@ -372,12 +373,12 @@ export class FsmGate implements NestInterceptor {
     Object.assign(call.context, {
       machine: instance.machine,
       handle: instance.handle,
-      state: snapshot.state,
+      state: toStateValue(snapshot.state),
       workflowContext: snapshot.context,
     });
   }
 
-  private refuseOutcome(call: FsmCall, instance: FsmInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): FsmRefusal {
+  private refuseOutcome(call: WorkflowCall, instance: WorkflowInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): WorkflowRefusal {
     const { machine } = instance;
     switch (outcome.status) {
       case 'unknown':
@@ -396,12 +397,12 @@ export class FsmGate implements NestInterceptor {
   }
 
   /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */
-  private async failClosed(call: FsmCall, handlerRan: boolean, step: () => Promise<void>): Promise<void> {
+  private async failClosed(call: WorkflowCall, handlerRan: boolean, step: () => Promise<void>): Promise<void> {
     try {
       await step();
     } catch (error) {
       const record = recordOf(call);
-      if (error instanceof FsmRefusal) {
+      if (error instanceof WorkflowRefusal) {
         record.refusal = error;
         throw error;
       }
@@ -416,9 +417,14 @@ export class FsmGate implements NestInterceptor {
     return this.machines.machine(machine).stateHandleKey ?? '';
   }
 
-  private record(call: FsmCall, from: string | null, to: string, event: string | null, at: string): FsmTransitionRecord {
+  private record(call: WorkflowCall, from: string | null, to: string, event: string | null, at: string): WorkflowTransitionRecord {
     const { machine, storeKey } = recordOf(call).instance!;
     const principal = call.principal ?? call.context.sessionId ?? null;
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }
 }
+
+/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
+export const FsmGate = WorkflowGate;
+/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
+export type FsmGate = WorkflowGate;

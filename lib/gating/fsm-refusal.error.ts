@@ -1,10 +1,11 @@
 import { IntrinsicException } from '@nestjs/common';
+import type { McpStateValue } from '../machines/state-value.js';
 
 /**
  * Why a gated call was refused before its handler ran (or why its transition was not
  * stored). A gate subclass may refuse with a code of its own (any other string).
  */
-export type FsmRefusalCode =
+export type WorkflowRefusalCode =
   | 'FORBIDDEN'
   | 'BUSY'
   | 'UNKNOWN_HANDLE'
@@ -16,11 +17,12 @@ export type FsmRefusalCode =
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */
-export interface FsmRefusalData {
-  code: FsmRefusalCode;
+export interface WorkflowRefusalData {
+  code: WorkflowRefusalCode;
   tool: string;
   machine: string;
-  state: string | null;
+  /** The instance's state (an object while parallel regions are active); `null` before it exists. */
+  state: McpStateValue | null;
   allowedTools: string[];
 }
 
@@ -28,12 +30,21 @@ export interface FsmRefusalData {
  * A gated refusal; the call handler turns it into an `isError` result or a JSON-RPC error.
  * Intrinsic: Nest does not log it as an application error (it is an expected outcome).
  */
-export class FsmRefusal extends IntrinsicException {
+export class WorkflowRefusal extends IntrinsicException {
   constructor(
     message: string,
-    readonly data: FsmRefusalData,
+    readonly data: WorkflowRefusalData,
   ) {
     super(message);
-    this.name = 'FsmRefusal';
+    this.name = 'WorkflowRefusal';
   }
 }
+
+/** @deprecated Use {@link WorkflowRefusal}; the old name goes in 0.4. */
+export const FsmRefusal = WorkflowRefusal;
+/** @deprecated Use {@link WorkflowRefusal}; the old name goes in 0.4. */
+export type FsmRefusal = WorkflowRefusal;
+/** @deprecated Use {@link WorkflowRefusalCode}; the old name goes in 0.4. */
+export type FsmRefusalCode = WorkflowRefusalCode;
+/** @deprecated Use {@link WorkflowRefusalData}; the old name goes in 0.4. */
+export type FsmRefusalData = WorkflowRefusalData;

@@ -1,36 +1,37 @@
 import { Injectable } from '@nestjs/common';
+import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import type { FsmCall } from './fsm-call.js';
+import type { WorkflowCall } from './fsm-call.js';
 import { HANDLE_LENGTH, isWellFormedHandle } from './fsm-handle.js';
-import { FsmRefusal, type FsmRefusalCode } from './fsm-refusal.error.js';
+import { WorkflowRefusal, type WorkflowRefusalCode } from './fsm-refusal.error.js';
 import * as messages from './gating.messages.js';
 
 /** Builds refusals with the allowed actions the model needs to recover. */
 @Injectable()
-export class FsmRefusals {
+export class WorkflowRefusals {
   constructor(private readonly tools: McpToolRegistry) {}
 
   /** The call may not run while the instance is in `state`. */
-  forbidden(call: FsmCall, machine: string, state: string): FsmRefusal {
+  forbidden(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
     const allowed = this.tools.allowedNames(machine, state);
     return this.refuse(call, 'FORBIDDEN', messages.forbidden(call.tool.name, machine, state, allowed), machine, state, allowed);
   }
 
   /** The bound event is not enabled in `state` for the call's input and the instance's context. */
-  guardRejected(call: FsmCall, machine: string, state: string, event: string, guards: readonly string[]): FsmRefusal {
+  guardRejected(call: WorkflowCall, machine: string, state: string, event: string, guards: readonly string[]): WorkflowRefusal {
     const allowed = this.tools.allowedNames(machine, state);
     const text = messages.guardRejected(call.tool.name, machine, state, event, guards, allowed);
     return this.refuse(call, 'GUARD_REJECTED', text, machine, state, allowed);
   }
 
   /** Another call holds the instance. */
-  busy(call: FsmCall, machine: string, state: string): FsmRefusal {
+  busy(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
     const allowed = this.tools.allowedNames(machine, state);
     return this.refuse(call, 'BUSY', messages.busy(call.tool.name, machine, allowed), machine, state, allowed);
   }
 
   /** The handle argument is missing, malformed (the refusal names a handle's format), unknown, expired or someone else's. */
-  unknownHandle(call: FsmCall, machine: string, key: string, handle: unknown): FsmRefusal {
+  unknownHandle(call: WorkflowCall, machine: string, key: string, handle: unknown): WorkflowRefusal {
     const start = this.tools.startNames(machine);
     const text = isWellFormedHandle(handle)
       ? messages.unknownHandle(call.tool.name, machine, handle, start)
@@ -39,26 +40,26 @@ export class FsmRefusals {
   }
 
   /** The instance is stored in a state the machine does not have. */
-  unknownState(call: FsmCall, machine: string, state: string): FsmRefusal {
+  unknownState(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
     const text = messages.unknownState(call.tool.name, machine, state);
     return this.refuse(call, 'UNKNOWN_STATE', text, machine, state, this.tools.entryNames(machine));
   }
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
-  stateUnavailable(call: FsmCall, machine: string, handlerRan: boolean): FsmRefusal {
+  stateUnavailable(call: WorkflowCall, machine: string, handlerRan: boolean): WorkflowRefusal {
     const handle = call.tool.start ? call.outcome.instance?.handle : undefined;
     const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
     return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
   }
 
   /** A session-keyed tool was called on a transport without sessions. */
-  noSession(call: FsmCall, machine: string): FsmRefusal {
+  noSession(call: WorkflowCall, machine: string): WorkflowRefusal {
     const text = (call.caller.kind === 'modern' ? messages.noPrincipal : messages.noSession)(call.tool.name, machine);
     return this.refuse(call, 'NO_SESSION', text, machine, null, this.tools.entryNames(machine));
   }
 
   /** The handler ran longer than its lease; the transition was not stored. */
-  leaseExpired(call: FsmCall, machine: string, state: string, leaseMs: number): FsmRefusal {
+  leaseExpired(call: WorkflowCall, machine: string, state: string, leaseMs: number): WorkflowRefusal {
     const allowed = this.tools.allowedNames(machine, state);
     const text = messages.leaseExpired(call.tool.name, machine, state, leaseMs);
     return this.refuse(call, 'LEASE_EXPIRED', text, machine, state, allowed);
@@ -69,13 +70,24 @@ export class FsmRefusals {
    * reads; the allowed tools are those of `state` when given, else the workflow's entry tools.
    */
   refuse(
-    call: FsmCall,
-    code: FsmRefusalCode,
+    call: WorkflowCall,
+    code: WorkflowRefusalCode,
     text: string,
     machine: string,
     state: string | null = null,
     allowedTools: readonly string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
-  ): FsmRefusal {
-    return new FsmRefusal(text, { code, tool: call.tool.name, machine, state, allowedTools: [...allowedTools] });
+  ): WorkflowRefusal {
+    return new WorkflowRefusal(text, {
+      code,
+      tool: call.tool.name,
+      machine,
+      state: state === null ? null : toStateValue(state),
+      allowedTools: [...allowedTools],
+    });
   }
 }
+
+/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
+export const FsmRefusals = WorkflowRefusals;
+/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
+export type FsmRefusals = WorkflowRefusals;

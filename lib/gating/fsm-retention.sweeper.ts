@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { FsmSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import type { WorkflowSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from './fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
 import * as messages from './gating.messages.js';
 
 /** The most store calls one sweep makes, so a backlog is worked off over several sweeps. */
@@ -22,7 +22,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
   private running?: Promise<void>;
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
   ) {}
@@ -60,7 +60,7 @@ export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private request(now: number): FsmSweepRequest {
+  private request(now: number): WorkflowSweepRequest {
     const { finishedMs, idleHandleMs, batchSize } = this.options.retention;
     const ids = this.machines.ids();
     const finished =

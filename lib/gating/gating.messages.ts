@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
@@ -79,23 +79,15 @@ export const releaseFailed = (tool: string, error: unknown): string =>
 
 /** Error of `McpWorkflowService.end` on a store without `delete`. */
 export const endNeedsDelete = (store: string): string =>
-  `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryFsmStateStore, TypeOrmFsmStateStore).`;
+  `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryWorkflowStateStore, TypeOrmWorkflowStateStore).`;
 
 /** Error of `McpWorkflowService` called without a workflow to act on. */
 export const noWorkflowInCall = (tool: string): string =>
   `McpWorkflowService: "${tool}" is not a workflow tool; pass { machine } (and { handle } for a handle-keyed machine).`;
 
-/** zod issues as `path: message; path: message`. */
-export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');
-
-/** A handler's return value that fails the tool's output schema (no transition fires). */
-export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
-  `"${tool}" returned a result that does not match its outputSchema: ${formatIssues(issues)}.`;
-
 /** Log line: `retention` is set but the store cannot sweep. */
 export const retentionUnsupported = (store: string): string =>
-  `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement sweep().`;
+  `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmWorkflowStateStore or InMemoryWorkflowStateStore, or implement sweep().`;
 
 /** Log line: a retention sweep failed (it runs again at the next interval). */
 export const retentionFailed = (error: unknown): string => `Retention sweep failed; it runs again at the next interval: ${reasonOf(error)}`;

@@ -1,6 +1,6 @@
 export * from './fsm-gate.js';
-export { FsmCall, type FsmCaller, type MutableToolContext } from './fsm-call.js';
-export type { FsmCallOutcome, FsmInstanceRef } from './fsm-call-outcome.js';
+export { WorkflowCall, type WorkflowCaller, type MutableToolContext } from './fsm-call.js';
+export type { WorkflowCallOutcome, WorkflowInstanceRef } from './fsm-call-outcome.js';
 export * from './fsm-refusal.error.js';
 export * from './fsm-refusals.js';
 export * from './mcp-workflow.service.js';

@@ -2,7 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
-import { FsmCall } from './fsm-call.js';
+import { WorkflowCall } from './fsm-call.js';
 
 /**
  * A tool call seen from a guard, an interceptor, a pipe or a filter. In the `'mcp'` context
@@ -24,12 +24,12 @@ import { FsmCall } from './fsm-call.js';
 export class McpExecutionContext {
   private constructor(
     private readonly context: ExecutionContext,
-    private readonly call: FsmCall,
+    private readonly call: WorkflowCall,
   ) {}
 
   /** Wraps the execution context of a tool call; throws for any other context. */
   static create(context: ExecutionContext): McpExecutionContext {
-    const call = FsmCall.from(context);
+    const call = WorkflowCall.from(context);
     if (context.getType<string>() !== MCP_CONTEXT_TYPE || !call) {
       throw new Error(`McpExecutionContext.create: not an MCP tool call (context type "${context.getType()}").`);
     }
@@ -41,7 +41,7 @@ export class McpExecutionContext {
     return this.call.args as T;
   }
 
-  /** The call's `McpToolContext` (as `@ToolContext()` injects it). */
+  /** The call's `McpToolContext` (as `@McpContext()` injects it). */
   getContext(): McpToolContext {
     return this.call.context;
   }

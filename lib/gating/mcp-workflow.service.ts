@@ -4,11 +4,11 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/fsm-instance-owner.js';
-import type { FsmSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { FsmTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { FsmCall } from './fsm-call.js';
-import { FsmGate } from './fsm-gate.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { WorkflowCall } from './fsm-call.js';
+import { WorkflowGate } from './fsm-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */
@@ -19,7 +19,7 @@ export interface McpWorkflowRef {
   handle?: string;
 }
 
-/** What `McpWorkflowService` reads of a handler's `@ToolContext()`: a `McpToolContext` or a `WorkflowContext`. */
+/** What `McpWorkflowService` reads of a handler's `@McpContext()`: a `McpToolContext` or a `WorkflowContext`. */
 export type McpWorkflowCallContext = Pick<McpToolContext, 'toolName' | 'machine' | 'handle'>;
 
 /** An instance as the current caller may see it. */
@@ -41,11 +41,11 @@ export interface McpWorkflowInstance {
 /**
  * Reads and ends workflow instances for the caller of the current tool call, with the gate's
  * rules: the store key format and the ownership check stay inside (another client's or an
- * unknown handle reads as `undefined`). Inject it in tool providers and pass `@ToolContext()`.
+ * unknown handle reads as `undefined`). Inject it in tool providers and pass `@McpContext()`.
  *
  * @example
  * \@McpTool({ name: 'payment.status', description: 'Show a payment', inputSchema })
- * async status(\@ToolContext() ctx: WorkflowContext<typeof paymentMachine>) {
+ * async status(\@McpContext() ctx: WorkflowContext<typeof paymentMachine>) {
  *   const payment = await this.workflows.get(ctx); // the gate already resolved ctx.handle
  *   return { state: ctx.state, final: payment?.final, allowed: payment?.allowedTools };
  * }
@@ -56,7 +56,7 @@ export class McpWorkflowService {
     private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
   ) {}
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -79,7 +79,7 @@ export class McpWorkflowService {
   }
 
   /** The instance's transitions, oldest first (empty when the store keeps no history, or the caller may not see it). */
-  async history(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<FsmTransitionRecord[]> {
+  async history(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<WorkflowTransitionRecord[]> {
     const found = await this.find(ctx, ref);
     return found ? this.store.history(found.storeKey) : [];
   }
@@ -97,12 +97,12 @@ export class McpWorkflowService {
       throw new Error(messages.endNeedsDelete(this.store.name));
     }
     await this.store.delete([found.storeKey]);
-    this.gate.ended(FsmCall.of(ctx)!, found);
+    this.gate.ended(WorkflowCall.of(ctx)!, found);
     return true;
   }
 
   private async find(ctx: McpWorkflowCallContext, ref: McpWorkflowRef) {
-    const call = FsmCall.of(ctx);
+    const call = WorkflowCall.of(ctx);
     const machine = ref.machine ?? ctx.machine;
     if (!call || !machine || !this.machines.has(machine)) {
       throw new Error(messages.noWorkflowInCall(ctx.toolName));
@@ -116,7 +116,7 @@ export class McpWorkflowService {
       return undefined;
     }
     const loaded = await this.store.load(storeKey);
-    const snapshot: FsmSnapshot | undefined =
+    const snapshot: WorkflowSnapshot | undefined =
       loaded ?? (handleKeyed ? undefined : { ...this.machines.engine(machine).initial(), updatedAt: '' });
     if (!snapshot || !isOwnedBy(snapshot.owner, call.principal)) {
       return undefined;

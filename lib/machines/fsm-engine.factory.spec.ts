@@ -1,6 +1,6 @@
 import * as xstate from 'xstate';
 import { createMachine } from 'xstate';
-import { invoiceMachine } from '../../sample/invoice.machine.js';
+import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
 import { createFsmEngine } from './fsm-engine.factory.js';
 import { loadXState, type XStateModule } from './xstate.loader.js';

@@ -1,4 +1,4 @@
-import type { FsmEngine } from './fsm-engine.interface.js';
+import type { MachineEngine } from './fsm-engine.interface.js';
 import { xstateEngineUnavailable, xstateMachineWithoutXState } from './machines.messages.js';
 import type { McpMachine } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
@@ -17,7 +17,7 @@ export function createFsmEngine(
   machine: McpMachine,
   xstate: XStateModule | undefined,
   engine: 'auto' | 'xstate' | 'table' = 'auto',
-): FsmEngine {
+): MachineEngine {
   if (engine === 'table') {
     return new TableFsmEngine(machine);
   }

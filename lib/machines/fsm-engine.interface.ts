@@ -1,5 +1,5 @@
 /** What an instance of a machine is: its state value and its XState context. */
-export interface FsmMachineState {
+export interface MachineState {
   /**
    * The state value as stored, always down to the leaves: a dotted path of state node keys
    * (`'review'`, `'review.legal'`) when the value is one chain, or else (several regions of a
@@ -14,9 +14,9 @@ export interface FsmMachineState {
 }
 
 /** The outcome of sending one event to an instance. */
-export type FsmStep =
+export type MachineStep =
   /** A transition was enabled; `next` is the instance after it (possibly equal to the current one). */
-  | { status: 'moved'; next: FsmMachineState }
+  | { status: 'moved'; next: MachineState }
   /** Transitions for the event exist in this state, but every guard said no; `guards` names them. */
   | { status: 'guarded'; guards: string[] }
   /** No transition of the current state accepts the event (or the machine is done). */
@@ -26,7 +26,7 @@ export type FsmStep =
  * Runs one machine. It is pure and keeps no instance of its own: the gate loads an instance
  * from the store, asks the engine, and stores what it answers.
  */
-export interface FsmEngine {
+export interface MachineEngine {
   /** Id of the machine this engine runs. */
   readonly machineId: string;
   /** Which engine this is, for messages and tests. */
@@ -36,11 +36,18 @@ export interface FsmEngine {
    * initial context). `input` is the machine's input (a start tool's arguments), which an
    * XState context factory reads; without it, the input is `undefined`.
    */
-  initial(input?: unknown): FsmMachineState;
+  initial(input?: unknown): MachineState;
   /** Every state node path of the machine, parents included (`['review', 'review.legal']`), in document order. */
   statePaths(): string[];
   /** Every event name that appears in a transition. */
   eventNames(): string[];
+  /**
+   * The event descriptors (`'SUBMIT'`, and for XState also `'*'` or `'prefix.*'`) of every
+   * transition that can be taken while `binding` is active, guards aside: those of the state
+   * nodes active in some configuration that matches `binding`. `undefined` when there are too
+   * many configurations to tell (see `valuesMatching`).
+   */
+  eventsWhile(binding: string): readonly string[] | undefined;
   /**
    * Whether `state` is a state value this machine can be in, spelled as the engine stores it:
    * every key exists in its place, with a leaf in each active region (a stored value from an
@@ -48,7 +55,7 @@ export interface FsmEngine {
    */
   knows(state: string): boolean;
   /**
-   * The stored state values (as `FsmMachineState.state` spells them) that match any of
+   * The stored state values (as `MachineState.state` spells them) that match any of
    * `bindings`, or `undefined` when there are too many to list (more than 256: parallel
    * states with many combinations); the store uses the list for an exact-match claim.
    */
@@ -59,7 +66,14 @@ export interface FsmEngine {
    * Sends `{ type: event, input }` to the instance; guards read `context` (the initial context
    * when `from` has none) and `event.input`. An unknown stored state ignores every event.
    */
-  transition(from: FsmMachineState, event: string, input?: unknown): FsmStep;
+  transition(from: MachineState, event: string, input?: unknown): MachineStep;
   /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean;
 }
+
+/** @deprecated Use {@link MachineEngine}; the old name goes in 0.4. */
+export type FsmEngine = MachineEngine;
+/** @deprecated Use {@link MachineState}; the old name goes in 0.4. */
+export type FsmMachineState = MachineState;
+/** @deprecated Use {@link MachineStep}; the old name goes in 0.4. */
+export type FsmStep = MachineStep;

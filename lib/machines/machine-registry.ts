@@ -1,5 +1,5 @@
 import { createFsmEngine } from './fsm-engine.factory.js';
-import type { FsmEngine } from './fsm-engine.interface.js';
+import type { MachineEngine } from './fsm-engine.interface.js';
 import { duplicateMachine, machineIdHasColon } from './machines.messages.js';
 import type { McpMachine } from './machine.interface.js';
 import { loadXState } from './xstate.loader.js';
@@ -11,7 +11,7 @@ export type McpMachineEngineChoice = 'auto' | 'xstate' | 'table';
 export class McpMachineRegistry {
   private constructor(
     private readonly machines: ReadonlyMap<string, McpMachine>,
-    private readonly engines: ReadonlyMap<string, FsmEngine>,
+    private readonly engines: ReadonlyMap<string, MachineEngine>,
   ) {}
 
   /**
@@ -35,7 +35,7 @@ export class McpMachineRegistry {
     }
     // Only a registry that needs XState imports it: the table engine runs without it.
     const xstate = engine === 'table' || byId.size === 0 ? undefined : await loadXState();
-    const engines = new Map<string, FsmEngine>();
+    const engines = new Map<string, MachineEngine>();
     for (const machine of byId.values()) {
       engines.set(machine.id, createFsmEngine(machine, xstate, engine));
     }
@@ -58,7 +58,7 @@ export class McpMachineRegistry {
   }
 
   /** The engine that runs the machine with this id; call `has` first for an id that may be unknown. */
-  engine(id: string): FsmEngine {
+  engine(id: string): MachineEngine {
     return this.engines.get(id)!;
   }
 }

@@ -126,6 +126,12 @@ export const xstateEngineUnavailable = (machine: string): string =>
 export const xstateMachineWithoutXState = (machine: string): string =>
   `Machine "${machine}" was defined with an XState machine object, but nestjs-mcp-fsm could not load xstate; install xstate (an optional peer) where nestjs-mcp-fsm can import it.`;
 
+/** Log line at startup, one per machine: which engine runs it. */
+export const machineEngineChosen = (server: string, machine: string, engine: 'xstate' | 'table'): string =>
+  engine === 'xstate'
+    ? `Server "${server}": machine "${machine}" runs on XState.`
+    : `Server "${server}": machine "${machine}" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).`;
+
 /** Bootstrap error: two machines share an id. */
 export const duplicateMachine = (machine: string): string =>
   `McpModule: two machines have the id "${machine}"; machine ids must be unique.`;

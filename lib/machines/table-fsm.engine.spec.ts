@@ -1,17 +1,17 @@
-import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
+import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import type { FsmStep } from './fsm-engine.interface.js';
+import type { MachineStep } from './fsm-engine.interface.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 import { TableFsmEngine } from './table-fsm.engine.js';
 
-// The sample's invoice machine: the design's running example.
-const invoiceConfig = sampleInvoiceMachine.config;
+// The design's running example.
+const invoiceConfig = invoiceMachine.config;
 
-const moved = (state: string, context?: Record<string, unknown>): FsmStep => ({
+const moved = (state: string, context?: Record<string, unknown>): MachineStep => ({
   status: 'moved',
   next: context === undefined ? { state } : { state, context },
 });
-const ignored: FsmStep = { status: 'ignored' };
+const ignored: MachineStep = { status: 'ignored' };
 
 const table = (config: McpMachineConfig) => new TableFsmEngine(defineMachine(config));
 

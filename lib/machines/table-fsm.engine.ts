@@ -1,4 +1,4 @@
-import type { FsmEngine, FsmMachineState, FsmStep } from './fsm-engine.interface.js';
+import type { MachineEngine, MachineState, MachineStep } from './fsm-engine.interface.js';
 import {
   machineStateNameHasDot,
   machineStateNameIsJson,
@@ -22,7 +22,7 @@ interface TableState {
   readonly on: ReadonlyMap<string, string>;
 }
 
-const IGNORED: FsmStep = { status: 'ignored' };
+const IGNORED: MachineStep = { status: 'ignored' };
 
 /**
  * Runs a flat machine from a transition table, without XState: string or `{ target }`
@@ -30,12 +30,12 @@ const IGNORED: FsmStep = { status: 'ignored' };
  * throws at construction, naming what needs XState. The context is the config's
  * `context`; without actions, nothing ever changes it.
  */
-export class TableFsmEngine implements FsmEngine {
+export class TableFsmEngine implements MachineEngine {
   readonly kind = 'table';
   readonly machineId: string;
   private readonly states = new Map<string, TableState>();
   private readonly events = new Set<string>();
-  private readonly start: FsmMachineState;
+  private readonly start: MachineState;
 
   constructor(machine: McpMachine) {
     this.machineId = machine.id;
@@ -59,7 +59,7 @@ export class TableFsmEngine implements FsmEngine {
   }
 
   /** The machine's `initial` state, with the config's `context`. */
-  initial(): FsmMachineState {
+  initial(): MachineState {
     return this.instance(this.start.state, this.start.context);
   }
 
@@ -71,6 +71,12 @@ export class TableFsmEngine implements FsmEngine {
   /** Every event that appears in an `on` map, in document order. */
   eventNames(): string[] {
     return [...this.events];
+  }
+
+  /** The events of `binding`'s transitions; none in a final or unknown state. */
+  eventsWhile(binding: string): readonly string[] {
+    const state = this.states.get(binding);
+    return state === undefined || state.final ? [] : [...state.on.keys()];
   }
 
   /** Whether `state` is one of the machine's states. */
@@ -92,7 +98,7 @@ export class TableFsmEngine implements FsmEngine {
    * Moves to the target of `event` in the instance's state, keeping its context; ignores the
    * event when the state has no transition for it, is final or is unknown.
    */
-  transition(from: FsmMachineState, event: string): FsmStep {
+  transition(from: MachineState, event: string): MachineStep {
     const target = this.states.get(from.state)?.on.get(event);
     if (target === undefined || this.isFinal(from.state)) {
       return IGNORED;
@@ -105,7 +111,7 @@ export class TableFsmEngine implements FsmEngine {
     return this.states.get(state)?.final ?? false;
   }
 
-  private instance(state: string, context: Record<string, unknown> | undefined): FsmMachineState {
+  private instance(state: string, context: Record<string, unknown> | undefined): MachineState {
     // The same rule as the XState engine: no context unless the machine declares one or it holds data.
     return context === undefined || (this.start.context === undefined && Object.keys(context).length === 0)
       ? { state }

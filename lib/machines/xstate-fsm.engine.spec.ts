@@ -1,13 +1,13 @@
 import * as xstate from 'xstate';
 import { assign, createMachine, enqueueActions, log, raise, sendTo, setup } from 'xstate';
-import { invoiceMachine as sampleInvoiceMachine } from '../../sample/invoice.machine.js';
+import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import type { FsmMachineState } from './fsm-engine.interface.js';
+import type { MachineState } from './fsm-engine.interface.js';
 import type { McpMachineConfig } from './machine.interface.js';
 import { XStateFsmEngine } from './xstate-fsm.engine.js';
 
-// The sample's invoice machine: the design's running example.
-const invoiceConfig = sampleInvoiceMachine.config;
+// The design's running example.
+const invoiceConfig = invoiceMachine.config;
 
 const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) =>
   new XStateFsmEngine(defineMachine(config), xstate);
@@ -57,7 +57,7 @@ describe('XStateFsmEngine', () => {
       expect(again).toBe(first);
       expect(Object.isFrozen(first)).toBe(true);
       expect(() => {
-        (first as { next: FsmMachineState }).next.state = 'approved';
+        (first as { next: MachineState }).next.state = 'approved';
       }).toThrow(TypeError);
       expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual({ status: 'moved', next: { state: 'review' } });
     });
@@ -97,6 +97,13 @@ describe('XStateFsmEngine', () => {
         'constructor',
       ]);
       expect(engine.eventNames()).toEqual(['ARCHIVE', 'SUBMIT', 'REJECT', 'OK']);
+    });
+
+    it('tells the events a state accepts: its own, its ancestors\' and its descendants\'', () => {
+      expect(engine.eventsWhile('draft')).toEqual(['ARCHIVE', 'SUBMIT']);
+      expect(engine.eventsWhile('review')).toEqual(['ARCHIVE', 'REJECT', 'OK']);
+      expect(engine.eventsWhile('review.finance')).toEqual(['ARCHIVE', 'REJECT', 'OK']);
+      expect(engine.eventsWhile('archived')).toEqual([]);
     });
 
     it('enters the initial child and stores leaf paths', () => {
@@ -295,7 +302,7 @@ describe('XStateFsmEngine', () => {
       },
     });
     const engine = engineFor(approvals);
-    const approve = (from: FsmMachineState, approver: string) => engine.transition(from, 'APPROVE', { approver });
+    const approve = (from: MachineState, approver: string) => engine.transition(from, 'APPROVE', { approver });
 
     it('moves to approved only on the second distinct approver', () => {
       const start = engine.initial();
@@ -429,6 +436,11 @@ describe('XStateFsmEngine', () => {
     const value = (shipping: unknown, billing: string) =>
       JSON.stringify({ open: { shipping, billing, notes: {} } });
     const start = value({ packing: 'boxing' }, 'unpaid');
+
+    it('tells the events a region\'s state accepts, the other regions\' included', () => {
+      expect(engine.eventsWhile('open.billing.unpaid')).toEqual(['CANCEL', 'BOX', 'PAY', 'SHIP']);
+      expect(engine.eventsWhile('open.billing.paid')).toEqual(['CANCEL', 'BOX', 'SHIP']);
+    });
 
     it('stores the state value as JSON, keys in document order', () => {
       expect(engine.initial()).toStrictEqual({ state: start });

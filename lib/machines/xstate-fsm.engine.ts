@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
-import type { FsmEngine, FsmMachineState, FsmStep } from './fsm-engine.interface.js';
+import type { MachineEngine, MachineState, MachineStep } from './fsm-engine.interface.js';
 import {
   machineInitialFailed,
   machineSpawnedActor,
@@ -33,7 +33,7 @@ interface DecodedState {
   readonly final: boolean;
 }
 
-const IGNORED: FsmStep = { status: 'ignored' };
+const IGNORED: MachineStep = { status: 'ignored' };
 
 /**
  * Runs a machine on XState v5's pure APIs (`initialTransition`, `transition`): nested and
@@ -42,7 +42,7 @@ const IGNORED: FsmStep = { status: 'ignored' };
  * instance and answers the next one; nothing runs between calls, so a machine with delayed
  * transitions, invoked actors or other actions is refused at construction.
  */
-export class XStateFsmEngine implements FsmEngine {
+export class XStateFsmEngine implements MachineEngine {
   readonly kind = 'xstate';
   readonly machineId: string;
   private readonly machine: AnyStateMachine;
@@ -50,8 +50,8 @@ export class XStateFsmEngine implements FsmEngine {
   private readonly events = new Set<string>();
   private readonly decoded = new Map<string, DecodedState | undefined>();
   /** Steps of a machine without guards, actions or context, by state and event; `undefined` for any other machine. */
-  private readonly steps?: Map<string, FsmStep>;
-  private readonly start: FsmMachineState;
+  private readonly steps?: Map<string, MachineStep>;
+  private readonly start: MachineState;
   private readonly hasContext: boolean;
 
   constructor(
@@ -77,7 +77,7 @@ export class XStateFsmEngine implements FsmEngine {
    * The leaf state value and context after XState's initial transition (entry `assign`s
    * applied), with `input` as the machine's input (a context factory reads it).
    */
-  initial(input?: unknown): FsmMachineState {
+  initial(input?: unknown): MachineState {
     return input === undefined ? this.copy(this.start) : this.initialWith(input);
   }
 
@@ -89,6 +89,33 @@ export class XStateFsmEngine implements FsmEngine {
   /** Every event that appears in an `on` map of any state node, the root included. */
   eventNames(): string[] {
     return [...this.events];
+  }
+
+  /**
+   * The descriptors of the transitions of every state node (ancestors and other parallel
+   * regions included) active in a configuration where `binding` is active; none in a done one.
+   */
+  eventsWhile(binding: string): readonly string[] | undefined {
+    const values = enumerateStateValues(this.machine.root, binding.split('.'), MAX_MATCHING_STATE_VALUES);
+    if (values === undefined) {
+      return undefined;
+    }
+    const descriptors = new Set<string>();
+    for (const value of values) {
+      const snapshot = this.machine.resolveState({ value, context: {} });
+      if (snapshot.status === 'done') {
+        continue;
+      }
+      for (const node of snapshot._nodes) {
+        for (const descriptor of node.transitions.keys()) {
+          // `onDone` is a transition on XState's own done event, which no tool can send.
+          if (!descriptor.startsWith('xstate.')) {
+            descriptors.add(descriptor);
+          }
+        }
+      }
+    }
+    return [...descriptors];
   }
 
   /** Whether `state` is a complete configuration of this machine, spelled as the engine stores it. */
@@ -131,7 +158,7 @@ export class XStateFsmEngine implements FsmEngine {
    * when it has none). An unknown stored state, or a done machine, ignores every event.
    * A machine without guards, actions or context answers from its remembered steps.
    */
-  transition(from: FsmMachineState, event: string, input?: unknown): FsmStep {
+  transition(from: MachineState, event: string, input?: unknown): MachineStep {
     if (!this.steps) {
       return this.step(from, event, input);
     }
@@ -152,7 +179,7 @@ export class XStateFsmEngine implements FsmEngine {
     return this.decode(state)?.final ?? false;
   }
 
-  private step(from: FsmMachineState, event: string, input: unknown): FsmStep {
+  private step(from: MachineState, event: string, input: unknown): MachineStep {
     const decoded = this.decode(from.state);
     if (decoded === undefined || decoded.final) {
       return IGNORED;
@@ -179,7 +206,7 @@ export class XStateFsmEngine implements FsmEngine {
     return { status: 'moved', next: this.toInstance(next, value) };
   }
 
-  private initialWith(input: unknown): FsmMachineState {
+  private initialWith(input: unknown): MachineState {
     const [snapshot] = this.xstate.initialTransition(this.machine, input);
     if (snapshot.status === 'error') {
       throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
@@ -222,7 +249,7 @@ export class XStateFsmEngine implements FsmEngine {
     return [...names];
   }
 
-  private toInstance(snapshot: AnyMachineSnapshot, value: StateValue): FsmMachineState {
+  private toInstance(snapshot: AnyMachineSnapshot, value: StateValue): MachineState {
     if (Object.keys(snapshot.children).length > 0) {
       throw new Error(machineSpawnedActor(this.machineId));
     }
@@ -232,7 +259,7 @@ export class XStateFsmEngine implements FsmEngine {
       : { state: encodeStateValue(value) };
   }
 
-  private copy(instance: FsmMachineState): FsmMachineState {
+  private copy(instance: MachineState): MachineState {
     return instance.context === undefined
       ? { state: instance.state }
       : { state: instance.state, context: copyContext(this.machineId, instance.context) };
@@ -260,7 +287,7 @@ export class XStateFsmEngine implements FsmEngine {
 }
 
 /** A remembered step is shared by every call that takes it, so nobody may change it. */
-function freezeStep(step: FsmStep): FsmStep {
+function freezeStep(step: MachineStep): MachineStep {
   if (step.status === 'moved') {
     Object.freeze(step.next);
   }

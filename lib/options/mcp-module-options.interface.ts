@@ -1,12 +1,12 @@
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from '../machines/machine.interface.js';
-import type { FsmGate } from '../gating/fsm-gate.js';
+import type { WorkflowGate } from '../gating/fsm-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
@@ -98,11 +98,11 @@ export interface McpHttpTransportOptions {
 /** How workflow calls are claimed, refused, listed and kept (`McpModuleOptions.gate`). */
 export interface McpGateOptions {
   /**
-   * A subclass of `FsmGate` to run every workflow call with (override its protected methods);
+   * A subclass of `WorkflowGate` to run every workflow call with (override its protected methods);
    * created by Nest's injector, so it can inject your providers.
-   * @default FsmGate
+   * @default WorkflowGate
    */
-  useClass?: Type<FsmGate>;
+  useClass?: Type<WorkflowGate>;
   /**
    * Lease of a claimed instance, in milliseconds. The lease is renewed every third of it
    * while the handler runs (stores with `renew`); after a crash, the instance is free again
@@ -242,7 +242,7 @@ export interface McpModuleOptions {
   version: string;
   /**
    * Identity of this server among the app's McpModules: what `@McpTool({ server })` and
-   * `@ServedBy(server)` name (with several McpModules, every handler names one). Unique in the app.
+   * `@McpServedBy(server)` name (with several McpModules, every handler names one). Unique in the app.
    * @default `name`
    */
   serverId?: string;
@@ -256,8 +256,8 @@ export interface McpModuleOptions {
    * @default 'auto'
    */
   engine?: 'auto' | 'xstate' | 'table';
-  /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
-  store?: FsmStateStore;
+  /** Where workflow state lives. @default a new `InMemoryWorkflowStateStore` */
+  store?: WorkflowStateStore;
   /**
    * Transports to serve.
    * @default `{ http: { path: '/mcp' } }`
@@ -278,15 +278,15 @@ export interface McpModuleOptions {
   /**
    * How workflow calls are claimed, refused, listed and kept. A class here (`gate: MyGate`) is
    * the deprecated form of `gate: { useClass: MyGate }`.
-   * @default `{ useClass: FsmGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' }`
+   * @default `{ useClass: WorkflowGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' }`
    */
-  gate?: McpGateOptions | Type<FsmGate>;
+  gate?: McpGateOptions | Type<WorkflowGate>;
   /**
    * Carries transitions between processes that share the store, so sessions on every
-   * instance get `list_changed` (for example `new PostgresFsmTransitionRelay(dataSource)`).
+   * instance get `list_changed` (for example `new PostgresTransitionRelay(dataSource)`).
    * @default none: notifications reach the sessions of this process only
    */
-  transitionRelay?: FsmTransitionRelay;
+  transitionRelay?: TransitionRelay;
   /**
    * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
    * and refused at bootstrap when `false`.

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { FsmGate } from '../gating/fsm-gate.js';
-import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
+import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { movedOptionsIn, resolveMcpOptions } from './mcp-options.resolver.js';
 
 @Injectable()
-class OwnGate extends FsmGate {}
+class OwnGate extends WorkflowGate {}
 
-const store = new InMemoryFsmStateStore();
+const store = new InMemoryWorkflowStateStore();
 const sessionStore = new InMemoryMcpSessionStore();
 const clientAddress = () => 'proxy';
 
@@ -76,7 +76,7 @@ describe('resolveMcpOptions', () => {
     const resolved = resolveMcpOptions({ name: 'a', version: '1', transports: { http: false, stdio: true } });
     expect(resolved.http).toBeNull();
     expect(resolved.stdio).toEqual({ attachmentId: 'local' });
-    expect(resolved.gate).toMatchObject({ useClass: FsmGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' });
+    expect(resolved.gate).toMatchObject({ useClass: WorkflowGate, leaseMs: 15_000, transactional: false, refusal: 'result', handleToolsMenu: 'used' });
     expect(resolved.sessions).toMatchObject({ maxSessions: 1000, maxPerAddress: 100, eventRetentionMs: 0, clientAddress: clientAddressOf });
     expect(resolved.discovery).toEqual({ allowRequestScoped: true, workflowResources: false });
     expect(resolveMcpOptions({ name: 'a', version: '1' }).http).toMatchObject({ path: '/mcp', stateless: false, direct: false, drainMs: 10_000 });

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
-import { FsmGate } from '../gating/fsm-gate.js';
-import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
+import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
@@ -76,13 +76,13 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     },
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
-    store: options.store ?? new InMemoryFsmStateStore(),
+    store: options.store ?? new InMemoryWorkflowStateStore(),
     transitionRelay: options.transitionRelay,
     http: http === false ? null : resolveHttp(http ?? {}, options, attachmentId),
     stdio: options.transports?.stdio ? { attachmentId } : null,
     sessions: resolveSessions((http ? http.sessions : undefined) ?? options.sessions ?? {}),
     gate: {
-      useClass: gate.useClass ?? (FsmGate as Type<FsmGate>),
+      useClass: gate.useClass ?? (WorkflowGate as Type<WorkflowGate>),
       leaseMs: gate.leaseMs ?? options.leaseMs ?? DEFAULT_LEASE_MS,
       transactional: gate.transactional ?? options.transactional ?? false,
       refusal: gate.refusal ?? options.refusal ?? 'result',

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import type { WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpMachine } from '../machines/machine.interface.js';
-import type { FsmTransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
+import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 
@@ -55,14 +55,14 @@ export interface McpResolvedOptions {
   server: McpServerIdentity;
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
-  store: FsmStateStore;
-  transitionRelay?: FsmTransitionRelay;
+  store: WorkflowStateStore;
+  transitionRelay?: TransitionRelay;
   /** `null`: HTTP is off. */
   http: McpResolvedHttpOptions | null;
   /** `null`: stdio is off. */
   stdio: McpResolvedStdioOptions | null;
   sessions: McpResolvedSessionOptions;
-  gate: FsmGateOptions;
+  gate: WorkflowGateOptions;
   discovery: McpDiscoveryOptions;
 }
 

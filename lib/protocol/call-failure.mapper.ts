@@ -1,13 +1,13 @@
 import { HttpException, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { FsmRefusal } from '../gating/fsm-refusal.error.js';
+import { WorkflowRefusal } from '../gating/fsm-refusal.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
-import { errorMessage, toolErrorResult } from './tool-result.mapper.js';
+import { errorMessage, toolErrorResult } from '../results/tool-result.mapper.js';
 
 const logger = new Logger('McpCall');
 
@@ -31,7 +31,7 @@ export function toCallFailure(definition: McpHandlerDefinition, error: unknown):
   if (error instanceof JsonRpcError) {
     return { error, refusal: false };
   }
-  if (error instanceof FsmRefusal) {
+  if (error instanceof WorkflowRefusal) {
     return {
       error: new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data),
       toolResult: toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data }),

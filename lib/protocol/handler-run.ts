@@ -1,17 +1,17 @@
-import { FsmCall, type MutableToolContext } from '../gating/fsm-call.js';
-import type { FsmGate } from '../gating/fsm-gate.js';
+import { WorkflowCall, type MutableToolContext } from '../gating/fsm-call.js';
+import type { WorkflowGate } from '../gating/fsm-gate.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { mcpHttpExchange } from '../transports/mcp-http-request.storage.js';
+import { mcpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /**
  * How a handler run ended: its value, or what it threw. The gate's refusal, when there was
  * one, wins; so does FORBIDDEN for a tool hidden in its instance's state that the app refused
- * before the gate ran (see {@link FsmGate.refuseHidden}).
+ * before the gate ran (see {@link WorkflowGate.refuseHidden}).
  */
-export type HandlerOutcome = { call: FsmCall; ok: true; value: unknown } | { call: FsmCall; ok: false; error: unknown };
+export type HandlerOutcome = { call: WorkflowCall; ok: true; value: unknown } | { call: WorkflowCall; ok: false; error: unknown };
 
 /**
  * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
@@ -23,10 +23,10 @@ export async function runHandler(
   session: McpSession,
   args: Record<string, unknown>,
   context: MutableToolContext,
-  gate: FsmGate,
+  gate: WorkflowGate,
   cutoff?: AbortSignal,
 ): Promise<HandlerOutcome> {
-  const call = new FsmCall(definition, session, args, context, cutoff);
+  const call = new WorkflowCall(definition, session, args, context, cutoff);
   const exchange = mcpHttpExchange.getStore();
   try {
     const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
@@ -46,7 +46,7 @@ export async function runHandler(
 export async function announceMenuChanges(
   menu: ToolMenuService,
   session: McpSession,
-  call: FsmCall,
+  call: WorkflowCall,
   extra: MutableToolContext['extra'],
 ): Promise<void> {
   // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.

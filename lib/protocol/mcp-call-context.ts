@@ -26,7 +26,7 @@ export function passesLogLevel(session: McpSession, level: LoggingLevel): boolea
   return SEVERITY[level] >= SEVERITY[session.logLevel];
 }
 
-/** The context of one tool call, prompt get or resource read, as `@ToolContext()` injects it. */
+/** The context of one tool call, prompt get or resource read, as `@McpContext()` injects it. */
 export function createCallContext(
   session: McpSession,
   name: string,

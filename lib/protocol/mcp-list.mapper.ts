@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -25,7 +25,7 @@ export class McpListMapper {
   private built?: { tools: readonly McpToolDefinition[]; resources: readonly McpResourceDefinition[]; catalog: McpCatalog };
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly toolRegistry: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CompleteResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_URI_LENGTH } from './client-input.limits.js';
+import { MAX_URI_LENGTH } from '../client-input/client-input.limits.js';
 import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isWellFormedHandle } from '../gating/fsm-handle.js';
@@ -15,10 +15,10 @@ import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
-import { FsmGate } from '../gating/fsm-gate.js';
-import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
-import { callResult, type McpCallResults } from './call-result.builder.js';
-import type { FsmCall } from '../gating/fsm-call.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
+import { callResult, type McpCallResults } from '../results/call-result.builder.js';
+import type { WorkflowCall } from '../gating/fsm-call.js';
 import { toCallFailure } from './call-failure.mapper.js';
 import * as messages from './protocol.messages.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
@@ -41,7 +41,7 @@ export class PrimitiveCallHandler {
     private readonly machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
   ) {}
 
   async getPrompt(session: McpSession, params: { name: string; arguments?: Record<string, string> }, extra: Extra): Promise<GetPromptResult> {
@@ -117,7 +117,7 @@ export class PrimitiveCallHandler {
       throw toCallFailure(definition, outcome.error).error;
     }
     try {
-      return callResult(outcome.call as FsmCall & { tool: { kind: K } }, outcome.value);
+      return callResult(outcome.call as WorkflowCall & { tool: { kind: K } }, outcome.value);
     } catch (error) {
       throw toCallFailure(definition, error).error;
     }

@@ -1,20 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { FsmCall } from '../gating/fsm-call.js';
-import { callResult } from './call-result.builder.js';
+import { WorkflowCall } from '../gating/fsm-call.js';
+import { callResult } from '../results/call-result.builder.js';
 import { toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext } from './mcp-call-context.js';
 import type { McpSession } from '../sessions/mcp-session.js';
-import { FsmGate } from '../gating/fsm-gate.js';
-import { McpShutdownDrain } from '../transports/mcp-shutdown.drain.js';
+import { WorkflowGate } from '../gating/fsm-gate.js';
+import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
-import { toolErrorResult } from './tool-result.mapper.js';
+import { toolErrorResult } from '../results/tool-result.mapper.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
@@ -26,11 +27,11 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 @Injectable()
 export class ToolCallHandler {
   constructor(
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly tools: McpToolRegistry,
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
-    private readonly gate: FsmGate,
+    private readonly gate: WorkflowGate,
   ) {}
 
   async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
@@ -64,7 +65,7 @@ export class ToolCallHandler {
   }
 
   /** The result of a handler that returned; an invalid output is an error result. */
-  private settle(call: FsmCall, value: unknown): CallToolResult {
+  private settle(call: WorkflowCall, value: unknown): CallToolResult {
     try {
       return this.success(call, value);
     } catch (error) {
@@ -72,18 +73,18 @@ export class ToolCallHandler {
     }
   }
 
-  private success(call: FsmCall, value: unknown): CallToolResult {
-    const result = callResult(call as FsmCall & { tool: { kind: 'tool' } }, value);
+  private success(call: WorkflowCall, value: unknown): CallToolResult {
+    const result = callResult(call as WorkflowCall & { tool: { kind: 'tool' } }, value);
     const { instance, state } = call.outcome;
     if (!instance || state === undefined || state === null) {
       return result;
     }
-    const gate = { machine: instance.machine, state, allowedTools: this.tools.allowedNames(instance.machine, state) };
+    const gate = { machine: instance.machine, state: toStateValue(state), allowedTools: this.tools.allowedNames(instance.machine, state) };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 
   /** A tool answers a failure as an error result, except a protocol-level one, and a refusal in `refusal: 'jsonrpc'` mode. */
-  private failure(call: FsmCall, error: unknown): CallToolResult {
+  private failure(call: WorkflowCall, error: unknown): CallToolResult {
     const failure = toCallFailure(call.tool, error);
     if (!failure.toolResult || (failure.refusal && this.options.refusal === 'jsonrpc')) {
       throw failure.error;

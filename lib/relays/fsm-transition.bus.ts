@@ -1,16 +1,16 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
-import type { FsmRelayedTransition, FsmTransitionRelay } from './fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from './fsm-transition-relay.interface.js';
 
-/** Injection token of the optional {@link FsmTransitionRelay} (the module option `transitionRelay`). */
-export const FSM_TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:FsmTransitionRelay');
+/** Injection token of the optional {@link TransitionRelay} (the module option `transitionRelay`). */
+export const TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:TransitionRelay');
 
 /** "Instance `storeKey` of `machine` is now in `state`" (`null`: it ended), published after every stored change. */
-export interface FsmTransitionEvent extends FsmRelayedTransition {
+export interface WorkflowTransitionEvent extends RelayedTransition {
   /** Connection whose call fired it (told in-band, on the call's own response); absent when relayed. */
   origin?: object;
 }
 
-type Listener = (event: FsmTransitionEvent) => void;
+type Listener = (event: WorkflowTransitionEvent) => void;
 /** Told that transitions of `machines` (of every machine, when `undefined`) may have been missed. */
 type ResyncListener = (machines: readonly string[] | undefined) => void;
 
@@ -20,11 +20,11 @@ type ResyncListener = (machines: readonly string[] | undefined) => void;
  * and from the other processes that share the store.
  */
 @Injectable()
-export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
+export class WorkflowTransitionBus implements OnModuleInit, OnApplicationShutdown {
   private readonly listeners = new Set<Listener>();
   private readonly resyncListeners = new Set<ResyncListener>();
 
-  constructor(@Optional() @Inject(FSM_TRANSITION_RELAY) private readonly relay?: FsmTransitionRelay | null) {}
+  constructor(@Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null) {}
 
   async onModuleInit(): Promise<void> {
     await this.relay?.start(
@@ -37,7 +37,7 @@ export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
     await this.relay?.stop();
   }
 
-  publish(event: FsmTransitionEvent): void {
+  publish(event: WorkflowTransitionEvent): void {
     this.deliver(event);
     const { machine, storeKey, state } = event;
     this.relay?.publish({ machine, storeKey, state });
@@ -66,9 +66,18 @@ export class FsmTransitionBus implements OnModuleInit, OnApplicationShutdown {
     return () => this.resyncListeners.delete(listener);
   }
 
-  private deliver(event: FsmTransitionEvent): void {
+  private deliver(event: WorkflowTransitionEvent): void {
     for (const listener of this.listeners) {
       listener(event);
     }
   }
 }
+
+/** @deprecated Use {@link WorkflowTransitionBus}; the old name goes in 0.4. */
+export const FsmTransitionBus = WorkflowTransitionBus;
+/** @deprecated Use {@link WorkflowTransitionBus}; the old name goes in 0.4. */
+export type FsmTransitionBus = WorkflowTransitionBus;
+/** @deprecated Use {@link WorkflowTransitionEvent}; the old name goes in 0.4. */
+export type FsmTransitionEvent = WorkflowTransitionEvent;
+/** @deprecated Use {@link TRANSITION_RELAY}; the old name goes in 0.4. */
+export const FSM_TRANSITION_RELAY = TRANSITION_RELAY;

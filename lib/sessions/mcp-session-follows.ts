@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpSession } from './mcp-session.js';
-import * as messages from '../protocol/protocol.messages.js';
+import * as messages from './sessions.messages.js';
 
 /**
  * Keeps the handles a stateful session follows with its record in the session store, so that

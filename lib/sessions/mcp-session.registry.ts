@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { FsmTransitionBus, type FsmTransitionEvent } from '../relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
 import { MCP_SERVER_IDENTITY, MCP_SESSION_OPTIONS, type McpResolvedSessionOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
@@ -8,7 +8,7 @@ import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.j
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpServedSession, McpSession } from './mcp-session.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
-import * as messages from '../protocol/protocol.messages.js';
+import * as messages from './sessions.messages.js';
 import { LIST_CHANGED, ToolMenuService, type McpListKind } from './tool-menu.service.js';
 
 interface LiveSession {
@@ -55,7 +55,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   constructor(
     @Inject(MCP_SESSION_OPTIONS) private readonly options: McpResolvedSessionOptions,
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
-    private readonly bus: FsmTransitionBus,
+    private readonly bus: WorkflowTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,
@@ -158,7 +158,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     }
   }
 
-  private notify(event: FsmTransitionEvent): void {
+  private notify(event: WorkflowTransitionEvent): void {
     const told = new Set<McpSession>();
     // A copy: applying the transition may make a follower stop following the instance.
     for (const session of [...this.menu.followersOf(event.storeKey)]) {
@@ -173,7 +173,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   }
 
   /** Tells a session that follows the changed instance which lists of its menu changed, and which subscribed resources show it. */
-  private tell(session: McpSession, event: FsmTransitionEvent): void {
+  private tell(session: McpSession, event: WorkflowTransitionEvent): void {
     void this.menu
       .applyTransition(session, event.machine, event.storeKey, event.state)
       .then((kinds) => this.announce(session, kinds))
@@ -189,7 +189,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
    * Whether a session with a GET stream here may follow the changed handle without this process
    * knowing (it started following on another process): only then is the session store asked.
    */
-  private mayHaveFollowersElsewhere(event: FsmTransitionEvent): boolean {
+  private mayHaveFollowersElsewhere(event: WorkflowTransitionEvent): boolean {
     if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle') {
       return false;
     }
@@ -205,7 +205,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
    * and were not told yet: those that started following it on another process, and those the
    * bound left out while earlier followers were here.
    */
-  private async tellStoredFollowers(event: FsmTransitionEvent, told: ReadonlySet<McpSession>): Promise<void> {
+  private async tellStoredFollowers(event: WorkflowTransitionEvent, told: ReadonlySet<McpSession>): Promise<void> {
     for (const id of await this.follows.followers(event.storeKey, this.options.maxFollowersPerInstance)) {
       const session = this.live.get(id)?.session;
       if (

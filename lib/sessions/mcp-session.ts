@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { FsmCaller } from '../gating/fsm-call.js';
+import type { WorkflowCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { McpKnownStates } from './mcp-known-states.js';
 import type { McpSessionUsage } from './mcp-session-usage.js';
@@ -18,7 +18,7 @@ export interface McpSessionScope {
  * One MCP connection: its SDK server, the key of its session-keyed instances, the
  * handle-keyed instances it started or used, and the menu it was last shown.
  */
-export class McpSession implements FsmCaller {
+export class McpSession implements WorkflowCaller {
   /**
    * Store keys of handle-keyed instances this session started or used. Changed only by
    * `ToolMenuService`, which keeps its index of the sessions following each instance in step.

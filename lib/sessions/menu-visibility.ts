@@ -1,4 +1,4 @@
-import type { FsmEngine } from '../machines/fsm-engine.interface.js';
+import type { MachineEngine } from '../machines/fsm-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
@@ -9,7 +9,7 @@ const MAX_REMEMBERED_STATES = 1024;
 
 /** What the menus know of one machine. */
 export interface McpMenuMachine {
-  engine: FsmEngine;
+  engine: MachineEngine;
   /** The state a new instance starts in. */
   initial: string;
   /** Whether its instances are addressed by handles (a `stateHandleKey`), not by the session. */

@@ -5,11 +5,11 @@ import type { McpResourceDefinition } from '../registry/mcp-resource-definition.
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { FsmInstanceRef } from '../gating/fsm-call.js';
+import type { WorkflowInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { FSM_GATE_OPTIONS, type FsmGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
@@ -46,7 +46,7 @@ export class ToolMenuService {
   private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
 
   constructor(
-    @Inject(FSM_GATE_OPTIONS) private readonly options: FsmGateOptions,
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     @Inject(MCP_SESSION_OPTIONS) sessionOptions: McpResolvedSessionOptions,
     private readonly toolRegistry: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
@@ -127,7 +127,7 @@ export class ToolMenuService {
    * the lists of the session's menu that changed since they were last shown or told. Resolves
    * once a handle the session started or stopped following is stored with its record.
    */
-  async observe(session: McpSession, instance: Pick<FsmInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
+  async observe(session: McpSession, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>, state: string | null): Promise<McpListKind[]> {
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
@@ -251,7 +251,7 @@ export class ToolMenuService {
    */
   private alreadyKnown(
     session: McpSession,
-    { storeKey, scope }: Pick<FsmInstanceRef, 'storeKey' | 'scope'>,
+    { storeKey, scope }: Pick<WorkflowInstanceRef, 'storeKey' | 'scope'>,
     state: string | null,
   ): boolean {
     return (

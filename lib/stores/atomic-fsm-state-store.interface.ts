@@ -1,8 +1,8 @@
-import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 
 /** A request to take the lease of one instance before a gated handler runs. */
-export interface FsmClaimRequest {
+export interface WorkflowClaimRequest {
   /** Store key of the instance. */
   handle: string;
   /**
@@ -20,7 +20,7 @@ export interface FsmClaimRequest {
    * (session-keyed machines start implicitly). The gate passes it only when its state is
    * allowed. Without it an absent instance is `unknown`.
    */
-  createWith?: FsmSnapshot;
+  createWith?: WorkflowSnapshot;
   /**
    * The caller's principal (auth client id), `undefined` for an anonymous caller. An instance
    * that has an owner is `unknown` to every other caller, anonymous ones included; an
@@ -30,14 +30,14 @@ export interface FsmClaimRequest {
 }
 
 /** Outcome of a claim. */
-export type FsmClaimResult =
-  | { status: 'claimed'; snapshot: FsmSnapshot }
+export type WorkflowClaimResult =
+  | { status: 'claimed'; snapshot: WorkflowSnapshot }
   | { status: 'forbidden'; state: string }
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
 
-/** Which instances a retention sweep deletes (see `AtomicFsmStateStore.sweep`). */
-export interface FsmSweepRequest {
+/** Which instances a retention sweep deletes (see `AtomicWorkflowStateStore.sweep`). */
+export interface WorkflowSweepRequest {
   /** Instances of these machines in one of these (final) state values, last changed before `before` (epoch ms). */
   finished?: { machines: ReadonlyArray<{ machine: string; states: readonly string[] }>; before: number };
   /** Instances of these machines in any state, last changed before `before` (epoch ms). */
@@ -47,9 +47,9 @@ export interface FsmSweepRequest {
 }
 
 /** What a commit stores: the new snapshot, and the history row (kept when the store keeps history). */
-export interface FsmCommit {
-  snapshot: FsmSnapshot;
-  record?: FsmTransitionRecord;
+export interface WorkflowCommit {
+  snapshot: WorkflowSnapshot;
+  record?: WorkflowTransitionRecord;
 }
 
 /**
@@ -58,48 +58,48 @@ export interface FsmCommit {
  * a store offers it, so concurrent calls on one handle run the handler once,
  * also across processes that share the store.
  */
-export interface AtomicFsmStateStore extends FsmStateStore {
-  /** Creates a new instance; rejects when `handle` already exists. */
-  create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void>;
+export interface AtomicWorkflowStateStore extends WorkflowStateStore {
+  /** Creates a new instance; rejects when `key` already exists. */
+  create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void>;
   /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
-  claim(request: FsmClaimRequest): Promise<FsmClaimResult>;
+  claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult>;
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */
-  commit(handle: string, token: string, commit: FsmCommit): Promise<boolean>;
+  commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean>;
   /**
    * Deletes instances that can never be addressed again (the session-keyed instances of a
    * closed session); their history stays. Optional: without it they stay until the store
    * expires them.
    */
-  delete?(handles: readonly string[]): Promise<void>;
+  delete?(keys: readonly string[]): Promise<void>;
   /**
    * Extends a lease that `token` still holds to `leaseMs` from now (a heartbeat while a
    * handler runs); `false` when the lease was lost. Optional: without it a handler must
    * finish within one lease.
    */
-  renew?(handle: string, token: string, leaseMs: number): Promise<boolean>;
+  renew?(key: string, token: string, leaseMs: number): Promise<boolean>;
   /** Clears the lease without changing the state (no-op for a stale token). */
-  release(handle: string, token: string): Promise<void>;
-  /** Snapshots of many handles in one round trip (absent handles are left out). */
-  loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>>;
+  release(key: string, token: string): Promise<void>;
+  /** Snapshots of many keys in one round trip (absent keys are left out). */
+  loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>>;
   /**
-   * Only the states of many handles, in one round trip and without reading or copying
-   * their contexts (absent handles are left out): what a `tools/list` menu needs.
+   * Only the states of many keys, in one round trip and without reading or copying
+   * their contexts (absent keys are left out): what a `tools/list` menu needs.
    * Optional: without it menus read whole snapshots with `loadMany`.
    */
-  loadStates?(handles: readonly string[]): Promise<Map<string, string>>;
+  loadStates?(keys: readonly string[]): Promise<Map<string, string>>;
   /**
    * Retention: deletes up to `request.limit` instances that match `finished` or `idle` and
    * that no live lease holds, with their history; answers how many it deleted. Safe to run
    * from several processes at once. Optional: without it instances stay until deleted.
    */
-  sweep?(request: FsmSweepRequest): Promise<number>;
+  sweep?(request: WorkflowSweepRequest): Promise<number>;
   /** Transition history of one instance, oldest first (empty when history is off). */
-  history(handle: string): Promise<FsmTransitionRecord[]>;
+  history(key: string): Promise<WorkflowTransitionRecord[]>;
 }
 
 /** Whether `store` implements the atomic protocol. */
-export function isAtomicFsmStateStore(store: FsmStateStore): store is AtomicFsmStateStore {
-  const candidate = store as Partial<AtomicFsmStateStore>;
+export function isAtomicWorkflowStateStore(store: WorkflowStateStore): store is AtomicWorkflowStateStore {
+  const candidate = store as Partial<AtomicWorkflowStateStore>;
   return (
     typeof candidate.claim === 'function' &&
     typeof candidate.commit === 'function' &&
@@ -108,3 +108,16 @@ export function isAtomicFsmStateStore(store: FsmStateStore): store is AtomicFsmS
     typeof candidate.loadMany === 'function'
   );
 }
+
+/** @deprecated Use {@link WorkflowClaimRequest}; the old name goes in 0.4. */
+export type FsmClaimRequest = WorkflowClaimRequest;
+/** @deprecated Use {@link WorkflowClaimResult}; the old name goes in 0.4. */
+export type FsmClaimResult = WorkflowClaimResult;
+/** @deprecated Use {@link WorkflowSweepRequest}; the old name goes in 0.4. */
+export type FsmSweepRequest = WorkflowSweepRequest;
+/** @deprecated Use {@link WorkflowCommit}; the old name goes in 0.4. */
+export type FsmCommit = WorkflowCommit;
+/** @deprecated Use {@link AtomicWorkflowStateStore}; the old name goes in 0.4. */
+export type AtomicFsmStateStore = AtomicWorkflowStateStore;
+/** @deprecated Use {@link isAtomicWorkflowStateStore}; the old name goes in 0.4. */
+export const isAtomicFsmStateStore = isAtomicWorkflowStateStore;

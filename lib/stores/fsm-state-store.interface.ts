@@ -1,5 +1,5 @@
-/** What a store keeps for one workflow instance; a store gives all of it back, context and owner included. */
-export interface FsmSnapshot {
+/** What a store keeps for one workflow instance: a store gives back every field it was given. */
+export interface WorkflowSnapshot {
   /**
    * The state value: a dotted path (`'approved'`, `'review.legal'`), or the JSON state value
    * of a parallel state (see the engine).
@@ -14,17 +14,30 @@ export interface FsmSnapshot {
 }
 
 /**
- * Where workflow state lives. The smallest store:
- * any object with `load` and `save` works, with the limits docs/extending.md describes
- * (one process; calls on one handle are serialised by an in-process mutex).
- * Stores that can do better also implement {@link AtomicFsmStateStore}.
+ * Where workflow state lives: any object with `load` and `save` that keeps the whole
+ * {@link WorkflowSnapshot} (checked by a round trip at startup), with the limits docs/extending.md
+ * describes (one process; calls on one instance are serialised by an in-process mutex).
+ * Stores that can do better also implement `AtomicWorkflowStateStore` (`nestjs-mcp-fsm/extend`).
+ *
+ * @example
+ * class MyStore implements WorkflowStateStore {
+ *   async load(key: string) { return rows.get(key); }
+ *   async save(key: string, snapshot: WorkflowSnapshot) { rows.set(key, structuredClone(snapshot)); }
+ * }
  */
-export interface FsmStateStore {
-  /** The snapshot of `handle`, or `undefined` when there is none. */
-  load(handle: string): Promise<FsmSnapshot | undefined>;
-  /** Stores the snapshot of `handle`, replacing any earlier one. */
-  save(handle: string, snapshot: FsmSnapshot): Promise<void>;
+export interface WorkflowStateStore {
+  /** The snapshot stored under `key` (an instance key, `"<machine>:<handle>"` or `"<machine>:session:<id>"`), or `undefined` when there is none. */
+  load(key: string): Promise<WorkflowSnapshot | undefined>;
+  /** Stores the snapshot under `key`, replacing any earlier one. */
+  save(key: string, snapshot: WorkflowSnapshot): Promise<void>;
 }
 
-/** Injection token of the module's {@link FsmStateStore}. */
-export const FsmStateStore = Symbol('nestjs-mcp-fsm:FsmStateStore');
+/** Injection token of the module's {@link WorkflowStateStore}. */
+export const WorkflowStateStore = Symbol('nestjs-mcp-fsm:WorkflowStateStore');
+
+/** @deprecated Use {@link WorkflowSnapshot}; the old name goes in 0.4. */
+export type FsmSnapshot = WorkflowSnapshot;
+/** @deprecated Use {@link WorkflowStateStore}; the old name goes in 0.4. */
+export const FsmStateStore = WorkflowStateStore;
+/** @deprecated Use {@link WorkflowStateStore}; the old name goes in 0.4. */
+export type FsmStateStore = WorkflowStateStore;

@@ -1,21 +1,21 @@
-import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './fsm-store.adapter.js';
-import { InMemoryFsmStateStore } from './in-memory-fsm-state.store.js';
+import { InMemoryWorkflowStateStore } from './in-memory-fsm-state.store.js';
 
 /** The smallest store a user may write: `load` and `save` over a map. */
-class MapStore implements FsmStateStore {
-  readonly snapshots = new Map<string, FsmSnapshot>();
+class MapStore implements WorkflowStateStore {
+  readonly snapshots = new Map<string, WorkflowSnapshot>();
 
-  async load(handle: string): Promise<FsmSnapshot | undefined> {
+  async load(handle: string): Promise<WorkflowSnapshot | undefined> {
     return this.snapshots.get(handle);
   }
 
-  async save(handle: string, snapshot: FsmSnapshot): Promise<void> {
+  async save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     this.snapshots.set(handle, snapshot);
   }
 }
 
-const snapshot = (state: string): FsmSnapshot => ({ state, updatedAt: new Date().toISOString() });
+const snapshot = (state: string): WorkflowSnapshot => ({ state, updatedAt: new Date().toISOString() });
 const record = { machine: 'invoice', handle: 'invoice:1', from: null, to: 'draft', event: null, tool: 'start', principal: null, at: '' };
 
 describe('FsmStoreAdapter', () => {
@@ -62,11 +62,11 @@ describe('FsmStoreAdapter', () => {
   });
 
   describe('around an atomic store', () => {
-    let store: InMemoryFsmStateStore;
+    let store: InMemoryWorkflowStateStore;
     let adapter: FsmStoreAdapter;
 
     beforeEach(() => {
-      store = new InMemoryFsmStateStore({ history: true });
+      store = new InMemoryWorkflowStateStore({ history: true });
       adapter = new FsmStoreAdapter(store);
     });
 

@@ -1,19 +1,19 @@
 import {
-  isAtomicFsmStateStore,
-  type AtomicFsmStateStore,
-  type FsmClaimRequest,
-  type FsmSweepRequest,
+  isAtomicWorkflowStateStore,
+  type AtomicWorkflowStateStore,
+  type WorkflowClaimRequest,
+  type WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
 import { LeaseLocker } from './locks/lease.locker.js';
 import { MutexLocker } from './locks/mutex.locker.js';
 import { TransactionLocker } from './locks/transaction.locker.js';
 import {
-  isTransactionalFsmStateStore,
-  type FsmTransaction,
-  type TransactionalFsmStateStore,
+  isTransactionalWorkflowStateStore,
+  type WorkflowTransaction,
+  type TransactionalWorkflowStateStore,
 } from './transactional-fsm-state-store.interface.js';
 
 /** What the module's store can do beyond the full protocol every store gets through {@link FsmStoreAdapter}. */
@@ -27,7 +27,7 @@ export interface FsmStoreSupport {
 }
 
 /**
- * The module's store as the rest of the module uses it: any {@link FsmStateStore} wrapped
+ * The module's store as the rest of the module uses it: any {@link WorkflowStateStore} wrapped
  * once, at its provider, in the full protocol. An atomic store's claims are leases (renewed
  * while a handler runs), a transactional store also locks rows in a transaction, and a plain
  * `load`/`save` store gets an in-process mutex per instance (one process only). What a store
@@ -38,20 +38,20 @@ export class FsmStoreAdapter {
   /** What the store can do, found once. */
   readonly supports: FsmStoreSupport;
   /** The store when it is atomic. */
-  private readonly atomic?: AtomicFsmStateStore;
+  private readonly atomic?: AtomicWorkflowStateStore;
   /** The store when it is transactional. */
-  private readonly transactional?: TransactionalFsmStateStore;
+  private readonly transactional?: TransactionalWorkflowStateStore;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
-  constructor(readonly store: FsmStateStore) {
-    if (isAtomicFsmStateStore(store)) {
+  constructor(readonly store: WorkflowStateStore) {
+    if (isAtomicWorkflowStateStore(store)) {
       this.atomic = store;
       this.locker = new LeaseLocker(store);
     } else {
       this.locker = new MutexLocker(store);
     }
-    if (isTransactionalFsmStateStore(store)) {
+    if (isTransactionalWorkflowStateStore(store)) {
       this.transactional = store;
       this.transactionLocker = new TransactionLocker(store);
     }
@@ -68,12 +68,12 @@ export class FsmStoreAdapter {
   }
 
   /** The snapshot of `key`, or `undefined` when there is none. */
-  load(key: string): Promise<FsmSnapshot | undefined> {
+  load(key: string): Promise<WorkflowSnapshot | undefined> {
     return this.store.load(key);
   }
 
   /** Creates a new instance (a plain store saves it: the caller made sure it is new). */
-  create(key: string, snapshot: FsmSnapshot, record: FsmTransitionRecord): Promise<void> {
+  create(key: string, snapshot: WorkflowSnapshot, record: WorkflowTransitionRecord): Promise<void> {
     return this.atomic ? this.atomic.create(key, snapshot, record) : this.store.save(key, snapshot);
   }
 
@@ -81,12 +81,12 @@ export class FsmStoreAdapter {
    * Takes the instance of `request` for one call: a lease, an in-process mutex, or (when
    * `transactional`, which needs `supports.transactions`) a row lock in a new transaction.
    */
-  acquire(request: FsmClaimRequest, transactional = false): Promise<FsmLockOutcome> {
+  acquire(request: WorkflowClaimRequest, transactional = false): Promise<FsmLockOutcome> {
     return (transactional ? this.transactionLocker! : this.locker).acquire(request);
   }
 
   /** Opens a transaction a transactional start tool creates its instance in (needs `supports.transactions`). */
-  beginTransaction(): Promise<FsmTransaction> {
+  beginTransaction(): Promise<WorkflowTransaction> {
     return this.transactional!.beginTransaction();
   }
 
@@ -104,7 +104,7 @@ export class FsmStoreAdapter {
   }
 
   /** The instance's transitions, oldest first (empty when the store keeps none). */
-  async history(key: string): Promise<FsmTransitionRecord[]> {
+  async history(key: string): Promise<WorkflowTransitionRecord[]> {
     return this.atomic ? this.atomic.history(key) : [];
   }
 
@@ -114,7 +114,7 @@ export class FsmStoreAdapter {
   }
 
   /** One retention sweep: how many instances it deleted (none when the store cannot, `supports.sweep`). */
-  async sweep(request: FsmSweepRequest): Promise<number> {
+  async sweep(request: WorkflowSweepRequest): Promise<number> {
     return (await this.atomic?.sweep?.(request)) ?? 0;
   }
 }

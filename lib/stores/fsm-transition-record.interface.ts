@@ -1,5 +1,5 @@
 /** One row of transition history: which call moved which instance from where to where. */
-export interface FsmTransitionRecord {
+export interface WorkflowTransitionRecord {
   /** Machine id. */
   machine: string;
   /** Store key of the instance. */
@@ -17,3 +17,6 @@ export interface FsmTransitionRecord {
   /** ISO-8601 time of the transition. */
   at: string;
 }
+
+/** @deprecated Use {@link WorkflowTransitionRecord}; the old name goes in 0.4. */
+export type FsmTransitionRecord = WorkflowTransitionRecord;

@@ -1,19 +1,19 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
-  AtomicFsmStateStore,
-  FsmClaimRequest,
-  FsmClaimResult,
-  FsmCommit,
-  FsmSweepRequest,
+  AtomicWorkflowStateStore,
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
+  WorkflowCommit,
+  WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
 import { isOwnedBy } from './fsm-instance-owner.js';
-import type { FsmSnapshot } from './fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
 
-/** Options of {@link InMemoryFsmStateStore}. */
-export interface InMemoryFsmStateStoreOptions {
+/** Options of {@link InMemoryWorkflowStateStore}. */
+export interface InMemoryWorkflowStateStoreOptions {
   /**
    * Most instances held at once. Idle instances are dropped first; when the store is still
    * full, creating an instance throws (live workflow state is never evicted).
@@ -47,11 +47,11 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * The module's default store: workflow state in process memory, bounded in size and idle
  * time. It implements the atomic protocol (claims with leases), so concurrent calls on one
  * handle run the handler once within this process; state is lost on restart and is not
- * shared between processes (use `TypeOrmFsmStateStore` for that).
+ * shared between processes (use `TypeOrmWorkflowStateStore` for that).
  */
-export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplicationShutdown {
+export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
-  private readonly records = new Map<string, FsmTransitionRecord[]>();
+  private readonly records = new Map<string, WorkflowTransitionRecord[]>();
   private readonly maxEntries: number;
   private readonly idleTtlMs: number;
   private readonly keepHistory: boolean;
@@ -59,7 +59,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   private readonly clock: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
 
-  constructor(options: InMemoryFsmStateStoreOptions = {}) {
+  constructor(options: InMemoryWorkflowStateStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 10_000;
     this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
     this.keepHistory = options.history ?? false;
@@ -76,13 +76,13 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
-  async load(handle: string): Promise<FsmSnapshot | undefined> {
+  async load(handle: string): Promise<WorkflowSnapshot | undefined> {
     const entry = this.live(handle);
     return entry && toSnapshot(entry);
   }
 
   /** @inheritdoc */
-  async save(handle: string, snapshot: FsmSnapshot): Promise<void> {
+  async save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     const entry = this.live(handle);
     if (entry) {
       entry.state = snapshot.state;
@@ -96,14 +96,14 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
-  async create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void> {
+  async create(handle: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
     if (this.live(handle)) throw new Error(storeHandleExists(handle));
     this.insert(handle, snapshot);
     if (record) this.record(record);
   }
 
   /** @inheritdoc */
-  async claim(request: FsmClaimRequest): Promise<FsmClaimResult> {
+  async claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult> {
     const now = this.clock();
     const entry = this.live(request.handle);
     if (!entry) {
@@ -125,7 +125,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
-  async commit(handle: string, token: string, commit: FsmCommit): Promise<boolean> {
+  async commit(handle: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const entry = this.live(handle);
     if (!entry || entry.leaseToken !== token) return false;
     entry.state = commit.snapshot.state;
@@ -140,7 +140,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
 
   /** @inheritdoc */
   /** @inheritdoc */
-  async sweep({ finished, idle, limit }: FsmSweepRequest): Promise<number> {
+  async sweep({ finished, idle, limit }: WorkflowSweepRequest): Promise<number> {
     const now = this.clock();
     const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));
     const idleMachines = new Set(idle?.machines);
@@ -184,8 +184,8 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
-  async loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
-    const snapshots = new Map<string, FsmSnapshot>();
+  async loadMany(handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    const snapshots = new Map<string, WorkflowSnapshot>();
     for (const handle of handles) {
       const entry = this.live(handle);
       if (entry) snapshots.set(handle, toSnapshot(entry));
@@ -204,7 +204,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
   }
 
   /** @inheritdoc */
-  async history(handle: string): Promise<FsmTransitionRecord[]> {
+  async history(handle: string): Promise<WorkflowTransitionRecord[]> {
     return [...(this.records.get(handle) ?? [])];
   }
 
@@ -217,7 +217,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     return entry;
   }
 
-  private insert(handle: string, snapshot: FsmSnapshot): Entry {
+  private insert(handle: string, snapshot: WorkflowSnapshot): Entry {
     if (this.entries.size >= this.maxEntries) {
       this.expireIdle();
       if (this.entries.size >= this.maxEntries) throw new Error(storeFull(this.maxEntries));
@@ -233,7 +233,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, OnApplication
     return entry;
   }
 
-  private record(record: FsmTransitionRecord): void {
+  private record(record: WorkflowTransitionRecord): void {
     if (!this.keepHistory) return;
     const rows = this.records.get(record.handle) ?? [];
     rows.push({ ...record });
@@ -262,8 +262,8 @@ function isLeased(entry: Entry, now: number): boolean {
   return entry.leaseUntil !== undefined && entry.leaseUntil >= now;
 }
 
-function toSnapshot(entry: Entry): FsmSnapshot {
-  const snapshot: FsmSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
+function toSnapshot(entry: Entry): WorkflowSnapshot {
+  const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
   return snapshot;
@@ -273,3 +273,10 @@ function toSnapshot(entry: Entry): FsmSnapshot {
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return context === undefined ? undefined : structuredClone(context);
 }
+
+/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
+export const InMemoryFsmStateStore = InMemoryWorkflowStateStore;
+/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
+export type InMemoryFsmStateStore = InMemoryWorkflowStateStore;
+/** @deprecated Use {@link InMemoryWorkflowStateStoreOptions}; the old name goes in 0.4. */
+export type InMemoryFsmStateStoreOptions = InMemoryWorkflowStateStoreOptions;

@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /** Messages of the stores and the transition relay, worded once (operators and developers read them). */
 
@@ -9,7 +9,7 @@ export const storeHandleExists = (handle: string): string => `Workflow instance 
 
 /** Store error: the in-memory store holds `maxEntries` live instances and refuses a new one. */
 export const storeFull = (maxEntries: number): string =>
-  `InMemoryFsmStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmFsmStateStore).`;
+  `InMemoryWorkflowStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmWorkflowStateStore).`;
 
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>
@@ -18,6 +18,14 @@ export const storeUnsupportedDatabase = (component: string, type: string): strin
 /** Bootstrap error: `component` was given a table name that is not a plain (optionally schema-qualified) SQL identifier. */
 export const storeInvalidTableName = (component: string, name: string): string =>
   `${component}: table name "${name}" is not a plain SQL identifier (letters, digits, "_", optionally "schema.table").`;
+
+/** Bootstrap error: a `{ load, save }` store did not give back the snapshot it was given. */
+export const storeDropsFields = (store: string, fields: readonly string[]): string =>
+  `${store} did not give back what it saved: ${fields.join(', ')} ${fields.length === 1 ? 'was' : 'were'} lost in a round trip at startup. A store keeps the whole snapshot ({ state, context, updatedAt, owner }) and returns it from load; otherwise instances lose their context, and handle-keyed ones their owner (anyone who knows the handle could then call).`;
+
+/** Bootstrap error: a TypeORM store, relay or migration was given no DataSource. */
+export const storeNeedsDataSource = (component: string, value: unknown): string =>
+  `${component} needs a TypeORM DataSource, got ${value === null ? 'null' : typeof value}. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new ${component}(dataSource).`;
 
 /** Store error: a transaction was used after its commit or rollback. */
 export const storeTransactionClosed = (): string =>
@@ -33,7 +41,7 @@ export const storeTimedOut = (component: string, operation: string, timeoutMs: n
 
 /** Store error: a transaction was still open at its deadline; it was rolled back (or its connection closed). */
 export const storeTransactionExpired = (timeoutMs: number): string =>
-  `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
+  `TypeOrmWorkflowStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
 
 /** Error of a query still running on a connection that `component` closed (a deadline, or a transaction that did not end cleanly). */
 export const storeConnectionAbandoned = (component: string): string =>
@@ -45,15 +53,15 @@ export const storeInvalidTimeout = (component: string, timeoutMs: unknown): stri
 
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
-  `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).`;
+  `TypeOrmWorkflowStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).`;
 
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string =>
-  `PostgresFsmTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
+  `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
 
 /** Bootstrap error: a LISTEN/NOTIFY channel name that is not a plain identifier. */
 export const relayInvalidChannel = (channel: string): string =>
-  `PostgresFsmTransitionRelay: channel "${channel}" is not a plain lower-case SQL identifier (a-z, 0-9, "_").`;
+  `PostgresTransitionRelay: channel "${channel}" is not a plain lower-case SQL identifier (a-z, 0-9, "_").`;
 
 /** Log line: a NOTIFY failed (the menu of other instances refreshes on their next list). */
 export const relayPublishFailed = (error: unknown): string =>

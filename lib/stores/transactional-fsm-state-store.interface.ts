@@ -1,18 +1,18 @@
 import type {
-  AtomicFsmStateStore,
-  FsmClaimRequest,
-  FsmClaimResult,
-  FsmCommit,
+  AtomicWorkflowStateStore,
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
+  WorkflowCommit,
 } from './atomic-fsm-state-store.interface.js';
 
 /** A lock request inside a transaction: the claim request (same semantics) without its lease fields. */
-export type FsmLockRequest = Omit<FsmClaimRequest, 'token' | 'leaseMs'>;
+export type WorkflowLockRequest = Omit<WorkflowClaimRequest, 'token' | 'leaseMs'>;
 
 /**
  * One open database transaction that a gated handler joins (transactional mode):
  * the handler's writes through `manager` and the state change commit or roll back together.
  */
-export interface FsmTransaction {
+export interface WorkflowTransaction {
   /** The transaction's entity manager (a TypeORM `EntityManager` for the TypeORM store). */
   readonly manager: unknown;
   /**
@@ -21,20 +21,29 @@ export interface FsmTransaction {
    * states matched exactly (any state without `allowedStates`), an owned instance is
    * `unknown` to every other caller; `claimed` carries the snapshot, context included.
    */
-  lock(request: FsmLockRequest): Promise<FsmClaimResult>;
+  lock(request: WorkflowLockRequest): Promise<WorkflowClaimResult>;
   /** Writes the new state (inserts it when `insert`), then commits the transaction. */
-  commit(handle: string, commit: FsmCommit, options?: { insert?: boolean }): Promise<void>;
+  commit(key: string, commit: WorkflowCommit, options?: { insert?: boolean }): Promise<void>;
   /** Rolls the transaction back; safe to call after a failed commit. */
   rollback(): Promise<void>;
 }
 
 /** A store that can run the claim as a row lock inside a transaction the handler joins. */
-export interface TransactionalFsmStateStore extends AtomicFsmStateStore {
+export interface TransactionalWorkflowStateStore extends AtomicWorkflowStateStore {
   /** Opens a transaction on a connection of its own. */
-  beginTransaction(): Promise<FsmTransaction>;
+  beginTransaction(): Promise<WorkflowTransaction>;
 }
 
 /** Whether `store` supports transactional mode. */
-export function isTransactionalFsmStateStore(store: object): store is TransactionalFsmStateStore {
-  return typeof (store as Partial<TransactionalFsmStateStore>).beginTransaction === 'function';
+export function isTransactionalWorkflowStateStore(store: object): store is TransactionalWorkflowStateStore {
+  return typeof (store as Partial<TransactionalWorkflowStateStore>).beginTransaction === 'function';
 }
+
+/** @deprecated Use {@link WorkflowLockRequest}; the old name goes in 0.4. */
+export type FsmLockRequest = WorkflowLockRequest;
+/** @deprecated Use {@link WorkflowTransaction}; the old name goes in 0.4. */
+export type FsmTransaction = WorkflowTransaction;
+/** @deprecated Use {@link TransactionalWorkflowStateStore}; the old name goes in 0.4. */
+export type TransactionalFsmStateStore = TransactionalWorkflowStateStore;
+/** @deprecated Use {@link isTransactionalWorkflowStateStore}; the old name goes in 0.4. */
+export const isTransactionalFsmStateStore = isTransactionalWorkflowStateStore;

@@ -1,11 +1,9 @@
 import { HttpException } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.reader.js';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { McpBodyNotJsonError, McpBodyTooLargeError, type McpNodeRequest } from './mcp-body.reader.js';
 import * as messages from './transports.messages.js';
 
-/** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
-export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /** The part of Fastify's request the transport uses (typed here: fastify is not a dependency). */
 interface FastifyRequestLike {

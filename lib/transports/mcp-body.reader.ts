@@ -1,4 +1,8 @@
-import type { McpNodeRequest } from './framework-exchange.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { IncomingMessage } from 'node:http';
+
+/** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
+export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /** A POST body on the MCP path that is declared JSON and is not. */
 export class McpBodyNotJsonError extends Error {}

@@ -18,7 +18,7 @@ import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpSessionRecordError } from '../stores/mcp-session-record.error.js';
 import { McpSessionStore, type McpSessionRecord } from '../stores/mcp-session-store.interface.js';
-import type { McpNodeRequest as Request } from './framework-exchange.js';
+import type { McpNodeRequest as Request } from './mcp-body.reader.js';
 import { negotiatedProtocolVersion, replayableInitialize, replayInitialize } from './initialize-replay.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { isGetStreamEventId, McpSessionEventStore } from './session-event.store.js';

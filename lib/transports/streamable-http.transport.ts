@@ -3,21 +3,21 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../protocol/client-input.limits.js';
+import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import {
   MCP_HTTP_OPTIONS,
   MCP_SESSION_OPTIONS,
   type McpResolvedHttpOptions,
   type McpResolvedSessionOptions,
 } from '../options/mcp-resolved-options.interface.js';
-import { mcpHttpExchange } from './mcp-http-request.storage.js';
+import { mcpHttpExchange } from '../protocol/mcp-http-request.storage.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { invalidParams } from '../protocol/protocol.messages.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../protocol/modern-era.js';
 import { ModernServerFactory } from '../protocol/modern-server.factory.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
-import { McpShutdownDrain } from './mcp-shutdown.drain.js';
+import { McpShutdownDrain } from '../protocol/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import {
@@ -25,10 +25,9 @@ import {
   toNodeExchange,
   type FastifyInstanceLike,
   type FrameworkError,
-  type McpNodeRequest as Request,
 } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
-import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody } from './mcp-body.reader.js';
+import { isJsonContentType, McpBodyNotJsonError, McpBodyTooLargeError, readMcpBody, type McpNodeRequest as Request } from './mcp-body.reader.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';

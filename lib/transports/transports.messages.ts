@@ -1,4 +1,4 @@
-import { echo } from '../protocol/client-input.echo.js';
+import { echo } from '../client-input/client-input.echo.js';
 
 /** What an HTTP client or an operator reads from the transports: worded once. */
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CreateMessageResultSchema, ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpTool, ToolArgs, ToolContext, type McpToolContext } from '../../lib/index.js';
+import { McpTool, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
 
 /** The `json_schema_2020_12_tool` arguments, whose JSON Schema keeps the 2020-12 keywords the suite looks for. */
 const ContactSchema = z
@@ -42,7 +42,7 @@ const text = (value: string): CallToolResult => ({ content: [{ type: 'text', tex
 @Injectable()
 export class ConformanceDiagnostics {
   @McpTool({ name: 'test_missing_capability', description: 'Asks the client for a completion, which needs its sampling capability' })
-  async missingCapability(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async missingCapability(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     const result = await ctx.extra.sendRequest(
       { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'capability probe' } }], maxTokens: 10 } },
       CreateMessageResultSchema,
@@ -51,7 +51,7 @@ export class ConformanceDiagnostics {
   }
 
   @McpTool({ name: 'test_streaming_elicitation', description: 'Asks the user to confirm, and says whether the question went out' })
-  async streamingElicitation(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async streamingElicitation(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     try {
       const result = await ctx.extra.sendRequest(
         { method: 'elicitation/create', params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
@@ -65,13 +65,13 @@ export class ConformanceDiagnostics {
   }
 
   @McpTool({ name: 'test_logging_tool', description: 'Sends a log message at info level' })
-  async logging(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async logging(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     await ctx.log('info', 'test_logging_tool ran');
     return text('Logged at info level, when the client asked for it.');
   }
 
   @McpTool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features', inputSchema: ContactSchema })
-  contact(@ToolArgs() contact: z.infer<typeof ContactSchema>): CallToolResult {
+  contact(@McpArgs() contact: z.infer<typeof ContactSchema>): CallToolResult {
     return text(`Contact: ${JSON.stringify(contact)}`);
   }
 
@@ -80,7 +80,7 @@ export class ConformanceDiagnostics {
     description: 'Echoes a region that the client also sends as the Mcp-Param-Region header',
     inputSchema: z.object({ region: z.string().describe('Region to echo').meta({ 'x-mcp-header': 'Region' }) }),
   })
-  customHeader(@ToolArgs('region') region: string): CallToolResult {
+  customHeader(@McpArgs('region') region: string): CallToolResult {
     return text(`region=${region}`);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { McpPrompt, McpResource, ToolArgs } from '../../lib/index.js';
+import { McpPrompt, McpResource, McpArgs } from '../../lib/index.js';
 import { TEST_IMAGE_BASE64 } from './conformance.tools.js';
 
 /** The resources the suite's `resources-*` scenarios read and subscribe to, shaped as their requirements say. */
@@ -27,7 +27,7 @@ export class ConformanceResources {
     mimeType: 'application/json',
     description: 'Data for an id, from a template',
   })
-  templateData(@ToolArgs('id') id: string) {
+  templateData(@McpArgs('id') id: string) {
     return { id, templateTest: true, data: `Data for ID: ${id}` };
   }
 }
@@ -46,7 +46,7 @@ export class ConformancePrompts {
     argsSchema: z.object({ arg1: z.string().describe('First test argument'), arg2: z.string().describe('Second test argument') }),
     complete: { arg1: (value) => ['test', 'testing', 'tested'].filter((word) => word.startsWith(value)) },
   })
-  withArguments(@ToolArgs() args: { arg1: string; arg2: string }) {
+  withArguments(@McpArgs() args: { arg1: string; arg2: string }) {
     return `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`;
   }
 
@@ -55,7 +55,7 @@ export class ConformancePrompts {
     description: 'A prompt that embeds a resource',
     argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
   })
-  withEmbeddedResource(@ToolArgs('resourceUri') resourceUri: string) {
+  withEmbeddedResource(@McpArgs('resourceUri') resourceUri: string) {
     return [
       { role: 'user' as const, content: { type: 'resource' as const, resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
       { role: 'user' as const, content: { type: 'text' as const, text: 'Please process the embedded resource above.' } },

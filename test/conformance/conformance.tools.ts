@@ -6,7 +6,7 @@ import {
   type ElicitRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpTool, ToolArgs, ToolContext, type McpToolContext } from '../../lib/index.js';
+import { McpTool, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
 
 /** A 1x1 red PNG, as the suite's reference server sends it. */
 export const TEST_IMAGE_BASE64 =
@@ -73,7 +73,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution' })
-  async withLogging(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async withLogging(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     await ctx.log('info', 'Tool execution started');
     await pause();
     await ctx.log('info', 'Tool processing data');
@@ -83,7 +83,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications' })
-  async withProgress(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async withProgress(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     await ctx.reportProgress(0, 100);
     await pause();
     await ctx.reportProgress(50, 100);
@@ -103,7 +103,7 @@ export class ConformanceTools {
     description: 'Tests server-initiated sampling (LLM completion request)',
     inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
   })
-  async sampling(@ToolArgs('prompt') prompt: string, @ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  async sampling(@McpArgs('prompt') prompt: string, @McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     const result = await ctx.extra.sendRequest(
       {
         method: 'sampling/createMessage',
@@ -120,7 +120,7 @@ export class ConformanceTools {
     description: 'Tests server-initiated elicitation (user input request)',
     inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
   })
-  elicitation(@ToolArgs('message') message: string, @ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  elicitation(@McpArgs('message') message: string, @McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     return this.elicit(ctx, 'User response', {
       message,
       requestedSchema: {
@@ -135,7 +135,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ name: 'test_elicitation_sep1034_defaults', description: 'Tests elicitation with default values (SEP-1034)' })
-  elicitationDefaults(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  elicitationDefaults(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     return this.elicit(ctx, 'Elicitation completed', {
       message: 'Please review and update the form fields with defaults',
       requestedSchema: {
@@ -153,7 +153,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ name: 'test_elicitation_sep1330_enums', description: 'Tests elicitation with enum schemas (SEP-1330)' })
-  elicitationEnums(@ToolContext() ctx: McpToolContext): Promise<CallToolResult> {
+  elicitationEnums(@McpContext() ctx: McpToolContext): Promise<CallToolResult> {
     const titled = (prefix: string, noun: string) =>
       ['First', 'Second', 'Third'].map((ordinal, index) => ({ const: `${prefix}${index + 1}`, title: `${ordinal} ${noun}` }));
     return this.elicit(ctx, 'Elicitation completed', {

@@ -1,6 +1,6 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { FsmCall, FsmGate } from '../../lib/index.js';
+import { WorkflowCall, WorkflowGate } from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
@@ -12,10 +12,10 @@ const audit: string[] = [];
  * payment machine's calls with a code of its own, and an audit hook on every stored change.
  */
 @Injectable()
-class FreezingAuditingGate extends FsmGate {
+class FreezingAuditingGate extends WorkflowGate {
   static frozen = false;
 
-  protected override async admit(call: FsmCall): Promise<void> {
+  protected override async admit(call: WorkflowCall): Promise<void> {
     const machine = call.tool.binding?.machine ?? call.tool.start?.machine;
     if (FreezingAuditingGate.frozen && machine === 'payment') {
       throw this.refusals.refuse(call, 'FROZEN', `FROZEN: payments are frozen, so "${call.tool.name}" did not run.`, machine);
@@ -23,7 +23,7 @@ class FreezingAuditingGate extends FsmGate {
     await super.admit(call);
   }
 
-  protected override async complete(call: FsmCall): Promise<void> {
+  protected override async complete(call: WorkflowCall): Promise<void> {
     await super.complete(call);
     const { storedState, admitted } = call.outcome;
     if (storedState !== undefined) {

@@ -90,7 +90,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
     });
   });
 
-  describe('pipes on @ToolArgs', () => {
+  describe('pipes on @McpArgs', () => {
     it('transforms one argument with the pipe and passes the others through', async () => {
       await checkout();
       const paid = await agent.call('order.pay', { amount: '12.50' });
@@ -147,7 +147,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
     });
   });
 
-  describe('@ToolContext', () => {
+  describe('@McpContext', () => {
     it('gives the session id, tool name, machine and state of the call', async () => {
       await agent.names();
       const first = await agent.call('order.inspect');

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import { fulfilmentModule } from '../fixtures/fulfilment.app.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -11,7 +11,7 @@ const [sqlite] = databaseTargets('parallel states');
 
 describe.each([
   ['the in-memory store', false],
-  ['TypeOrmFsmStateStore on SQLite', true],
+  ['TypeOrmWorkflowStateStore on SQLite', true],
 ] as const)('parallel states on %s', (_name, onSqlite) => {
   const tables = { tableName: `mcp_state_par_${uniqueSuffix()}`, historyTableName: `mcp_history_par_${uniqueSuffix()}` };
   let dataSource: DataSource | undefined;
@@ -33,7 +33,7 @@ describe.each([
   });
 
   beforeEach(async () => {
-    app = await listenApp([fulfilmentModule(dataSource ? { store: new TypeOrmFsmStateStore(dataSource, tables) } : {})]);
+    app = await listenApp([fulfilmentModule(dataSource ? { store: new TypeOrmWorkflowStateStore(dataSource, tables) } : {})]);
     agent = await connectClient(await mcpUrl(app));
   });
 
@@ -45,17 +45,17 @@ describe.each([
   it('lists and gates each region by the snapshot, stores both regions, and guards the close on both', async () => {
     expect(await agent.names()).toEqual(['fulfilment.ship', 'fulfilment.pay', 'fulfilment.close']);
     const early = await agent.call('fulfilment.track');
-    expect(early._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: '{"open":{"shipping":"packing","billing":"unpaid"}}' });
+    expect(early._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'FORBIDDEN', state: { open: { shipping: 'packing', billing: 'unpaid' } } });
 
     const shipped = await agent.call('fulfilment.ship');
-    const both = '{"open":{"shipping":"shipped","billing":"unpaid"}}';
-    expect(shipped._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: both });
+    const both = { open: { shipping: 'shipped', billing: 'unpaid' } };
+    expect(shipped._meta?.['nestjs-mcp-fsm/state']).toEqual({ machine: 'fulfilment', state: both, allowedTools: ['fulfilment.pay', 'fulfilment.track', 'fulfilment.close'] });
     await eventually(() => agent.listChanged() === 1);
     expect(await agent.names()).toEqual(['fulfilment.pay', 'fulfilment.track', 'fulfilment.close']);
     expect((await agent.call('fulfilment.track')).structuredContent).toEqual({ state: both });
     if (dataSource) {
-      const stored = await new TypeOrmFsmStateStore(dataSource, tables).load(`fulfilment:session:${agent.transport.sessionId}`);
-      expect(stored?.state).toBe(both);
+      const stored = await new TypeOrmWorkflowStateStore(dataSource, tables).load(`fulfilment:session:${agent.transport.sessionId}`);
+      expect(stored?.state).toBe(JSON.stringify(both));
     }
 
     const tooEarly = await agent.call('fulfilment.close');

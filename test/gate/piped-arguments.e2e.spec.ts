@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { BindState, McpModule, McpTool, McpWorkflow, StartWorkflow, ToolArgs, ToolContext, type McpToolContext } from '../../lib/index.js';
+import { McpBindState, McpModule, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
 import { approvalMachine } from '../fixtures/approval.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
@@ -48,26 +48,26 @@ const statusInput = z.object({ approvalId: z.string() });
 @McpWorkflow(approvalMachine)
 class PipedApprovalTools {
   @McpTool({ name: 'approval.request', description: 'Open a request' })
-  @StartWorkflow(approvalMachine)
+  @McpStartWorkflow(approvalMachine)
   request() {
     return { requested: true };
   }
 
   @McpTool({ name: 'approval.approve', description: 'Approve (gate around the method)', inputSchema: approveInput })
-  @BindState('review', 'APPROVE')
-  approve(@ToolArgs('approver', NormalizeNamePipe) approver: string) {
+  @McpBindState('review', 'APPROVE')
+  approve(@McpArgs('approver', NormalizeNamePipe) approver: string) {
     return { approver };
   }
 
   @McpTool({ name: 'approval.approveIntercepted', description: 'Approve (gate among interceptors)', inputSchema: approveInput })
-  @BindState('review', 'APPROVE')
+  @McpBindState('review', 'APPROVE')
   @UseInterceptors(PassThroughInterceptor)
-  approveIntercepted(@ToolArgs(NormalizeApproverPipe) input: { approver: string }) {
+  approveIntercepted(@McpArgs(NormalizeApproverPipe) input: { approver: string }) {
     return { approver: input.approver };
   }
 
   @McpTool({ name: 'approval.status', description: 'Show a request', inputSchema: statusInput })
-  status(@ToolContext() ctx: McpToolContext) {
+  status(@McpContext() ctx: McpToolContext) {
     return { state: ctx.state, context: ctx.workflowContext };
   }
 }

@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FsmStateStore, McpTool, McpWorkflow, ToolContext, type McpToolContext } from '../../lib/index.js';
-import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { WorkflowStateStore, McpTool, McpWorkflow, McpContext, type McpToolContext } from '../../lib/index.js';
+import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { paymentMachine } from '../fixtures/billing.machines.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
@@ -22,13 +22,13 @@ class PaymentLookupTools {
   readonly runs: string[] = [];
 
   @McpTool({ name: 'payment.lookup', description: 'Show a payment', inputSchema: z.object({ paymentId: z.string() }) })
-  lookup(@ToolContext() ctx: McpToolContext) {
+  lookup(@McpContext() ctx: McpToolContext) {
     this.runs.push(ctx.handle!);
     return { paymentId: ctx.handle, state: ctx.state };
   }
 }
 
-function appModule(store?: FsmStateStore): DynamicModule {
+function appModule(store?: WorkflowStateStore): DynamicModule {
   @Module({})
   class UnknownStateAppModule {}
   return {
@@ -48,7 +48,7 @@ interface StoreSetup {
   beforeAll?: () => Promise<void>;
   afterAll?: () => Promise<void>;
   /** Starts the app; returns the store the test writes the stray state with. */
-  start: () => Promise<{ app: INestApplication; store: FsmStateStore }>;
+  start: () => Promise<{ app: INestApplication; store: WorkflowStateStore }>;
 }
 
 const sqliteTables = { tableName: `us_state_${uniqueSuffix()}`, historyTableName: `us_history_${uniqueSuffix()}` };
@@ -56,7 +56,7 @@ let sqlite: DataSource;
 
 const setups: StoreSetup[] = [
   {
-    name: 'TypeOrmFsmStateStore on SQLite',
+    name: 'TypeOrmWorkflowStateStore on SQLite',
     beforeAll: async () => {
       sqlite = new DataSource({ type: 'better-sqlite3', database: join(mkdtempSync(join(tmpdir(), 'mcp-fsm-')), 'unknown-state.sqlite') });
       await sqlite.initialize();
@@ -67,23 +67,23 @@ const setups: StoreSetup[] = [
       await sqlite.destroy();
     },
     start: async () => {
-      const app = await listenApp([appModule(new TypeOrmFsmStateStore(sqlite, sqliteTables))]);
+      const app = await listenApp([appModule(new TypeOrmWorkflowStateStore(sqlite, sqliteTables))]);
       // The operator's view of the same table: a store of its own on the DataSource.
-      return { app, store: new TypeOrmFsmStateStore(sqlite, sqliteTables) };
+      return { app, store: new TypeOrmWorkflowStateStore(sqlite, sqliteTables) };
     },
   },
   {
-    name: 'InMemoryFsmStateStore (the module default, via the FsmStateStore token)',
+    name: 'InMemoryWorkflowStateStore (the module default, via the WorkflowStateStore token)',
     start: async () => {
       const app = await listenApp([appModule()]);
-      return { app, store: app.get<FsmStateStore>(FsmStateStore) };
+      return { app, store: app.get<WorkflowStateStore>(WorkflowStateStore) };
     },
   },
 ];
 
 describe.each(setups)('an instance stored in a state the machine does not have, $name', (setup) => {
   let app: INestApplication;
-  let store: FsmStateStore;
+  let store: WorkflowStateStore;
   let agent: TestClient;
   let clients: TestClient[];
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { InMemoryFsmStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionOptions, type McpSessionStore as SessionStore } from '../../lib/index.js';
+import { InMemoryWorkflowStateStore, InMemoryMcpSessionStore, McpSessionStore, type McpSessionOptions, type McpSessionStore as SessionStore } from '../../lib/index.js';
 import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
@@ -31,7 +31,7 @@ async function readEvents(response: Response, done: (text: string) => boolean, t
 
 describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session store, on %s', (adapter) => {
   let sessionStore: SessionStore;
-  let store: InMemoryFsmStateStore;
+  let store: InMemoryWorkflowStateStore;
   let apps: INestApplication[];
   let proxy: RoundRobinProxy;
   let clients: TestClient[];
@@ -41,7 +41,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
 
   beforeEach(async () => {
     sessionStore = new InMemoryMcpSessionStore();
-    store = new InMemoryFsmStateStore();
+    store = new InMemoryWorkflowStateStore();
     apps = [await startApp(), await startApp()];
     proxy = await startRoundRobinProxy(await Promise.all(apps.map((app) => mcpUrl(app))));
     clients = [];

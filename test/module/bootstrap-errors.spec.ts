@@ -2,17 +2,20 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import {
-  BindState,
+  McpBindState,
   defineMachine,
   McpModule,
   McpTool,
   McpWorkflow,
-  StartWorkflow,
+  McpStartWorkflow,
+  type WorkflowSnapshot,
+  type WorkflowStateStore,
   type McpModuleOptions,
 } from '../../lib/index.js';
-import { invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
+import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
+import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError } from '../utils/test-app.js';
 
 function appWith(providers: Type[], options: Partial<McpModuleOptions> = {}): DynamicModule {
@@ -56,7 +59,7 @@ class InvoiceReportTools {
 @Injectable()
 class ShippingTools {
   @McpTool({ name: 'shipping.dispatch', description: 'Dispatch the parcel' })
-  @BindState('packed', 'DISPATCH', { machine: 'shipping' })
+  @McpBindState('packed', 'DISPATCH', { machine: 'shipping' })
   dispatch() {
     return 'ok';
   }
@@ -72,7 +75,7 @@ const shippingMachine = defineMachine({
 @McpWorkflow(shippingMachine)
 class UnregisteredWorkflowTools {
   @McpTool({ name: 'shipping.send', description: 'Send the parcel' })
-  @BindState('packed', 'DISPATCH')
+  @McpBindState('packed', 'DISPATCH')
   send() {
     return 'ok';
   }
@@ -82,7 +85,7 @@ class UnregisteredWorkflowTools {
 @McpWorkflow(invoiceMachine)
 class ArchiveTools {
   @McpTool({ name: 'invoice.archive', description: 'Archive the invoice' })
-  @BindState('archived')
+  @McpBindState('archived')
   archive() {
     return 'ok';
   }
@@ -92,7 +95,7 @@ class ArchiveTools {
 @McpWorkflow(invoiceMachine)
 class SendTools {
   @McpTool({ name: 'invoice.send', description: 'Send the invoice' })
-  @BindState('draft', 'SEND')
+  @McpBindState('draft', 'SEND')
   send() {
     return 'ok';
   }
@@ -102,7 +105,7 @@ class SendTools {
 class StartWithUnknownEventTools {
   @McpTool({ name: 'payment.open', description: 'Open a payment' })
   // @ts-expect-error -- the compiler refuses the event too; bootstrap must, for a machine typed loosely.
-  @StartWorkflow(paymentMachine, 'OPEN')
+  @McpStartWorkflow(paymentMachine, 'OPEN')
   open() {
     return 'ok';
   }
@@ -112,7 +115,7 @@ class StartWithUnknownEventTools {
 @McpWorkflow(invoiceMachine)
 class NewInvoiceTools {
   @McpTool({ name: 'invoice.create', description: 'Create an invoice' })
-  @StartWorkflow()
+  @McpStartWorkflow()
   create() {
     return 'ok';
   }
@@ -121,7 +124,7 @@ class NewInvoiceTools {
 @Injectable()
 class LooseTools {
   @McpTool({ name: 'loose.step', description: 'A step of some workflow' })
-  @BindState('draft', 'SUBMIT')
+  @McpBindState('draft', 'SUBMIT')
   step() {
     return 'ok';
   }
@@ -131,7 +134,7 @@ class LooseTools {
 @McpWorkflow(invoiceMachine)
 class SubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @BindState('draft', 'SUBMIT')
+  @McpBindState('draft', 'SUBMIT')
   submit() {
     return 'ok';
   }
@@ -141,7 +144,7 @@ class SubmitTools {
 @McpWorkflow(invoiceMachine)
 class TransactionalSubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @BindState('draft', 'SUBMIT', { transactional: true })
+  @McpBindState('draft', 'SUBMIT', { transactional: true })
   submit() {
     return 'ok';
   }
@@ -155,6 +158,81 @@ class SearchTools {
   }
 }
 
+@Injectable()
+@McpWorkflow(invoiceMachine)
+class EarlyApproveTools {
+  @McpTool({ name: 'invoice.approve', description: 'Approve the invoice' })
+  @McpBindState(['draft', 'approved'], 'APPROVE')
+  approve() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+@McpWorkflow(paymentMachine)
+class EarlyRefundTools {
+  @McpTool({ name: 'payment.refund', description: 'Refund the payment' })
+  @McpBindState('authorized', 'REFUND')
+  refund() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+class SpacedNameTools {
+  @McpTool({ name: 'invoice/send now', description: 'Send the invoice' })
+  send() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+@McpWorkflow(paymentMachine)
+class PaymentStartTools {
+  @McpTool({ name: 'payment.authorize', description: 'Authorize a payment' })
+  @McpStartWorkflow()
+  authorize() {
+    return 'ok';
+  }
+}
+
+/** A custom store that keeps only the state and the time, as a hand-written `{ load, save }` might. */
+class StateOnlyStore implements WorkflowStateStore {
+  private readonly rows = new Map<string, { state: string; updatedAt: string }>();
+
+  async load(key: string): Promise<WorkflowSnapshot | undefined> {
+    return this.rows.get(key);
+  }
+
+  async save(key: string, { state, updatedAt }: WorkflowSnapshot): Promise<void> {
+    this.rows.set(key, { state, updatedAt });
+  }
+}
+
+/** A custom store that keeps the whole snapshot. */
+class WholeSnapshotStore implements WorkflowStateStore {
+  private readonly rows = new Map<string, string>();
+
+  async load(key: string): Promise<WorkflowSnapshot | undefined> {
+    const row = this.rows.get(key);
+    return row === undefined ? undefined : (JSON.parse(row) as WorkflowSnapshot);
+  }
+
+  async save(key: string, snapshot: WorkflowSnapshot): Promise<void> {
+    this.rows.set(key, JSON.stringify(snapshot));
+  }
+}
+
+/** Boots an app from `imports` and returns what it logged while starting. */
+async function startupLogs(imports: DynamicModule[]): Promise<RecordingLogger> {
+  const logs = new RecordingLogger();
+  const moduleRef = await Test.createTestingModule({ imports }).setLogger(logs).compile();
+  const app = moduleRef.createNestApplication({ logger: logs });
+  await app.init();
+  await app.close();
+  return logs;
+}
+
 describe('bootstrap errors name the class, the method and the decorator', () => {
   it('duplicate tool names', async () => {
     expect(await bootstrapError([appWith([InvoiceStatusTools, InvoiceReportTools])])).toBe(
@@ -162,57 +240,92 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('@BindState naming an unknown machine', async () => {
+  it('@McpBindState naming an unknown machine', async () => {
     expect(await bootstrapError([appWith([ShippingTools])])).toBe(
-      'ShippingTools.dispatch: @BindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
+      'ShippingTools.dispatch: @McpBindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
-  it('@BindState under an @McpWorkflow machine that was not registered', async () => {
+  it('@McpBindState under an @McpWorkflow machine that was not registered', async () => {
     expect(await bootstrapError([appWith([UnregisteredWorkflowTools])])).toBe(
       'UnregisteredWorkflowTools.send: @McpWorkflow names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
-  it('@BindState naming an unknown state', async () => {
+  it('@McpBindState naming an unknown state', async () => {
     expect(await bootstrapError([appWith([ArchiveTools])])).toBe(
-      'ArchiveTools.archive: @BindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
+      'ArchiveTools.archive: @McpBindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
     );
   });
 
-  it('@BindState firing an unknown event', async () => {
+  it('@McpBindState firing an unknown event', async () => {
     expect(await bootstrapError([appWith([SendTools])])).toBe(
-      'SendTools.send: @BindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
+      'SendTools.send: @McpBindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
     );
   });
 
-  it('@StartWorkflow firing an unknown event', async () => {
+  it('@McpStartWorkflow firing an unknown event', async () => {
     expect(await bootstrapError([appWith([StartWithUnknownEventTools])])).toBe(
-      'StartWithUnknownEventTools.open: @StartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
+      'StartWithUnknownEventTools.open: @McpStartWorkflow fires event "OPEN", which no transition of machine "payment" accepts (events: AUTHORIZE, CAPTURE, VOID, REFUND).',
     );
   });
 
-  it('@StartWorkflow on a session-keyed machine', async () => {
+  it('@McpBindState firing an event none of its states accepts', async () => {
+    expect(await bootstrapError([appWith([EarlyApproveTools])])).toBe(
+      'EarlyApproveTools.approve: @McpBindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
+    );
+  });
+
+  it('@McpBindState firing a guarded event from a state that does not accept it', async () => {
+    expect(await bootstrapError([appWith([EarlyRefundTools])])).toBe(
+      'EarlyRefundTools.refund: @McpBindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
+    );
+  });
+
+  it('a tool name MCP does not allow', async () => {
+    expect(await bootstrapError([appWith([SpacedNameTools])])).toBe(
+      'SpacedNameTools.send: @McpTool name "invoice/send now" is not a valid MCP tool name: use 1 to 128 letters, digits, "_", "." and "-" (no spaces or slashes).',
+    );
+  });
+
+  it('TypeOrmWorkflowStateStore without a DataSource (a forgotten inject)', () => {
+    expect(() => new TypeOrmWorkflowStateStore(undefined as unknown as DataSource)).toThrow(
+      'TypeOrmWorkflowStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmWorkflowStateStore(dataSource).',
+    );
+  });
+
+  it('a { load, save } store that loses context and owner', async () => {
+    expect(await bootstrapError([appWith([], { store: new StateOnlyStore() })])).toBe(
+      'StateOnlyStore did not give back what it saved: context, owner were lost in a round trip at startup. A store keeps the whole snapshot ({ state, context, updatedAt, owner }) and returns it from load; otherwise instances lose their context, and handle-keyed ones their owner (anyone who knows the handle could then call).',
+    );
+  });
+
+  it('a { load, save } store that keeps the whole snapshot boots', async () => {
+    const logs = await startupLogs([appWith([SubmitTools], { store: new WholeSnapshotStore() })]);
+    expect(logs.matching('error', /./)).toEqual([]);
+  });
+
+  it('@McpStartWorkflow on a session-keyed machine', async () => {
     expect(await bootstrapError([appWith([NewInvoiceTools])])).toBe(
-      'NewInvoiceTools.create: @StartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
+      'NewInvoiceTools.create: @McpStartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
     );
   });
 
-  it('@BindState without any machine', async () => {
+  it('@McpBindState without any machine', async () => {
     expect(await bootstrapError([appWith([LooseTools])])).toBe(
-      'LooseTools.step: @BindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
+      'LooseTools.step: @McpBindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
     );
   });
 
   it('gate.transactional: true (module option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([SubmitTools], { gate: { transactional: true } })])).toBe(
-      'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
+      'SubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
     );
   });
 
-  it('transactional: true (@BindState option) with the in-memory store', async () => {
+  it('transactional: true (@McpBindState option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([TransactionalSubmitTools])])).toBe(
-      'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
+      'TransactionalSubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
     );
   });
 
@@ -243,12 +356,30 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     }).initialize();
     try {
       await dataSource.runMigrations();
-      expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
-        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createFsmStateMigration / createFsmContextMigration for custom table names).',
+      expect(await bootstrapError([appWith([], { store: new TypeOrmWorkflowStateStore(dataSource) })])).toBe(
+        'TypeOrmWorkflowStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
       );
     } finally {
       await dataSource.destroy();
     }
+  });
+
+  it('logs which engine runs each machine, and warns of a handle-keyed machine nothing can start', async () => {
+    const logs = await startupLogs([appWith([SubmitTools], { machines: [invoiceMachine, paymentMachine] })]);
+    expect(logs.matching('log', /^Server "broken": machine/)).toEqual([
+      'Server "broken": machine "invoice" runs on XState.',
+      'Server "broken": machine "payment" runs on XState.',
+    ]);
+    expect(logs.matching('warn', /./)).toEqual([
+      'Server "broken": machine "payment" is handle-keyed (stateHandleKey "paymentId"), but no tool has @McpStartWorkflow for it, so no client can create an instance and its bound tools are never listed; add a start tool.',
+    ]);
+
+    const table = await startupLogs([appWith([SubmitTools, PaymentStartTools], { engine: 'table', machines: [invoiceMachine, flatPaymentMachine] })]);
+    expect(table.matching('log', /^Server "broken": machine/)).toEqual([
+      'Server "broken": machine "invoice" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',
+      'Server "broken": machine "payment" runs on the built-in table engine (flat machines; install xstate for nested and parallel states, guards and context).',
+    ]);
+    expect(table.matching('warn', /./)).toEqual([]);
   });
 
   it('a valid configuration boots (the helpers above are not what fails)', async () => {

@@ -1,13 +1,13 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
-  FsmStateStore,
-  InMemoryFsmStateStore,
+  WorkflowStateStore,
+  InMemoryWorkflowStateStore,
   McpModule,
-  type AtomicFsmStateStore,
   type McpModuleOptions,
   type McpOptionsFactory,
 } from '../../lib/index.js';
+import type { AtomicWorkflowStateStore } from '../../lib/extend.js';
 import { McpMachineRegistry } from '../../lib/machines/machine-registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
@@ -161,12 +161,12 @@ describe('McpModule options', () => {
     });
   });
 
-  describe('history, kept by the store (InMemoryFsmStateStore({ history: true }))', () => {
-    const startWithHistory = () => start({ store: new InMemoryFsmStateStore({ history: true }) });
+  describe('history, kept by the store (InMemoryWorkflowStateStore({ history: true }))', () => {
+    const startWithHistory = () => start({ store: new InMemoryWorkflowStateStore({ history: true }) });
 
     it('keeps one row per transition with from, to, event and tool', async () => {
       await startWithHistory();
-      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
+      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
       await agent.call('invoice.submit');
       await agent.call('invoice.reject');
       await agent.call('invoice.submit');
@@ -191,7 +191,7 @@ describe('McpModule options', () => {
 
     it('records the start of a handle-keyed workflow, and no row for refused or failed calls', async () => {
       await startWithHistory();
-      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
+      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
       const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
       const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
       await agent.call('payment.refund', { paymentId });
@@ -207,8 +207,8 @@ describe('McpModule options', () => {
 
     it('keeps no rows with the default in-memory store', async () => {
       await start({});
-      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
-      expect(store).toBeInstanceOf(InMemoryFsmStateStore);
+      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
+      expect(store).toBeInstanceOf(InMemoryWorkflowStateStore);
       await agent.call('invoice.submit');
       expect(await store.history(`invoice:session:${agent.transport.sessionId}`)).toEqual([]);
     });

@@ -1,7 +1,8 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Test } from '@nestjs/testing';
-import { FsmGate, type FsmCall, type McpModuleOptions } from '../../lib/index.js';
+import type { McpModuleOptions } from '../../lib/index.js';
+import { WorkflowGate, type WorkflowCall } from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -9,10 +10,10 @@ import { RecordingLogger } from '../utils/recording-logger.js';
 
 /** A gate of the app's: counts the workflow calls it admits. */
 @Injectable()
-class CountingGate extends FsmGate {
+class CountingGate extends WorkflowGate {
   static admitted = 0;
 
-  protected override async admit(call: FsmCall): Promise<void> {
+  protected override async admit(call: WorkflowCall): Promise<void> {
     CountingGate.admitted += 1;
     await super.admit(call);
   }

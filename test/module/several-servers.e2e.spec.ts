@@ -1,14 +1,14 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import {
-  BindState,
+  McpBindState,
   defineMachine,
   McpModule,
   McpPrompt,
   McpTool,
   McpWorkflow,
   McpWorkflowService,
-  ServedBy,
-  ToolContext,
+  McpServedBy,
+  McpContext,
   type McpModuleOptions,
   type McpToolContext,
 } from '../../lib/index.js';
@@ -45,13 +45,13 @@ const publicMcp = McpModule.forRootAsync({
 });
 
 @Injectable()
-@ServedBy('admin')
+@McpServedBy('admin')
 @McpWorkflow(ticketMachine)
 class TicketTools {
   constructor(private readonly workflows: McpWorkflowService) {}
 
   @McpTool({ name: 'ticket.state', description: "The ticket's state, read through the workflow service" })
-  async state(@ToolContext() ctx: McpToolContext) {
+  async state(@McpContext() ctx: McpToolContext) {
     return (await this.workflows.get(ctx, { machine: 'ticket' }))?.state ?? 'none';
   }
 
@@ -61,13 +61,13 @@ class TicketTools {
   }
 
   @McpTool({ name: 'ticket.close', description: 'Close the ticket' })
-  @BindState('open', 'CLOSE')
+  @McpBindState('open', 'CLOSE')
   close() {
     return 'closed';
   }
 
   @McpTool({ name: 'ticket.reopen', description: 'Reopen the ticket' })
-  @BindState('closed', 'REOPEN')
+  @McpBindState('closed', 'REOPEN')
   reopen() {
     return 'reopened';
   }
@@ -78,7 +78,7 @@ class TicketTools {
 class TicketToolsModule {}
 
 @Injectable()
-@ServedBy('admin')
+@McpServedBy('admin')
 class ReportTools {
   @McpTool({ name: 'admin.report', description: 'Report' })
   report() {
@@ -94,7 +94,7 @@ class ReportsModule {}
 class AdminModule {}
 
 @Injectable()
-@ServedBy('public')
+@McpServedBy('public')
 @McpWorkflow(cartMachine)
 class CartTools {
   constructor(private readonly workflows: McpWorkflowService) {}
@@ -105,13 +105,13 @@ class CartTools {
   }
 
   @McpTool({ name: 'cart.pay', description: 'Pay the cart' })
-  @BindState('filling', 'PAY')
+  @McpBindState('filling', 'PAY')
   pay() {
     return 'paid';
   }
 
   @McpTool({ name: 'cart.state', description: "The cart's state, read through the workflow service" })
-  async state(@ToolContext() ctx: McpToolContext) {
+  async state(@McpContext() ctx: McpToolContext) {
     return (await this.workflows.get(ctx, { machine: 'cart' }))?.state ?? 'none';
   }
 
@@ -127,7 +127,7 @@ class PublicModule {}
 
 /** A shared module: each class (or method) names its server. */
 @Injectable()
-@ServedBy('admin')
+@McpServedBy('admin')
 class AuditTools {
   @McpTool({ name: 'audit.log', description: 'Read the audit log' })
   log() {
@@ -141,7 +141,7 @@ class AuditTools {
 }
 
 @Injectable()
-@ServedBy('public')
+@McpServedBy('public')
 class MiscTools {
   @McpTool({ name: 'misc.echo', description: 'Echo' })
   echo() {
@@ -221,7 +221,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     @Module({ imports: [server('a', '/a', { isGlobal: false }), server('b', '/b', { isGlobal: false })], providers: [LooseTools] })
     class BothModule {}
     expect(await bootstrapError([BothModule])).toBe(
-      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Add @ServedBy('<serverId>') to LooseTools, or { server: '<serverId>' } to the decorator.",
+      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Add @McpServedBy('<serverId>') to LooseTools, or { server: '<serverId>' } to the decorator.",
     );
   });
 
@@ -231,7 +231,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     @Module({ imports: [server('b', '/b', { isGlobal: false })] })
     class BModule {}
     expect(await bootstrapError([AModule, BModule])).toBe(
-      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Its module AModule imports the McpModule of \"a\": add @ServedBy('a') to LooseTools (or { server: 'a' } to the decorator).",
+      "LooseTools.loose: this app has several MCP servers (a, b) and nothing names the one that serves it; servers are not inferred from imports. Its module AModule imports the McpModule of \"a\": add @McpServedBy('a') to LooseTools (or { server: 'a' } to the decorator).",
     );
   });
 
@@ -274,7 +274,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
 
   it('refuses injecting an McpModule export where it would come from another server than the one serving the tools', async () => {
     @Injectable()
-    @ServedBy('admin')
+    @McpServedBy('admin')
     class Injecting {
       constructor(readonly workflows: McpWorkflowService) {}
 
@@ -292,7 +292,7 @@ describe('Several McpModules: assignment errors at bootstrap', () => {
     );
 
     @Injectable()
-    @ServedBy('b')
+    @McpServedBy('b')
     class InjectingB {
       constructor(readonly workflows: McpWorkflowService) {}
 

@@ -45,20 +45,20 @@ export const doorMachine = defineMachine({
 });
 `,
   'door.tools.ts': `import { Injectable } from '@nestjs/common';
-import { BindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
+import { McpBindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
 import { doorMachine } from './door.machine.js';
 
 @Injectable()
 @McpWorkflow(doorMachine)
 export class DoorTools {
   @McpTool({ name: 'door.open', description: 'Open the closed door' })
-  @BindState('closed', 'OPEN')
+  @McpBindState('closed', 'OPEN')
   open() {
     return { opened: true };
   }
 
   @McpTool({ name: 'door.close', description: 'Close the open door' })
-  @BindState('open', 'CLOSE')
+  @McpBindState('open', 'CLOSE')
   close() {
     return { closed: true };
   }
@@ -134,7 +134,7 @@ describe('the package as npm pack makes it from a fresh clone', () => {
 
   it('holds the built dist/ for every source file, those sources (no specs), LICENSE, README, docs/ and CHANGELOG', () => {
     const sources = listFiles('lib')
-      .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'))
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.fixture.ts'))
       .map((file) => `lib/${file}`);
     const built = sources.flatMap((source) => OUTPUTS.map((ext) => source.replace(/^lib\//, 'dist/').replace(/\.ts$/, ext)));
     const docs = listFiles('docs').map((file) => `docs/${file}`);
@@ -142,13 +142,13 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     expect(packed.files).toEqual(
       [...built, ...sources, ...docs, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort(),
     );
-    expect(packed.files.filter((file) => /\.spec\./.test(file))).toEqual([]);
+    expect(packed.files.filter((file) => /\.(spec|fixture)\./.test(file))).toEqual([]);
     expect(readFileSync(join(packed.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 nestjs-mcp-fsm contributors\n/);
   });
 
   it('ships js and d.ts for every entry point, and node10 types for every subpath', () => {
     const { exports, typesVersions } = packed.manifest;
-    expect(Object.keys(exports)).toEqual(expect.arrayContaining(['.', './typeorm', './redis']));
+    expect(Object.keys(exports)).toEqual(expect.arrayContaining(['.', './extend', './testing', './typeorm', './redis']));
     for (const entry of Object.values(exports)) {
       expect(packed.files).toEqual(expect.arrayContaining([entry.types.slice(2), entry.default.slice(2)]));
     }

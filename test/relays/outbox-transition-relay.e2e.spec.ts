@@ -1,7 +1,7 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
-import { CreateMcpFsmOutbox1764720000000, createFsmOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
-import { OutboxFsmTransitionRelay, type OutboxFsmTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
+import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { CreateMcpFsmOutbox1764720000000, createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../../lib/relays/typeorm/relays.messages.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { eventually } from '../utils/http-client.js';
@@ -11,7 +11,7 @@ import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { startProxy } from '../utils/tcp-proxy.js';
 
 /** A relay whose poll and prune the test runs itself. */
-class ManualOutboxRelay extends OutboxFsmTransitionRelay {
+class ManualOutboxRelay extends OutboxTransitionRelay {
   pruneNow(): Promise<number> {
     return this.prune();
   }
@@ -20,7 +20,7 @@ class ManualOutboxRelay extends OutboxFsmTransitionRelay {
 async function migrateOutbox(dataSource: DataSource, tableName: string, direction: 'up' | 'down'): Promise<void> {
   const runner = dataSource.createQueryRunner();
   try {
-    await new (createFsmOutboxMigration({ tableName }))()[direction](runner);
+    await new (createOutboxMigration({ tableName }))()[direction](runner);
   } finally {
     await runner.release();
   }
@@ -41,8 +41,8 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     bed.dataSources.push(dataSource);
     return dataSource;
   };
-  const receiver = (dataSource: DataSource, relayOptions: OutboxFsmTransitionRelayOptions = {}) =>
-    bed.receiver(new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 20, ...relayOptions }));
+  const receiver = (dataSource: DataSource, relayOptions: OutboxTransitionRelayOptions = {}) =>
+    bed.receiver(new OutboxTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 20, ...relayOptions }));
   const insertRow = (dataSource: DataSource, table: string, values: { id?: number; storeKey: string; createdAt: number }) => {
     const columns = ['origin', 'machine', 'store_key', 'state', 'created_at'];
     const params: unknown[] = ['elsewhere', 'payment', values.storeKey, 'captured', values.createdAt];
@@ -83,8 +83,8 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     await expectTransitionRelayed(async () => {
       const dataSource = await open();
       return {
-        store: new TypeOrmFsmStateStore(dataSource, tables),
-        transitionRelay: new OutboxFsmTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 50 }),
+        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        transitionRelay: new OutboxTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 50 }),
       };
     });
   });
@@ -183,14 +183,14 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
   });
 
   it('fails to start, naming the migration, when the table is missing', async () => {
-    const relay = new OutboxFsmTransitionRelay(await open(), { tableName: `missing_${suffix}` });
+    const relay = new OutboxTransitionRelay(await open(), { tableName: `missing_${suffix}` });
     const failure = relay.start(() => undefined);
-    await expect(failure).rejects.toThrow(`OutboxFsmTransitionRelay: table missing_${suffix} is not ready (`);
+    await expect(failure).rejects.toThrow(`OutboxTransitionRelay: table missing_${suffix} is not ready (`);
     await expect(failure).rejects.toThrow(
-      /\)\. Run the migration CreateMcpFsmOutbox1764720000000 \(createFsmOutboxMigration for a custom table name\)\.$/,
+      /\)\. Run the migration CreateMcpFsmOutbox1764720000000 \(createOutboxMigration for a custom table name\)\.$/,
     );
     expect(outboxSchemaNotReady('t', new Error('no such table'))).toBe(
-      'OutboxFsmTransitionRelay: table t is not ready (no such table). Run the migration CreateMcpFsmOutbox1764720000000 (createFsmOutboxMigration for a custom table name).',
+      'OutboxTransitionRelay: table t is not ready (no such table). Run the migration CreateMcpFsmOutbox1764720000000 (createOutboxMigration for a custom table name).',
     );
   });
 

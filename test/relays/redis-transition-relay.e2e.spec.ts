@@ -4,10 +4,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { RedisFsmTransitionRelay } from '../../lib/redis.js';
+import { RedisTransitionRelay } from '../../lib/redis.js';
 import { redisConnectionBack, redisConnectionLost } from '../../lib/relays/redis/redis.messages.js';
 import { relayBadPayload } from '../../lib/stores/stores.messages.js';
-import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -42,7 +42,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
     return client;
   };
   const receiver = (connection: Redis | string, relayChannel = channel) =>
-    bed.receiver(new RedisFsmTransitionRelay(connection, { channel: relayChannel }));
+    bed.receiver(new RedisTransitionRelay(connection, { channel: relayChannel }));
   const connectionsNamed = async (name: string) => {
     const list = await redis().client('LIST');
     return String(list)
@@ -68,8 +68,8 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       bed.dataSources.push(dataSource);
       if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
       return {
-        store: new TypeOrmFsmStateStore(dataSource, tables),
-        transitionRelay: new RedisFsmTransitionRelay(connection, { channel }),
+        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        transitionRelay: new RedisTransitionRelay(connection, { channel }),
       };
     };
     await expectTransitionRelayed(instance(redis()), instance(url!));
@@ -154,7 +154,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       // No retries per command: a publish fails at the next failed reconnection, not 20 later.
       const client = new Redis(proxy.rewrite(url!), { maxRetriesPerRequest: 0 });
       redisClients.push(client);
-      const b = await bed.receiver(new RedisFsmTransitionRelay(client, { channel, warnIntervalMs: 1500 }));
+      const b = await bed.receiver(new RedisTransitionRelay(client, { channel, warnIntervalMs: 1500 }));
       await proxy.stop();
       await eventually(() => client.status !== 'ready');
       for (let i = 0; i < 40; i += 1) b.relay.publish(transition(`payment:down-${i}`));
@@ -182,8 +182,8 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       const dataSource = await new DataSource({ type: 'better-sqlite3', database, enableWAL: true }).initialize();
       bed.dataSources.push(dataSource);
       if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
-      const store = new TypeOrmFsmStateStore(dataSource, tables);
-      const app = await listenApp([billingModule({ store, transitionRelay: new RedisFsmTransitionRelay(connection, { channel }) })]);
+      const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+      const app = await listenApp([billingModule({ store, transitionRelay: new RedisTransitionRelay(connection, { channel }) })]);
       apps.push(app);
       const client = await connectClient(await mcpUrl(app));
       clients.push(client);

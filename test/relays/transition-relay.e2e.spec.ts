@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PostgresFsmTransitionRelay, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { PostgresTransitionRelay, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -45,8 +45,8 @@ describeWithPostgres('list_changed across two app instances through PostgreSQL L
       const dataSource = await new DataSource({ type: 'postgres', url }).initialize();
       dataSources.push(dataSource);
       return {
-        store: new TypeOrmFsmStateStore(dataSource, tables),
-        transitionRelay: new PostgresFsmTransitionRelay(dataSource, { channel }),
+        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        transitionRelay: new PostgresTransitionRelay(dataSource, { channel }),
       };
     });
   });
@@ -56,8 +56,8 @@ describeWithPostgres('list_changed across two app instances through PostgreSQL L
     const start = async (applicationName: string) => {
       const dataSource = await new DataSource({ type: 'postgres', url, applicationName }).initialize();
       dataSources.push(dataSource);
-      const relay = new PostgresFsmTransitionRelay(dataSource, { channel, reconnectMs: 1500 });
-      const app = await listenApp([billingModule({ store: new TypeOrmFsmStateStore(dataSource, tables), transitionRelay: relay })]);
+      const relay = new PostgresTransitionRelay(dataSource, { channel, reconnectMs: 1500 });
+      const app = await listenApp([billingModule({ store: new TypeOrmWorkflowStateStore(dataSource, tables), transitionRelay: relay })]);
       apps.push(app);
       const client = await connectClient(await mcpUrl(app));
       clients.push(client);

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { FsmTransitionBus } from '../../lib/relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus } from '../../lib/relays/fsm-transition.bus.js';
 import { McpServerFactory } from '../../lib/protocol/mcp-server.factory.js';
 import type { McpSession } from '../../lib/sessions/mcp-session.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
@@ -23,7 +23,7 @@ describe('transitions reach only the sessions that follow the instance', () => {
   let menu: CountingToolMenuService;
   let factory: McpServerFactory;
   let registry: McpSessionRegistry;
-  let bus: FsmTransitionBus;
+  let bus: WorkflowTransitionBus;
   let sessions: McpSession[];
 
   const payment = (storeKey: string) => ({ machine: 'payment', storeKey, scope: 'handle' as const });
@@ -45,7 +45,7 @@ describe('transitions reach only the sessions that follow the instance', () => {
     menu = app.get(ToolMenuService, { strict: false }) as CountingToolMenuService;
     factory = app.get(McpServerFactory, { strict: false });
     registry = app.get(McpSessionRegistry, { strict: false });
-    bus = app.get(FsmTransitionBus, { strict: false });
+    bus = app.get(WorkflowTransitionBus, { strict: false });
     sessions = Array.from({ length: LIVE_SESSIONS }, (_, i) => {
       const id = `s${i}`;
       const session = factory.createSession('stateful', id, { scope: 'session', id });

@@ -1,19 +1,19 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
-import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
-import { describeFsmStateStoreContract } from './fsm-state-store.contract.js';
+import { InMemoryWorkflowStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
+import { describeWorkflowStateStoreContract } from '../../lib/testing.js';
 
-describeFsmStateStoreContract('InMemoryFsmStateStore', async ({ history }) => {
-  const store = new InMemoryFsmStateStore({ history });
+describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', async ({ history }) => {
+  const store = new InMemoryWorkflowStateStore({ history });
   return { store, cleanup: async () => store.onApplicationShutdown() };
 });
 
-describe('InMemoryFsmStateStore bounds', () => {
+describe('InMemoryWorkflowStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });
   let now: number;
-  let store: InMemoryFsmStateStore;
-  const open = (options: ConstructorParameters<typeof InMemoryFsmStateStore>[0]) =>
-    (store = new InMemoryFsmStateStore({ clock: () => now, ...options }));
+  let store: InMemoryWorkflowStateStore;
+  const open = (options: ConstructorParameters<typeof InMemoryWorkflowStateStore>[0]) =>
+    (store = new InMemoryWorkflowStateStore({ clock: () => now, ...options }));
 
   beforeEach(() => (now = 1_000_000));
   afterEach(() => store.onApplicationShutdown());

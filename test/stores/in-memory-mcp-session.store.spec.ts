@@ -1,5 +1,5 @@
 import { InMemoryMcpSessionStore } from '../../lib/stores/in-memory-mcp-session.store.js';
-import { describeMcpSessionStoreContract } from './mcp-session-store.contract.js';
+import { describeMcpSessionStoreContract } from '../../lib/testing.js';
 
 describeMcpSessionStoreContract('InMemoryMcpSessionStore', async () => {
   const store = new InMemoryMcpSessionStore();

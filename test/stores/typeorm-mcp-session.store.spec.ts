@@ -12,7 +12,7 @@ import { sessionStoreSchemaNotReady } from '../../lib/stores/typeorm/session-sto
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
-import { describeMcpSessionStoreContract, sessionRecord, streamMessage } from './mcp-session-store.contract.js';
+import { describeMcpSessionStoreContract, sessionRecord, streamMessage } from '../../lib/testing.js';
 
 /** Round trips of the operations whose count depends on the dialect (see `TypeOrmMcpSessionStore`). */
 const expectedRoundTrips: Record<string, { delete: number; expire: number; expireNone: number }> = {

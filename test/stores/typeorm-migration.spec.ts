@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import type { FsmSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
 import {
-  TypeOrmFsmStateStore,
-  createFsmContextMigration,
-  createFsmStateMigration,
+  TypeOrmWorkflowStateStore,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
@@ -28,8 +28,8 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
   const placeholders = (count: number) =>
     Array.from({ length: count }, (_, i) => (target.options().type === 'postgres' ? `$${i + 1}` : '?')).join(', ');
 
-  /** The INSERT of 0.1's `TypeOrmFsmStateStore.create`/`claim` (createWith), verbatim: 0.1 had no context column. */
-  const insertAs01 = (source: DataSource, handle: string, snapshot: FsmSnapshot, lease?: { token: string; until: number }) =>
+  /** The INSERT of 0.1's `TypeOrmWorkflowStateStore.create`/`claim` (createWith), verbatim: 0.1 had no context column. */
+  const insertAs01 = (source: DataSource, handle: string, snapshot: WorkflowSnapshot, lease?: { token: string; until: number }) =>
     source.query(
       `INSERT INTO ${quote(tables.tableName)} (handle, machine, state, owner, lease_token, lease_until, created_at, updated_at) VALUES (${placeholders(8)})`,
       [
@@ -56,21 +56,21 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
   }, 60_000);
 
   it('loads and claims 0.1 rows after the migration, round-trips contexts written afterwards, and rolls back', async () => {
-    const v01 = await open([createFsmStateMigration(tables)]);
+    const v01 = await open([createWorkflowStateMigration(tables)]);
     expect((await v01.runMigrations()).map((migration) => migration.name)).toEqual(['CreateMcpFsmState1764460800000']);
     const owned = `invoice:${randomUUID()}`;
     const crashed = `invoice:session:${randomUUID()}`;
-    const ownedSnapshot: FsmSnapshot = { state: 'review.legal', owner: 'alice', updatedAt: '2025-11-30T10:00:00.000Z' };
-    const crashedSnapshot: FsmSnapshot = { state: 'draft', updatedAt: '2025-11-30T11:00:00.000Z' };
+    const ownedSnapshot: WorkflowSnapshot = { state: 'review.legal', owner: 'alice', updatedAt: '2025-11-30T10:00:00.000Z' };
+    const crashedSnapshot: WorkflowSnapshot = { state: 'draft', updatedAt: '2025-11-30T11:00:00.000Z' };
     await insertAs01(v01, owned, ownedSnapshot);
     await insertAs01(v01, crashed, crashedSnapshot, { token: randomUUID(), until: Date.now() - 1_000 });
     // An app upgraded without the new migration fails at bootstrap, naming the migrations to run.
-    await expect(new TypeOrmFsmStateStore(v01, tables).onApplicationBootstrap()).rejects.toThrow(
+    await expect(new TypeOrmWorkflowStateStore(v01, tables).onApplicationBootstrap()).rejects.toThrow(
       /is not ready for this version of nestjs-mcp-fsm \(.*\)\. Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000/,
     );
     await v01.destroy();
 
-    const v02 = await open([createFsmStateMigration(tables), createFsmContextMigration(tables)]);
+    const v02 = await open([createWorkflowStateMigration(tables), createWorkflowContextMigration(tables)]);
     expect((await v02.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpFsmContext1764547200000']);
     const runner = v02.createQueryRunner();
     try {
@@ -82,7 +82,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
       await runner.release();
     }
 
-    const store = new TypeOrmFsmStateStore(v02, tables);
+    const store = new TypeOrmWorkflowStateStore(v02, tables);
     await expect(store.onApplicationBootstrap()).resolves.toBeUndefined();
     expect(await store.load(owned)).toStrictEqual(ownedSnapshot);
     expect(await store.loadMany([owned, crashed])).toStrictEqual(
@@ -99,14 +99,14 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     expect(await logger.during(async () => (claimed = await store.claim(held)))).toHaveLength(1);
     expect(claimed).toStrictEqual({ status: 'claimed', snapshot: ownedSnapshot });
     const large = { total: 3, note: 'ü'.repeat(40_000) };
-    const moved: FsmSnapshot = { state: 'approved', context: large, owner: 'alice', updatedAt: new Date().toISOString() };
+    const moved: WorkflowSnapshot = { state: 'approved', context: large, owner: 'alice', updatedAt: new Date().toISOString() };
     expect(await store.commit(owned, held.token, { snapshot: moved })).toBe(true);
     expect(await store.load(owned)).toStrictEqual(moved);
 
     const anyone = { handle: crashed, allowedStates: ['draft'], owner: 'bob', token: randomUUID(), leaseMs: 60_000 };
     expect(await store.claim(anyone)).toStrictEqual({ status: 'claimed', snapshot: crashedSnapshot });
     await store.release(crashed, anyone.token);
-    const saved: FsmSnapshot = { state: 'draft', context: { step: 1 }, updatedAt: new Date().toISOString() };
+    const saved: WorkflowSnapshot = { state: 'draft', context: { step: 1 }, updatedAt: new Date().toISOString() };
     await store.save(crashed, saved);
     expect(await store.claim({ handle: crashed, token: randomUUID(), leaseMs: 60_000 })).toStrictEqual({
       status: 'claimed',

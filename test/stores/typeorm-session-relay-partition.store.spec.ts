@@ -1,15 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { FsmRelayedTransition } from '../../lib/relays/fsm-transition-relay.interface.js';
-import { createFsmOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import type { RelayedTransition } from '../../lib/relays/fsm-transition-relay.interface.js';
+import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
-import { OutboxFsmTransitionRelay } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
+import { OutboxTransitionRelay } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
-import { sessionRecord, streamMessage } from './mcp-session-store.contract.js';
+import { sessionRecord, streamMessage } from '../../lib/testing.js';
 
 const TIMEOUT_MS = 2000;
 /** Scheduling slack on a loaded 2-core CI machine, on top of the bound the store promises. */
@@ -27,12 +27,12 @@ async function settled(work: Promise<unknown>, since: number): Promise<{ error?:
 }
 
 describeNetworkedTargets('session store and relay partition')(
-  'TypeOrmMcpSessionStore and OutboxFsmTransitionRelay on $name through a partitioned network',
+  'TypeOrmMcpSessionStore and OutboxTransitionRelay on $name through a partitioned network',
   ({ url, options }) => {
     const prefix = `part_sess_${uniqueSuffix()}_${randomBytes(3).toString('hex')}`;
     const tables = { tableName: prefix, eventTableName: `${prefix}_event`, handleTableName: `${prefix}_handle` };
     const outbox = { tableName: `${prefix}_outbox` };
-    const migrations = [new (createMcpSessionMigration(tables))(), new (createMcpSessionHandleMigration(tables))(), new (createFsmOutboxMigration(outbox))()];
+    const migrations = [new (createMcpSessionMigration(tables))(), new (createMcpSessionHandleMigration(tables))(), new (createOutboxMigration(outbox))()];
     const logs = new RecordingLogger();
     let proxy: TcpProxy;
     let cut: DataSource;
@@ -108,7 +108,7 @@ describeNetworkedTargets('session store and relay partition')(
     });
 
     it("bounds the relay's poll and insert in flight when the partition starts, so stop returns within timeoutMs", async () => {
-      const relay = new OutboxFsmTransitionRelay(cut, { ...outbox, pollIntervalMs: POLL_INTERVAL_MS, timeoutMs: TIMEOUT_MS });
+      const relay = new OutboxTransitionRelay(cut, { ...outbox, pollIntervalMs: POLL_INTERVAL_MS, timeoutMs: TIMEOUT_MS });
       await relay.start(() => undefined);
       partition();
       const startedAt = Date.now();
@@ -119,17 +119,17 @@ describeNetworkedTargets('session store and relay partition')(
       expect(stopped).toEqual({ afterMs: expect.any(Number) });
       expect(stopped.afterMs).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
       const timedOut = (operation: string) =>
-        `OutboxFsmTransitionRelay: ${operation} did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`;
+        `OutboxTransitionRelay: ${operation} did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`;
       expect(logs.matching('warn', /Could not relay a transition/)).toEqual([
         `Could not relay a transition to the other instances: ${timedOut('publish')}`,
       ]);
       expect(logs.matching('warn', /cannot poll/)).toEqual([expect.stringContaining(timedOut('poll'))]);
 
       heal();
-      const again = new OutboxFsmTransitionRelay(cut, { ...outbox, pollIntervalMs: POLL_INTERVAL_MS, timeoutMs: TIMEOUT_MS });
-      const received: FsmRelayedTransition[] = [];
+      const again = new OutboxTransitionRelay(cut, { ...outbox, pollIntervalMs: POLL_INTERVAL_MS, timeoutMs: TIMEOUT_MS });
+      const received: RelayedTransition[] = [];
       await again.start((transition) => received.push(transition));
-      const sender = new OutboxFsmTransitionRelay(direct, outbox);
+      const sender = new OutboxTransitionRelay(direct, outbox);
       sender.publish({ machine: 'payment', storeKey: 'payment:healed', state: 'captured' });
       await sender.stop();
       const healed = { machine: 'payment', storeKey: 'payment:healed', state: 'captured' };

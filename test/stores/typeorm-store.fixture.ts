@@ -2,18 +2,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
 import {
-  TypeOrmFsmStateStore,
-  createFsmContextMigration,
-  createFsmStateMigration,
+  TypeOrmWorkflowStateStore,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
 import {
-  describeFsmStateStoreContract,
-  type FsmStoreBusinessTable,
-  type FsmStoreFactory,
-} from './fsm-state-store.contract.js';
+  describeWorkflowStateStoreContract,
+  type WorkflowStoreBusinessTable,
+  type WorkflowStoreFactory,
+} from '../../lib/testing.js';
 
 /**
- * Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). An exact
+ * Round trips one TypeORM dialect is expected to take (see `TypeOrmWorkflowStateStore`). An exact
  * claim of a row without context is 1 on every dialect (asserted for all, not configurable).
  */
 export interface ExpectedRoundTrips {
@@ -50,13 +50,13 @@ export class TypeOrmTestDatabase {
   }
 
   /** Stores on this database. */
-  readonly factory: FsmStoreFactory<TypeOrmFsmStateStore> = async ({ history }) => ({
-    store: new TypeOrmFsmStateStore(this.dataSource, { ...this.tables, history }),
+  readonly factory: WorkflowStoreFactory<TypeOrmWorkflowStateStore> = async ({ history }) => ({
+    store: new TypeOrmWorkflowStateStore(this.dataSource, { ...this.tables, history }),
     cleanup: async () => undefined,
   });
 
   /** The ledger table the transactional cases write to. */
-  readonly business: FsmStoreBusinessTable = {
+  readonly business: WorkflowStoreBusinessTable = {
     write: async (manager, id) => {
       await (manager as EntityManager).query(`INSERT INTO ${this.ledger} (id) VALUES (${this.placeholder})`, [id]);
     },
@@ -72,7 +72,7 @@ export class TypeOrmTestDatabase {
     this.source = new DataSource({
       ...this.options,
       logger: this.logger,
-      migrations: [createFsmStateMigration(this.tables), createFsmContextMigration(this.tables)],
+      migrations: [createWorkflowStateMigration(this.tables), createWorkflowContextMigration(this.tables)],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
     await this.source.initialize();
@@ -102,7 +102,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   beforeAll(() => database.open(), 60_000);
   afterAll(() => database.close(), 60_000);
 
-  describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
+  describeWorkflowStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({

@@ -3,7 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import { setup } from 'xstate';
 import { z } from 'zod';
-import { BindState, defineMachine, McpTool, StartWorkflow, ToolArgs, ToolContext, type WorkflowContext } from '../../lib/index.js';
+import { McpBindState, defineMachine, McpTool, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../../lib/index.js';
 
 const orderMachine = defineMachine(
   {
@@ -47,42 +47,42 @@ const noteInput = z.object({ text: z.string(), urgent: z.boolean().default(false
 @Injectable()
 export class OrderTools {
   @McpTool({ name: 'order.start', description: 'Start an order' })
-  @StartWorkflow(orderMachine, 'CHECKOUT')
-  start(@ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+  @McpStartWorkflow(orderMachine, 'CHECKOUT')
+  start(@McpContext() ctx: WorkflowContext<typeof orderMachine>) {
     return { orderId: ctx.handle.length };
   }
 
   @McpTool({ name: 'order.open', description: 'Start an order' })
   // @ts-expect-error -- start event: Argument of type '"CLEAR"' is not assignable to parameter of type '"CHECKOUT"'
-  @StartWorkflow(orderMachine, 'CLEAR')
+  @McpStartWorkflow(orderMachine, 'CLEAR')
   open() {}
 
   @McpTool({ name: 'order.cancel', description: 'Cancel the review' })
-  @BindState(orderMachine, ['review', 'review.finance'], 'CANCEL')
+  @McpBindState(orderMachine, ['review', 'review.finance'], 'CANCEL')
   cancel() {}
 
   @McpTool({ name: 'order.clear', description: 'Clear the legal review' })
-  @BindState(orderMachine, 'review.legal', 'CLEAR')
+  @McpBindState(orderMachine, 'review.legal', 'CLEAR')
   clear() {}
 
   @McpTool({ name: 'order.pay', description: 'Pay' })
   // @ts-expect-error -- wrong state: Argument of type '"reveiw"' is not assignable
-  @BindState(orderMachine, 'reveiw', 'CANCEL')
+  @McpBindState(orderMachine, 'reveiw', 'CANCEL')
   pay() {}
 
   @McpTool({ name: 'order.approve', description: 'Approve' })
   // @ts-expect-error -- wrong event: Argument of type '"APROVE"' is not assignable
-  @BindState(orderMachine, 'review.finance', 'APROVE')
+  @McpBindState(orderMachine, 'review.finance', 'APROVE')
   approve() {}
 
   @McpTool({ name: 'order.early', description: 'Checkout in review' })
   // @ts-expect-error -- event not accepted from that state: Argument of type '"CHECKOUT"' is not assignable to parameter of type '
-  @BindState(orderMachine, 'review', 'CHECKOUT')
+  @McpBindState(orderMachine, 'review', 'CHECKOUT')
   early() {}
 
   @McpTool({ name: 'order.status', description: 'Status', inputSchema: noteInput })
-  @BindState(orderMachine, 'cart')
-  status(@ToolArgs() input: ToolArgs<typeof noteInput>, @ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+  @McpBindState(orderMachine, 'cart')
+  status(@McpArgs() input: McpArgs<typeof noteInput>, @McpContext() ctx: WorkflowContext<typeof orderMachine>) {
     const state: 'cart' | 'review.legal' | 'review.finance' | 'paid' = ctx.state;
     const urgent: boolean = input.urgent;
     // @ts-expect-error -- args from zod: Type 'string' is not assignable to type 'number'
@@ -95,8 +95,8 @@ export class OrderTools {
 @Injectable()
 export class TicketTools {
   @McpTool({ name: 'ticket.assign', description: 'Assign' })
-  @BindState(ticketMachine, 'open', 'ASSIGN')
-  assign(@ToolContext() ctx: WorkflowContext<typeof ticketMachine>) {
+  @McpBindState(ticketMachine, 'open', 'ASSIGN')
+  assign(@McpContext() ctx: WorkflowContext<typeof ticketMachine>) {
     const reopened: number = ctx.workflowContext.reopened;
     // @ts-expect-error -- context field: Property 'assigne' does not exist on type 'TicketContext'
     const typo = ctx.workflowContext.assigne;
@@ -106,8 +106,8 @@ export class TicketTools {
   }
 
   @McpTool({ name: 'ticket.block', description: 'Block' })
-  @BindState(ticketMachine, 'assigned.working')
-  block(@ToolContext() ctx: WorkflowContext<typeof ticketMachine>) {
+  @McpBindState(ticketMachine, 'assigned.working')
+  block(@McpContext() ctx: WorkflowContext<typeof ticketMachine>) {
     const state: 'open' | 'assigned.working' | 'assigned.blocked' | 'closed' = ctx.state;
     // @ts-expect-error -- state union: This comparison appears to be unintentional
     return state === 'assigned';
@@ -115,20 +115,20 @@ export class TicketTools {
 
   @McpTool({ name: 'ticket.close', description: 'Close' })
   // @ts-expect-error -- wrong XState state: Argument of type '"assigned.waiting"' is not assignable
-  @BindState(ticketMachine, 'assigned.waiting', 'CLOSE')
+  @McpBindState(ticketMachine, 'assigned.waiting', 'CLOSE')
   close() {}
 
   @McpTool({ name: 'ticket.reopen', description: 'Reopen' })
   // @ts-expect-error -- wrong XState event: Argument of type '"REOPEN"' is not assignable
-  @BindState(ticketMachine, 'closed', 'REOPEN')
+  @McpBindState(ticketMachine, 'closed', 'REOPEN')
   reopen() {}
 }
 
 @Injectable()
 export class UntypedTools {
   @McpTool({ name: 'legacy.clear', description: 'The string form still compiles' })
-  @BindState('review.legal', 'CLEAR', { machine: orderMachine })
-  clear(@ToolContext() ctx: WorkflowContext<typeof orderMachine>) {
+  @McpBindState('review.legal', 'CLEAR', { machine: orderMachine })
+  clear(@McpContext() ctx: WorkflowContext<typeof orderMachine>) {
     return ctx.handle;
   }
 }

@@ -1,20 +1,20 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { eventually } from './http-client.js';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../../lib/relays/fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../../lib/relays/fsm-transition-relay.interface.js';
 import { RecordingLogger } from './recording-logger.js';
 
 /** A payment transition as the relays carry it. */
-export const paymentTransition = (storeKey: string, state: string | null = 'captured'): FsmRelayedTransition => ({
+export const paymentTransition = (storeKey: string, state: string | null = 'captured'): RelayedTransition => ({
   machine: 'payment',
   storeKey,
   state,
 });
 
 /** A started relay and the transitions the other relays sent it. */
-export interface RelayReceiver<R extends FsmTransitionRelay = FsmTransitionRelay> {
+export interface RelayReceiver<R extends TransitionRelay = TransitionRelay> {
   relay: R;
-  received: FsmRelayedTransition[];
+  received: RelayedTransition[];
 }
 
 /** Checks that `a` hears what `b` publishes and `b` what `a` publishes, neither what it published itself. */
@@ -32,7 +32,7 @@ export async function expectEachHearsTheOther(a: RelayReceiver, b: RelayReceiver
  * (its {@link RecordingLogger} becomes Nest's logger when the bed is made).
  */
 export class RelayTestBed {
-  readonly relays: FsmTransitionRelay[] = [];
+  readonly relays: TransitionRelay[] = [];
   readonly dataSources: DataSource[] = [];
   readonly logs = new RecordingLogger();
 
@@ -41,8 +41,8 @@ export class RelayTestBed {
   }
 
   /** Starts `relay`, keeping the transitions it hands over. */
-  async receiver<R extends FsmTransitionRelay>(relay: R): Promise<RelayReceiver<R>> {
-    const received: FsmRelayedTransition[] = [];
+  async receiver<R extends TransitionRelay>(relay: R): Promise<RelayReceiver<R>> {
+    const received: RelayedTransition[] = [];
     await relay.start((relayed) => received.push(relayed));
     this.relays.push(relay);
     return { relay, received };

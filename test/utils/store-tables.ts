@@ -1,16 +1,16 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
 import {
-  createFsmContextMigration,
-  createFsmStateMigration,
-  type TypeOrmFsmStateStoreOptions,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
+  type TypeOrmWorkflowStateStoreOptions,
 } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
+type Tables = Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'>;
 
 /** The shipped migrations of the store tables, in the order they run. */
 const migrations = (tables: Tables): MigrationInterface[] => [
-  new (createFsmStateMigration(tables))(),
-  new (createFsmContextMigration(tables))(),
+  new (createWorkflowStateMigration(tables))(),
+  new (createWorkflowContextMigration(tables))(),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

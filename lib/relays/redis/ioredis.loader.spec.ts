@@ -31,7 +31,7 @@ describe('createRedisClient', () => {
       createRedisClient('redis://127.0.0.1:6379', failWith('ERR_MODULE_NOT_FOUND', "Cannot find package 'ioredis'")),
     ).rejects.toThrow(redisClientMissing());
     expect(redisClientMissing()).toBe(
-      'RedisFsmTransitionRelay needs the optional peer dependency "ioredis" to connect to a URL: npm install ioredis (or pass an ioredis client).',
+      'RedisTransitionRelay needs the optional peer dependency "ioredis" to connect to a URL: npm install ioredis (or pass an ioredis client).',
     );
   });
 

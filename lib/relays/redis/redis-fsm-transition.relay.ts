@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
 import * as messages from './redis.messages.js';
 
-/** Options of `RedisFsmTransitionRelay`. */
-export interface RedisFsmTransitionRelayOptions {
+/** Options of `RedisTransitionRelay`. */
+export interface RedisTransitionRelayOptions {
   /** Pub/sub channel; processes that share it see each other's transitions. @default 'nestjs-mcp-fsm:transitions' */
   channel?: string;
   /**
@@ -19,8 +19,8 @@ export interface RedisFsmTransitionRelayOptions {
   warnIntervalMs?: number;
 }
 
-/** Default pub/sub channel of `RedisFsmTransitionRelay`. */
-export const DEFAULT_FSM_REDIS_CHANNEL = 'nestjs-mcp-fsm:transitions';
+/** Default pub/sub channel of `RedisTransitionRelay`. */
+export const DEFAULT_REDIS_TRANSITION_CHANNEL = 'nestjs-mcp-fsm:transitions';
 
 /**
  * Relays transitions between processes through Redis pub/sub (with the `ioredis` client):
@@ -34,10 +34,10 @@ export const DEFAULT_FSM_REDIS_CHANNEL = 'nestjs-mcp-fsm:transitions';
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
- *   transitionRelay: new RedisFsmTransitionRelay(process.env.REDIS_URL!) }) })
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   transitionRelay: new RedisTransitionRelay(process.env.REDIS_URL!) }) })
  */
-export class RedisFsmTransitionRelay implements FsmTransitionRelay {
+export class RedisTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
@@ -45,22 +45,22 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
   private readonly failures: RelayPublishFailures;
   private publisher?: Redis;
   private subscriber?: Redis;
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
 
   constructor(
     private readonly connection: Redis | string,
-    options: RedisFsmTransitionRelayOptions = {},
+    options: RedisTransitionRelayOptions = {},
   ) {
-    this.channel = options.channel ?? DEFAULT_FSM_REDIS_CHANNEL;
+    this.channel = options.channel ?? DEFAULT_REDIS_TRANSITION_CHANNEL;
     if (!this.channel) {
       throw new Error(messages.redisInvalidChannel(this.channel));
     }
-    this.failures = new RelayPublishFailures(RedisFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(RedisTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
   /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     const owned = typeof this.connection === 'string';
     const publisher = typeof this.connection === 'string' ? await createRedisClient(this.connection) : this.connection;
     const subscriber = publisher.duplicate();
@@ -83,7 +83,7 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Publishes the transition in the background; a failure is logged, never thrown. */
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     if (!this.publisher) {
       return;
     }
@@ -160,3 +160,12 @@ export class RedisFsmTransitionRelay implements FsmTransitionRelay {
     }
   }
 }
+
+/** @deprecated Use {@link RedisTransitionRelay}; the old name goes in 0.4. */
+export const RedisFsmTransitionRelay = RedisTransitionRelay;
+/** @deprecated Use {@link RedisTransitionRelay}; the old name goes in 0.4. */
+export type RedisFsmTransitionRelay = RedisTransitionRelay;
+/** @deprecated Use {@link RedisTransitionRelayOptions}; the old name goes in 0.4. */
+export type RedisFsmTransitionRelayOptions = RedisTransitionRelayOptions;
+/** @deprecated Use {@link DEFAULT_REDIS_TRANSITION_CHANNEL}; the old name goes in 0.4. */
+export const DEFAULT_FSM_REDIS_CHANNEL = DEFAULT_REDIS_TRANSITION_CHANNEL;

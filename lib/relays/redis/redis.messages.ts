@@ -4,11 +4,11 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 
 /** Bootstrap error: the relay was given a URL but the optional peer `ioredis` is not installed. */
 export const redisClientMissing = (): string =>
-  'RedisFsmTransitionRelay needs the optional peer dependency "ioredis" to connect to a URL: npm install ioredis (or pass an ioredis client).';
+  'RedisTransitionRelay needs the optional peer dependency "ioredis" to connect to a URL: npm install ioredis (or pass an ioredis client).';
 
 /** Bootstrap error: an empty pub/sub channel name. */
 export const redisInvalidChannel = (channel: string): string =>
-  `RedisFsmTransitionRelay: channel ${JSON.stringify(channel)} must be a non-empty string.`;
+  `RedisTransitionRelay: channel ${JSON.stringify(channel)} must be a non-empty string.`;
 
 /** Log line (once per outage): a connection of the relay failed; ioredis reconnects on its own. */
 export const redisConnectionLost = (role: string, error: unknown): string =>

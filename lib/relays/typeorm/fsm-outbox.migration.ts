@@ -1,24 +1,24 @@
 import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
 import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
-import { DEFAULT_FSM_OUTBOX_TABLE, type OutboxFsmTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
+import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
 import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
 
 /**
- * A TypeORM migration class that creates the outbox table of `OutboxFsmTransitionRelay`
+ * A TypeORM migration class that creates the outbox table of `OutboxTransitionRelay`
  * (an autoincrement id, the publishing process, machine, store key, new state, creation time)
  * and its index on the creation time, for the table name in `options`; `down` drops it. Built
  * with TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite.
  * Its name is fixed (`CreateMcpFsmOutbox1764720000000`): register one per DataSource.
  *
  * @example
- * new DataSource({ ..., migrations: [createFsmOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
+ * new DataSource({ ..., migrations: [createOutboxMigration({ tableName: 'billing_fsm_outbox' })] });
  */
-export function createFsmOutboxMigration(
-  options: Pick<OutboxFsmTransitionRelayOptions, 'tableName'> = {},
+export function createOutboxMigration(
+  options: Pick<OutboxTransitionRelayOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE, createFsmOutboxMigration.name);
+  const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_OUTBOX_TABLE, createOutboxMigration.name);
 
   return class CreateMcpFsmOutbox implements MigrationInterface {
     name = MIGRATION_NAME;
@@ -48,4 +48,7 @@ export function createFsmOutboxMigration(
 }
 
 /** Creates the outbox table with the default name (`mcp_fsm_outbox`). */
-export class CreateMcpFsmOutbox1764720000000 extends createFsmOutboxMigration() {}
+export class CreateMcpFsmOutbox1764720000000 extends createOutboxMigration() {}
+
+/** @deprecated Use {@link createOutboxMigration}; the old name goes in 0.4. */
+export const createFsmOutboxMigration = createOutboxMigration;

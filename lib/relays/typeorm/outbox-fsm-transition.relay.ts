@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
 import * as messages from './relays.messages.js';
 import { quoteTableName, runSql, type SqlResult } from '../../stores/typeorm/typeorm-sql.js';
 
-/** Options of `OutboxFsmTransitionRelay` (and of `createFsmOutboxMigration`, which uses the table name). */
-export interface OutboxFsmTransitionRelayOptions {
+/** Options of `OutboxTransitionRelay` (and of `createOutboxMigration`, which uses the table name). */
+export interface OutboxTransitionRelayOptions {
   /** Outbox table (optionally `schema.table`); processes that share it see each other's transitions. @default 'mcp_fsm_outbox' */
   tableName?: string;
   /** Wait between two polls of the outbox, in milliseconds. @default 200 */
@@ -33,8 +33,8 @@ export interface OutboxFsmTransitionRelayOptions {
   warnIntervalMs?: number;
 }
 
-/** Default outbox table of `OutboxFsmTransitionRelay`. */
-export const DEFAULT_FSM_OUTBOX_TABLE = 'mcp_fsm_outbox';
+/** Default outbox table of `OutboxTransitionRelay`. */
+export const DEFAULT_OUTBOX_TABLE = 'mcp_fsm_outbox';
 
 /** How long polls keep looking for an id that a later row skipped (its insert may commit late). */
 const LATE_ROW_WAIT_MS = 5000;
@@ -55,10 +55,10 @@ interface OutboxRow {
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
- *   transitionRelay: new OutboxFsmTransitionRelay(dataSource) }) })
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   transitionRelay: new OutboxTransitionRelay(dataSource) }) })
  */
-export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
+export class OutboxTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly queries: BoundedQueries;
@@ -71,7 +71,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   private readonly failures: RelayPublishFailures;
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
@@ -80,14 +80,14 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   private pruneBehind = false;
   private failing = false;
 
-  constructor(dataSource: DataSource, options: OutboxFsmTransitionRelayOptions = {}) {
-    this.queries = new BoundedQueries(dataSource, OutboxFsmTransitionRelay.name, options.timeoutMs);
-    this.table = this.queries.table(options.tableName ?? DEFAULT_FSM_OUTBOX_TABLE);
+  constructor(dataSource: DataSource, options: OutboxTransitionRelayOptions = {}) {
+    this.queries = new BoundedQueries(dataSource, OutboxTransitionRelay.name, options.timeoutMs);
+    this.table = this.queries.table(options.tableName ?? DEFAULT_OUTBOX_TABLE);
     this.quotedTable = quoteTableName(this.queries.dialect, this.table);
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
-    this.failures = new RelayPublishFailures(OutboxFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(OutboxTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
   /**
@@ -95,7 +95,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
    * newest row on; `resync` is called each time polling works again after an outage (rows may
    * have been pruned meanwhile).
    */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     try {
       await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
       const { records } = await this.query<{ max_id: string | number | null }>('start', `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`, []);
@@ -109,7 +109,7 @@ export class OutboxFsmTransitionRelay implements FsmTransitionRelay {
   }
 
   /** Inserts one outbox row in the background; a failure is logged, never thrown. */
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     const insert = this.query(
       'publish',
       `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, created_at) VALUES (?, ?, ?, ?, ?)`,
@@ -224,3 +224,12 @@ function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new Error(messages.outboxInvalidOption(name, value));
   return value;
 }
+
+/** @deprecated Use {@link OutboxTransitionRelay}; the old name goes in 0.4. */
+export const OutboxFsmTransitionRelay = OutboxTransitionRelay;
+/** @deprecated Use {@link OutboxTransitionRelay}; the old name goes in 0.4. */
+export type OutboxFsmTransitionRelay = OutboxTransitionRelay;
+/** @deprecated Use {@link OutboxTransitionRelayOptions}; the old name goes in 0.4. */
+export type OutboxFsmTransitionRelayOptions = OutboxTransitionRelayOptions;
+/** @deprecated Use {@link DEFAULT_OUTBOX_TABLE}; the old name goes in 0.4. */
+export const DEFAULT_FSM_OUTBOX_TABLE = DEFAULT_OUTBOX_TABLE;

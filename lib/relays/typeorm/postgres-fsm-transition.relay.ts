@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { FsmRelayedTransition, FsmTransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
@@ -13,8 +13,8 @@ interface ListenClient {
   release(error?: Error | boolean): void;
 }
 
-/** Options of `PostgresFsmTransitionRelay`. */
-export interface PostgresFsmTransitionRelayOptions {
+/** Options of `PostgresTransitionRelay`. */
+export interface PostgresTransitionRelayOptions {
   /** LISTEN/NOTIFY channel; processes that share it see each other's transitions. @default 'mcp_fsm_transitions' */
   channel?: string;
   /** Wait before listening again after the connection was lost, in milliseconds. @default 1000 */
@@ -39,24 +39,27 @@ const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmFsmStateStore(dataSource),
- *   transitionRelay: new PostgresFsmTransitionRelay(dataSource) }) })
+ *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
-export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
+export class PostgresTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
   private readonly reconnectMs: number;
   private readonly failures: RelayPublishFailures;
   private client?: ListenClient;
-  private listener?: (transition: FsmRelayedTransition) => void;
+  private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
   private reconnect?: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
-    options: PostgresFsmTransitionRelayOptions = {},
+    options: PostgresTransitionRelayOptions = {},
   ) {
+    if (typeof dataSource !== 'object' || dataSource === null || typeof dataSource.options !== 'object') {
+      throw new Error(messages.storeNeedsDataSource(PostgresTransitionRelay.name, dataSource));
+    }
     if (dataSource.options.type !== 'postgres') {
       throw new Error(messages.relayNeedsPostgres(dataSource.options.type));
     }
@@ -65,17 +68,17 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
       throw new Error(messages.relayInvalidChannel(this.channel));
     }
     this.reconnectMs = options.reconnectMs ?? 1000;
-    this.failures = new RelayPublishFailures(PostgresFsmTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
+    this.failures = new RelayPublishFailures(PostgresTransitionRelay.name, this.logger, options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS);
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
-  async start(listener: (transition: FsmRelayedTransition) => void, resync?: () => void): Promise<void> {
+  async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     this.listener = listener;
     this.resync = resync;
     await this.listen();
   }
 
-  publish(transition: FsmRelayedTransition): void {
+  publish(transition: RelayedTransition): void {
     const payload = JSON.stringify({ ...transition, origin: this.origin });
     this.client
       ?.query('SELECT pg_notify($1, $2)', [this.channel, payload])
@@ -137,3 +140,10 @@ export class PostgresFsmTransitionRelay implements FsmTransitionRelay {
     this.reconnect = setTimeout(retry, this.reconnectMs).unref();
   }
 }
+
+/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
+export const PostgresFsmTransitionRelay = PostgresTransitionRelay;
+/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
+export type PostgresFsmTransitionRelay = PostgresTransitionRelay;
+/** @deprecated Use {@link PostgresTransitionRelayOptions}; the old name goes in 0.4. */
+export type PostgresFsmTransitionRelayOptions = PostgresTransitionRelayOptions;

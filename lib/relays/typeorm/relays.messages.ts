@@ -4,11 +4,11 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 
 /** Bootstrap error: a numeric option of the outbox relay that is not a positive integer. */
 export const outboxInvalidOption = (name: string, value: unknown): string =>
-  `OutboxFsmTransitionRelay: option ${name} must be a positive integer; got ${String(value)}.`;
+  `OutboxTransitionRelay: option ${name} must be a positive integer; got ${String(value)}.`;
 
 /** Bootstrap error: the outbox table is missing (its migration was not run) or the database cannot be read. */
 export const outboxSchemaNotReady = (table: string, error: unknown): string =>
-  `OutboxFsmTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migration CreateMcpFsmOutbox1764720000000 (createFsmOutboxMigration for a custom table name).`;
+  `OutboxTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migration CreateMcpFsmOutbox1764720000000 (createOutboxMigration for a custom table name).`;
 
 /** Log line (once per outage): polling the outbox failed; the relay keeps polling. */
 export const outboxPollFailed = (table: string, error: unknown, retryMs: number): string =>

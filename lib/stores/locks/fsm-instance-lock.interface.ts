@@ -1,14 +1,14 @@
-import type { FsmClaimRequest, FsmCommit } from '../atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowClaimRequest, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** Exclusive hold on one instance between admission and commit. */
 export interface FsmInstanceLock {
   /** The instance as it was when the lock was taken (nobody else changes it while it is held). */
-  readonly snapshot: FsmSnapshot;
+  readonly snapshot: WorkflowSnapshot;
   /** Transaction manager the handler joins (transactional mode). */
   readonly manager?: unknown;
   /** Stores the new snapshot and lets go; `false` when the lock was lost meanwhile. */
-  commit(commit: FsmCommit): Promise<boolean>;
+  commit(commit: WorkflowCommit): Promise<boolean>;
   /** Lets go without changing the instance. */
   release(): Promise<void>;
 }
@@ -22,5 +22,5 @@ export type FsmLockOutcome =
 
 /** Takes locks on instances of one store. */
 export interface FsmLocker {
-  acquire(request: FsmClaimRequest): Promise<FsmLockOutcome>;
+  acquire(request: WorkflowClaimRequest): Promise<FsmLockOutcome>;
 }

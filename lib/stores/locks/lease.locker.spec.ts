@@ -1,9 +1,9 @@
 import { jest } from '@jest/globals';
-import { InMemoryFsmStateStore } from '../in-memory-fsm-state.store.js';
+import { InMemoryWorkflowStateStore } from '../in-memory-fsm-state.store.js';
 import { LeaseLocker } from './lease.locker.js';
 
 /** The in-memory store, counting the renewals it was asked for. */
-class RenewCountingStore extends InMemoryFsmStateStore {
+class RenewCountingStore extends InMemoryWorkflowStateStore {
   renewals = 0;
 
   override renew(handle: string, token: string, leaseMs: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { AtomicFsmStateStore, FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { AtomicWorkflowStateStore, WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** A claim this locker holds, as its renewals need it. */
@@ -30,9 +30,9 @@ export class LeaseLocker implements FsmLocker {
   /** When the armed timer fires (epoch milliseconds). */
   private timerDueAt = Infinity;
 
-  constructor(private readonly store: AtomicFsmStateStore) {}
+  constructor(private readonly store: AtomicWorkflowStateStore) {}
 
-  async acquire(request: FsmClaimRequest): Promise<FsmLockOutcome> {
+  async acquire(request: WorkflowClaimRequest): Promise<FsmLockOutcome> {
     const result = await this.store.claim(request);
     if (result.status !== 'claimed') {
       return result;
@@ -57,7 +57,7 @@ export class LeaseLocker implements FsmLocker {
   }
 
   /** Starts renewing a claim when it comes due; `undefined` when the store cannot renew. */
-  private hold({ handle, token, leaseMs }: FsmClaimRequest): HeldClaim | undefined {
+  private hold({ handle, token, leaseMs }: WorkflowClaimRequest): HeldClaim | undefined {
     if (!this.store.renew) {
       return undefined;
     }

@@ -1,15 +1,15 @@
-import type { FsmClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
 import { isOwnedBy } from '../fsm-instance-owner.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */
 export type SnapshotVerdict =
   | { status: 'unknown' }
   | { status: 'forbidden'; state: string }
-  | { status: 'allowed'; snapshot: FsmSnapshot };
+  | { status: 'allowed'; snapshot: WorkflowSnapshot };
 
 /** Judges `loaded` (or the request's `createWith` when absent) against the caller and the allowed states. */
-export function judgeSnapshot(request: FsmClaimRequest, loaded: FsmSnapshot | undefined): SnapshotVerdict {
+export function judgeSnapshot(request: WorkflowClaimRequest, loaded: WorkflowSnapshot | undefined): SnapshotVerdict {
   const snapshot = loaded ?? request.createWith;
   if (!snapshot || !isOwnedBy(snapshot.owner, request.owner)) {
     return { status: 'unknown' };

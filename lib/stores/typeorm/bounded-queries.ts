@@ -1,9 +1,9 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { storeConnectionAbandoned, storeInvalidTimeout, storeTimedOut } from '../stores.messages.js';
+import { storeConnectionAbandoned, storeInvalidTimeout, storeNeedsDataSource, storeTimedOut } from '../stores.messages.js';
 import { abandonConnection, QueryDeadline } from './query-deadline.js';
 import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
 import type { TransactionLimits } from './transaction-limits.js';
-import { DEFAULT_FSM_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.interface.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.interface.js';
 import { assertFsmTableName, type FsmSqlDialect, fsmSqlDialect } from './typeorm-sql.js';
 
 /** How {@link BoundedQueries.run} runs one operation. */
@@ -40,8 +40,11 @@ export class BoundedQueries {
     private readonly component: string,
     timeoutMs: number | undefined,
   ) {
+    if (typeof dataSource !== 'object' || dataSource === null || typeof dataSource.options !== 'object') {
+      throw new Error(storeNeedsDataSource(component, dataSource));
+    }
     this.dialect = fsmSqlDialect(dataSource.options.type, component);
-    this.timeoutMs = timeoutMs ?? DEFAULT_FSM_STORE_TIMEOUT_MS;
+    this.timeoutMs = timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs <= 0) {
       throw new Error(storeInvalidTimeout(component, timeoutMs));
     }

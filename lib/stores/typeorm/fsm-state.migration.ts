@@ -2,9 +2,9 @@ import { type MigrationInterface, type QueryRunner, Table, TableColumn } from 't
 import { MigrationColumns } from './migration-columns.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import {
-  DEFAULT_FSM_STATE_TABLE,
-  DEFAULT_FSM_TRANSITION_TABLE,
-  type TypeOrmFsmStateStoreOptions,
+  DEFAULT_WORKFLOW_STATE_TABLE,
+  DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  type TypeOrmWorkflowStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmState1764460800000';
@@ -15,16 +15,16 @@ const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
  * history) and their indexes, for the table names in `options`; `down` drops both. Built with
  * TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite. Its
  * name is fixed (`CreateMcpFsmState1764460800000`): register one per DataSource, followed by
- * {@link createFsmContextMigration} (the store needs both).
+ * {@link createWorkflowContextMigration} (the store needs both).
  *
  * @example
- * new DataSource({ ..., migrations: [createFsmStateMigration({ tableName: 'billing_fsm_state' })] });
+ * new DataSource({ ..., migrations: [createWorkflowStateMigration({ tableName: 'billing_fsm_state' })] });
  */
-export function createFsmStateMigration(
-  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'> = {},
+export function createWorkflowStateMigration(
+  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createFsmStateMigration.name);
-  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE, createFsmStateMigration.name);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowStateMigration.name);
+  const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE, createWorkflowStateMigration.name);
 
   return class CreateMcpFsmState implements MigrationInterface {
     name = MIGRATION_NAME;
@@ -74,7 +74,7 @@ export function createFsmStateMigration(
 }
 
 /** Creates the store's tables with the default names (`mcp_fsm_state`, `mcp_fsm_transition`). */
-export class CreateMcpFsmState1764460800000 extends createFsmStateMigration() {}
+export class CreateMcpFsmState1764460800000 extends createWorkflowStateMigration() {}
 
 /**
  * A TypeORM migration class that adds the nullable `context` column (the machine's XState
@@ -83,18 +83,18 @@ export class CreateMcpFsmState1764460800000 extends createFsmStateMigration() {}
  * Built with TypeORM's `TableColumn`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite
  * (where TypeORM rebuilds the table, keeping its rows). Its name is fixed
  * (`AddMcpFsmContext1764547200000`): register one per DataSource, after
- * {@link createFsmStateMigration} with the same table name.
+ * {@link createWorkflowStateMigration} with the same table name.
  *
  * @example
  * new DataSource({ ..., migrations: [
- *   createFsmStateMigration({ tableName: 'billing_fsm_state' }),
- *   createFsmContextMigration({ tableName: 'billing_fsm_state' }),
+ *   createWorkflowStateMigration({ tableName: 'billing_fsm_state' }),
+ *   createWorkflowContextMigration({ tableName: 'billing_fsm_state' }),
  * ] });
  */
-export function createFsmContextMigration(
-  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {},
+export function createWorkflowContextMigration(
+  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
-  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_FSM_STATE_TABLE, createFsmContextMigration.name);
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowContextMigration.name);
 
   return class AddMcpFsmContext implements MigrationInterface {
     name = CONTEXT_MIGRATION_NAME;
@@ -110,4 +110,9 @@ export function createFsmContextMigration(
 }
 
 /** Adds the `context` column to the state table with the default name (`mcp_fsm_state`). */
-export class AddMcpFsmContext1764547200000 extends createFsmContextMigration() {}
+export class AddMcpFsmContext1764547200000 extends createWorkflowContextMigration() {}
+
+/** @deprecated Use {@link createWorkflowStateMigration}; the old name goes in 0.4. */
+export const createFsmStateMigration = createWorkflowStateMigration;
+/** @deprecated Use {@link createWorkflowContextMigration}; the old name goes in 0.4. */
+export const createFsmContextMigration = createWorkflowContextMigration;

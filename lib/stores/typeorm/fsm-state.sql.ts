@@ -1,57 +1,19 @@
 import type { QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowClaimRequest, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
-import { isOwnedBy } from '../fsm-instance-owner.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
-import type { FsmLockRequest } from '../transactional-fsm-state-store.interface.js';
+import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
+import { isDuplicateKey } from './mysql-errno.js';
+import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
-
-/** One stored instance row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
-export interface FsmStateRow {
-  state: string;
-  owner: string | null;
-  lease_until: string | number | null;
-}
-
-/** The columns of an instance row that make its snapshot (`context` is JSON text, NULL for none). */
-export interface FsmSnapshotRow {
-  state: string;
-  context: string | null;
-  owner: string | null;
-  updated_at: string | number;
-}
 
 /** Lease fields written by a claim. */
 export interface FsmLease {
   token: string;
   until: number;
 }
-
-/** A claim outcome other than `claimed`. */
-type Refusal = Exclude<FsmClaimResult, { status: 'claimed' }>;
-
-/**
- * Why the caller may not take an instance row: `unknown` (owned by another principal, or
- * owned while the caller is anonymous), `forbidden` (its state is not one of the allowed
- * states, compared exactly), `busy` (a live lease holds it); `undefined` when it is free
- * for the caller.
- */
-export function refuseFsmClaim(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal | undefined {
-  if (!isOwnedBy(row.owner, request.owner)) return { status: 'unknown' };
-  if (request.allowedStates && !request.allowedStates.includes(row.state)) return { status: 'forbidden', state: row.state };
-  if (row.lease_until !== null && Number(row.lease_until) >= now) return { status: 'busy', state: row.state };
-  return undefined;
-}
-
-/** The verdict for a row the caller could not take: a row free for it was taken meanwhile, so `busy`. */
-export function notTaken(row: FsmStateRow, request: FsmLockRequest, now: number): Refusal {
-  return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
-}
-
-const DUPLICATE_KEY_ERRNO = 1062;
-const DEADLOCK_ERRNO = 1213;
 
 /**
  * The SQL of the state and history tables in one dialect. Every method is one statement
@@ -88,7 +50,7 @@ export class FsmStateSql {
   }
 
   /** Snapshot of one instance. */
-  async load(runner: QueryRunner, handle: string): Promise<FsmSnapshot | undefined> {
+  async load(runner: QueryRunner, handle: string): Promise<WorkflowSnapshot | undefined> {
     const { records } = await this.run<FsmSnapshotRow>(runner, {
       sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ?`,
       params: [handle],
@@ -97,8 +59,8 @@ export class FsmStateSql {
   }
 
   /** Snapshots of many instances in one SELECT (one JSON or array parameter, so no placeholder limit). */
-  async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
-    const snapshots = new Map<string, FsmSnapshot>();
+  async loadMany(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    const snapshots = new Map<string, WorkflowSnapshot>();
     if (!handles.length) return snapshots;
     const { records } = await this.run<FsmSnapshotRow & { handle: string }>(runner, {
       sql: `SELECT handle, state, context, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
@@ -121,7 +83,7 @@ export class FsmStateSql {
   }
 
   /** Inserts or replaces the state of an instance (its lease is kept). */
-  async save(runner: QueryRunner, handle: string, snapshot: FsmSnapshot): Promise<void> {
+  async save(runner: QueryRunner, handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     const updatedAt = Date.parse(snapshot.updatedAt);
     const upsert =
       this.dialect === 'mysql'
@@ -150,8 +112,8 @@ export class FsmStateSql {
   async insert(
     runner: QueryRunner,
     handle: string,
-    snapshot: FsmSnapshot,
-    options: { lease?: FsmLease; record?: FsmTransitionRecord } = {},
+    snapshot: WorkflowSnapshot,
+    options: { lease?: FsmLease; record?: WorkflowTransitionRecord } = {},
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: SqlStatement = {
@@ -200,10 +162,10 @@ export class FsmStateSql {
    */
   async claim(
     runner: QueryRunner,
-    request: FsmClaimRequest,
+    request: WorkflowClaimRequest,
     lease: FsmLease,
     now: number,
-  ): Promise<FsmSnapshot | undefined> {
+  ): Promise<WorkflowSnapshot | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
     const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
     const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
@@ -266,8 +228,8 @@ export class FsmStateSql {
     runner: QueryRunner,
     handle: string,
     token: string | undefined,
-    snapshot: FsmSnapshot,
-    record?: FsmTransitionRecord,
+    snapshot: WorkflowSnapshot,
+    record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
     const params: unknown[] = [
       snapshot.state,
@@ -300,7 +262,7 @@ export class FsmStateSql {
    * row), then the history of those that are gone. Three statements, each safe to run from
    * several processes at once; answers how many instances it deleted.
    */
-  async sweep(runner: QueryRunner, { finished, idle, limit }: FsmSweepRequest, now: number): Promise<number> {
+  async sweep(runner: QueryRunner, { finished, idle, limit }: WorkflowSweepRequest, now: number): Promise<number> {
     const conditions: SqlStatement[] = [];
     for (const { machine, states } of finished?.machines ?? []) {
       if (states.length) {
@@ -356,7 +318,7 @@ export class FsmStateSql {
   }
 
   /** History rows of one instance, oldest first. */
-  async records(runner: QueryRunner, handle: string): Promise<FsmTransitionRecord[]> {
+  async records(runner: QueryRunner, handle: string): Promise<WorkflowTransitionRecord[]> {
     const { records } = await this.run<HistoryRow>(runner, {
       sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at, id`,
       params: [handle],
@@ -373,7 +335,7 @@ export class FsmStateSql {
     }));
   }
 
-  private async insertRecord(runner: QueryRunner, record: FsmTransitionRecord): Promise<void> {
+  private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
       sql: `INSERT INTO ${this.history} (machine, handle, from_state, to_state, event, tool, principal, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),
@@ -381,7 +343,7 @@ export class FsmStateSql {
   }
 
   /** A data-modifying CTE (PostgreSQL) that writes the history row when `change` returned a row. */
-  private withRecord(change: string, params: unknown[], record: FsmTransitionRecord): SqlStatement {
+  private withRecord(change: string, params: unknown[], record: WorkflowTransitionRecord): SqlStatement {
     return {
       sql:
         `WITH changed AS (${change}) ` +
@@ -414,51 +376,7 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
   return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
 }
 
-/** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context and owner flags, then the position. */
-const UPDATED_AT_LIMIT = 2 ** 42;
-const CONTEXT_FLAG = 2 ** 42;
-const OWNER_FLAG = 2 ** 43;
-const POSITION_UNIT = 2 ** 44;
-/** Positions 1..511 keep the packed value below 2^53, where mysql2 returns it as an exact number. */
-const MAX_PACKED_POSITION = 2 ** 9 - 1;
-
-/**
- * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
- * allowed states are given, at most {@link MAX_PACKED_POSITION}, and `updated_at` fits in 42 bits.
- */
-function packedClaim(allowedStates: readonly string[] | undefined): SqlStatement {
-  if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
-  const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
-  return {
-    sql:
-      `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} THEN ` +
-      `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
-      `(CASE WHEN context IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
-    params: [...allowedStates],
-  };
-}
-
-/** The snapshot packed by {@link packedClaim}; `undefined` when it was not packed or the row has a context. */
-function unpackClaim(
-  insertId: number | undefined,
-  allowedStates: readonly string[],
-  owner: string | undefined,
-): FsmSnapshot | undefined {
-  if (!insertId || insertId >= 2 ** 53) return undefined;
-  const position = Math.floor(insertId / POSITION_UNIT);
-  const owned = Math.floor(insertId / OWNER_FLAG) % 2 === 1;
-  const hasContext = Math.floor(insertId / CONTEXT_FLAG) % 2 === 1;
-  if (position < 1 || position > allowedStates.length || hasContext) return undefined;
-  // An owned row was claimed only because its owner is the caller (see the claim's WHERE).
-  const snapshot: FsmSnapshot = {
-    state: allowedStates[position - 1],
-    updatedAt: new Date(insertId % UPDATED_AT_LIMIT).toISOString(),
-  };
-  if (owned) snapshot.owner = owner;
-  return snapshot;
-}
-
-function recordParams(record: FsmTransitionRecord): unknown[] {
+function recordParams(record: WorkflowTransitionRecord): unknown[] {
   return [
     record.machine,
     record.handle,
@@ -469,43 +387,4 @@ function recordParams(record: FsmTransitionRecord): unknown[] {
     record.principal,
     Date.parse(record.at),
   ];
-}
-
-/** The snapshot of a row (a NULL context, or owner, → no such key). */
-export function toSnapshot(row: FsmSnapshotRow): FsmSnapshot {
-  const snapshot: FsmSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
-  if (row.context !== null) snapshot.context = JSON.parse(row.context);
-  if (row.owner !== null) snapshot.owner = row.owner;
-  return snapshot;
-}
-
-/** A snapshot as a later load returns it (its context through JSON, so no aliasing of the caller's). */
-export function storedSnapshot(snapshot: FsmSnapshot): FsmSnapshot {
-  const stored: FsmSnapshot = { state: snapshot.state, updatedAt: new Date(Date.parse(snapshot.updatedAt)).toISOString() };
-  const context = contextText(snapshot);
-  if (context !== null) stored.context = JSON.parse(context);
-  if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
-  return stored;
-}
-
-/** The `context` column of a snapshot: JSON text, or NULL when it has none. */
-function contextText(snapshot: FsmSnapshot): string | null {
-  return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  return driverErrno(error) === DUPLICATE_KEY_ERRNO;
-}
-
-/**
- * Whether InnoDB chose this transaction as a deadlock victim (and rolled it back). Under
- * REPEATABLE READ a locking read of an absent row takes a gap lock, so two transactions
- * inserting new instances into the same index gap can deadlock.
- */
-export function isDeadlock(error: unknown): boolean {
-  return driverErrno(error) === DEADLOCK_ERRNO;
-}
-
-function driverErrno(error: unknown): number | undefined {
-  return (error as { driverError?: { errno?: number } }).driverError?.errno;
 }

@@ -1,5 +1,5 @@
-/** Options of `TypeOrmFsmStateStore` (and of `createFsmStateMigration`, which uses the table names). */
-export interface TypeOrmFsmStateStoreOptions {
+/** Options of `TypeOrmWorkflowStateStore` (and of `createWorkflowStateMigration`, which uses the table names). */
+export interface TypeOrmWorkflowStateStoreOptions {
   /** Table of instance states (optionally `schema.table`). @default 'mcp_fsm_state' */
   tableName?: string;
   /** Table of transition history (optionally `schema.table`). @default 'mcp_fsm_transition' */
@@ -20,8 +20,17 @@ export interface TypeOrmFsmStateStoreOptions {
 }
 
 /** Default table of instance states. */
-export const DEFAULT_FSM_STATE_TABLE = 'mcp_fsm_state';
+export const DEFAULT_WORKFLOW_STATE_TABLE = 'mcp_fsm_state';
 /** Default table of transition history. */
-export const DEFAULT_FSM_TRANSITION_TABLE = 'mcp_fsm_transition';
+export const DEFAULT_WORKFLOW_TRANSITION_TABLE = 'mcp_fsm_transition';
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */
-export const DEFAULT_FSM_STORE_TIMEOUT_MS = 5000;
+export const DEFAULT_STORE_TIMEOUT_MS = 5000;
+
+/** @deprecated Use {@link TypeOrmWorkflowStateStoreOptions}; the old name goes in 0.4. */
+export type TypeOrmFsmStateStoreOptions = TypeOrmWorkflowStateStoreOptions;
+/** @deprecated Use {@link DEFAULT_WORKFLOW_STATE_TABLE}; the old name goes in 0.4. */
+export const DEFAULT_FSM_STATE_TABLE = DEFAULT_WORKFLOW_STATE_TABLE;
+/** @deprecated Use {@link DEFAULT_WORKFLOW_TRANSITION_TABLE}; the old name goes in 0.4. */
+export const DEFAULT_FSM_TRANSITION_TABLE = DEFAULT_WORKFLOW_TRANSITION_TABLE;
+/** @deprecated Use {@link DEFAULT_STORE_TIMEOUT_MS}; the old name goes in 0.4. */
+export const DEFAULT_FSM_STORE_TIMEOUT_MS = DEFAULT_STORE_TIMEOUT_MS;

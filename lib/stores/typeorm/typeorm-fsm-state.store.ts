@@ -1,18 +1,19 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { FsmClaimRequest, FsmClaimResult, FsmCommit, FsmSweepRequest } from '../atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowClaimRequest, WorkflowClaimResult, WorkflowCommit, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
-import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
-import { FsmStateSql, notTaken, storedSnapshot } from './fsm-state.sql.js';
+import { notTaken, storedSnapshot } from './fsm-state.rows.js';
+import { FsmStateSql } from './fsm-state.sql.js';
 import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {
-  DEFAULT_FSM_STATE_TABLE,
-  DEFAULT_FSM_TRANSITION_TABLE,
-  type TypeOrmFsmStateStoreOptions,
+  DEFAULT_WORKFLOW_STATE_TABLE,
+  DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  type TypeOrmWorkflowStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 
@@ -26,10 +27,10 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
- *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
+ *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -37,14 +38,14 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
 
   constructor(
     private readonly dataSource: DataSource,
-    options: TypeOrmFsmStateStoreOptions = {},
+    options: TypeOrmWorkflowStateStoreOptions = {},
   ) {
-    const queries = new BoundedQueries(dataSource, TypeOrmFsmStateStore.name, options.timeoutMs);
+    const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
     this.queries = queries;
     this.sql = new FsmStateSql(
       queries.dialect,
-      queries.table(options.tableName ?? DEFAULT_FSM_STATE_TABLE),
-      queries.table(options.historyTableName ?? DEFAULT_FSM_TRANSITION_TABLE),
+      queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE),
+      queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE),
     );
     this.keepHistory = options.history ?? false;
     this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
@@ -62,17 +63,17 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /** @inheritdoc */
-  load(handle: string): Promise<FsmSnapshot | undefined> {
+  load(handle: string): Promise<WorkflowSnapshot | undefined> {
     return this.session('load', (runner) => this.sql.load(runner, handle));
   }
 
   /** Upserts the snapshot (one statement); a lease on the instance is kept. */
-  save(handle: string, snapshot: FsmSnapshot): Promise<void> {
+  save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     return this.session('save', (runner) => this.sql.save(runner, handle, snapshot));
   }
 
   /** @inheritdoc */
-  async create(handle: string, snapshot: FsmSnapshot, record?: FsmTransitionRecord): Promise<void> {
+  async create(handle: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
     const kept = this.kept(record);
     const created = await this.session(
       'create',
@@ -88,7 +89,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
    * instance from `createWith`; a concurrent creator wins the race and this call gets the
    * diagnosis of its row.
    */
-  claim(request: FsmClaimRequest): Promise<FsmClaimResult> {
+  claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult> {
     return this.session('claim', async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
@@ -106,7 +107,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /** @inheritdoc */
-  commit(handle: string, token: string, commit: FsmCommit): Promise<boolean> {
+  commit(handle: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
     return this.session(
       'commit',
@@ -121,7 +122,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /** @inheritdoc */
-  sweep(request: FsmSweepRequest): Promise<number> {
+  sweep(request: WorkflowSweepRequest): Promise<number> {
     return this.session('sweep', (runner) => this.sql.sweep(runner, request, Date.now()));
   }
 
@@ -136,7 +137,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /** @inheritdoc */
-  loadMany(handles: readonly string[]): Promise<Map<string, FsmSnapshot>> {
+  loadMany(handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
     return this.session('loadMany', (runner) => this.sql.loadMany(runner, handles));
   }
 
@@ -146,7 +147,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
   }
 
   /** @inheritdoc */
-  async history(handle: string): Promise<FsmTransitionRecord[]> {
+  async history(handle: string): Promise<WorkflowTransitionRecord[]> {
     return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
   }
 
@@ -156,7 +157,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
    * then it holds the shared connection until commit or rollback) and BEGIN take at most
    * `timeoutMs`; the transaction then has `timeoutMs` until its COMMIT.
    */
-  async beginTransaction(): Promise<FsmTransaction> {
+  async beginTransaction(): Promise<WorkflowTransaction> {
     const { queries } = this;
     const opening = queries.deadline('beginTransaction');
     let endTurn = () => {};
@@ -182,7 +183,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
     });
   }
 
-  private kept(record: FsmTransitionRecord | undefined): FsmTransitionRecord | undefined {
+  private kept(record: WorkflowTransitionRecord | undefined): WorkflowTransitionRecord | undefined {
     return this.keepHistory ? record : undefined;
   }
 
@@ -194,3 +195,8 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, OnAppli
     return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }
+
+/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
+export const TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
+/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
+export type TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;

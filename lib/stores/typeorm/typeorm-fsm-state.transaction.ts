@@ -1,15 +1,17 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import type { FsmClaimResult, FsmCommit } from '../atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowClaimResult, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import {
   storeHandleExists,
   storeTransactionClosed,
   storeTransactionExpired,
   storeTransactionMissingInstance,
 } from '../stores.messages.js';
-import type { FsmLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-fsm-state-store.interface.js';
 import type { BoundedQueries } from './bounded-queries.js';
-import { type FsmStateSql, isDeadlock, notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.sql.js';
+import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
+import type { FsmStateSql } from './fsm-state.sql.js';
+import { isDeadlock } from './mysql-errno.js';
 import type { QueryDeadline } from './query-deadline.js';
 import type { TransactionLimits } from './transaction-limits.js';
 
@@ -37,7 +39,7 @@ export interface TypeOrmFsmTransactionOptions {
  * through `manager` fails); on SQLite, whose one connection cannot be closed, `commit` rolls
  * back instead. Either way `commit` then fails with an error that says so.
  */
-export class TypeOrmFsmTransaction implements FsmTransaction {
+export class TypeOrmFsmTransaction implements WorkflowTransaction {
   private readonly locked = new Set<string>();
   private readonly sql: FsmStateSql;
   private open = true;
@@ -68,7 +70,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
    * and concurrent inserts into one gap deadlock; a remaining deadlock victim (rolled back
    * by InnoDB) is answered `busy`.
    */
-  async lock(request: FsmLockRequest): Promise<FsmClaimResult> {
+  async lock(request: WorkflowLockRequest): Promise<WorkflowClaimResult> {
     this.assertOpen();
     const result = await this.bounded(this.tryLock(request, request.createWith));
     if (result.status === 'claimed') this.locked.add(request.handle);
@@ -80,7 +82,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
    * the history row, then commits, all before the deadline. On an error the transaction may
    * still be open: call `rollback`.
    */
-  async commit(handle: string, commit: FsmCommit, options: { insert?: boolean } = {}): Promise<void> {
+  async commit(handle: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
     this.assertOpen();
     if (this.options.deadline.expired) throw this.options.deadline.signal.reason;
     const clean = await this.bounded(this.write(handle, commit, options));
@@ -101,7 +103,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     }
   }
 
-  private async write(handle: string, commit: FsmCommit, options: { insert?: boolean }): Promise<boolean> {
+  private async write(handle: string, commit: WorkflowCommit, options: { insert?: boolean }): Promise<boolean> {
     const record = this.options.history ? commit.record : undefined;
     if (options.insert && !this.locked.has(handle)) {
       if (!(await this.sql.insert(this.runner, handle, commit.snapshot, { record }))) {
@@ -113,7 +115,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     return this.options.limits.commit(this.runner);
   }
 
-  private async tryLock(request: FsmLockRequest, createWith: FsmSnapshot | undefined): Promise<FsmClaimResult> {
+  private async tryLock(request: WorkflowLockRequest, createWith: WorkflowSnapshot | undefined): Promise<WorkflowClaimResult> {
     const now = Date.now();
     if (createWith && this.sql.dialect === 'mysql' && !(await this.sql.inspect(this.runner, request.handle))) {
       return this.insertLocked(request, createWith);
@@ -125,7 +127,7 @@ export class TypeOrmFsmTransaction implements FsmTransaction {
     return createWith ? this.insertLocked(request, createWith) : { status: 'unknown' };
   }
 
-  private async insertLocked(request: FsmLockRequest, createWith: FsmSnapshot): Promise<FsmClaimResult> {
+  private async insertLocked(request: WorkflowLockRequest, createWith: WorkflowSnapshot): Promise<WorkflowClaimResult> {
     let inserted: boolean;
     try {
       inserted = await this.sql.insert(this.runner, request.handle, createWith);

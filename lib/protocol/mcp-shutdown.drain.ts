@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_SHUTDOWN_JSONRPC_CODE } from '../protocol/json-rpc.codes.js';
+import { MCP_SHUTDOWN_JSONRPC_CODE } from './json-rpc.codes.js';
 import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../options/mcp-resolved-options.interface.js';
-import { JsonRpcError } from '../protocol/json-rpc.error.js';
-import * as messages from '../protocol/protocol.messages.js';
+import { JsonRpcError } from './json-rpc.error.js';
+import * as messages from './protocol.messages.js';
 
 /**
  * How long the drain waits, once `drainMs` ran out, for the answers of the abandoned calls and

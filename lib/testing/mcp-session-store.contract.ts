@@ -1,6 +1,7 @@
+/// <reference types="jest" />
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { McpSessionRecord, McpSessionStore } from '../../lib/stores/mcp-session-store.interface.js';
+import type { McpSessionRecord, McpSessionStore } from '../stores/mcp-session-store.interface.js';
 
 /** One session store under test, a second one on the same storage (another process), and how to dispose of them. */
 export interface McpSessionStoreFixture {

@@ -14,3 +14,7 @@ export function echo(value: unknown): string {
   const end = /[\uD800-\uDBFF]/.test(text[MAX_ECHO_LENGTH - 1]) ? MAX_ECHO_LENGTH - 1 : MAX_ECHO_LENGTH;
   return `${text.slice(0, end)}…`;
 }
+
+/** zod issues as `path: message; path: message`. */
+export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
+  issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');

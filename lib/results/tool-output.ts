@@ -1,7 +1,7 @@
 import { InternalServerErrorException } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import * as messages from '../gating/gating.messages.js';
+import * as messages from './results.messages.js';
 
 /** Whether a handler returned a ready MCP tool result. */
 function isCallToolResult(value: unknown): value is CallToolResult {

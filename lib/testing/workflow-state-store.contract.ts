@@ -1,19 +1,20 @@
+/// <reference types="jest" />
 import { randomUUID } from 'node:crypto';
-import { storeHandleExists } from '../../lib/stores/stores.messages.js';
+import { storeHandleExists } from '../stores/stores.messages.js';
 import type {
-  AtomicFsmStateStore,
-  FsmClaimRequest,
-  FsmClaimResult,
-} from '../../lib/stores/atomic-fsm-state-store.interface.js';
-import type { FsmSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
-import type { FsmTransitionRecord } from '../../lib/stores/fsm-transition-record.interface.js';
+  AtomicWorkflowStateStore,
+  WorkflowClaimRequest,
+  WorkflowClaimResult,
+} from '../stores/atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import type {
-  FsmLockRequest,
-  TransactionalFsmStateStore,
-} from '../../lib/stores/transactional-fsm-state-store.interface.js';
+  WorkflowLockRequest,
+  TransactionalWorkflowStateStore,
+} from '../stores/transactional-fsm-state-store.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
-export interface FsmStoreBusinessTable {
+export interface WorkflowStoreBusinessTable {
   /** Inserts row `id` through `manager` (the transaction's entity manager). */
   write(manager: unknown, id: string): Promise<void>;
   /** Committed rows with `id`. */
@@ -21,28 +22,28 @@ export interface FsmStoreBusinessTable {
 }
 
 /** One store under test and how to dispose of it. */
-export interface FsmStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateStore> {
+export interface WorkflowStoreFixture<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> {
   store: S;
   cleanup: () => Promise<void>;
 }
 
 /** Makes a store under test; `history` switches its history rows on. */
-export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
+export type WorkflowStoreFactory<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> = (options: {
   history: boolean;
-}) => Promise<FsmStoreFixture<S>>;
+}) => Promise<WorkflowStoreFixture<S>>;
 
 /**
- * The cases every store passes (design §5, §8): run them with `factory` making the
- * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
+ * The cases every store passes: run them with `factory` making the
+ * store. Pass `transactional` for stores that implement `TransactionalWorkflowStateStore`.
  */
-export function describeFsmStateStoreContract(
+export function describeWorkflowStateStoreContract(
   name: string,
-  factory: FsmStoreFactory,
-  transactional?: { factory: FsmStoreFactory<TransactionalFsmStateStore>; business: FsmStoreBusinessTable },
+  factory: WorkflowStoreFactory,
+  transactional?: { factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>; business: WorkflowStoreBusinessTable },
 ): void {
-  describe(`${name}: FsmStateStore contract`, () => {
-    let fixture: FsmStoreFixture;
-    let store: AtomicFsmStateStore;
+  describe(`${name}: WorkflowStateStore contract`, () => {
+    let fixture: WorkflowStoreFixture;
+    let store: AtomicWorkflowStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });
@@ -321,7 +322,7 @@ export function describeFsmStateStoreContract(
     it('sweeps finished and idle instances in bounded batches, with their history, never a leased one', async () => {
       const machine = `sweep${randomUUID().slice(0, 8)}`;
       const key = () => `${machine}:${randomUUID()}`;
-      const aged = (state: string): FsmSnapshot => ({ state, updatedAt: new Date(Date.now() - 60_000).toISOString() });
+      const aged = (state: string): WorkflowSnapshot => ({ state, updatedAt: new Date(Date.now() - 60_000).toISOString() });
       const [doneOld, doneNew, openOld, openOld2, leased] = [key(), key(), key(), key(), key()];
       await store.create(doneOld, aged('discharged'), record(doneOld, null, 'discharged', null));
       await store.create(doneNew, snapshot('discharged'));
@@ -389,12 +390,12 @@ export function describeFsmStateStoreContract(
 
 function describeTransactionalContract(
   name: string,
-  factory: FsmStoreFactory<TransactionalFsmStateStore>,
-  business: FsmStoreBusinessTable,
+  factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>,
+  business: WorkflowStoreBusinessTable,
 ): void {
-  describe(`${name}: TransactionalFsmStateStore contract`, () => {
-    let fixture: FsmStoreFixture<TransactionalFsmStateStore>;
-    let store: TransactionalFsmStateStore;
+  describe(`${name}: TransactionalWorkflowStateStore contract`, () => {
+    let fixture: WorkflowStoreFixture<TransactionalWorkflowStateStore>;
+    let store: TransactionalWorkflowStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });
@@ -481,7 +482,7 @@ function describeTransactionalContract(
     });
 
     it('judges a lock as a claim: exact states, any state without allowedStates, the owner rule', async () => {
-      const lockOnce = async (request: FsmLockRequest): Promise<FsmClaimResult> => {
+      const lockOnce = async (request: WorkflowLockRequest): Promise<WorkflowClaimResult> => {
         const tx = await store.beginTransaction();
         try {
           return await tx.lock(request);
@@ -526,7 +527,7 @@ function describeTransactionalContract(
     it('starts 10 new instances concurrently from createWith (no deadlock between their inserts)', async () => {
       const calls = Array.from({ length: 10 }, () => ({ h: handle(), id: randomUUID() }));
       const results = await Promise.all(
-        calls.map(async ({ h, id }): Promise<FsmClaimResult> => {
+        calls.map(async ({ h, id }): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
             const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: snapshot('draft') });
@@ -552,7 +553,7 @@ function describeTransactionalContract(
       await store.create(h, snapshot('draft'));
       const id = randomUUID();
       const results = await Promise.all(
-        Array.from({ length: 10 }, async (): Promise<FsmClaimResult> => {
+        Array.from({ length: 10 }, async (): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
             const locked = await tx.lock({ handle: h, allowedStates: ['draft'] });
@@ -577,7 +578,7 @@ function handle(): string {
   return `invoice:${randomUUID()}`;
 }
 
-function snapshot(state: string, owner?: string, context?: Record<string, unknown>): FsmSnapshot {
+function snapshot(state: string, owner?: string, context?: Record<string, unknown>): WorkflowSnapshot {
   return {
     state,
     updatedAt: new Date().toISOString(),
@@ -586,11 +587,11 @@ function snapshot(state: string, owner?: string, context?: Record<string, unknow
   };
 }
 
-function claim(h: string, allowedStates: string[] | undefined, extra: Partial<FsmClaimRequest> = {}): FsmClaimRequest {
+function claim(h: string, allowedStates: string[] | undefined, extra: Partial<WorkflowClaimRequest> = {}): WorkflowClaimRequest {
   return { handle: h, ...(allowedStates === undefined ? {} : { allowedStates }), token: randomUUID(), leaseMs: 60_000, ...extra };
 }
 
-function record(h: string, from: string | null, to: string, event: string | null): FsmTransitionRecord {
+function record(h: string, from: string | null, to: string, event: string | null): WorkflowTransitionRecord {
   return {
     machine: 'invoice',
     handle: h,

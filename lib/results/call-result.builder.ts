@@ -1,5 +1,5 @@
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { FsmCall } from '../gating/fsm-call.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { toGetPromptResult, toReadResourceResult } from './primitive-result.mapper.js';
@@ -12,13 +12,29 @@ export interface McpCallResults {
   resource: ReadResourceResult;
 }
 
+/** What the result of one call is built from (a `WorkflowCall` is one). */
+export interface McpResultSource {
+  /** The handler's definition: its kind, and a tool's output schema. */
+  readonly tool: McpHandlerDefinition;
+  /** The call's context; `uri` is the resource read. */
+  readonly context: { readonly uri?: string };
+  /** Fields a tool's result carries besides the handler's value (a start tool's handle). */
+  resultExtra(): Record<string, unknown>;
+}
+
+/** A call whose gate may already have built its result. */
+export interface McpResultCall extends McpResultSource {
+  /** What the gate decided; `resultFor(value)` is the result it built for that same value. */
+  readonly outcome: { resultFor(value: unknown): unknown };
+}
+
 /**
  * The MCP result of a handler's value, built once per call: a tool's checked against its
  * `outputSchema` (an `InternalServerErrorException` names each mismatch), with the call's
  * extra fields (a start tool's handle); a prompt's or a resource's mapped as its method
  * answers. The gate builds it before it stores a transition; the call handlers reuse it.
  */
-export function buildCallResult(call: FsmCall, value: unknown): McpCallResults[keyof McpCallResults] {
+export function buildCallResult(call: McpResultSource, value: unknown): McpCallResults[keyof McpCallResults] {
   const definition = call.tool;
   switch (definition.kind) {
     case 'tool': {
@@ -36,6 +52,6 @@ export function buildCallResult(call: FsmCall, value: unknown): McpCallResults[k
 }
 
 /** The result of `call` for the pipeline's final `value`: the one the gate built, when the value is the one it saw. */
-export function callResult<K extends keyof McpCallResults>(call: FsmCall & { tool: { kind: K } }, value: unknown): McpCallResults[K] {
+export function callResult<K extends keyof McpCallResults>(call: McpResultCall & { tool: { kind: K } }, value: unknown): McpCallResults[K] {
   return (call.outcome.resultFor(value) ?? buildCallResult(call, value)) as McpCallResults[K];
 }

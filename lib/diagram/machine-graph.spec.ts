@@ -1,0 +1,83 @@
+import { createMachine } from 'xstate';
+import { defineMachine } from '../machines/define-machine.js';
+import { mermaidUnknownHighlight } from '../machines/machines.messages.js';
+import type { McpMachineConfig } from '../machines/machine.interface.js';
+import { activeNodes, graphNodes, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
+import { toolsByEdge } from './transition-tools.js';
+
+/** Nested states with a relative, an id and a sibling target, a guard and `onDone`. */
+const claimConfig: McpMachineConfig = {
+  id: 'claim',
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: {
+      initial: 'legal',
+      on: { ESCALATE: '.finance' },
+      onDone: 'approved',
+      states: {
+        legal: { on: { SIGN: 'finance', ESCALATE: '#claim.rejected' } },
+        finance: { on: { SIGN: { target: 'signed', guard: 'withinBudget' } } },
+        signed: { type: 'final' },
+      },
+    },
+    approved: { type: 'final' },
+    rejected: { type: 'final' },
+  },
+};
+
+/** Every edge as `source --kind:event[guard]--> targets`, the shape a reader of the graph depends on. */
+const edgesOf = (root: DiagramNode): string[] =>
+  graphNodes(root).flatMap((node) =>
+    node.edges.map(
+      (edge) =>
+        `${pathOf(node).join('.')} --${edge.kind}:${edge.event}${edge.guard ? `[${edge.guard}]` : ''}--> ${edge.targets.map((target) => pathOf(target).join('.')).join(',')}`,
+    ),
+  );
+
+describe('machineGraph', () => {
+  it('resolves the targets and initial states of a plain config as XState does', () => {
+    const plain = machineGraph(defineMachine(claimConfig));
+    const xstate = machineGraph(defineMachine(createMachine(claimConfig as Parameters<typeof createMachine>[0])));
+    expect(edgesOf(plain)).toEqual([
+      'draft --on:SUBMIT--> review',
+      'review --on:ESCALATE--> review.finance',
+      'review --onDone:onDone--> approved',
+      'review.legal --on:SIGN--> review.finance',
+      'review.legal --on:ESCALATE--> rejected',
+      'review.finance --on:SIGN[withinBudget]--> review.signed',
+    ]);
+    expect(edgesOf(xstate)).toEqual(edgesOf(plain));
+    expect(graphNodes(plain).map((node) => node.initial && pathOf(node.initial).join('.')).filter(Boolean)).toEqual(['draft', 'review.legal']);
+  });
+
+  it('reads a stored state value as its active nodes, and refuses one the machine does not have', () => {
+    const root = machineGraph(defineMachine(claimConfig));
+    expect(activeNodes(root, 'claim', 'review.finance').map((node) => pathOf(node).join('.'))).toEqual(['review', 'review.finance']);
+    expect(() => activeNodes(root, 'claim', 'review.nowhere')).toThrow(mermaidUnknownHighlight('claim', 'review.nowhere'));
+    expect(nodeAt(root, 'review.legal')).toBe(root.states.review.states.legal);
+    expect(nodeAt(root, 'nowhere')).toBeUndefined();
+  });
+});
+
+describe('toolsByEdge', () => {
+  it('names the tools that fire each transition, including a parent transition fired from a child', () => {
+    const root = machineGraph(defineMachine(claimConfig));
+    const firing = toolsByEdge(root, 'claim', [
+      { name: 'claim.submit', binding: { machine: 'claim', states: ['draft'], transition: 'SUBMIT' } },
+      { name: 'claim.sign', binding: { machine: 'claim', states: ['review'], transition: 'SIGN' } },
+      // In review.legal, legal's own ESCALATE hides review's.
+      { name: 'claim.escalate', binding: { machine: 'claim', states: ['review.legal'], transition: 'ESCALATE' } },
+      { name: 'other.submit', binding: { machine: 'other', states: ['draft'], transition: 'SUBMIT' } },
+    ]);
+    const named = graphNodes(root).flatMap((node) =>
+      node.edges.filter((edge) => firing.has(edge)).map((edge) => `${pathOf(node).join('.')} ${edge.event}: ${firing.get(edge)!.join(', ')}`),
+    );
+    expect(named).toEqual([
+      'draft SUBMIT: claim.submit',
+      'review.legal SIGN: claim.sign',
+      'review.legal ESCALATE: claim.escalate',
+      'review.finance SIGN: claim.sign',
+    ]);
+  });
+});

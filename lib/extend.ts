@@ -1,0 +1,76 @@
+/**
+ * `nestjs-mcp-fsm/extend`: the extension points. A gate subclass (`gate` option) and what
+ * its protected methods see; the store and relay protocols a store or relay of your own
+ * implements (prove it with `nestjs-mcp-fsm/testing`); the registries a gate or a diagnostic
+ * reads; the metadata keys of the decorators.
+ */
+export { WorkflowGate } from './gating/fsm-gate.js';
+export { FsmGate } from './gating/fsm-gate.js';
+export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/fsm-gate-options.interface.js';
+export { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
+export { WorkflowCall, type MutableToolContext, type WorkflowCaller } from './gating/fsm-call.js';
+export { FsmCall, type FsmCaller } from './gating/fsm-call.js';
+export type { WorkflowCallOutcome, WorkflowInstanceRef } from './gating/fsm-call-outcome.js';
+export type { FsmCallOutcome, FsmInstanceRef } from './gating/fsm-call-outcome.js';
+export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/fsm-refusal.error.js';
+export { FsmRefusal, type FsmRefusalCode, type FsmRefusalData } from './gating/fsm-refusal.error.js';
+export { WorkflowRefusals } from './gating/fsm-refusals.js';
+export { FsmRefusals } from './gating/fsm-refusals.js';
+export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
+export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
+export type { MachineEngine, MachineState, MachineStep } from './machines/fsm-engine.interface.js';
+export type { FsmEngine, FsmMachineState, FsmStep } from './machines/fsm-engine.interface.js';
+export { McpToolRegistry } from './registry/mcp-tool.registry.js';
+export type { McpToolBinding, McpToolDefinition, McpToolStart } from './registry/mcp-tool-definition.interface.js';
+export { McpSessionRegistry } from './sessions/mcp-session.registry.js';
+export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/fsm-transition.bus.js';
+export { FsmTransitionBus, type FsmTransitionEvent } from './relays/fsm-transition.bus.js';
+export type { RelayedTransition, TransitionRelay } from './relays/fsm-transition-relay.interface.js';
+export type { FsmRelayedTransition, FsmTransitionRelay } from './relays/fsm-transition-relay.interface.js';
+export {
+  isAtomicWorkflowStateStore,
+  type AtomicWorkflowStateStore,
+  type WorkflowClaimRequest,
+  type WorkflowClaimResult,
+  type WorkflowCommit,
+  type WorkflowSweepRequest,
+} from './stores/atomic-fsm-state-store.interface.js';
+export {
+  isAtomicFsmStateStore,
+  type AtomicFsmStateStore,
+  type FsmClaimRequest,
+  type FsmClaimResult,
+  type FsmCommit,
+  type FsmSweepRequest,
+} from './stores/atomic-fsm-state-store.interface.js';
+export {
+  isTransactionalWorkflowStateStore,
+  type TransactionalWorkflowStateStore,
+  type WorkflowLockRequest,
+  type WorkflowTransaction,
+} from './stores/transactional-fsm-state-store.interface.js';
+export {
+  isTransactionalFsmStateStore,
+  type FsmLockRequest,
+  type FsmTransaction,
+  type TransactionalFsmStateStore,
+} from './stores/transactional-fsm-state-store.interface.js';
+export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export type { FsmTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
+export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
+export {
+  MCP_BIND_STATE_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_START_WORKFLOW_METADATA,
+  MCP_TOOL_METADATA,
+  MCP_WORKFLOW_METADATA,
+} from './mcp.constants.js';
+export { MCP_SERVER_METADATA } from './decorators/served-by.decorator.js';
+export type { McpBindStateMetadata } from './decorators/bind-state.decorator.js';
+export type { BindStateMetadata } from './decorators/bind-state.decorator.js';
+export type { McpStartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
+export type { StartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
+export { McpParamtype, type McpParamMetadata } from './decorators/tool-params.decorator.js';
+export { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
