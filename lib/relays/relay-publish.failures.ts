@@ -5,12 +5,13 @@ import { relayInvalidWarnInterval, relayPublishFailed, relayPublishFailedAgain }
 export const DEFAULT_RELAY_WARN_INTERVAL_MS = 10_000;
 
 /**
- * The failed publishes of a transition relay, logged at most once per interval: while its
+ * The publishes of a transition relay in flight, and the failed ones logged at most once per interval: while its
  * connection is down, every transition fails, and a line each would flood the log. The first
  * failure is logged at once; the next ones within `intervalMs` are counted and logged as one
  * line with their count when the interval ends (one line per interval while they go on).
  */
 export class RelayPublishFailures {
+  private readonly inFlight = new Set<Promise<void>>();
   private window?: NodeJS.Timeout;
   private count = 0;
   private last?: unknown;
@@ -24,6 +25,22 @@ export class RelayPublishFailures {
     if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) {
       throw new Error(relayInvalidWarnInterval(component, intervalMs));
     }
+  }
+
+  /** Follows one publish in the background: a failure is recorded, never thrown. */
+  track(publish: Promise<unknown>): void {
+    const done: Promise<void> = publish
+      .then(
+        () => undefined,
+        (error: unknown) => this.add(error),
+      )
+      .finally(() => this.inFlight.delete(done));
+    this.inFlight.add(done);
+  }
+
+  /** Resolves when the publishes in flight now have settled. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
   }
 
   /** Records one failed publish. */

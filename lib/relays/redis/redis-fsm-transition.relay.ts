@@ -41,7 +41,6 @@ export class RedisTransitionRelay implements TransitionRelay {
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
-  private readonly publishing = new Set<Promise<void>>();
   private readonly failures: RelayPublishFailures;
   private publisher?: Redis;
   private subscriber?: Redis;
@@ -92,14 +91,7 @@ export class RedisTransitionRelay implements TransitionRelay {
       return;
     }
     const payload = JSON.stringify({ ...transition, origin: this.origin });
-    const done: Promise<void> = this.publisher
-      .publish(this.channel, payload)
-      .then(
-        () => undefined,
-        (error: unknown) => this.failures.add(error),
-      )
-      .finally(() => this.publishing.delete(done));
-    this.publishing.add(done);
+    this.failures.track(this.publisher.publish(this.channel, payload));
   }
 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */
@@ -110,7 +102,7 @@ export class RedisTransitionRelay implements TransitionRelay {
     this.publisher = undefined;
     this.subscriber = undefined;
     if (publisher?.status === 'ready') {
-      await Promise.allSettled([...this.publishing]);
+      await this.failures.settled();
     }
     subscriber?.disconnect();
     if (publisher && publisher !== this.connection) {

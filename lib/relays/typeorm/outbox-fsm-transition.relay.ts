@@ -67,7 +67,6 @@ export class OutboxTransitionRelay implements TransitionRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly retentionMs: number;
-  private readonly publishing = new Set<Promise<void>>();
   private readonly failures: RelayPublishFailures;
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
@@ -123,13 +122,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
       `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, created_at) VALUES (?, ?, ?, ?, ?)`,
       [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
     );
-    const done: Promise<void> = insert
-      .then(
-        () => undefined,
-        (error: unknown) => this.failures.add(error),
-      )
-      .finally(() => this.publishing.delete(done));
-    this.publishing.add(done);
+    this.failures.track(insert);
   }
 
   /** Stops polling, then waits for the poll and the inserts in flight. */
@@ -138,7 +131,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
     this.resync = undefined;
     clearTimeout(this.timer);
     await this.polling;
-    await Promise.allSettled([...this.publishing]);
+    await this.failures.settled();
     this.failures.stop();
   }
 
