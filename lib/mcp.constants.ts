@@ -16,4 +16,3 @@ export const MCP_STATE_META_KEY = 'nestjs-mcp-fsm/state';
 export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 /** Metadata key written by `@McpResource` on a method. */
 export const MCP_RESOURCE_METADATA = 'nestjs-mcp-fsm:resource';
-export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
