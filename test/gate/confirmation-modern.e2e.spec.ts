@@ -89,6 +89,17 @@ describe('confirmations in MCP 2026-07-28 (input-required results)', () => {
     return JSON.parse(json) as RawResponse;
   };
   const accept = { [CONFIRM_KEY]: { action: 'accept', content: {} } };
+  /** Opens a transfer as `principal`, asks to execute 5 EUR of it, and answers the retry that says yes with `reference`. */
+  const askTransfer = async (principal: string, reference: string) => {
+    const opened = await raw(principal, 'transfer.open');
+    const transferId = (opened.result!.structuredContent as { transferId: string }).transferId;
+    const ask = await raw(principal, 'transfer.execute', { arguments: { transferId, amount: 5 } });
+    const answer = {
+      inputResponses: { [CONFIRM_KEY]: { action: 'accept', content: { reference } } },
+      requestState: ask.result!.requestState,
+    };
+    return { transferId, answer };
+  };
 
   const start = async (options: Parameters<typeof confirmModule>[0] = {}) => {
     app = await listenApp([confirmModule({ transports: { http: { direct: true, authenticate } }, ...options })]);
@@ -175,7 +186,7 @@ describe('confirmations in MCP 2026-07-28 (input-required results)', () => {
     expect(app.get(ConfirmLog).runs).toEqual([]);
   });
 
-  it('refuses a replayed requestState: after the discharge with FORBIDDEN, after a failed run as used', async () => {
+  it('refuses a replayed requestState: after the discharge with FORBIDDEN, after a refused answer as used', async () => {
     await start();
     const first = await raw('heidi', 'payout.discharge');
     const yes = { inputResponses: accept, requestState: first.result!.requestState };
@@ -184,13 +195,7 @@ describe('confirmations in MCP 2026-07-28 (input-required results)', () => {
     expect(codeOf(replay.result!)).toBe('FORBIDDEN');
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(1);
 
-    const opened = await raw('ivan', 'transfer.open');
-    const transferId = (opened.result!.structuredContent as { transferId: string }).transferId;
-    const ask = await raw('ivan', 'transfer.execute', { arguments: { transferId, amount: 5 } });
-    const answer = {
-      inputResponses: { [CONFIRM_KEY]: { action: 'accept', content: { reference: 'x' } } },
-      requestState: ask.result!.requestState,
-    };
+    const { transferId, answer } = await askTransfer('ivan', 'x');
     const misfit = await raw('ivan', 'transfer.execute', { arguments: { transferId, amount: 5 }, ...answer });
     expect(codeOf(misfit.result!)).toBe('DECLINED');
     const again = await raw('ivan', 'transfer.execute', { arguments: { transferId, amount: 5 }, ...answer });
@@ -200,13 +205,7 @@ describe('confirmations in MCP 2026-07-28 (input-required results)', () => {
 
   it('refuses a yes given for other arguments, and one given before the instance changed', async () => {
     await start();
-    const opened = await raw('judy', 'transfer.open');
-    const transferId = (opened.result!.structuredContent as { transferId: string }).transferId;
-    const ask = await raw('judy', 'transfer.execute', { arguments: { transferId, amount: 5 } });
-    const answer = {
-      inputResponses: { [CONFIRM_KEY]: { action: 'accept', content: { reference: 'REF-1' } } },
-      requestState: ask.result!.requestState,
-    };
+    const { transferId, answer } = await askTransfer('judy', 'REF-1');
     const bigger = await raw('judy', 'transfer.execute', { arguments: { transferId, amount: 5000 }, ...answer });
     expect(codeOf(bigger.result!)).toBe('CONFIRMATION_REQUIRED');
     expect(textOf(bigger.result!)).toContain('was given for another call');

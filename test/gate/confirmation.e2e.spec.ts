@@ -18,6 +18,18 @@ interface AskedClient {
   names: () => Promise<string[]>;
 }
 
+/** Keeps the next question open: `question` settles when it is asked, `answer` gives the person's answer. */
+function holdNextQuestion(agent: AskedClient): { question: Promise<void>; answer: (result: ElicitResult) => void } {
+  let answer!: (result: ElicitResult) => void;
+  let asked!: () => void;
+  const question = new Promise<void>((resolve) => (asked = resolve));
+  agent.answers.push(() => {
+    asked();
+    return new Promise<ElicitResult>((resolve) => (answer = resolve));
+  });
+  return { question, answer: (result) => answer(result) };
+}
+
 const errorOf = (result: CallToolResult) =>
   result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string; allowedTools: string[] };
 
@@ -139,13 +151,7 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
   it('holds no claim while the person reads: another call moves the instance meanwhile, and the yes then gets FORBIDDEN', async () => {
     await start();
     const agent = await connect();
-    let answer!: (result: ElicitResult) => void;
-    let asked!: () => void;
-    const question = new Promise<void>((resolve) => (asked = resolve));
-    agent.answers.push(() => {
-      asked();
-      return new Promise<ElicitResult>((resolve) => (answer = resolve));
-    });
+    const { question, answer } = holdNextQuestion(agent);
     const discharge = agent.call('payout.discharge');
     await question;
     // Not BUSY: nothing is claimed while the question is open.
@@ -160,13 +166,7 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
   it('refuses the yes when the instance changed and came back while the person read', async () => {
     await start();
     const agent = await connect();
-    let answer!: (result: ElicitResult) => void;
-    let asked!: () => void;
-    const question = new Promise<void>((resolve) => (asked = resolve));
-    agent.answers.push(() => {
-      asked();
-      return new Promise<ElicitResult>((resolve) => (answer = resolve));
-    });
+    const { question, answer } = holdNextQuestion(agent);
     await agent.call('payout.hold');
     await agent.call('payout.release');
     const discharge = agent.call('payout.discharge');
