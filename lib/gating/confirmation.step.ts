@@ -7,7 +7,8 @@ import { McpInputRequired } from '../results/input-required.result.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
 import { recordOf, type WorkflowCall } from './fsm-call.js';
-import type { WorkflowRefusal } from './fsm-refusal.error.js';
+import { WorkflowRefusal } from './fsm-refusal.error.js';
+import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
 import { WorkflowRefusals } from './fsm-refusals.js';
 import * as messages from './gating.messages.js';
 
@@ -86,6 +87,22 @@ export class WorkflowConfirmations {
     }
     this.accept(call, confirmation, await this.request(call, params, confirmation.timeoutMs));
     return undefined;
+  }
+
+  /**
+   * The instance `resolve` names; except that a stateless connection, which can put a question
+   * to nobody, is refused CONFIRMATION_REQUIRED where it has no instance at all (NO_SESSION):
+   * what the call needs is a connection that can ask.
+   */
+  resolveAskable(call: WorkflowCall, resolve: () => WorkflowInstanceRef): WorkflowInstanceRef {
+    try {
+      return resolve();
+    } catch (error) {
+      if (error instanceof WorkflowRefusal && error.data.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
+        throw this.refusals.confirmationRequired(call, error.data.machine, null, messages.noWayToAsk());
+      }
+      throw error;
+    }
   }
 
   /**

@@ -136,7 +136,10 @@ export class WorkflowGate implements NestInterceptor {
     }
     let stored: WorkflowSnapshot | undefined;
     await this.failClosed(call, false, async () => {
-      stored = await this.readInstance(call, this.resolve(call));
+      stored = await this.readInstance(
+        call,
+        this.confirmations.resolveAskable(call, () => this.resolve(call)),
+      );
     });
     try {
       return await this.confirmations.ask(call, confirmation, input, stored);

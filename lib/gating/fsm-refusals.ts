@@ -72,10 +72,9 @@ export class WorkflowRefusals {
   }
 
   /** A confirmed transition cannot get a person's yes on this call (`why` names what is needed). */
-  confirmationRequired(call: WorkflowCall, machine: string, state: string, why: string): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+  confirmationRequired(call: WorkflowCall, machine: string, state: string | null, why: string): WorkflowRefusal {
     const text = messages.confirmationRequired(call.tool.name, machine, state, why);
-    return this.refuse(call, 'CONFIRMATION_REQUIRED', text, machine, state, allowed);
+    return this.refuse(call, 'CONFIRMATION_REQUIRED', text, machine, state);
   }
 
   /**

@@ -73,8 +73,8 @@ export const declined = (tool: string, machine: string, state: string, why: stri
   `DECLINED: "${tool}" did not run: ${why}. ${machine} stays "${echo(state)}". Allowed now: ${formatToolList(allowed)}.`;
 
 /** CONFIRMATION_REQUIRED: a confirmed transition cannot be put to a person on this call; `why` names what is needed. */
-export const confirmationRequired = (tool: string, machine: string, state: string, why: string): string =>
-  `CONFIRMATION_REQUIRED: "${tool}" runs only after a person at the client says yes, and ${why}. It did not run; ${machine} stays "${echo(state)}".`;
+export const confirmationRequired = (tool: string, machine: string, state: string | null, why: string): string =>
+  `CONFIRMATION_REQUIRED: "${tool}" runs only after a person at the client says yes, and ${why}. It did not run${state === null ? '' : `; ${machine} stays "${echo(state)}"`}.`;
 
 /** Why DECLINED: the person chose no. */
 export const personDeclined = (): string => 'the person at the client declined';

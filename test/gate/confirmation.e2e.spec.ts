@@ -114,6 +114,15 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(1);
   });
 
+  it("answers DECLINED as JSON-RPC -32602 with the refusal's data under gate.refusal: 'jsonrpc'", async () => {
+    await start({ gate: { refusal: 'jsonrpc' } });
+    const agent = await connect();
+    agent.answers.push({ action: 'decline' });
+    const error = await agent.call('payout.discharge').catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: -32602, data: { code: 'DECLINED', tool: 'payout.discharge', state: 'approved' } });
+    expect(app.get(ConfirmLog).count('payout.discharge')).toBe(0);
+  });
+
   it('refuses a client that did not declare elicitation with CONFIRMATION_REQUIRED, never a silent yes', async () => {
     await start();
     const agent = await connect({ elicitation: false });
@@ -204,12 +213,16 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
     expect(app.get(ConfirmLog).answers).toEqual([{ reference: 'INV-42' }]);
   });
 
-  it('refuses stateless HTTP with CONFIRMATION_REQUIRED: there is no way back to the client', async () => {
-    await start({ transports: { http: { stateless: true, singleTenant: true } } });
+  it.each([
+    ['single-tenant (its instance is known)', true, '. It did not run; payout stays "approved".'],
+    ['without sessions at all', false, '. It did not run.'],
+  ])('refuses stateless HTTP, %s, with CONFIRMATION_REQUIRED: there is no way back to the client', async (_, singleTenant, end) => {
+    await start({ transports: { http: { stateless: true, singleTenant } } });
     const agent = await connect();
     const result = await agent.call('payout.discharge');
     expect(errorOf(result).code).toBe('CONFIRMATION_REQUIRED');
     expect(textOf(result)).toContain('this stateless HTTP connection has no way to put a question to the client');
+    expect(textOf(result).endsWith(end)).toBe(true);
     expect(agent.asked).toHaveLength(0);
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(0);
   });

@@ -93,6 +93,15 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(history.history.filter((row) => row.event === 'DISCHARGE')).toHaveLength(1);
   });
 
+  it('refuses invoice.discharge on stateless HTTP with CONFIRMATION_REQUIRED: nobody can be asked there', async () => {
+    await restart({ MCP_TRANSPORT: 'stateless' });
+    const agent = await connect(undefined, ACCEPT);
+    const refused = await agent.call('invoice.discharge');
+    expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'CONFIRMATION_REQUIRED', tool: 'invoice.discharge' });
+    expect(textOf(refused)).toContain('this stateless HTTP connection has no way to put a question to the client');
+    expect(agent.asked).toEqual([]);
+  });
+
   it('serves the workflow diagrams docs/primitives.md shows (npm run diagrams writes them)', async () => {
     const agent = await connect();
     const page = readFileSync('docs/primitives.md', 'utf8');
