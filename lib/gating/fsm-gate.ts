@@ -22,10 +22,9 @@ import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isToolErrorResult } from '../results/tool-output.js';
-import { isInputRequired } from '../results/input-required.result.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { WorkflowConfirmations } from './confirmation.step.js';
-import type { McpInputRequired } from '../results/input-required.result.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
 interface ClaimStates {
@@ -95,7 +94,7 @@ export class WorkflowGate implements NestInterceptor {
   protected async run(call: WorkflowCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
     try {
-      const question = await this.confirm(call, input ?? call.args);
+      const question = call.tool.confirmation && (await this.confirm(call, input ?? call.args));
       if (question) {
         return question;
       }
