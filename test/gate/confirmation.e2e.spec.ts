@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { ConfirmLog, confirmModule } from '../fixtures/confirm.app.js';
 import { mcpUrl, textOf } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
@@ -86,6 +87,26 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
     expect(result._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'discharged' });
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(1);
     expect(await agent.names()).not.toContain('payout.discharge');
+  });
+
+  it('asks an SDK v2 client on a 2025-11-25 session (its default era) through the elicitation handler it registered', async () => {
+    await start();
+    const asked: string[] = [];
+    const client = new V2Client({ name: 'confirm-e2e-v2', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(new V2Transport(url));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const result = (await client.callTool({ name: 'payout.discharge', arguments: {} })) as CallToolResult;
+      expect(result.structuredContent).toEqual({ discharged: true });
+      expect(asked).toEqual([expect.stringMatching(/^Discharge payout of session /)]);
+      expect(app.get(ConfirmLog).count('payout.discharge')).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it.each([
