@@ -20,7 +20,7 @@ export interface RelayedReply {
  * A {@link TransitionRelay} that also carries {@link RelayedReply}s, so the answer to a
  * server-to-client request reaches the process that asked when a load balancer sent it to
  * another one. The shipped relays (Redis, PostgreSQL, outbox) all do; a custom relay without
- * these members leaves such answers unanswered (see docs/several-servers.md).
+ * these members leaves such answers unanswered (see docs/deployment.md#answers-to-server-to-client-requests).
  */
 export interface SessionReplyRelay {
   /** The largest reply it carries: the length in bytes of the reply's JSON. */
@@ -34,5 +34,7 @@ export interface SessionReplyRelay {
 /** Whether `relay` carries replies as well as transitions. */
 export function carriesReplies<T extends object>(relay: T | null | undefined): relay is T & SessionReplyRelay {
   const candidate = relay as Partial<SessionReplyRelay> | null | undefined;
-  return typeof candidate?.sendReply === 'function' && typeof candidate.onReply === 'function' && typeof candidate.maxReplyBytes === 'number';
+  return (
+    typeof candidate?.sendReply === 'function' && typeof candidate.onReply === 'function' && typeof candidate.maxReplyBytes === 'number'
+  );
 }

@@ -30,7 +30,7 @@ const NO_RELAY_WARN_INTERVAL_MS = 60_000;
  * to a request of another process goes there over the transition relay (when it carries replies),
  * and the POST that carried it is answered 202. An answer is taken only from the session the
  * request was sent on, with that session's principal; one for a request nobody waits for is
- * dropped. See docs/several-servers.md#answers-to-server-to-client-requests.
+ * dropped. See docs/deployment.md#answers-to-server-to-client-requests.
  */
 @Injectable()
 export class SessionReplyForwarder {
@@ -48,7 +48,11 @@ export class SessionReplyForwarder {
   }
 
   /** The SDK transport of the stateful session `sessionId` of `principal`. */
-  createTransport(options: WebStandardStreamableHTTPServerTransportOptions, sessionId: string, principal: string | undefined): SessionReplyTransport {
+  createTransport(
+    options: WebStandardStreamableHTTPServerTransportOptions,
+    sessionId: string,
+    principal: string | undefined,
+  ): SessionReplyTransport {
     return new SessionReplyTransport(options, this.ids, sessionId, principal);
   }
 

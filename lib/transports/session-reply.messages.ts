@@ -6,7 +6,7 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 export const replyWithoutRelay = (sessionId: string, relayed: boolean): string =>
   `An answer to a request that another process sent on session ${sessionId} reached this process and is dropped: ${
     relayed ? 'the transitionRelay does not carry replies' : 'no transitionRelay is configured'
-  }. The request there waits until its timeout. Use a relay of the module (RedisTransitionRelay, PostgresTransitionRelay, OutboxTransitionRelay) or route each session to one process; see docs/several-servers.md.`;
+  }. The request there waits until its timeout. Use a relay of the module (RedisTransitionRelay, PostgresTransitionRelay, OutboxTransitionRelay) or route each session to one process; see docs/deployment.md#answers-to-server-to-client-requests.`;
 
 /** Log line: an answer named a request that waits on another session or for another principal; its content is not logged. */
 export const replyForeignSession = (requestId: string, sessionId: string): string =>

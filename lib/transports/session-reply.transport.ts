@@ -12,7 +12,12 @@ export class SessionReplyTransport extends NodeStreamableHttpServerTransport {
   /** The session's requests to the client that wait for an answer. */
   readonly requests: SessionServerRequests;
 
-  constructor(options: WebStandardStreamableHTTPServerTransportOptions, ids: ServerRequestIds, sessionId: string, principal: string | undefined) {
+  constructor(
+    options: WebStandardStreamableHTTPServerTransportOptions,
+    ids: ServerRequestIds,
+    sessionId: string,
+    principal: string | undefined,
+  ) {
     super(options);
     this.requests = ids.forSession(sessionId, principal, (message) => this.onmessage?.(message));
   }

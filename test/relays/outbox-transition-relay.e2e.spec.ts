@@ -170,7 +170,15 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     const runner = dataSource.createQueryRunner();
     try {
       const created = await runner.getTable(table);
-      expect(created?.columns.map((column) => column.name).sort()).toEqual(['created_at', 'id', 'machine', 'origin', 'reply', 'state', 'store_key']);
+      expect(created?.columns.map((column) => column.name).sort()).toEqual([
+        'created_at',
+        'id',
+        'machine',
+        'origin',
+        'reply',
+        'state',
+        'store_key',
+      ]);
       expect(created?.findColumnByName('reply')?.isNullable).toBe(true);
       expect(created?.indices.some((index) => index.columnNames.join() === 'created_at')).toBe(true);
       await insertRow(dataSource, table, { storeKey: 'payment:1', createdAt: 1 });

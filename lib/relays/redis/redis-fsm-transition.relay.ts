@@ -177,11 +177,7 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
         if (relayed) this.replyListener?.(relayed);
         return;
       }
-      if (
-        typeof machine === 'string' &&
-        typeof storeKey === 'string' &&
-        (typeof state === 'string' || state === null)
-      ) {
+      if (typeof machine === 'string' && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
         this.listener?.({ machine, storeKey, state });
       }
     } catch (error) {

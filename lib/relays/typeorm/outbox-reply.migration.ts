@@ -27,7 +27,10 @@ export function createOutboxReplyMigration(options: Pick<OutboxTransitionRelayOp
     name = OUTBOX_REPLY_MIGRATION_NAME;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.addColumn(outboxTable, new TableColumn(new MigrationColumns(queryRunner, OUTBOX_REPLY_MIGRATION_NAME).json('reply', true)));
+      await queryRunner.addColumn(
+        outboxTable,
+        new TableColumn(new MigrationColumns(queryRunner, OUTBOX_REPLY_MIGRATION_NAME).json('reply', true)),
+      );
     }
 
     async down(queryRunner: QueryRunner): Promise<void> {
