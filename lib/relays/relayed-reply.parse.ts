@@ -19,3 +19,21 @@ export function toRelayedReply(value: unknown): RelayedReply | undefined {
   }
   return principal === undefined ? { to, sessionId, message } : { to, sessionId, principal, message };
 }
+
+/** The payload of a relay message that carries `reply` from the process `origin` (on a channel shared with transitions). */
+export function replyMessage(origin: string, reply: RelayedReply): string {
+  return JSON.stringify({ origin, kind: 'reply', reply });
+}
+
+/**
+ * Hands the reply a parsed relay message carries to `listener` (a malformed one to nobody);
+ * whether the message was a reply at all (a transition otherwise).
+ */
+export function handReply(message: { kind?: unknown; reply?: unknown }, listener?: (reply: RelayedReply) => void): boolean {
+  if (message.kind !== 'reply') {
+    return false;
+  }
+  const reply = toRelayedReply(message.reply);
+  if (reply) listener?.(reply);
+  return true;
+}

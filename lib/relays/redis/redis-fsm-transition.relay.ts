@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
-import { toRelayedReply } from '../relayed-reply.parse.js';
+import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
 import { maxReplyBytesOf, replyRelayNotStarted } from '../session-reply.messages.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
@@ -117,7 +117,7 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
     if (!this.publisher) {
       throw new Error(replyRelayNotStarted(RedisTransitionRelay.name));
     }
-    await this.publisher.publish(this.channel, JSON.stringify({ origin: this.origin, kind: 'reply', reply }));
+    await this.publisher.publish(this.channel, replyMessage(this.origin, reply));
   }
 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */
@@ -168,13 +168,9 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
 
   private receive(message: string): void {
     try {
-      const { origin, kind, reply, machine, storeKey, state } = JSON.parse(message);
-      if (origin === this.origin) {
-        return;
-      }
-      if (kind === 'reply') {
-        const relayed = toRelayedReply(reply);
-        if (relayed) this.replyListener?.(relayed);
+      const parsed = JSON.parse(message);
+      const { origin, machine, storeKey, state } = parsed;
+      if (origin === this.origin || handReply(parsed, this.replyListener)) {
         return;
       }
       if (typeof machine === 'string' && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {

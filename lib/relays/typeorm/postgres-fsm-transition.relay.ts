@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
 import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
-import { toRelayedReply } from '../relayed-reply.parse.js';
+import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
 import { replyRelayNotStarted } from '../session-reply.messages.js';
 
@@ -107,7 +107,7 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
     if (!this.client) {
       throw new Error(replyRelayNotStarted(PostgresTransitionRelay.name));
     }
-    await this.client.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify({ origin: this.origin, kind: 'reply', reply })]);
+    await this.client.query('SELECT pg_notify($1, $2)', [this.channel, replyMessage(this.origin, reply)]);
   }
 
   async stop(): Promise<void> {
@@ -135,13 +135,9 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
 
   private receive(payload: string | undefined): void {
     try {
-      const { origin, kind, reply, machine, storeKey, state } = JSON.parse(payload ?? '');
-      if (origin === this.origin) {
-        return;
-      }
-      if (kind === 'reply') {
-        const relayed = toRelayedReply(reply);
-        if (relayed) this.replyListener?.(relayed);
+      const parsed = JSON.parse(payload ?? '');
+      const { origin, machine, storeKey, state } = parsed;
+      if (origin === this.origin || handReply(parsed, this.replyListener)) {
         return;
       }
       if (typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
