@@ -11,7 +11,15 @@ import { DataSource } from 'typeorm';
 import { InMemoryWorkflowStateStore } from '../../lib/index.js';
 import type { TransitionRelay } from '../../lib/extend.js';
 import { RedisTransitionRelay } from '../../lib/redis.js';
-import { CreateMcpSessionHandles1764806400000, CreateMcpSessions1764633600000, TypeOrmMcpSessionStore } from '../../lib/typeorm.js';
+import {
+  createOutboxMigration,
+  createOutboxReplyMigration,
+  CreateMcpSessionHandles1764806400000,
+  CreateMcpSessions1764633600000,
+  OutboxTransitionRelay,
+  PostgresTransitionRelay,
+  TypeOrmMcpSessionStore,
+} from '../../lib/typeorm.js';
 import { SessionReplyForwarder } from '../../lib/transports/session-reply.forwarder.js';
 import { replyForeignSession, replyNobodyWaits, replyWithoutRelay } from '../../lib/transports/session-reply.messages.js';
 import { ConfirmLog, confirmModule } from '../fixtures/confirm.app.js';
@@ -45,6 +53,8 @@ interface Person {
 
 const codeOf = (result: CallToolResult) => (result._meta?.['nestjs-mcp-fsm/error'] as { code: string } | undefined)?.code;
 const redisUrl = process.env.TEST_REDIS_URL;
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+const mysqlUrl = process.env.TEST_MYSQL_URL;
 
 describe('answers to server-to-client requests on two processes behind a round-robin proxy', () => {
   let apps: INestApplication[];
@@ -138,23 +148,53 @@ describe('answers to server-to-client requests on two processes behind a round-r
     sessions = undefined;
   });
 
-  const relays: [string, () => TransitionRelay][] = redisUrl
-    ? [
-        [
-          'Redis',
-          (
-            (channel) => () =>
-              new RedisTransitionRelay(redisUrl, { channel })
-          )(`nestjs-mcp-fsm:replies-test:${uniqueSuffix()}`),
-        ],
-      ]
-    : [];
-  if (!redisUrl) console.warn('answers relayed through Redis skipped: TEST_REDIS_URL is not set');
-  const describeRelays = relays.length
-    ? describe.each(relays)
-    : describe.skip.each<[string, () => TransitionRelay]>([['no Redis', () => undefined!]]);
+  const kinds: [string, 'redis' | 'postgres' | 'outbox'][] = [];
+  if (redisUrl) kinds.push(['Redis', 'redis']);
+  if (postgresUrl) kinds.push(['PostgreSQL', 'postgres']);
+  if (mysqlUrl) kinds.push(['MariaDB outbox', 'outbox']);
+  if (kinds.length < 3) console.warn('answers relayed: the relays whose TEST_*_URL is not set are skipped');
+  const describeRelays = kinds.length ? describe.each(kinds) : describe.skip.each<[string, string]>([['no', 'none']]);
 
-  describeRelays('through the %s relay', (_name, relay) => {
+  describeRelays('through the %s relay', (_name, kind) => {
+    const suffix = uniqueSuffix();
+    const outbox = `replies_outbox_${suffix}`;
+    let database: DataSource | undefined;
+    /** The relay of each app, carrying replies of at most `maxReplyBytes` where it takes the option. */
+    const relay = (maxReplyBytes?: number) => (): TransitionRelay => {
+      switch (kind) {
+        case 'redis':
+          return new RedisTransitionRelay(redisUrl!, { channel: `nestjs-mcp-fsm:replies-test:${suffix}`, maxReplyBytes });
+        case 'postgres':
+          return new PostgresTransitionRelay(database!, { channel: `replies_test_${suffix}` });
+        default:
+          return new OutboxTransitionRelay(database!, { tableName: outbox, pollIntervalMs: 50, maxReplyBytes });
+      }
+    };
+    /** The largest reply of {@link relay}(400): NOTIFY's payload limit sets PostgreSQL's. */
+    const smallLimit = kind === 'postgres' ? 7_900 : 400;
+    const migrateOutbox = async (direction: 'up' | 'down') => {
+      const runner = database!.createQueryRunner();
+      try {
+        const steps = [new (createOutboxMigration({ tableName: outbox }))(), new (createOutboxReplyMigration({ tableName: outbox }))()];
+        for (const step of direction === 'up' ? steps : steps.reverse()) await step[direction](runner);
+      } finally {
+        await runner.release();
+      }
+    };
+
+    beforeAll(async () => {
+      if (kind === 'redis') return;
+      database = await new DataSource(
+        kind === 'postgres' ? { type: 'postgres', url: postgresUrl } : { type: 'mysql', url: mysqlUrl },
+      ).initialize();
+      if (kind === 'outbox') await migrateOutbox('up');
+    });
+
+    afterAll(async () => {
+      if (kind === 'outbox') await migrateOutbox('down');
+      await database?.destroy();
+    });
+
     const answerTo = (requestId: RequestId, content: Record<string, unknown> = {}) => ({
       jsonrpc: '2.0',
       id: requestId,
@@ -167,20 +207,25 @@ describe('answers to server-to-client requests on two processes behind a round-r
     });
 
     it('refuses with 413 an answer larger than the relay carries; the question still waits for one that fits', async () => {
-      const channel = `nestjs-mcp-fsm:replies-test:${uniqueSuffix()}:small`;
-      await start(() => new RedisTransitionRelay(redisUrl!, { channel, maxReplyBytes: 400 }));
+      await start(relay(400));
       const alice = await connect('alice');
       const called = alice.call('payout.discharge');
       const question = await alice.nextQuestion();
       const askedBy = asker();
-      const tooLarge = await postMcp(urls[1 - askedBy], answerTo(question.requestId, { note: 'x'.repeat(400) }), sessionHeaders(alice));
+      const tooLarge = await postMcp(
+        urls[1 - askedBy],
+        answerTo(question.requestId, { note: 'x'.repeat(smallLimit) }),
+        sessionHeaders(alice),
+      );
       expect(tooLarge.status).toBe(413);
       expect(await tooLarge.json()).toEqual({
         jsonrpc: '2.0',
         id: null,
         error: {
           code: -32000,
-          message: expect.stringMatching(/^The answer is \d+ bytes; the transition relay carries answers of at most 400 bytes/),
+          message: expect.stringMatching(
+            new RegExp(`^The answer is \\d+ bytes; the transition relay carries answers of at most ${smallLimit} bytes`),
+          ),
         },
       });
       expect(forwarder(askedBy).ids.size).toBe(1);
@@ -191,7 +236,7 @@ describe('answers to server-to-client requests on two processes behind a round-r
     });
 
     it('drops the answer when the process that asked is gone: the call went with it, nothing runs elsewhere', async () => {
-      await start(relay, 60_000, 200);
+      await start(relay(), 60_000, 200);
       const alice = await connect('alice');
       const called = alice.call('payout.discharge').catch((error: unknown) => error);
       const question = await alice.nextQuestion();
@@ -212,8 +257,8 @@ describe('answers to server-to-client requests on two processes behind a round-r
     it.each([
       ['accept', { action: 'accept', content: {} }],
       ['decline', { action: 'decline' }],
-    ] as const)('carries a %s that reaches the other process to the one that asked', async (action, result) => {
-      await start(relay);
+    ] as const)('carries the answer "%s" that reaches the other process to the one that asked', async (action, result) => {
+      await start(relay());
       const alice = await connect('alice');
       const called = alice.call('payout.discharge');
       const question = await alice.nextQuestion();
@@ -236,7 +281,7 @@ describe('answers to server-to-client requests on two processes behind a round-r
     });
 
     it('drops an answer from another principal, naming neither its content nor taking it; the real answer decides', async () => {
-      await start(relay);
+      await start(relay());
       const alice = await connect('alice');
       const mallory = await connect('mallory');
       const called = alice.call('payout.discharge');
@@ -268,7 +313,7 @@ describe('answers to server-to-client requests on two processes behind a round-r
     });
 
     it('drops answers nobody waits for: an unknown request, a process that is gone, an answer after the wait ran out', async () => {
-      await start(relay, 1500);
+      await start(relay(), 1500);
       const alice = await connect('alice');
       const headers = { ...alice.headers, 'mcp-session-id': alice.sessionId, 'mcp-protocol-version': '2025-11-25' };
       const tags = [forwarder(0).ids.tag, forwarder(1).ids.tag, 'f'.repeat(16)];
