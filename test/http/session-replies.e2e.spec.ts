@@ -2,7 +2,14 @@ import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  type CallToolResult,
+  type ElicitResult,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,6 +29,7 @@ import {
 } from '../../lib/typeorm.js';
 import { SessionReplyForwarder } from '../../lib/transports/session-reply.forwarder.js';
 import { replyForeignSession, replyNobodyWaits, replyWithoutRelay } from '../../lib/transports/session-reply.messages.js';
+import { ConformanceInputRequired } from '../conformance/conformance.input-required.js';
 import { ConfirmLog, confirmModule } from '../fixtures/confirm.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { eventually, mcpUrl, postMcp, textOf } from '../utils/http-client.js';
@@ -87,7 +95,10 @@ describe('answers to server-to-client requests on two processes behind a round-r
         inputRequests: { timeoutMs },
         transports: { http: { authenticate, drainMs, sessions: { store: sessionStore } } },
       };
-      apps.push(await listenApp([confirmModule(options)], { configure: (app) => app.useLogger(logs) }));
+      // The confirmation fixture, and the handlers that ask in input-required rounds.
+      const module = confirmModule(options);
+      const imports = [{ ...module, providers: [...(module.providers ?? []), ConformanceInputRequired] }];
+      apps.push(await listenApp(imports, { configure: (app) => app.useLogger(logs) }));
     }
     urls = await Promise.all(apps.map((app) => mcpUrl(app)));
     proxy = await startRoundRobinProxy(urls);
@@ -277,6 +288,33 @@ describe('answers to server-to-client requests on two processes behind a round-r
         expect(runs()).toBe(0);
         expect((await alice.client.listTools()).tools.map((tool) => tool.name)).toContain('payout.discharge');
       }
+      expect([forwarder(0).ids.size, forwarder(1).ids.size]).toEqual([0, 0]);
+    });
+
+    it('relays the answers of input-required rounds (elicitation, sampling, roots; two rounds) wherever each lands', async () => {
+      await start(relay());
+      const names: Record<string, ElicitResult> = {
+        'What is your name?': { action: 'accept', content: { name: 'Alice' } },
+        'Step 1: What is your name?': { action: 'accept', content: { name: 'Alice' } },
+        'Step 2: What is your favorite color?': { action: 'accept', content: { color: 'blue' } },
+      };
+      const client = new Client({ name: 'rounds', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+      client.setRequestHandler(ElicitRequestSchema, (request) => names[request.params.message] ?? { action: 'decline' });
+      client.setRequestHandler(CreateMessageRequestSchema, () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'Paris.' },
+        model: 'test',
+        stopReason: 'endTurn',
+      }));
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+      await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { authorization: 'Bearer alice' } } }));
+      clients.push(client);
+      const from = proxy.log.length;
+      const call = async (name: string) => textOf((await client.callTool({ name, arguments: {} })) as CallToolResult);
+      expect(await call('test_input_required_result_multi_round')).toBe("Alice's favorite color is blue.");
+      expect(await call('test_input_required_result_multiple_inputs')).toBe('Hello, Alice! 1 root(s).');
+      // Two calls and five answers, in turn to either process.
+      expect(new Set(proxy.log.slice(from).filter((line) => line.startsWith('POST')))).toEqual(new Set(['POST 0', 'POST 1']));
       expect([forwarder(0).ids.size, forwarder(1).ids.size]).toEqual([0, 0]);
     });
 
