@@ -5,6 +5,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCErrorResponse,
   type JSONRPCResultResponse,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerResponse } from 'node:http';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
@@ -66,7 +67,7 @@ export class SessionReplyForwarder {
     const body: unknown = req.body;
     const received: unknown[] = Array.isArray(body) ? body : [body];
     const replies = received.filter(isTaggedReply);
-    if (replies.length === 0) {
+    if (replies.length === 0 || !takesPost(req)) {
       return undefined;
     }
     const taken = this.take(session, replies);
@@ -148,6 +149,21 @@ export class SessionReplyForwarder {
     }
     waiting.answer(message);
   }
+}
+
+/**
+ * Whether the SDK transport would take the POST's messages: it answers one whose `Accept` lacks
+ * a type of Streamable HTTP (406) or whose protocol version it does not know (400) itself,
+ * before any message reaches the server.
+ */
+function takesPost(req: Request): boolean {
+  const accept = req.headers.accept ?? '';
+  const version = req.headers['mcp-protocol-version'];
+  return (
+    accept.includes('application/json') &&
+    accept.includes('text/event-stream') &&
+    (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version)))
+  );
 }
 
 /** Whether `message` is an answer (result or error) to a request a process of this module sent. */

@@ -335,6 +335,9 @@ describe('answers to server-to-client requests on two processes behind a round-r
       expect(ownSession.status).toBe(202);
       await eventually(() => logs.matching('warn', /^Dropped an answer/).length === 1, 5000);
       expect(logs.matching('warn', /^Dropped an answer/)).toEqual([replyForeignSession(String(question.requestId), mallory.sessionId)]);
+      // What the SDK refuses before any message reaches a server, it refuses here too.
+      const unknownVersion = await postMcp(urls[1 - askedBy], forged, { ...sessionHeaders(mallory), 'mcp-protocol-version': '1999-01-01' });
+      expect(unknownVersion.status).toBe(400);
       const hijack = await postMcp(urls[1 - askedBy], forged, {
         ...mallory.headers,
         'mcp-session-id': alice.sessionId,
