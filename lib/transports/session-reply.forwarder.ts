@@ -88,7 +88,7 @@ export class SessionReplyForwarder {
     });
   }
 
-  /** Hands each answer to the request of this process it names, or sends it to the process that asked. */
+  /** Hands each answer to the request of this process it names, or sends it to the process that asked; the first refusal, if any. */
   private async take(session: McpServedSession, replies: Reply[]): Promise<Refusal | undefined> {
     let refusal: Refusal | undefined;
     for (const message of replies) {
@@ -97,7 +97,8 @@ export class SessionReplyForwarder {
       if (reply.to === this.ids.tag) {
         this.answer(reply);
       } else {
-        refusal ??= await this.forward(reply);
+        const failed = await this.forward(reply);
+        refusal ??= failed;
       }
     }
     return refusal;
