@@ -19,8 +19,6 @@ import { InMemoryWorkflowStateStore } from '../../lib/index.js';
 import type { TransitionRelay } from '../../lib/extend.js';
 import { RedisTransitionRelay } from '../../lib/redis.js';
 import {
-  createOutboxMigration,
-  createOutboxReplyMigration,
   CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
   OutboxTransitionRelay,
@@ -33,6 +31,7 @@ import { ConformanceInputRequired } from '../conformance/conformance.input-requi
 import { ConfirmLog, confirmModule } from '../fixtures/confirm.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { eventually, mcpUrl, postMcp, textOf } from '../utils/http-client.js';
+import { migrateOutbox } from '../utils/outbox-table.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../utils/round-robin-proxy.js';
 import { listenApp } from '../utils/test-app.js';
@@ -183,26 +182,16 @@ describe('answers to server-to-client requests on two processes behind a round-r
     };
     /** The largest reply of {@link relay}(400): NOTIFY's payload limit sets PostgreSQL's. */
     const smallLimit = kind === 'postgres' ? 7_900 : 400;
-    const migrateOutbox = async (direction: 'up' | 'down') => {
-      const runner = database!.createQueryRunner();
-      try {
-        const steps = [new (createOutboxMigration({ tableName: outbox }))(), new (createOutboxReplyMigration({ tableName: outbox }))()];
-        for (const step of direction === 'up' ? steps : steps.reverse()) await step[direction](runner);
-      } finally {
-        await runner.release();
-      }
-    };
-
     beforeAll(async () => {
       if (kind === 'redis') return;
       database = await new DataSource(
         kind === 'postgres' ? { type: 'postgres', url: postgresUrl } : { type: 'mysql', url: mysqlUrl },
       ).initialize();
-      if (kind === 'outbox') await migrateOutbox('up');
+      if (kind === 'outbox') await migrateOutbox(database, outbox, 'up');
     });
 
     afterAll(async () => {
-      if (kind === 'outbox') await migrateOutbox('down');
+      if (kind === 'outbox') await migrateOutbox(database!, outbox, 'down');
       await database?.destroy();
     });
 

@@ -1,11 +1,12 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
-import { CreateMcpFsmOutbox1764720000000, createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
-import { AddMcpFsmOutboxReply1765584000000, createOutboxReplyMigration } from '../../lib/relays/typeorm/outbox-reply.migration.js';
+import { CreateMcpFsmOutbox1764720000000 } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { AddMcpFsmOutboxReply1765584000000 } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../../lib/relays/typeorm/relays.messages.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { eventually } from '../utils/http-client.js';
+import { migrateOutbox } from '../utils/outbox-table.js';
 import { expectTransitionRelayed } from '../utils/relay-pair.js';
 import { expectEachHearsTheOther, paymentTransition as transition, RelayTestBed } from '../utils/relay-test-bed.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -15,16 +16,6 @@ import { startProxy } from '../utils/tcp-proxy.js';
 class ManualOutboxRelay extends OutboxTransitionRelay {
   pruneNow(): Promise<number> {
     return this.prune();
-  }
-}
-
-async function migrateOutbox(dataSource: DataSource, tableName: string, direction: 'up' | 'down'): Promise<void> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    const migrations = [new (createOutboxMigration({ tableName }))(), new (createOutboxReplyMigration({ tableName }))()];
-    for (const migration of direction === 'up' ? migrations : migrations.reverse()) await migration[direction](runner);
-  } finally {
-    await runner.release();
   }
 }
 

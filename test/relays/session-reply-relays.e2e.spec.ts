@@ -3,11 +3,12 @@ import type { TransitionRelay } from '../../lib/extend.js';
 import { RedisTransitionRelay } from '../../lib/redis.js';
 import { carriesReplies, type RelayedReply, type SessionReplyRelay } from '../../lib/relays/session-reply-relay.interface.js';
 import { replyInvalidMaxBytes, replyRelayNotStarted } from '../../lib/relays/session-reply.messages.js';
-import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
-import { createOutboxReplyMigration } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { OutboxTransitionRelay, PostgresTransitionRelay } from '../../lib/typeorm.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
+import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { createOutboxReplyMigration } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { eventually } from '../utils/http-client.js';
+import { migrateOutbox } from '../utils/outbox-table.js';
 import { paymentTransition, RelayTestBed } from '../utils/relay-test-bed.js';
 
 type ReplyRelay = TransitionRelay & SessionReplyRelay;
@@ -51,23 +52,13 @@ describe.each(databaseTargets('replies on the outbox relay'))('replies on the ou
   let bed: RelayTestBed;
   let dataSource: DataSource;
 
-  const migrate = async (direction: 'up' | 'down') => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      const steps = [new (createOutboxMigration({ tableName: outbox }))(), new (createOutboxReplyMigration({ tableName: outbox }))()];
-      for (const step of direction === 'up' ? steps : steps.reverse()) await step[direction](runner);
-    } finally {
-      await runner.release();
-    }
-  };
-
   beforeAll(async () => {
     dataSource = await new DataSource(options()).initialize();
-    await migrate('up');
+    await migrateOutbox(dataSource, outbox, 'up');
   });
 
   afterAll(async () => {
-    await migrate('down');
+    await migrateOutbox(dataSource, outbox, 'down');
     await dataSource.destroy();
   });
 
@@ -103,6 +94,24 @@ describe.each(databaseTargets('replies on the outbox relay'))('replies on the ou
       expect(end.transitions).toEqual([]);
     }
     expect(bed.logs.matching('warn', /^Ignored a transition relay message: /)).toHaveLength(2);
+  });
+
+  it('fails to start on an outbox table of 0.2 (no reply column), naming the migration that adds it', async () => {
+    const old = `${outbox}_old`;
+    const runner = dataSource.createQueryRunner();
+    try {
+      await new (createOutboxMigration({ tableName: old }))().up(runner);
+      await expect(new OutboxTransitionRelay(dataSource, { tableName: old }).start(() => undefined)).rejects.toThrow(
+        /Run the migrations CreateMcpFsmOutbox1764720000000 and AddMcpFsmOutboxReply1765584000000 /,
+      );
+      await new (createOutboxReplyMigration({ tableName: old }))().up(runner);
+      const relay = new OutboxTransitionRelay(dataSource, { tableName: old });
+      await relay.start(() => undefined);
+      await relay.stop();
+    } finally {
+      await runner.dropTable(old, true);
+      await runner.release();
+    }
   });
 
   it('takes maxReplyBytes, 64 KiB by default, and refuses one that is not a positive integer', () => {
