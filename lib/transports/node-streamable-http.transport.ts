@@ -81,12 +81,13 @@ async function writeWebResponse(response: Response, res: ServerResponse): Promis
   // The head goes out with the first chunk when the SDK has one in this turn of the event loop
   // (a POST's priming event or answer: one write instead of two), else on its own, so the
   // client sees the stream open.
-  const flush = setImmediate(() => res.headersSent || res.flushHeaders());
+  const flush = setImmediate(() => res.flushHeaders());
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   res.on('close', cancel);
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      clearImmediate(flush);
       if (!res.write(chunk.value) && !res.destroyed) {
         await new Promise<void>((resolve) => {
           const done = () => {
