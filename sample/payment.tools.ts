@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
+import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
 import { paymentMachine, refundableCents } from './payment.machine.js';
 
 /** What a payment tool's handler knows of its call, typed from the payment machine. */
@@ -54,7 +55,11 @@ const statusOutput = z.object({
 @Injectable()
 @McpWorkflow(paymentMachine)
 export class PaymentTools {
-  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {}
+  private readonly statements: LedgerStatements;
+
+  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {
+    this.statements = new LedgerStatements(ledger.manager.connection);
+  }
 
   @McpTool({
     name: 'payment.authorize',
@@ -113,18 +118,17 @@ export class PaymentTools {
   })
   async status(@McpContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
-    const entries = await this.ledger.find({ where: { paymentId: ctx.handle }, order: { id: 'ASC' } });
     return {
       paymentId: ctx.handle,
       state: ctx.state,
       refundable: refundableCents(ctx.workflowContext) / 100,
-      ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
+      ledger: await this.statements.entries(this.ledger.manager, ctx.handle),
     };
   }
 
   /** Writes the entry of a capture, void or refund: `amount`, or the authorized amount. */
-  private async settle(ctx: PaymentCall, kind: Exclude<LedgerKind, 'authorize'>, amount?: number): Promise<LedgerEntry> {
-    const authorization = await this.transaction(ctx).getRepository(LedgerEntry).findOneBy({ paymentId: ctx.handle, kind: 'authorize' });
+  private async settle(ctx: PaymentCall, kind: Exclude<LedgerKind, 'authorize'>, amount?: number): Promise<NewLedgerEntry> {
+    const authorization = await this.statements.authorization(this.transaction(ctx), ctx.handle);
     if (!authorization) {
       throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
     }
@@ -132,10 +136,9 @@ export class PaymentTools {
   }
 
   /** Inserts one ledger entry in the call's transaction. */
-  private async write(ctx: PaymentCall, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
-    const repository = this.transaction(ctx).getRepository(LedgerEntry);
-    const entry = repository.create({ paymentId: ctx.handle, kind, amount, currency, createdAt: Date.now() });
-    await repository.insert(entry);
+  private async write(ctx: PaymentCall, kind: LedgerKind, amount: number, currency: string): Promise<NewLedgerEntry> {
+    const entry = { paymentId: ctx.handle, kind, amount, currency, createdAt: Date.now() };
+    await this.statements.insert(this.transaction(ctx), entry);
     await sampleHandlerDelay();
     return entry;
   }

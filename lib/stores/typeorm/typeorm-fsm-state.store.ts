@@ -164,19 +164,22 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
    */
   async beginTransaction(): Promise<WorkflowTransaction> {
     const { queries } = this;
-    const opening = queries.deadline('beginTransaction');
-    let endTurn = () => {};
+    const freeTurn = queries.freeTurn();
+    // A free turn on better-sqlite3 needs no deadline: BEGIN runs synchronously.
+    const opening = freeTurn ? undefined : queries.deadline('beginTransaction');
+    let endTurn = freeTurn ?? (() => {});
     let runner: QueryRunner | undefined;
     try {
-      endTurn = await queries.turn(opening);
+      if (opening) endTurn = await queries.turn(opening);
       runner = this.dataSource.createQueryRunner();
-      await queries.bounded(opening, this.limits.begin(runner));
+      const begun = this.limits.begin(runner);
+      await (opening ? queries.bounded(opening, begun) : begun);
     } catch (error) {
       if (runner) queries.abandon(runner, opening);
       endTurn();
       throw error;
     } finally {
-      opening.clear();
+      opening?.clear();
     }
     return new TypeOrmFsmTransaction(runner, {
       sql: this.sql,
