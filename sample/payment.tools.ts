@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
+import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
@@ -118,11 +119,13 @@ export class PaymentTools {
   })
   async status(@McpContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
+    // On SQLite the read waits for a transactional call in flight, so it never shows an entry that call may roll back.
+    const manager = this.ledger.manager;
     return {
       paymentId: ctx.handle,
       state: ctx.state,
       refundable: refundableCents(ctx.workflowContext) / 100,
-      ledger: await this.statements.entries(this.ledger.manager, ctx.handle),
+      ledger: await runInSqliteTurn(manager.connection, () => this.statements.entries(manager, ctx.handle)),
     };
   }
 

@@ -78,3 +78,7 @@ export const relayBadPayload = (error: unknown): string => `Ignored a transition
 /** Log line: the LISTEN connection was lost. */
 export const relayLost = (error: unknown, retryMs: number): string =>
   `Transition relay connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again in ${retryMs} ms.`;
+
+/** Error of `runInSqliteTurn`: the DataSource's connection stayed taken for the whole wait. */
+export const sqliteTurnTimedOut = (timeoutMs: number): string =>
+  `runInSqliteTurn: the SQLite connection was not free within ${timeoutMs} ms (a transactional call holds it until it commits; calling runInSqliteTurn from inside a transactional handler waits for itself: use ctx.manager there).`;
