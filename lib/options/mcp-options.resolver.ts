@@ -5,6 +5,7 @@ import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.j
 import { clientAddressOf } from './client-address.js';
 import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
 import type { McpResolvedHttpOptions, McpResolvedOptions, McpResolvedSessionOptions } from './mcp-resolved-options.interface.js';
+import { resolveAuth } from './auth-options.resolver.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -98,6 +99,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
     },
+    auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
   };
 }
 
@@ -108,7 +110,6 @@ function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, a
     direct: http.direct ?? false,
     allowedHosts: http.allowedHosts,
     allowedOrigins: http.allowedOrigins,
-    authenticate: http.authenticate,
     drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
     maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     singleTenant: http.singleTenant ?? options.singleTenant ?? false,

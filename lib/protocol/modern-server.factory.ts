@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { McpGrants } from '../auth/access-requirement.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import {
@@ -49,20 +51,24 @@ export class ModernServerFactory {
     private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   /** The Node HTTP handler of the 2026-07-28 era. */
   createHandler(sdk: ModernSdk): ModernHttpHandler {
     const Server = readableParamsServer(sdk);
-    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, context.authInfo?.clientId), {
-      legacy: 'reject',
-      // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
-      onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
-    });
+    const handler = sdk.server.createMcpHandler(
+      async (context) => this.createServer(sdk, Server, context.authInfo?.clientId, await this.access.grantsOf(context.authInfo)),
+      {
+        legacy: 'reject',
+        // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
+        onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
+      },
+    );
     return sdk.node.toNodeHandler(handler);
   }
 
-  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined) {
+  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined, grants: McpGrants) {
     const capabilities = this.servers.declaredCapabilities('modern');
     const server = new Server(
       { name: this.options.name, version: this.options.version },
@@ -79,26 +85,29 @@ export class ModernServerFactory {
       principal === undefined ? undefined : { scope: 'principal', id: principal },
       principal,
     );
-    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
+    session.grants = grants;
+    // Lists that differ between callers (something requires scopes or roles) must not be shared by caches.
+    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: this.lists.variesByCaller() ? ('private' as const) : ('public' as const) };
+    const catalog = () => this.lists.catalogFor(grants);
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {
         throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
       });
     };
-    server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/list', () => ({ tools: catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) =>
       answer(context, (extra) => this.calls.handle(session, request.params, extra)),
     );
     if (capabilities.prompts) {
-      server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/list', () => ({ prompts: catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) =>
         answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)),
       );
     }
     if (capabilities.resources) {
-      server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
-      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.lists.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/list', () => ({ resources: catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog().resourceTemplates, ...hint }));
       server.setRequestHandler('resources/read', (request, context) =>
         answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );

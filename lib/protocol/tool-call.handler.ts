@@ -4,7 +4,8 @@ import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { WorkflowCall } from '../gating/fsm-call.js';
 import { callResult } from '../results/call-result.builder.js';
-import { toCallFailure } from './call-failure.mapper.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
@@ -32,6 +33,7 @@ export class ToolCallHandler {
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
@@ -40,6 +42,10 @@ export class ToolCallHandler {
     const tool = this.tools.get(name);
     if (!tool) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
+    }
+    const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
+    if (denied) {
+      throw accessRefused(denied);
     }
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {

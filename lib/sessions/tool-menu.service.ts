@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { grantsSignature, permits, type McpGrants } from '../auth/access-requirement.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
@@ -124,9 +125,9 @@ export class ToolMenuService {
     return this.visibility.resources(view);
   }
 
-  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); everything is, in the 2026-07-28 era. */
+  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); in the 2026-07-28 era, whatever the caller may use. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
-    return session.kind === 'modern' || this.visibility.isVisible(this.view(session), definition);
+    return session.kind === 'modern' ? permits(definition.access, session.grants) : this.visibility.isVisible(this.view(session), definition);
   }
 
   /**
@@ -167,6 +168,23 @@ export class ToolMenuService {
   async recheck(session: McpSession): Promise<McpListKind[]> {
     const before = session.lastMenu ?? this.signature(session);
     await this.refresh(session);
+    const after = this.signature(session);
+    session.lastMenu = after;
+    return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
+  }
+
+  /**
+   * Records what the session's caller holds now (its latest request's token: a step-up brings
+   * more scopes, an older token fewer); the lists of its menu that changed since they were
+   * last shown or told (none before the session was shown one). No store is read.
+   */
+  regrant(session: McpSession, grants: McpGrants): McpListKind[] {
+    const before = session.lastMenu;
+    const same = grants === session.grants || grantsSignature(grants) === grantsSignature(session.grants);
+    session.grants = grants;
+    if (same || before === undefined) {
+      return [];
+    }
     const after = this.signature(session);
     session.lastMenu = after;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
@@ -365,7 +383,7 @@ export class ToolMenuService {
         states.set(machine, known);
       }
     }
-    return { kind: session.kind, states };
+    return { kind: session.kind, states, grants: session.grants };
   }
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */

@@ -3,10 +3,16 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
+import { protectedResourceMetadataPaths } from '../auth/protected-resource.metadata.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import {
+  MCP_AUTH_OPTIONS,
   MCP_HTTP_OPTIONS,
   MCP_SESSION_OPTIONS,
+  type McpResolvedAuthOptions,
   type McpResolvedHttpOptions,
   type McpResolvedSessionOptions,
 } from '../options/mcp-resolved-options.interface.js';
@@ -21,7 +27,7 @@ import { McpShutdownDrain } from '../protocol/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import { fromFrameworkError, toNodeExchange, type FastifyInstanceLike, type FrameworkError } from './framework-exchange.js';
-import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
+import { isLoopbackAddress, rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
 import {
   isJsonContentType,
   McpBodyNotJsonError,
@@ -32,6 +38,8 @@ import {
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
+import type { McpGrants } from '../auth/access-requirement.js';
+import { resourceRequired } from '../auth/auth.messages.js';
 import {
   JSON_RPC_INTERNAL_ERROR as INTERNAL_ERROR,
   JSON_RPC_INVALID_PARAMS as INVALID_PARAMS,
@@ -71,6 +79,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly modernServers: ModernServerFactory,
     private readonly admission: McpSessionAdmission,
     private readonly drain: McpShutdownDrain,
+    @Inject(MCP_AUTH_OPTIONS) private readonly auth: McpResolvedAuthOptions,
+    private readonly authenticator: McpAuthenticator,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -95,6 +106,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
+    this.resolveResourceOnListen(server, http);
+    if (this.auth.metadata) {
+      this.serveResourceMetadata(server, http);
+    }
     if (http.direct) {
       this.serveDirect(server, http);
     } else if (adapter.getType() === 'fastify') {
@@ -192,6 +207,53 @@ export class StreamableHttpTransport implements OnModuleInit {
     });
   }
 
+  /**
+   * Without `auth.resource`, the resource URL (the audience of tokens, what the metadata names)
+   * is the listener's own: `http://127.0.0.1:<port><path>` on loopback. Beyond loopback nobody
+   * can tell the URL clients use: `app.listen` rejects, as for `allowedHosts`.
+   */
+  private resolveResourceOnListen(server: HttpServer, http: McpResolvedHttpOptions): void {
+    if (this.auth.resource !== undefined || (this.auth.mode === 'request' && !this.auth.metadata)) {
+      return;
+    }
+    server.on('listening', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        return;
+      }
+      if (!isLoopbackAddress(address.address)) {
+        server.emit('error', new Error(resourceRequired(`${address.address}:${address.port}`)));
+        setImmediate(() => server.close());
+        return;
+      }
+      this.authenticator.listeningAt(`http://${hostOf(address)}:${address.port}${http.path}`);
+    });
+  }
+
+  /**
+   * Serves the protected-resource metadata (RFC 9728) ahead of the framework, on Express,
+   * Fastify and `direct` alike: at the path-suffixed well-known URL of the resource and at the
+   * bare well-known path, to GET (and CORS preflights: browser-based clients read it).
+   */
+  private serveResourceMetadata(server: HttpServer, http: McpResolvedHttpOptions): void {
+    const paths = protectedResourceMetadataPaths(this.auth.resource === undefined ? http.path : new URL(this.auth.resource).pathname);
+    this.interceptPath(
+      server,
+      (url) => paths.includes(url.split('?')[0]),
+      (req, res, passOn) => {
+        const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, OPTIONS', 'Access-Control-Allow-Headers': '*' };
+        if (req.method === 'OPTIONS') {
+          res.writeHead(204, cors).end();
+        } else if (req.method === 'GET' || req.method === 'HEAD') {
+          const body = JSON.stringify(this.authenticator.metadata());
+          res.writeHead(200, { ...cors, 'Content-Type': 'application/json' }).end(req.method === 'GET' ? body : undefined);
+        } else {
+          passOn();
+        }
+      },
+    );
+  }
+
   /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
   private serveDirect(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
@@ -249,12 +311,19 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method === 'POST' && Array.isArray(req.body) && req.body.length === 0) {
       return this.reply(res, 400, INVALID_REQUEST, messages.emptyBatch(), req);
     }
-    if (http.authenticate && req.auth === undefined) {
-      req.auth = await http.authenticate(req);
+    const authentication = await this.authenticator.authenticate(req, this.access.scopesInBody(req.body));
+    if (!authentication.ok) {
+      return this.deny(res, authentication, req);
     }
     const principal = req.auth?.clientId;
     if (typeof principal === 'string' && principal.length > MAX_PRINCIPAL_LENGTH) {
       return this.reply(res, 403, SERVER_ERROR, messages.principalTooLong(principal.length, MAX_PRINCIPAL_LENGTH), req);
+    }
+    const grants = await this.access.grantsOf(req.auth);
+    // HTTP 403 before the SDK answers (an SSE stream starts with 200): the client steps up on it.
+    const refusal = method === 'POST' ? this.access.refusalInBody(req.body, grants) : undefined;
+    if (refusal) {
+      return this.deny(res, this.authenticator.refused(refusal), req);
     }
     if (this.modern && claimsModernEra(req)) {
       const modern = this.modern;
@@ -264,7 +333,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       return this.reply(res, 400, SERVER_ERROR, messages.modernEraOnly(), req);
     }
     if (http.stateless) {
-      return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
+      return method === 'POST' ? this.serveStateless(req, res, grants) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -285,6 +354,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session.principal !== req.auth?.clientId) {
         return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
+      this.registry.regrant(session, grants);
       if (method === 'GET') {
         this.sessions.reopenStream(session, req);
         res.once('close', this.registry.openStream(session));
@@ -306,7 +376,14 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     // Held until the initialize is answered: the session is live by then, or failed.
     res.once('close', () => slot.release());
-    await this.handle(await this.sessions.open(req.body, req.auth?.clientId, address), req, res);
+    const session = await this.sessions.open(req.body, req.auth?.clientId, address);
+    this.registry.regrant(session, grants);
+    await this.handle(session, req, res);
+  }
+
+  /** A request refused by authentication or authorization: its status, its `WWW-Authenticate` challenge, and a JSON-RPC error saying why. */
+  private deny(res: ServerResponse, denial: McpAuthDenial, req: Request): void {
+    this.reply(res, denial.status, SERVER_ERROR, denial.message, req, { ...denial.headers });
   }
 
   /** HTTP 503 for a session a live-session limit refused, with when to try again. */
@@ -324,9 +401,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
   }
 
-  private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
+  private async serveStateless(req: Request, res: ServerResponse, grants: McpGrants): Promise<void> {
     const scope = this.http!.singleTenant ? attachmentScope(this.http!.attachmentId) : undefined;
     const session = this.factory.createSession('stateless', undefined, scope);
+    this.registry.regrant(session, grants);
     const transport = new NodeStreamableHttpServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void session.server.close());
     await session.server.connect(transport);
@@ -388,6 +466,11 @@ function startsWork(method: string, body: unknown): boolean {
     return method === 'GET';
   }
   return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
+}
+
+/** The host of a listener's URL: an IPv6 address in brackets. */
+function hostOf(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 
 /**
