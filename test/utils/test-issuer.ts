@@ -47,6 +47,8 @@ export class TestIssuer {
   subject = 'alice';
   /** Scopes requested in the authorization-code flow, one entry per authorization. */
   readonly authorizations: string[] = [];
+  /** The scopes the authorization-code flow grants of those asked for (`undefined`: all of them), as a user's consent would. */
+  grantable?: Set<string>;
   private keys: SigningKey[] = [];
   private readonly codes = new Map<string, PendingCode>();
 
@@ -175,8 +177,12 @@ export class TestIssuer {
   private authorize(url: URL, res: ServerResponse): void {
     const redirectUri = url.searchParams.get('redirect_uri')!;
     const code = randomBytes(12).toString('hex');
-    const scope = url.searchParams.get('scope') ?? '';
-    this.authorizations.push(scope);
+    const requested = url.searchParams.get('scope') ?? '';
+    this.authorizations.push(requested);
+    const scope = requested
+      .split(' ')
+      .filter((asked) => asked && (!this.grantable || this.grantable.has(asked)))
+      .join(' ');
     this.codes.set(code, {
       challenge: url.searchParams.get('code_challenge') ?? '',
       scope,
