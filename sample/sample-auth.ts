@@ -28,7 +28,9 @@ export function sampleAuthOptions(env: NodeJS.ProcessEnv = process.env): McpAuth
   const issuer = env.SAMPLE_JWT_ISSUER?.trim();
   const jwksUrl = env.SAMPLE_JWT_JWKS_URL?.trim();
   if (!issuer || !jwksUrl) {
-    throw new Error('SAMPLE_AUTH=jwt needs SAMPLE_JWT_ISSUER (the issuer, e.g. https://auth.example.com) and SAMPLE_JWT_JWKS_URL (its JWKS).');
+    throw new Error(
+      'SAMPLE_AUTH=jwt needs SAMPLE_JWT_ISSUER (the issuer, e.g. https://auth.example.com) and SAMPLE_JWT_JWKS_URL (its JWKS).',
+    );
   }
   const audience = env.SAMPLE_JWT_AUDIENCE?.trim() || undefined;
   return {

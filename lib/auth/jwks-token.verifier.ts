@@ -58,7 +58,9 @@ export class McpJwksTokenVerifier implements McpTokenVerifier {
       throw new McpInvalidTokenError(messages.claimMissing(options.principalClaim));
     }
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    const resource = audiences.find((aud) => typeof aud === 'string' && (Array.isArray(this.audience) ? this.audience : [this.audience]).includes(aud));
+    const resource = audiences.find(
+      (aud) => typeof aud === 'string' && (Array.isArray(this.audience) ? this.audience : [this.audience]).includes(aud),
+    );
     return {
       token,
       clientId: principal,
@@ -68,7 +70,8 @@ export class McpJwksTokenVerifier implements McpTokenVerifier {
       extra: {
         claims: payload,
         roles: listClaim(payload[options.rolesClaim]),
-        oauthClientId: typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined,
+        oauthClientId:
+          typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined,
       },
     };
   }

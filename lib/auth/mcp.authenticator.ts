@@ -1,7 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
-import { MCP_AUTH_OPTIONS, MCP_SERVER_IDENTITY, type McpResolvedAuthOptions, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
+import {
+  MCP_AUTH_OPTIONS,
+  MCP_SERVER_IDENTITY,
+  type McpResolvedAuthOptions,
+  type McpServerIdentity,
+} from '../options/mcp-resolved-options.interface.js';
 import { lacksRole, missingScopes, type McpAccessRequirement, type McpGrants } from './access-requirement.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
@@ -163,7 +168,12 @@ export class McpAuthenticator implements OnModuleInit {
     } catch (error) {
       if (error instanceof McpAuthUnavailableError) {
         this.logUnavailable(error);
-        return { ok: false, status: 503, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) }, message: messages.verificationUnavailable() };
+        return {
+          ok: false,
+          status: 503,
+          headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) },
+          message: messages.verificationUnavailable(),
+        };
       }
       return this.invalidToken(isInvalidTokenError(error) ? error.message : messages.tokenInvalid());
     }
@@ -196,7 +206,9 @@ export class McpAuthenticator implements OnModuleInit {
 
   /** A refusal; with `challenge`, its `WWW-Authenticate` (naming the metadata when it is served). A missing role has none: no token would change it. */
   private deny(status: McpAuthDenial['status'], message: string, challenge?: McpBearerChallenge): McpAuthDenial {
-    const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': bearerChallenge({ ...challenge, resourceMetadata: this.metadataUrl }) } : {};
+    const headers: Record<string, string> = challenge
+      ? { 'WWW-Authenticate': bearerChallenge({ ...challenge, resourceMetadata: this.metadataUrl }) }
+      : {};
     return { ok: false, status, headers, message };
   }
 
@@ -212,5 +224,7 @@ export class McpAuthenticator implements OnModuleInit {
 
 /** An error a verifier words for the client: ours, or the SDK's `InvalidTokenError` (`errorCode: 'invalid_token'`). */
 function isInvalidTokenError(error: unknown): error is Error {
-  return error instanceof McpInvalidTokenError || (error instanceof Error && (error as { errorCode?: unknown }).errorCode === 'invalid_token');
+  return (
+    error instanceof McpInvalidTokenError || (error instanceof Error && (error as { errorCode?: unknown }).errorCode === 'invalid_token')
+  );
 }

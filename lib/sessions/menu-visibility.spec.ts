@@ -148,9 +148,16 @@ describe('McpMenuVisibility with scopes and roles', () => {
       tool('parcel.audit', requires(['parcels:read', 'audit:read'])),
       tool('parcel.override', requires([], ['supervisor', 'admin'])),
     ],
-    prompts: [{ ...handler('parcel.brief', requires(['parcels:read'])), kind: 'prompt', arguments: [], completers: {} }] as McpPromptDefinition[],
+    prompts: [
+      { ...handler('parcel.brief', requires(['parcels:read'])), kind: 'prompt', arguments: [], completers: {} },
+    ] as McpPromptDefinition[],
     resources: [
-      { ...handler('parcel.log', { ...bound('parcel', 'packed'), ...requires(['parcels:read']) }), kind: 'resource', uri: 'parcel://log', completers: {} },
+      {
+        ...handler('parcel.log', { ...bound('parcel', 'packed'), ...requires(['parcels:read']) }),
+        kind: 'resource',
+        uri: 'parcel://log',
+        completers: {},
+      },
     ] as McpResourceDefinition[],
   });
 
@@ -175,7 +182,9 @@ describe('McpMenuVisibility with scopes and roles', () => {
   it('filters prompts and resources by the grants, and a change of grants changes the signature', () => {
     expect(scoped.prompts(view({}))).toEqual([]);
     expect(scoped.prompts(view({}, 'stateful', holding(['parcels:read']))).map(({ name }) => name)).toEqual(['parcel.brief']);
-    expect(scoped.resources(view({ parcel: ['packed'] }, 'stateful', holding(['parcels:read']))).map(({ name }) => name)).toEqual(['parcel.log']);
+    expect(scoped.resources(view({ parcel: ['packed'] }, 'stateful', holding(['parcels:read']))).map(({ name }) => name)).toEqual([
+      'parcel.log',
+    ]);
     expect(scoped.resources(view({ parcel: ['shipped'] }, 'stateful', holding(['parcels:read'])))).toEqual([]);
     const before = scoped.signature(view({ parcel: ['packed'] }));
     const after = scoped.signature(view({ parcel: ['packed'] }, 'stateful', holding(['parcels:ship', 'parcels:read'])));

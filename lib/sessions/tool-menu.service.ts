@@ -127,7 +127,9 @@ export class ToolMenuService {
 
   /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); in the 2026-07-28 era, whatever the caller may use. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
-    return session.kind === 'modern' ? permits(definition.access, session.grants) : this.visibility.isVisible(this.view(session), definition);
+    return session.kind === 'modern'
+      ? permits(definition.access, session.grants)
+      : this.visibility.isVisible(this.view(session), definition);
   }
 
   /**

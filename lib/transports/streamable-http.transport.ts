@@ -241,7 +241,11 @@ export class StreamableHttpTransport implements OnModuleInit {
       server,
       (url) => paths.includes(url.split('?')[0]),
       (req, res, passOn) => {
-        const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, OPTIONS', 'Access-Control-Allow-Headers': '*' };
+        const cors = {
+          'Access-Control-Allow-Origin': '*',
+          'Access-Control-Allow-Methods': 'GET, OPTIONS',
+          'Access-Control-Allow-Headers': '*',
+        };
         if (req.method === 'OPTIONS') {
           res.writeHead(204, cors).end();
         } else if (req.method === 'GET' || req.method === 'HEAD') {
@@ -333,7 +337,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       return this.reply(res, 400, SERVER_ERROR, messages.modernEraOnly(), req);
     }
     if (http.stateless) {
-      return method === 'POST' ? this.serveStateless(req, res, grants) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
+      return method === 'POST'
+        ? this.serveStateless(req, res, grants)
+        : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {

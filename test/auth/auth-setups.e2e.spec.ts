@@ -78,9 +78,15 @@ describe.each(['express', 'fastify'] as HttpAdapterName[])('MCP 2026-07-28 with 
   });
 
   it('refuses a 2026-07-28 request without a token with 401 naming the metadata', async () => {
-    const reply = await postJsonRpc(resource, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'MCP-Protocol-Version': '2026-07-28' });
+    const reply = await postJsonRpc(
+      resource,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'MCP-Protocol-Version': '2026-07-28' },
+    );
     expect(reply.status).toBe(401);
-    expect(reply.wwwAuthenticate).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(reply.wwwAuthenticate).toMatch(
+      /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
   });
 });
 
@@ -146,7 +152,9 @@ describe('a custom token verifier (opaque tokens)', () => {
       `Bearer error="invalid_token", resource_metadata="${resource.replace('/mcp', '/.well-known/oauth-protected-resource/mcp')}", error_description="Unknown or revoked token."`,
     );
     expect((await postJsonRpc(resource, INITIALIZE, { Authorization: 'Bearer tok-expired' })).wwwAuthenticate).toMatch(/expired/);
-    expect((await postJsonRpc(resource, INITIALIZE, { Authorization: 'Bearer tok-elsewhere' })).wwwAuthenticate).toMatch(/another resource/);
+    expect((await postJsonRpc(resource, INITIALIZE, { Authorization: 'Bearer tok-elsewhere' })).wwwAuthenticate).toMatch(
+      /another resource/,
+    );
     const down = await postJsonRpc(resource, INITIALIZE, { Authorization: 'Bearer tok-down' });
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('5');
@@ -219,7 +227,9 @@ describe("the app's own Passport strategy, mapped with auth.fromRequest", () => 
   it('refuses a request without a user with 401 naming the metadata', async () => {
     const reply = await postJsonRpc(resource, INITIALIZE);
     expect(reply.status).toBe(401);
-    expect(reply.wwwAuthenticate).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(reply.wwwAuthenticate).toMatch(
+      /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
   });
 
   it("lists and gates by the user's permissions", async () => {

@@ -110,14 +110,24 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
   it('refuses an expired token, one for another audience and one of another issuer with 401 invalid_token', async () => {
     const cases: [string, string, RegExp][] = [
       ['expired', await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, expiresIn: -60 }), /expired/],
-      ['wrong audience', await issuer.sign({ sub: 'alice', scope: '' }, { audience: 'http://127.0.0.1:1/mcp' }), /not issued for this resource/],
-      ['wrong issuer', await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, issuer: 'http://evil.example' }), /expected issuer/],
+      [
+        'wrong audience',
+        await issuer.sign({ sub: 'alice', scope: '' }, { audience: 'http://127.0.0.1:1/mcp' }),
+        /not issued for this resource/,
+      ],
+      [
+        'wrong issuer',
+        await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, issuer: 'http://evil.example' }),
+        /expected issuer/,
+      ],
       ['not yet valid', await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, notBefore: 3600 }), /not valid yet/],
     ];
     for (const [, bearer, description] of cases) {
       const reply = await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` });
       expect(reply.status).toBe(401);
-      expect(reply.wwwAuthenticate).toMatch(new RegExp(`^Bearer error="invalid_token", resource_metadata="${metadataUrl}", error_description="`));
+      expect(reply.wwwAuthenticate).toMatch(
+        new RegExp(`^Bearer error="invalid_token", resource_metadata="${metadataUrl}", error_description="`),
+      );
       expect(reply.wwwAuthenticate).toMatch(description);
     }
   });
@@ -239,7 +249,10 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
       expect(reply.headers.get('retry-after')).toBe('5');
       expect(reply.body).toMatchObject({ error: { message: expect.stringContaining('cannot be checked right now') } });
     }
-    const lines = logs.matching('error', /^Token verification unavailable: the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks could not be fetched/);
+    const lines = logs.matching(
+      'error',
+      /^Token verification unavailable: the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks could not be fetched/,
+    );
     expect(lines).toHaveLength(1);
     issuer.jwksMode = 'ok';
     const reply = await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` });

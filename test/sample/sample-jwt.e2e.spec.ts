@@ -177,8 +177,9 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     const approver = await connect(await token('carol', 'invoices:approve'));
     await approver.call('invoice.submit');
     expect(await approver.names()).toContain('invoice.approve');
-    const paymentId = ((await approver.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as { paymentId: string })
-      .paymentId;
+    const paymentId = (
+      (await approver.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as { paymentId: string }
+    ).paymentId;
     const other = (await clerk.call('payment.status', { paymentId })) as CallToolResult;
     expect(other._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'UNKNOWN_HANDLE' });
   });

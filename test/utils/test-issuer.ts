@@ -59,12 +59,12 @@ export class TestIssuer {
 
   /** Starts an issuer on an ephemeral loopback port with one key. */
   static async start(): Promise<TestIssuer> {
-    let self: TestIssuer | undefined;
-    const server = createServer((req, res) => void self!.serve(req, res));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new TestIssuer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    self.keys.push(await TestIssuer.newKey());
-    return self;
+    const issuer = new TestIssuer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    issuer.keys.push(await TestIssuer.newKey());
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void issuer.serve(req, res));
+    return issuer;
   }
 
   get jwksUrl(): string {
@@ -205,7 +205,10 @@ export class TestIssuer {
     }
     this.codes.delete(form.get('code')!);
     const resource = form.get('resource') ?? pending.resource;
-    const token = await this.sign({ sub: this.subject, scope: pending.scope, client_id: form.get('client_id') }, { audience: resource ?? this.issuer });
+    const token = await this.sign(
+      { sub: this.subject, scope: pending.scope, client_id: form.get('client_id') },
+      { audience: resource ?? this.issuer },
+    );
     json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 600, scope: pending.scope });
   }
 }
