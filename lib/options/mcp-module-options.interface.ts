@@ -41,7 +41,7 @@ export interface McpHttpTransportOptions {
   /**
    * Serve the MCP path straight from Node's HTTP server, ahead of the framework: no body
    * parser, router or middleware of the app runs for it (so `app.use(...)` auth does not
-   * either: use `authenticate`), which saves most of what Express costs per request. Guards,
+   * either: use `auth`), which saves most of what Express costs per request. Guards,
    * interceptors, pipes and filters on tools run as usual. `path` is then absolute:
    * `setGlobalPrefix` does not apply to it. Other paths are served by the app as before.
    * @default false
@@ -92,7 +92,7 @@ export interface McpHttpTransportOptions {
   /**
    * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
    * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
-   * change with a deployment.
+   * change with a deployment (`'private'` when a `@McpRequire` makes them differ between callers).
    * @default 300_000 (5 minutes)
    */
   listCacheTtlMs?: number;

@@ -36,7 +36,8 @@ const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
  * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
  * (`createMcpHandler`, which answers `server/discover` and `subscriptions/listen` and checks
  * the envelope and the `Mcp-Method`/`Mcp-Name` headers), with the same call handlers, gate
- * and stores as the 2025 era. Lists are the same for every caller, with cache hints; each call
+ * and stores as the 2025 era. Lists are the same for every caller, with cache hints, unless
+ * a `@McpRequire` makes them differ by the caller's grants (then cached privately); each call
  * is gated and its result carries the instance's state and allowed tools. Session-keyed
  * machines are keyed by the authenticated principal.
  */
