@@ -78,7 +78,7 @@ export class WorkflowResourcesFactory {
       handle,
       state,
       context: workflowContext ?? null,
-      allowedTools: this.tools.allowedNames(machine!, stored),
+      allowedTools: this.tools.usableBy(this.tools.allowedNames(machine!, stored), call.caller.grants),
       diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: stored }),
     };
   }

@@ -85,7 +85,8 @@ export class ToolCallHandler {
     if (!instance || state === undefined || state === null) {
       return result;
     }
-    const gate = { machine: instance.machine, state: toStateValue(state), allowedTools: this.tools.allowedNames(instance.machine, state) };
+    const allowedTools = this.tools.usableBy(this.tools.allowedNames(instance.machine, state), call.caller.grants);
+    const gate = { machine: instance.machine, state: toStateValue(state), allowedTools };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 

@@ -74,7 +74,9 @@ describe("McpAuthenticator.authorize on the app's own routes", () => {
 
   beforeAll(async () => {
     issuer = await TestIssuer.start();
-    const module = scopedBillingModule({ auth: { jwt: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl }, scopesSupported: ['workflows:read'] } });
+    const module = scopedBillingModule({
+      auth: { jwt: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl }, scopesSupported: ['workflows:read'] },
+    });
     module.controllers = [WorkflowsController];
     app = await listenApp([module]);
     base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;

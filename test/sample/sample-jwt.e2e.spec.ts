@@ -12,6 +12,9 @@ import { TestIssuer } from '../utils/test-issuer.js';
 
 type Status = { state: string; refundable: number; ledger: { kind: string; amount: number }[] };
 
+const allowedTools = (result: CallToolResult) =>
+  (result._meta?.['nestjs-mcp-fsm/state'] as { allowedTools: string[] } | undefined)?.allowedTools;
+
 /** An OAuth client as a host implements one: tokens kept in memory, the browser step done by {@link TestOAuthProvider.consent}. */
 class TestOAuthProvider implements OAuthClientProvider {
   readonly redirectUrl = 'http://127.0.0.1:1/callback';
@@ -143,8 +146,17 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     const sessionId = agent.transport.sessionId;
     const started = await agent.call('payment.authorize', { amount: 40, currency: 'EUR' });
     const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
-    expect((await agent.call('payment.capture', { paymentId })).isError).toBeFalsy();
+    const captured = await agent.call('payment.capture', { paymentId });
+    expect(captured.isError).toBeFalsy();
+    // Not on any list: tools/list, nor the allowed tools a result or a refusal names.
+    expect(allowedTools(captured)).toEqual(['payment.authorize', 'payment.status']);
     expect(await agent.names()).not.toContain('payment.refund');
+    const twice = await agent.call('payment.capture', { paymentId });
+    expect(twice._meta?.['nestjs-mcp-fsm/error']).toMatchObject({
+      code: 'FORBIDDEN',
+      allowedTools: ['payment.authorize', 'payment.status'],
+    });
+    expect(JSON.stringify(twice.content)).not.toContain('payment.refund');
     const call = agent.call('payment.refund', { paymentId }).then(
       () => 'answered',
       (error: unknown) => error,
@@ -160,6 +172,11 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     const listChanged = agent.listChanged();
     agent.token = await token('alice', 'invoices:approve payments:refund');
     expect(await agent.names()).toContain('payment.refund');
+    expect(allowedTools(await agent.call('payment.status', { paymentId }))).toEqual([
+      'payment.authorize',
+      'payment.refund',
+      'payment.status',
+    ]);
     const refunded = await agent.call('payment.refund', { paymentId });
     expect(refunded.isError).toBeFalsy();
     expect(agent.transport.sessionId).toBe(sessionId);
