@@ -93,6 +93,9 @@ export class McpAccessPolicy {
    * token is told to ask for, in `scope`), in declaration order.
    */
   scopesInBody(body: unknown): string[] {
+    if (!this.requiresAny()) {
+      return [];
+    }
     const scopes = new Set<string>();
     for (const message of Array.isArray(body) ? body : [body]) {
       for (const scope of this.targetOf(message)?.access?.scopes ?? []) scopes.add(scope);

@@ -106,7 +106,7 @@ export class McpAuthenticator implements OnModuleInit {
   async authenticate(request: IncomingMessage & { auth?: AuthInfo }, scopes: readonly string[] = []): Promise<McpAuthentication> {
     if (this.options.mode === 'request') {
       const { fromRequest } = this.options;
-      const authInfo = fromRequest ? await fromRequest(request) : request.auth;
+      const authInfo = request.auth ?? (fromRequest ? await fromRequest(request) : undefined);
       request.auth = authInfo;
       return authInfo || !this.options.required ? { ok: true, authInfo } : this.deny(401, messages.tokenMissing(), { scope: scopes });
     }
@@ -152,9 +152,17 @@ export class McpAuthenticator implements OnModuleInit {
     return { ok: true, authInfo: authentication.authInfo, grants };
   }
 
-  /** The HTTP 403 of a call whose caller lacks what it requires: `insufficient_scope` with the scopes to step up to, or a plain 403 for a role. */
-  refused(refusal: McpAccessRefusal): McpAuthDenial {
-    return refusal.missingScopes.length > 0 ? this.insufficient(refusal.requiredScopes, refusal.message) : this.deny(403, refusal.message);
+  /**
+   * The refusal of a call whose caller lacks what it requires: 403 `insufficient_scope` with the
+   * scopes to step up to (401 asking for them, for a caller without a token), or a plain 403 for a role.
+   */
+  refused(refusal: McpAccessRefusal, authInfo: AuthInfo | undefined): McpAuthDenial {
+    if (refusal.missingScopes.length === 0) {
+      return this.deny(403, refusal.message);
+    }
+    return authInfo
+      ? this.insufficient(refusal.requiredScopes, refusal.message)
+      : this.deny(401, messages.tokenMissing(), { scope: refusal.requiredScopes });
   }
 
   private insufficient(scopes: readonly string[], message: string): McpAuthDenial {
@@ -191,7 +199,12 @@ export class McpAuthenticator implements OnModuleInit {
   private tokenVerifier(): McpTokenVerifier {
     if (!this.verifier) {
       const jwt = this.options.jwt!;
-      this.verifier = new McpJwksTokenVerifier(this.jose!, jwt, jwt.audience ?? this.resource!);
+      const audience = jwt.audience ?? this.resource;
+      if (audience === undefined) {
+        // Never verify without an audience: any token of the issuer would pass. The listener check makes this unreachable.
+        throw new Error(messages.resourceRequired('an address without a URL'));
+      }
+      this.verifier = new McpJwksTokenVerifier(this.jose!, jwt, audience);
     }
     return this.verifier;
   }

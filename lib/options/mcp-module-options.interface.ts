@@ -250,9 +250,10 @@ export interface McpAuthOptions {
   verifier?: McpTokenVerifier;
   /**
    * The caller of a request your own middleware (Passport, a guard's strategy run as
-   * middleware) already authenticated: map `req.user` (or `req.auth`) to the `AuthInfo` whose
-   * `clientId` is the principal and `scopes` its scopes; `undefined` for an anonymous caller.
-   * Throw an `HttpException` to answer with its status and message.
+   * middleware) already authenticated: map `req.user` to the `AuthInfo` whose `clientId` is
+   * the principal and `scopes` its scopes; `undefined` for an anonymous caller. Called when no
+   * middleware set `req.auth` (which is then taken as it is). Throw an `HttpException` to
+   * answer with its status and message.
    * @default `req.auth`, as the SDK's `requireBearerAuth` or your middleware set it
    */
   fromRequest?: (request: IncomingMessage & { user?: unknown; auth?: AuthInfo }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;

@@ -218,11 +218,13 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     server.on('listening', () => {
       const address = server.address();
-      if (address === null || typeof address === 'string') {
+      if (requireAllowedHosts(address, http)) {
+        // Refused already for allowedHosts: one error for `app.listen` to reject with.
         return;
       }
-      if (!isLoopbackAddress(address.address)) {
-        server.emit('error', new Error(resourceRequired(`${address.address}:${address.port}`)));
+      if (address === null || typeof address === 'string' || !isLoopbackAddress(address.address)) {
+        const where = address === null || typeof address === 'string' ? String(address) : `${address.address}:${address.port}`;
+        server.emit('error', new Error(resourceRequired(where)));
         setImmediate(() => server.close());
         return;
       }
@@ -327,7 +329,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     // HTTP 403 before the SDK answers (an SSE stream starts with 200): the client steps up on it.
     const refusal = method === 'POST' ? this.access.refusalInBody(req.body, grants) : undefined;
     if (refusal) {
-      return this.deny(res, this.authenticator.refused(refusal), req);
+      return this.deny(res, this.authenticator.refused(refusal, req.auth), req);
     }
     if (this.modern && claimsModernEra(req)) {
       const modern = this.modern;

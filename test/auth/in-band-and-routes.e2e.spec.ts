@@ -8,7 +8,8 @@ import { MCP_ACCESS_DENIED_CODE, McpAuthenticator } from '../../lib/index.js';
 import { McpServerFactory } from '../../lib/protocol/mcp-server.factory.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { scopedBillingModule } from '../fixtures/scoped-billing.app.js';
-import { listenApp } from '../utils/test-app.js';
+import { connectBearerClient } from '../utils/bearer-client.js';
+import { createApp, listenApp } from '../utils/test-app.js';
 import { TestIssuer } from '../utils/test-issuer.js';
 
 describe('a connection without HTTP (stdio, a transport of the app) holds no scopes', () => {
@@ -105,5 +106,80 @@ describe("McpAuthenticator.authorize on the app's own routes", () => {
     const allowed = await get(await token('workflows:read payments:refund'));
     expect(allowed.status).toBe(200);
     expect(await allowed.json()).toEqual({ viewer: 'olga', scopes: ['workflows:read', 'payments:refund'] });
+  });
+});
+
+describe('the resource URL', () => {
+  let issuer: TestIssuer;
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+  });
+
+  afterAll(async () => {
+    await issuer.close();
+  });
+
+  it('must be set when the server listens beyond loopback: app.listen rejects naming auth.resource', async () => {
+    const app = await createApp([
+      scopedBillingModule({
+        auth: { jwt: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl } },
+        transports: { http: { allowedHosts: ['mcp.example.com'] } },
+      }),
+    ]);
+    await expect(app.listen(0, '0.0.0.0')).rejects.toThrow(
+      /beyond loopback, so this server cannot tell the URL clients reach it at; set auth\.resource/,
+    );
+    await app.close();
+  });
+
+  it('is auth.resource when set: the audience, the metadata and its URL follow it', async () => {
+    const resource = 'https://mcp.example.com/billing/mcp';
+    const app = await listenApp([
+      scopedBillingModule({
+        auth: { jwt: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl }, resource },
+        transports: { http: { path: '/mcp' } },
+      }),
+    ]);
+    try {
+      const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+      const metadata = await (await fetch(`${base}/.well-known/oauth-protected-resource/billing/mcp`)).json();
+      expect(metadata).toMatchObject({ resource });
+      const local = await issuer.sign({ sub: 'a', scope: '' }, { audience: `${base}/mcp` });
+      const refused = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${local}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe(
+        'Bearer error="invalid_token", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/billing/mcp", error_description="The access token was not issued for this resource (aud)."',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('anonymous callers allowed (auth.required: false)', () => {
+  let app: INestApplication;
+
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('see what requires nothing, and a call of a scoped tool gets 401 asking for its scope', async () => {
+    app = await listenApp([scopedBillingModule({ auth: { required: false, authorizationServers: ['https://auth.example.com'] } })]);
+    const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
+    const anonymous = await connectBearerClient(new URL(url), undefined);
+    try {
+      expect(await anonymous.names()).toEqual(['payment.start', 'invoice.status']);
+      await expect(anonymous.call('invoice.approve')).rejects.toMatchObject({ code: 401 });
+      expect(anonymous.responses.at(-1)?.wwwAuthenticate).toMatch(
+        /^Bearer scope="invoices:approve", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+      );
+    } finally {
+      await anonymous.close();
+    }
   });
 });
