@@ -36,7 +36,7 @@ export function lacksRole(requirement: McpAccessRequirement | undefined, grants:
 
 /** Whether `grants` hold what `requirement` asks (nothing required: always). */
 export function permits(requirement: McpAccessRequirement | undefined, grants: McpGrants): boolean {
-  return missingScopes(requirement, grants).length === 0 && !lacksRole(requirement, grants);
+  return requirement === undefined || (requirement.scopes.every((scope) => grants.scopes.has(scope)) && !lacksRole(requirement, grants));
 }
 
 /** The two requirements together: every scope of both; the roles of `inner` when it names some, else those of `outer`. */

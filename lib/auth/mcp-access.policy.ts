@@ -35,7 +35,7 @@ export class McpAccessPolicy {
   private readonly grantsByAuth = new WeakMap<AuthInfo, Promise<McpGrants>>();
   private supported?: { from: readonly McpHandlerDefinition[]; scopes: string[] };
   /** The registries' lists, and every definition of them, while the lists stay the same (they are filled once at bootstrap). */
-  private all?: { lists: readonly (readonly McpHandlerDefinition[])[]; definitions: readonly McpHandlerDefinition[] };
+  private all?: { lists: readonly (readonly McpHandlerDefinition[])[]; definitions: readonly McpHandlerDefinition[]; requiresAny: boolean };
 
   constructor(
     @Inject(MCP_AUTH_OPTIONS) private readonly options: McpResolvedAuthOptions,
@@ -105,7 +105,8 @@ export class McpAccessPolicy {
 
   /** Whether any tool, prompt or resource requires something: lists then vary by caller. */
   requiresAny(): boolean {
-    return this.definitions().some((definition) => definition.access !== undefined);
+    this.definitions();
+    return this.all!.requiresAny;
   }
 
   /**
@@ -164,7 +165,8 @@ export class McpAccessPolicy {
   private definitions(): readonly McpHandlerDefinition[] {
     const lists = [this.tools.all(), this.primitives.prompts(), this.primitives.resources()];
     if (!this.all || this.all.lists.some((list, index) => list !== lists[index])) {
-      this.all = { lists, definitions: lists.flat() };
+      const definitions = lists.flat();
+      this.all = { lists, definitions, requiresAny: definitions.some((definition) => definition.access !== undefined) };
     }
     return this.all.definitions;
   }

@@ -237,6 +237,22 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
     }
   });
 
+  it('does not fetch the JWKS again for every unknown kid within the cooldown (forged kids cannot hammer the issuer)', async () => {
+    await app.close();
+    await start({ jwksCooldownMs: 60_000 });
+    const valid = await token('alice', '');
+    expect((await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${valid}` })).status).toBe(200);
+    const fetched = issuer.jwksFetches;
+    const stranger = await TestIssuer.newKey();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const forged = await issuer.sign({ sub: 'mallory', scope: '' }, { audience: resource, key: stranger });
+      const reply = await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${forged}` });
+      expect(reply.status).toBe(401);
+      expect(reply.wwwAuthenticate).toMatch(/error="invalid_token".*not in the issuer's key set/);
+    }
+    expect(issuer.jwksFetches).toBe(fetched);
+  });
+
   it('fails closed with 503 and one clear log line when the JWKS cannot be fetched; the token is never logged', async () => {
     // A fresh app: its verifier has fetched nothing yet.
     await app.close();
