@@ -130,12 +130,17 @@ export class McpAuthenticator implements OnModuleInit {
   }
 
   /**
-   * Whether `request` may reach something that requires `requirement` (an app route of yours:
-   * `await authenticator.authorize(req, { scopes: ['workflows:read'], roles: [] })`): its caller
-   * and grants, or the refusal to answer with (its status, `WWW-Authenticate` and message).
+   * Whether `request` may reach something that requires `required` (an app route of yours:
+   * `await authenticator.authorize(req, { scopes: ['workflows:read'] })`): every scope, and one
+   * of the roles when given. Answers its caller and grants, or the refusal to answer with (its
+   * status, `WWW-Authenticate` and message).
    */
-  async authorize(request: IncomingMessage & { auth?: AuthInfo }, requirement?: McpAccessRequirement): Promise<McpAuthorization> {
-    const authentication = await this.authenticate(request, requirement?.scopes);
+  async authorize(
+    request: IncomingMessage & { auth?: AuthInfo },
+    required: { scopes?: readonly string[]; roles?: readonly string[] } = {},
+  ): Promise<McpAuthorization> {
+    const requirement: McpAccessRequirement = { scopes: required.scopes ?? [], roles: required.roles ?? [] };
+    const authentication = await this.authenticate(request, requirement.scopes);
     if (!authentication.ok) {
       return authentication;
     }
@@ -143,11 +148,11 @@ export class McpAuthenticator implements OnModuleInit {
     const missing = missingScopes(requirement, grants);
     if (missing.length > 0) {
       return authentication.authInfo
-        ? this.insufficient(requirement!.scopes, messages.routeNeedsScopes(missing))
-        : this.deny(401, messages.tokenMissing(), { scope: requirement!.scopes });
+        ? this.insufficient(requirement.scopes, messages.routeNeedsScopes(missing))
+        : this.deny(401, messages.tokenMissing(), { scope: requirement.scopes });
     }
     if (lacksRole(requirement, grants)) {
-      return this.deny(403, messages.routeNeedsRole(requirement!.roles));
+      return this.deny(403, messages.routeNeedsRole(requirement.roles));
     }
     return { ok: true, authInfo: authentication.authInfo, grants };
   }

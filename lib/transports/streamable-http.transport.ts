@@ -3,10 +3,9 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { McpGrants } from '../auth/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
-import { protectedResourceMetadataPaths } from '../auth/protected-resource.metadata.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import {
   MCP_AUTH_OPTIONS,
@@ -27,7 +26,7 @@ import { McpShutdownDrain } from '../protocol/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
 import { attachmentScope } from './attachment-key.js';
 import { fromFrameworkError, toNodeExchange, type FastifyInstanceLike, type FrameworkError } from './framework-exchange.js';
-import { isLoopbackAddress, rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
+import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
 import {
   isJsonContentType,
   McpBodyNotJsonError,
@@ -38,8 +37,7 @@ import {
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
-import type { McpGrants } from '../auth/access-requirement.js';
-import { resourceRequired } from '../auth/auth.messages.js';
+import { protectedResourcePaths, resolveResourceOnListen, serveProtectedResourceMetadata } from './protected-resource.route.js';
 import {
   JSON_RPC_INTERNAL_ERROR as INTERNAL_ERROR,
   JSON_RPC_INVALID_PARAMS as INVALID_PARAMS,
@@ -106,9 +104,14 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
-    this.resolveResourceOnListen(server, http);
+    resolveResourceOnListen(server, http, this.auth, this.authenticator);
     if (this.auth.metadata) {
-      this.serveResourceMetadata(server, http);
+      const paths = protectedResourcePaths(http, this.auth);
+      this.interceptPath(
+        server,
+        (url) => paths.includes(url.split('?')[0]),
+        (req, res, passOn) => serveProtectedResourceMetadata(this.authenticator, req, res, passOn),
+      );
     }
     if (http.direct) {
       this.serveDirect(server, http);
@@ -205,59 +208,6 @@ export class StreamableHttpTransport implements OnModuleInit {
         setImmediate(() => server.close());
       }
     });
-  }
-
-  /**
-   * Without `auth.resource`, the resource URL (the audience of tokens, what the metadata names)
-   * is the listener's own: `http://127.0.0.1:<port><path>` on loopback. Beyond loopback nobody
-   * can tell the URL clients use: `app.listen` rejects, as for `allowedHosts`.
-   */
-  private resolveResourceOnListen(server: HttpServer, http: McpResolvedHttpOptions): void {
-    if (this.auth.resource !== undefined || (this.auth.mode === 'request' && !this.auth.metadata)) {
-      return;
-    }
-    server.on('listening', () => {
-      const address = server.address();
-      if (requireAllowedHosts(address, http)) {
-        // Refused already for allowedHosts: one error for `app.listen` to reject with.
-        return;
-      }
-      if (address === null || typeof address === 'string' || !isLoopbackAddress(address.address)) {
-        const where = address === null || typeof address === 'string' ? String(address) : `${address.address}:${address.port}`;
-        server.emit('error', new Error(resourceRequired(where)));
-        setImmediate(() => server.close());
-        return;
-      }
-      this.authenticator.listeningAt(`http://${hostOf(address)}:${address.port}${http.path}`);
-    });
-  }
-
-  /**
-   * Serves the protected-resource metadata (RFC 9728) ahead of the framework, on Express,
-   * Fastify and `direct` alike: at the path-suffixed well-known URL of the resource and at the
-   * bare well-known path, to GET (and CORS preflights: browser-based clients read it).
-   */
-  private serveResourceMetadata(server: HttpServer, http: McpResolvedHttpOptions): void {
-    const paths = protectedResourceMetadataPaths(this.auth.resource === undefined ? http.path : new URL(this.auth.resource).pathname);
-    this.interceptPath(
-      server,
-      (url) => paths.includes(url.split('?')[0]),
-      (req, res, passOn) => {
-        const cors = {
-          'Access-Control-Allow-Origin': '*',
-          'Access-Control-Allow-Methods': 'GET, OPTIONS',
-          'Access-Control-Allow-Headers': '*',
-        };
-        if (req.method === 'OPTIONS') {
-          res.writeHead(204, cors).end();
-        } else if (req.method === 'GET' || req.method === 'HEAD') {
-          const body = JSON.stringify(this.authenticator.metadata());
-          res.writeHead(200, { ...cors, 'Content-Type': 'application/json' }).end(req.method === 'GET' ? body : undefined);
-        } else {
-          passOn();
-        }
-      },
-    );
   }
 
   /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
@@ -474,11 +424,6 @@ function startsWork(method: string, body: unknown): boolean {
     return method === 'GET';
   }
   return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
-}
-
-/** The host of a listener's URL: an IPv6 address in brackets. */
-function hostOf(address: AddressInfo): string {
-  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 
 /**

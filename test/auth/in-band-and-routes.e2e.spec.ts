@@ -59,7 +59,7 @@ class WorkflowsController {
 
   @Get()
   async list(@Req() req: Request, @Res() res: Response) {
-    const authorization = await this.authenticator.authorize(req, { scopes: ['workflows:read'], roles: [] });
+    const authorization = await this.authenticator.authorize(req, { scopes: ['workflows:read'] });
     if (!authorization.ok) {
       res.status(authorization.status).set(authorization.headers).json({ message: authorization.message });
       return;
