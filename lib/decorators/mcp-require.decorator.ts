@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { McpAccessDeclaration } from '../auth/define-access.js';
+import { undeclaredAccess } from './decorators.messages.js';
 
 /** Metadata key written by `@McpRequire` on a class or method. */
 export const MCP_REQUIRE_METADATA = 'nestjs-mcp-fsm:require';
@@ -49,6 +50,16 @@ export function McpRequire(
   typed?: McpRequireOptions,
 ): ClassDecorator & MethodDecorator {
   const required = typed ?? (accessOrRequired as McpRequireOptions);
+  if (typed) {
+    const access = accessOrRequired as McpAccessDeclaration;
+    const undeclared = [
+      ...(typed.scopes ?? []).filter((scope) => !access.scopes.includes(scope)),
+      ...(typed.roles ?? []).filter((role) => !access.roles.includes(role)),
+    ];
+    if (undeclared.length > 0) {
+      throw new Error(undeclaredAccess(undeclared));
+    }
+  }
   return SetMetadata<string, McpRequireMetadata>(MCP_REQUIRE_METADATA, {
     scopes: [...(required.scopes ?? [])],
     roles: [...(required.roles ?? [])],

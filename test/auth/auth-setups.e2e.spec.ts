@@ -242,3 +242,72 @@ describe("the app's own Passport strategy, mapped with auth.fromRequest", () => 
     expect((await clerk.call('invoice.approve')).structuredContent).toEqual({ approved: true });
   });
 });
+
+describe('stateless HTTP, and roles from an async lookup of the app', () => {
+  let issuer: TestIssuer;
+  let app: INestApplication;
+  let resource: string;
+  const staff: Record<string, string[]> = { rita: ['controller'] };
+  const lookups: string[] = [];
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    app = await listenApp([
+      scopedBillingModule({
+        auth: {
+          jwt: { issuer: issuer.issuer, jwksUrl: issuer.jwksUrl },
+          roles: async (authInfo) => {
+            lookups.push(authInfo.clientId);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            if (authInfo.clientId === 'broken') throw new Error('staff directory down');
+            return staff[authInfo.clientId] ?? [];
+          },
+        },
+        transports: { http: { stateless: true } },
+      }),
+    ]);
+    resource = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await issuer.close();
+  });
+
+  const list = async (sub: string, scope: string) => {
+    const client = await connectBearerClient(new URL(resource), await issuer.sign({ sub, scope }, { audience: resource }));
+    try {
+      return await client.names();
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('lists every handle-keyed tool a stateless caller may use, and what its roles allow', async () => {
+    expect(await list('sam', '')).toEqual(['payment.start', 'payment.capture', 'invoice.status']);
+    expect(await list('sam', 'payments:refund')).toEqual(['payment.start', 'payment.capture', 'payment.refund', 'invoice.status']);
+    expect(await list('rita', 'reports:read')).toEqual([
+      'payment.start',
+      'payment.capture',
+      'invoice.status',
+      'audit.trail',
+      'audit.export',
+    ]);
+    expect(lookups).toContain('rita');
+  });
+
+  it('gives no roles when the lookup fails (fail closed)', async () => {
+    expect(await list('broken', 'reports:read')).toEqual(['payment.start', 'payment.capture', 'invoice.status']);
+  });
+
+  it('refuses a stateless call without the scope with 403 before the handler runs', async () => {
+    const reply = await postJsonRpc(
+      resource,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'audit.export', arguments: {} } },
+      { Authorization: `Bearer ${await issuer.sign({ sub: 'rita', scope: '' }, { audience: resource })}` },
+    );
+    expect(reply.status).toBe(403);
+    expect(reply.wwwAuthenticate).toMatch(/^Bearer error="insufficient_scope", scope="reports:read", /);
+    expect(app.get(HandlerLog).count('audit.export')).toBe(0);
+  });
+});
