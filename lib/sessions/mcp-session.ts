@@ -34,6 +34,8 @@ export class McpSession implements WorkflowCaller {
    * principal, not to one token: a step-up token brings more). Changed only by `ToolMenuService`.
    */
   grants: McpGrants = NO_GRANTS;
+  /** Whether `grants` came from a request (this process may have rebuilt the session with none yet). */
+  granted = false;
   /** Signature of the menu this session was last shown or told about. */
   lastMenu?: readonly string[];
   lastSeen = Date.now();

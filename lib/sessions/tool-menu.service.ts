@@ -178,18 +178,21 @@ export class ToolMenuService {
   /**
    * Records what the session's caller holds now (its latest request's token: a step-up brings
    * more scopes, an older token fewer); the lists of its menu that changed since they were
-   * last shown or told (none before the session was shown one). No store is read.
+   * last shown or told. The first grants a process learns (a session opened, or rebuilt from
+   * its record here) change nothing the client was told. No store is read.
    */
   regrant(session: McpSession, grants: McpGrants): McpListKind[] {
     const before = session.lastMenu;
+    const first = !session.granted;
     const same = grants === session.grants || grantsSignature(grants) === grantsSignature(session.grants);
     session.grants = grants;
-    if (same || before === undefined) {
+    session.granted = true;
+    if (before === undefined || (same && !first)) {
       return [];
     }
     const after = this.signature(session);
     session.lastMenu = after;
-    return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
+    return first ? [] : LIST_KINDS.filter((_, index) => before[index] !== after[index]);
   }
 
   /** Whether the session follows an instance of one of `machines` (of any machine, when `undefined`). */
