@@ -223,6 +223,29 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
     expect((await reader.client.getPrompt({ name: 'invoice.report', arguments: { period: 'May' } })).messages).toHaveLength(1);
   });
 
+  it('filters resources by scope, and refuses resources/read without it', async () => {
+    const without = await connect(await token('alice', ''));
+    expect((await without.client.listResources()).resources).toEqual([]);
+    expect(await httpStatusOf(without.client.readResource({ uri: 'billing://ledger' }))).toBe(403);
+    expect(without.responses.at(-1)?.wwwAuthenticate).toMatch(/^Bearer error="insufficient_scope", scope="reports:read", /);
+    const reader = await connect(await token('bob', 'reports:read'));
+    expect((await reader.client.listResources()).resources.map((resource) => resource.uri)).toEqual(['billing://ledger']);
+    expect((await reader.client.readResource({ uri: 'billing://ledger' })).contents).toHaveLength(1);
+  });
+
+  it('hides again what a token with fewer scopes lacks, on the same session, with list_changed', async () => {
+    const agent = await connect(await token('alice', 'invoices:approve'));
+    expect(await agent.names()).toContain('invoice.approve');
+    const before = agent.listChanged();
+    agent.token = await token('alice', '');
+    expect(await agent.names()).not.toContain('invoice.approve');
+    const deadline = Date.now() + 5_000;
+    while (agent.listChanged() === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(agent.listChanged()).toBeGreaterThan(before);
+    expect(await httpStatusOf(agent.call('invoice.approve'))).toBe(403);
+    expect(app.get(HandlerLog).count('invoice.approve')).toBe(0);
+  });
+
   it('accepts a token signed with a rotated key (the JWKS is fetched again for the new kid)', async () => {
     const agent = await connect(await token('alice', ''));
     const fetched = issuer.jwksFetches;
