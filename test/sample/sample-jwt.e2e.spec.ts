@@ -1,3 +1,8 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+  UnauthorizedError as ModernUnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -230,5 +235,41 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     expect(refunded.isError).toBeFalsy();
     const after = (await client.callTool({ name: 'payment.status', arguments: { paymentId } })).structuredContent as Status;
     expect(after.state).toBe('refunded');
+  });
+
+  it("lets the SDK v2 client's OAuth flow (2026-07-28) find the metadata, get a token and step up on a 403", async () => {
+    const provider = new TestOAuthProvider();
+    issuer.subject = 'erik';
+    issuer.grantable = new Set(['invoices:approve']);
+    const modern = () =>
+      new ModernClient({ name: 'oauth-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const first = new ModernTransport(sample.url, { authProvider: provider });
+    const firstClient = modern();
+    // Whichever request goes first (2026-07-28 needs no initialize), the 401 starts the flow.
+    await expect(firstClient.connect(first).then(() => firstClient.listTools())).rejects.toBeInstanceOf(ModernUnauthorizedError);
+    await first.finishAuth(await provider.consent());
+    await firstClient.close().catch(() => undefined);
+
+    const transport = new ModernTransport(sample.url, { authProvider: provider });
+    const client = modern();
+    await client.connect(transport);
+    clients.push(client);
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toContain('invoice.approve');
+    expect(listed.tools.map((tool) => tool.name)).not.toContain('payment.refund');
+    expect(listed).toMatchObject({ cacheScope: 'private' });
+    const started = await client.callTool({ name: 'payment.authorize', arguments: { amount: 7, currency: 'EUR' } });
+    const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
+    await client.callTool({ name: 'payment.capture', arguments: { paymentId } });
+
+    issuer.grantable = new Set(['invoices:approve', 'payments:refund']);
+    await expect(client.callTool({ name: 'payment.refund', arguments: { paymentId } })).rejects.toBeInstanceOf(ModernUnauthorizedError);
+    await transport.finishAuth(await provider.consent());
+    // The v2 client asks for what it holds plus the scope the 403 named.
+    expect(issuer.authorizations.at(-1)?.split(' ')).toEqual(expect.arrayContaining(['payments:refund']));
+    const refunded = await client.callTool({ name: 'payment.refund', arguments: { paymentId } });
+    expect(refunded.isError).toBeFalsy();
+    const after = (await client.callTool({ name: 'payment.status', arguments: { paymentId } })).structuredContent as Status;
+    expect(after.ledger.map((entry) => entry.kind)).toEqual(['authorize', 'capture', 'refund']);
   });
 });
