@@ -2,7 +2,10 @@ import { bearerChallenge, bearerTokenOf, hasQueryToken } from './bearer-challeng
 import { protectedResourceMetadataPaths, protectedResourceMetadataUrl } from './protected-resource.metadata.js';
 
 describe('bearerChallenge', () => {
-  it('writes the parameters in a fixed order, each only when given', () => {
+  it('writes the parameters in the order of the spec, each only when given', () => {
+    expect(bearerChallenge({ scope: ['a:b'], resourceMetadata: 'https://h/m' })).toBe(
+      'Bearer resource_metadata="https://h/m", scope="a:b"',
+    );
     expect(bearerChallenge({})).toBe('Bearer');
     expect(bearerChallenge({ resourceMetadata: 'https://h/.well-known/oauth-protected-resource/mcp' })).toBe(
       'Bearer resource_metadata="https://h/.well-known/oauth-protected-resource/mcp"',

@@ -9,17 +9,20 @@ export interface McpBearerChallenge {
 }
 
 /**
- * The `WWW-Authenticate` value of a challenge: `Bearer error="…", scope="…",
- * resource_metadata="…", error_description="…"`, each parameter only when there is one; quotes
- * and backslashes, which a quoted string cannot carry plainly, are left out of the description.
+ * The `WWW-Authenticate` value of a challenge, in the order of the MCP authorization spec's
+ * examples: `Bearer resource_metadata="…", scope="…"` without an error, `Bearer error="…",
+ * scope="…", resource_metadata="…", error_description="…"` with one; each parameter only when
+ * there is one. Quotes and backslashes, which a quoted string cannot carry plainly, are left
+ * out of the description.
  */
 export function bearerChallenge({ error, scope, resourceMetadata, description }: McpBearerChallenge): string {
-  const params: string[] = [];
-  if (error) params.push(`error="${error}"`);
-  if (scope?.length) params.push(`scope="${scope.join(' ')}"`);
-  if (resourceMetadata) params.push(`resource_metadata="${resourceMetadata}"`);
-  if (description) params.push(`error_description="${description.replace(/["\\]/g, '')}"`);
-  return params.length ? `Bearer ${params.join(', ')}` : 'Bearer';
+  const scopes = scope?.length ? `scope="${scope.join(' ')}"` : undefined;
+  const metadata = resourceMetadata ? `resource_metadata="${resourceMetadata}"` : undefined;
+  const params = error
+    ? [`error="${error}"`, scopes, metadata, description && `error_description="${description.replace(/["\\]/g, '')}"`]
+    : [metadata, scopes];
+  const given = params.filter((param): param is string => Boolean(param));
+  return given.length ? `Bearer ${given.join(', ')}` : 'Bearer';
 }
 
 /**

@@ -95,7 +95,7 @@ describe("McpAuthenticator.authorize on the app's own routes", () => {
     const anonymous = await get();
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe(
-      `Bearer scope="workflows:read", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="workflows:read"`,
     );
     const without = await get(await token('payments:refund'));
     expect(without.status).toBe(403);
@@ -176,7 +176,7 @@ describe('anonymous callers allowed (auth.required: false)', () => {
       expect(await anonymous.names()).toEqual(['payment.start', 'invoice.status']);
       await expect(anonymous.call('invoice.approve')).rejects.toMatchObject({ code: 401 });
       expect(anonymous.responses.at(-1)?.wwwAuthenticate).toMatch(
-        /^Bearer scope="invoices:approve", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+        /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", scope="invoices:approve"$/,
       );
     } finally {
       await anonymous.close();

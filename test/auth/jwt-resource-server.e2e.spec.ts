@@ -104,7 +104,7 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
     const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId: 'x' } } };
     const reply = await postJsonRpc(resource, call);
     expect(reply.status).toBe(401);
-    expect(reply.wwwAuthenticate).toBe(`Bearer scope="payments:refund", resource_metadata="${metadataUrl}"`);
+    expect(reply.wwwAuthenticate).toBe(`Bearer resource_metadata="${metadataUrl}", scope="payments:refund"`);
   });
 
   it('refuses an expired token, one for another audience and one of another issuer with 401 invalid_token', async () => {
