@@ -84,6 +84,11 @@ export class McpToolRegistry {
     return names.filter((name) => permits(this.tools.get(name)?.access, grants));
   }
 
+  /** Every tool a caller holding `grants` may use, in registration order: a diagram it reads names no other. */
+  allUsableBy(grants: McpGrants = NO_GRANTS): readonly McpToolDefinition[] {
+    return this.requiring ? this.list.filter((tool) => permits(tool.access, grants)) : this.list;
+  }
+
   /** Start tools of `machine`. */
   startNames(machine: string): string[] {
     return this.all()

@@ -162,6 +162,9 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
       allowedTools: ['payment.authorize', 'payment.status'],
     });
     expect(JSON.stringify(twice.content)).not.toContain('payment.refund');
+    const diagram = async () =>
+      ((await agent.client.readResource({ uri: 'workflow://payment/diagram' })).contents[0] as { text: string }).text;
+    expect(await diagram()).not.toContain('payment.refund');
     const call = agent.call('payment.refund', { paymentId }).then(
       () => 'answered',
       (error: unknown) => error,
@@ -177,6 +180,7 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     const listChanged = agent.listChanged();
     agent.token = await token('alice', 'invoices:approve payments:refund');
     expect(await agent.names()).toContain('payment.refund');
+    expect(await diagram()).toContain('payment.refund');
     expect(allowedTools(await agent.call('payment.status', { paymentId }))).toEqual([
       'payment.authorize',
       'payment.refund',
