@@ -23,3 +23,10 @@ export const scopeInvalid = (option: string, scope: string): string =>
 /** Startup error: a non-positive or non-integer duration of `auth.jwt`. */
 export const authDurationInvalid = (option: string, value: unknown): string =>
   `McpModule: ${option} must be a whole number of milliseconds, 0 or more; got ${JSON.stringify(value)}.`;
+/** Startup error: `inputRequests.requestStateKey` is too short for HMAC-SHA256. */
+export const requestStateKeyTooShort = (bytes: number, least: number): string =>
+  `McpModule: inputRequests.requestStateKey has ${bytes} bytes; it needs at least ${least} (for example 64 hex characters from \`openssl rand -hex 32\`), the same on every replica.`;
+
+/** Startup error: a number of `inputRequests` out of range. */
+export const inputRequestOptionInvalid = (name: string, value: unknown, least: number): string =>
+  `McpModule: inputRequests.${name} must be a number of at least ${least} (got ${String(value)}).`;
