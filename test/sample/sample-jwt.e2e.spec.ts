@@ -2,6 +2,7 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
   UnauthorizedError as ModernUnauthorizedError,
+  type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -27,6 +28,8 @@ class TestOAuthProvider implements OAuthClientProvider {
   private saved?: OAuthTokens;
   private verifier = '';
   private pending?: URL;
+  /** What the SDK v2 client found while discovering (the metadata URL, the authorization server), kept for the callback leg. */
+  private discovery?: OAuthDiscoveryState;
 
   get clientMetadata(): OAuthClientMetadata {
     return {
@@ -64,6 +67,14 @@ class TestOAuthProvider implements OAuthClientProvider {
 
   codeVerifier() {
     return this.verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+
+  discoveryState() {
+    return this.discovery;
   }
 
   /** What the user's browser does: opens the authorization URL and hands back the code its redirect carries. */
@@ -252,6 +263,8 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     // Whichever request goes first (2026-07-28 needs no initialize), the 401 starts the flow.
     await expect(firstClient.connect(first).then(() => firstClient.listTools())).rejects.toBeInstanceOf(ModernUnauthorizedError);
     await first.finishAuth(await provider.consent());
+    // It found the metadata where the 401 said.
+    expect(provider.discoveryState()?.resourceMetadataUrl).toBe(new URL('/.well-known/oauth-protected-resource/mcp', resource).href);
     await firstClient.close().catch(() => undefined);
 
     const transport = new ModernTransport(sample.url, { authProvider: provider });
