@@ -71,6 +71,8 @@ export {
   MCP_WORKFLOW_METADATA,
 } from './mcp.constants.js';
 export { MCP_SERVER_METADATA } from './decorators/served-by.decorator.js';
+export { MCP_REQUIRE_METADATA, type McpRequireMetadata } from './decorators/mcp-require.decorator.js';
+export { McpAccessPolicy, type McpAccessRefusal } from './auth/mcp-access.policy.js';
 export type { McpBindStateMetadata } from './decorators/bind-state.decorator.js';
 export type { McpConfirmMetadata } from './decorators/confirm.decorator.js';
 export type { BindStateMetadata } from './decorators/bind-state.decorator.js';

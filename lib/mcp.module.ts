@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { McpAccessPolicy } from './auth/mcp-access.policy.js';
+import { McpAuthenticator } from './auth/mcp.authenticator.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
@@ -90,10 +92,12 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     ModernServerFactory,
     McpSessionRegistry,
     McpSessionAdmission,
+    McpAccessPolicy,
+    McpAuthenticator,
     StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus, McpAuthenticator],
 })
 export class McpModule extends ConfigurableModuleClass {}

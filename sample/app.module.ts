@@ -11,6 +11,7 @@ import { LedgerEntry } from './ledger-entry.entity.js';
 import { paymentMachine } from './payment.machine.js';
 import { PaymentTools } from './payment.tools.js';
 import { sampleTransitionRelay } from './relay.js';
+import { sampleAuthOptions } from './sample-auth.js';
 import { sampleTransport } from './transport.js';
 
 /**
@@ -42,6 +43,8 @@ import { sampleTransport } from './transport.js';
           workflowResources: true,
           // For clients that list before every call and keep no session (the Inspector CLI).
           gate: { handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used' },
+          // SAMPLE_AUTH=jwt: bearer JWTs verified against SAMPLE_JWT_JWKS_URL; scopes gate refunds and approvals.
+          auth: sampleAuthOptions(),
           transports:
             transport === 'stdio'
               ? { http: false, stdio: true }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
+import { RequireScopesWithJwt } from './sample-auth.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
 import { paymentMachine, refundableCents } from './payment.machine.js';
@@ -103,6 +104,7 @@ export class PaymentTools {
     annotations: { destructiveHint: true },
   })
   @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  @RequireScopesWithJwt('payments:refund')
   async refund(@McpArgs() input: McpArgs<typeof refundInput>, @McpContext() ctx: PaymentCall) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
     const amount = input.amount ?? refundableCents(ctx.workflowContext) / 100;

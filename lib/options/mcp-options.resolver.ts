@@ -18,6 +18,7 @@ import type {
   McpResolvedSessionOptions,
 } from './mcp-resolved-options.interface.js';
 import * as messages from './options.messages.js';
+import { resolveAuth } from './auth-options.resolver.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -121,6 +122,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
     },
+    auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
   };
 }
 
@@ -131,7 +133,6 @@ function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, a
     direct: http.direct ?? false,
     allowedHosts: http.allowedHosts,
     allowedOrigins: http.allowedOrigins,
-    authenticate: http.authenticate,
     drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
     maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     singleTenant: http.singleTenant ?? options.singleTenant ?? false,
