@@ -1,6 +1,8 @@
 export { McpModule } from './mcp.module.js';
 export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
 export type {
+  McpConsoleOptions,
+  McpConsoleRequest,
   McpGateOptions,
   McpHttpTransportOptions,
   McpModuleOptions,

@@ -9,6 +9,7 @@ import type { McpModuleOptions } from './options/mcp-module-options.interface.js
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
 import {
+  MCP_CONSOLE_OPTIONS,
   MCP_DISCOVERY_OPTIONS,
   MCP_HTTP_OPTIONS,
   MCP_RESOLVED_OPTIONS,
@@ -47,6 +48,7 @@ export const optionSliceProviders: Provider[] = [
     inject: [MCP_RESOLVED_OPTIONS],
   },
   { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 
 /** The store of the options, or a new in-memory one. */

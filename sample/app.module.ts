@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
 import { TypeOrmWorkflowStateStore, TypeOrmMcpSessionStore } from '../lib/typeorm.js';
+import { sampleConsoleAuthorize } from './console-auth.js';
 import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
 import { sampleDrainMs } from './http-limits.js';
 import { invoiceMachine } from './invoice.machine.js';
@@ -40,6 +41,8 @@ import { sampleTransport } from './transport.js';
           transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
+          // The workflow console at /workflows (docs/console.md); with SAMPLE_AUTH=jwt it needs scope workflows:read.
+          console: transport === 'stdio' ? false : { path: '/workflows', authorize: sampleConsoleAuthorize() },
           // For clients that list before every call and keep no session (the Inspector CLI).
           gate: { handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used' },
           transports:

@@ -3,8 +3,20 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
-import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
-import type { McpResolvedHttpOptions, McpResolvedOptions, McpResolvedSessionOptions } from './mcp-resolved-options.interface.js';
+import { isLoopbackAddress } from '../transports/host-origin.validator.js';
+import type {
+  McpConsoleOptions,
+  McpGateOptions,
+  McpHttpTransportOptions,
+  McpModuleOptions,
+  McpSessionOptions,
+} from './mcp-module-options.interface.js';
+import type {
+  McpResolvedConsoleOptions,
+  McpResolvedHttpOptions,
+  McpResolvedOptions,
+  McpResolvedSessionOptions,
+} from './mcp-resolved-options.interface.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -98,6 +110,19 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
     },
+    console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
+  };
+}
+
+function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
+  return {
+    path: console.path ?? '/workflows',
+    authorize: console.authorize ?? ((request) => isLoopbackAddress(request.socket.remoteAddress)),
+    pageSize: console.pageSize ?? 50,
+    historyLimit: console.historyLimit ?? 100,
+    maxStreams: console.maxStreams ?? 32,
+    heartbeatMs: console.heartbeatMs ?? 15_000,
+    streamMaxMs: console.streamMaxMs ?? 300_000,
   };
 }
 

@@ -4,7 +4,7 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
+import type { McpConsoleOptions, McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
 export interface McpServerIdentity {
@@ -53,6 +53,9 @@ export interface McpDiscoveryOptions {
   workflowResources: boolean;
 }
 
+/** `console` with every default filled in. */
+export type McpResolvedConsoleOptions = Required<McpConsoleOptions>;
+
 /** The module options with every default filled in, resolved once when the module starts, grouped by what they configure. */
 export interface McpResolvedOptions {
   server: McpServerIdentity;
@@ -67,6 +70,8 @@ export interface McpResolvedOptions {
   sessions: McpResolvedSessionOptions;
   gate: WorkflowGateOptions;
   discovery: McpDiscoveryOptions;
+  /** `null`: the console is off. */
+  console: McpResolvedConsoleOptions | null;
 }
 
 /** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */
@@ -81,3 +86,5 @@ export const MCP_STDIO_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedStdioOptions'
 export const MCP_SESSION_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedSessionOptions');
 /** Injection token of the {@link McpDiscoveryOptions}. */
 export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');
+/** Injection token of the {@link McpResolvedConsoleOptions} (`null` when the console is off). */
+export const MCP_CONSOLE_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedConsoleOptions');
