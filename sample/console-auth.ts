@@ -19,7 +19,9 @@ export function sampleConsoleAuthorize(env: NodeJS.ProcessEnv = process.env): No
       throw new UnauthorizedException(`The workflow console needs a bearer token with scope ${CONSOLE_SCOPE}.`);
     }
     if (!request.auth.scopes.includes(CONSOLE_SCOPE)) {
-      throw new ForbiddenException(`The workflow console needs scope ${CONSOLE_SCOPE}; this token has: ${request.auth.scopes.join(' ') || 'none'}.`);
+      throw new ForbiddenException(
+        `The workflow console needs scope ${CONSOLE_SCOPE}; this token has: ${request.auth.scopes.join(' ') || 'none'}.`,
+      );
     }
     return true;
   };

@@ -55,7 +55,10 @@ async function main(): Promise<void> {
         await page.locator(`tr[data-instance="${refunded}"] a`).click();
         await page.locator('[data-state-node="partially_refunded"][aria-current="step"]').waitFor();
         await page.setViewportSize({ width: 1200, height: 1100 });
-        await page.screenshot({ path: join('docs', colorScheme === 'light' ? 'console-instance.png' : 'console-instance-dark.png'), fullPage: true });
+        await page.screenshot({
+          path: join('docs', colorScheme === 'light' ? 'console-instance.png' : 'console-instance-dark.png'),
+          fullPage: true,
+        });
         await page.close();
       }
     } finally {

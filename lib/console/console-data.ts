@@ -82,12 +82,20 @@ export class WorkflowConsoleData {
 
   /** Whether `state` is a final state of `machine`. */
   isFinal(machine: string, state: string | null | undefined): boolean {
-    return state != null && Boolean(this.machines().find((known) => known.id === machine)?.finals.includes(state));
+    return (
+      state != null &&
+      Boolean(
+        this.machines()
+          .find((known) => known.id === machine)
+          ?.finals.includes(state),
+      )
+    );
   }
 
   /** One page of the list for `filter`. */
   async list(filter: ConsoleListFilter): Promise<ConsoleListView> {
-    if (filter.machine !== undefined && !this.registry.has(filter.machine)) return { ok: false, filter, error: unknownMachine(filter.machine) };
+    if (filter.machine !== undefined && !this.registry.has(filter.machine))
+      return { ok: false, filter, error: unknownMachine(filter.machine) };
     const states = filter.state === undefined ? undefined : this.storedStates(filter.machine, filter.state);
     if (states?.length === 0) return { ok: false, filter, error: unknownState(filter.state!, filter.machine) };
     const after = filter.after === undefined ? undefined : decodeCursor(filter.after);
@@ -100,7 +108,15 @@ export class WorkflowConsoleData {
   async instance(machine: McpMachine, instance: string): Promise<ConsoleInstanceView> {
     const key = consoleStoreKey(machine, instance);
     const [snapshot, history] = await Promise.all([this.store.load(key), this.store.recentHistory(key, this.options.historyLimit)]);
-    return { machine, key, instance, snapshot, history, marks: diagramMarks(machine, snapshot?.state), final: this.isFinal(machine.id, snapshot?.state) };
+    return {
+      machine,
+      key,
+      instance,
+      snapshot,
+      history,
+      marks: diagramMarks(machine, snapshot?.state),
+      final: this.isFinal(machine.id, snapshot?.state),
+    };
   }
 
   private get options(): McpResolvedConsoleOptions {
@@ -127,7 +143,13 @@ export function encodeCursor(cursor: WorkflowInstanceCursor): string {
 export function decodeCursor(after: string): WorkflowInstanceCursor | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && !Number.isNaN(Date.parse(value[0]))) {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      !Number.isNaN(Date.parse(value[0]))
+    ) {
       return { updatedAt: value[0], key: value[1] };
     }
   } catch {

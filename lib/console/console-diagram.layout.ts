@@ -81,7 +81,16 @@ export function layoutDiagram(root: DiagramNode): DiagramLayout {
   const place = (box: LocalBox, x: number, y: number): void => {
     if (box.node !== root) {
       const path = pathOf(box.node).join('.');
-      boxes.push({ node: box.node, path, label: labelOf(box.node), x, y, width: box.width, height: box.height, container: box.children.length > 0 });
+      boxes.push({
+        node: box.node,
+        path,
+        label: labelOf(box.node),
+        x,
+        y,
+        width: box.width,
+        height: box.height,
+        container: box.children.length > 0,
+      });
     }
     for (const child of box.children) place(child.box, x + child.x, y + child.y);
   };
@@ -247,7 +256,11 @@ function arrowsOf(root: DiagramNode, boxes: ReadonlyMap<DiagramNode, DiagramBox>
  * The path from `from` to `to`: forward to the right (over the states in between, when one is
  * in the way), back below, straight within a column, a loop above for a self-transition.
  */
-function geometry(from: DiagramBox, to: DiagramBox, boxes: ReadonlyMap<DiagramNode, DiagramBox>): Pick<DiagramArrow, 'd' | 'labelX' | 'labelY'> {
+function geometry(
+  from: DiagramBox,
+  to: DiagramBox,
+  boxes: ReadonlyMap<DiagramNode, DiagramBox>,
+): Pick<DiagramArrow, 'd' | 'labelX' | 'labelY'> {
   const fixed = (value: number) => Math.round(value * 10) / 10;
   const path = (...points: number[]) => points.map(fixed);
   if (from === to || isAncestor(from.node, to.node) || isAncestor(to.node, from.node)) {
@@ -264,11 +277,7 @@ function geometry(from: DiagramBox, to: DiagramBox, boxes: ReadonlyMap<DiagramNo
     const [sx, sy, ex, ey] = [from.x + from.width, fromCenter, to.x, toCenter];
     const inTheWay = [...boxes.values()].filter(
       (box) =>
-        !box.container &&
-        box.x < ex &&
-        box.x + box.width > sx &&
-        box.y < Math.max(sy, ey) + 4 &&
-        box.y + box.height > Math.min(sy, ey) - 4,
+        !box.container && box.x < ex && box.x + box.width > sx && box.y < Math.max(sy, ey) + 4 && box.y + box.height > Math.min(sy, ey) - 4,
     );
     if (inTheWay.length) {
       // A cubic whose control points share one height peaks at (start + 6 × control + end) / 8.
@@ -285,7 +294,11 @@ function geometry(from: DiagramBox, to: DiagramBox, boxes: ReadonlyMap<DiagramNo
     const [sx, sy, ex, ey] = [from.x + from.width / 2, from.y + from.height, to.x + to.width / 2, to.y + to.height];
     const low = Math.max(sy, ey) + 34 + Math.abs(sx - ex) * 0.08;
     const [a, b, c, d, e] = path(sx, sy, low, ex, ey);
-    return { d: `M ${a} ${b} C ${a} ${c}, ${d} ${c}, ${d} ${e}`, labelX: fixed((sx + ex) / 2), labelY: fixed((sy + 6 * low + ey) / 8 + 14) };
+    return {
+      d: `M ${a} ${b} C ${a} ${c}, ${d} ${c}, ${d} ${e}`,
+      labelX: fixed((sx + ex) / 2),
+      labelY: fixed((sy + 6 * low + ey) / 8 + 14),
+    };
   }
   const down = to.y > from.y;
   const [sx, sy, ex, ey] = down

@@ -33,7 +33,14 @@ export function renderListPage(view: ConsoleListView, context: ConsoleListContex
     view.ok ? table(view, context) : `<p class="notice" role="alert">${escapeHtml(view.error)}</p>`,
     view.ok ? pages(view, context.root, query) : '',
   ].join('\n');
-  return renderPage({ title: listTitle(), root: context.root, kind: 'list', stream: view.ok ? stream : undefined, main, templates: rowTemplate() });
+  return renderPage({
+    title: listTitle(),
+    root: context.root,
+    kind: 'list',
+    stream: view.ok ? stream : undefined,
+    main,
+    templates: rowTemplate(),
+  });
 }
 
 function filterForm(view: ConsoleListView, context: ConsoleListContext): string {

@@ -58,7 +58,8 @@ export const invalidConsoleNumber = (option: string, value: unknown): string =>
   `McpModule: console.${option} must be a positive whole number, got ${String(value)}.`;
 
 /** Startup log line: where the console is. */
-export const consoleServed = (path: string): string => `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
+export const consoleServed = (path: string): string =>
+  `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
 
 /** Text of the live indicator. */
 export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 'Not live: reload the page' } as const;

@@ -440,7 +440,10 @@ export function describeWorkflowStateReaderContract(name: string, factory: Workf
       await store.create(reviewer, { state: 'reviewer', updatedAt: at(2_000) });
       await store.create(draft, { state: 'draft', updatedAt: at(3_000) });
       expect(keys(await store.listInstances({ machine: m, states: ['review'], limit: 10 }))).toEqual([]);
-      expect(keys(await store.listInstances({ machine: m, states: ['review.legal', 'draft', 'review%'], limit: 10 }))).toEqual([draft, legal]);
+      expect(keys(await store.listInstances({ machine: m, states: ['review.legal', 'draft', 'review%'], limit: 10 }))).toEqual([
+        draft,
+        legal,
+      ]);
       expect(keys(await store.listInstances({ machine: m, states: [], limit: 10 }))).toEqual([]);
     });
 

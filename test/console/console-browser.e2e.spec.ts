@@ -203,7 +203,8 @@ describe('the workflow console in a real browser after its stream drops', () => 
   });
 
   it('reconnects, and shows what changed while it was away without a reload', async () => {
-    const id = ((await agent.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as { paymentId: string }).paymentId;
+    const id = ((await agent.call('payment.authorize', { amount: 5, currency: 'EUR' })).structuredContent as { paymentId: string })
+      .paymentId;
     const page = await browser.newPage();
     try {
       await page.goto(new URL('/workflows', await mcpUrl(app)).href);

@@ -44,7 +44,9 @@ describeNetworkedTargets('the workflow console across replicas')(
 
       const agent = await connectClient(other.url, { Authorization: 'Bearer carol' });
       clients.push(agent);
-      const { paymentId } = (await agent.call('payment.authorize', { amount: 8, currency: 'EUR' })).structuredContent as { paymentId: string };
+      const { paymentId } = (await agent.call('payment.authorize', { amount: 8, currency: 'EUR' })).structuredContent as {
+        paymentId: string;
+      };
       await page.locator(`tr[data-instance="${paymentId}"][data-state="authorized"]`).waitFor({ timeout: LIVE_MS });
       expect((await agent.call('payment.capture', { paymentId })).isError).toBeFalsy();
       await page.locator(`tr[data-instance="${paymentId}"][data-state="captured"]`).waitFor({ timeout: LIVE_MS });

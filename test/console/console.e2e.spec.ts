@@ -76,7 +76,9 @@ describe('the workflow console (HTTP)', () => {
       const id = await authorize(agent);
       const list = await fetch(new URL('/workflows?machine=payment', url));
       expect(list.status).toBe(200);
-      expect(list.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+';/);
+      expect(list.headers.get('content-security-policy')).toMatch(
+        /^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+';/,
+      );
       expect(list.headers.get('cache-control')).toBe('no-store');
       expect(await list.text()).toContain(`data-instance="${id}" data-machine="payment" data-state="authorized"`);
       const instance = await fetch(new URL(`/workflows/payment/${id}`, url));
@@ -124,7 +126,10 @@ describe('the workflow console (HTTP)', () => {
     const url = await start({
       console: { authorize: (request) => (seen.push(request.auth?.clientId), request.auth?.scopes.includes('workflows:read') === true) },
       transports: {
-        http: { path: '/mcp', authenticate: (req) => (req.headers.authorization ? { token: 't', clientId: 'ops', scopes: ['workflows:read'] } : undefined) },
+        http: {
+          path: '/mcp',
+          authenticate: (req) => (req.headers.authorization ? { token: 't', clientId: 'ops', scopes: ['workflows:read'] } : undefined),
+        },
       },
     });
     expect((await fetch(new URL('/workflows', url))).status).toBe(403);
@@ -176,7 +181,11 @@ describe('the workflow console (HTTP)', () => {
 
   it('escapes what the store holds: a context with markup is shown as text', async () => {
     const url = await start({ console: true });
-    await store.save('payment:markup', { state: 'authorized', updatedAt: new Date().toISOString(), context: { note: '</pre><script>alert(1)</script>' } });
+    await store.save('payment:markup', {
+      state: 'authorized',
+      updatedAt: new Date().toISOString(),
+      context: { note: '</pre><script>alert(1)</script>' },
+    });
     const html = await (await fetch(new URL('/workflows/payment/markup', url))).text();
     expect(html).toContain('&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html.match(/<script>/g)).toHaveLength(1);

@@ -336,7 +336,8 @@ export class FsmStateSql {
   async list(runner: QueryRunner, { machine, states, limit, after }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
     const conditions: SqlStatement[] = [];
     if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
-    if (states) conditions.push(states.length ? { sql: this.stateIn(), params: [this.listParameter(states)] } : { sql: '1 = 0', params: [] });
+    if (states)
+      conditions.push(states.length ? { sql: this.stateIn(), params: [this.listParameter(states)] } : { sql: '1 = 0', params: [] });
     if (after) {
       const at = Date.parse(after.updatedAt);
       conditions.push({ sql: '(updated_at < ? OR (updated_at = ? AND handle < ?))', params: [at, at, after.key] });

@@ -10,7 +10,12 @@ import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
-import type { WorkflowHistoryPage, WorkflowInstancePage, WorkflowInstanceQuery, WorkflowStateReader } from '../workflow-state-reader.interface.js';
+import type {
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowStateReader,
+} from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
