@@ -129,5 +129,7 @@ export const CONSOLE_SCRIPT = `
   }
   connect();
   addEventListener('pagehide', () => source?.close());
+  // Back from the back/forward cache: the stream was closed on pagehide; reconnect (and re-read).
+  addEventListener('pageshow', (event) => event.persisted && connect());
 })();
 `;
