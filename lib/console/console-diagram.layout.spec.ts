@@ -32,7 +32,10 @@ const claim = defineMachine({
 });
 
 const inside = (child: DiagramBox, parent: DiagramBox) =>
-  child.x >= parent.x && child.y >= parent.y && child.x + child.width <= parent.x + parent.width && child.y + child.height <= parent.y + parent.height;
+  child.x >= parent.x &&
+  child.y >= parent.y &&
+  child.x + child.width <= parent.x + parent.width &&
+  child.y + child.height <= parent.y + parent.height;
 const overlap = (a: DiagramBox, b: DiagramBox) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 

@@ -77,7 +77,7 @@ function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
 }
 
 function historyTemplate(): string {
-  return `<template id="history-template"><tr data-history-entry data-tool="">
+  return `<template id="history-template"><tr>
 <td><time></time></td><td class="mono tool"></td><td class="mono event"></td><td class="mono from-to"></td><td class="mono principal"></td>
 </tr></template>`;
 }

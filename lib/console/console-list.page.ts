@@ -102,7 +102,7 @@ function pages(view: Extract<ConsoleListView, { ok: true }>, root: string, query
 }
 
 function rowTemplate(): string {
-  return `<template id="row-template"><tr data-instance="" data-machine="" data-state="">
+  return `<template id="row-template"><tr>
 <th scope="row" class="mono"><a href=""></a></th><td class="machine"></td>
 <td><span class="badge" data-ended="${ENDED}"></span></td><td class="owner mono" data-none="${NO_OWNER}">${NO_OWNER}</td><td><time></time></td>
 </tr></template>`;

@@ -73,6 +73,7 @@ export const CONSOLE_SCRIPT = `
     if (history && template && event.history) {
       const rows = event.history.map((entry) => {
         const row = template.content.firstElementChild.cloneNode(true);
+        row.dataset.historyEntry = '';
         row.dataset.tool = entry.tool;
         time(row.querySelector('time'), entry.at);
         row.querySelector('.tool').textContent = entry.tool;
