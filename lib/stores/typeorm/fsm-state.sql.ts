@@ -340,7 +340,8 @@ export class FsmStateSql {
       conditions.push(states.length ? { sql: this.stateIn(), params: [this.listParameter(states)] } : { sql: '1 = 0', params: [] });
     if (after) {
       const at = Date.parse(after.updatedAt);
-      conditions.push({ sql: '(updated_at < ? OR (updated_at = ? AND handle < ?))', params: [at, at, after.key] });
+      // The first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond.
+      conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
     }
     const where = conditions.length ? `WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}` : '';
     const { records } = await this.run<FsmSnapshotRow & { handle: string; machine: string }>(runner, {
