@@ -119,14 +119,13 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
       return this.html(res, view.ok ? 200 : 400, html);
     }
     if (segments.length === 1 && segments[0] === 'events') {
-      const machine = query('machine');
-      return this.stream(res, { list: true, machine });
+      return this.stream(req, res, { list: true, machine: query('machine') });
     }
     const machine = this.data.machine(segments[0]);
     if (!machine || segments.length > 3 || (segments.length === 3 && segments[2] !== 'events')) {
       return this.page(res, 404, machine ? messages.pageNotFound() : messages.unknownMachine(segments[0]));
     }
-    if (segments.length === 3) return this.stream(res, { list: false, key: consoleStoreKey(machine, segments[1]) });
+    if (segments.length === 3) return this.stream(req, res, { list: false, key: consoleStoreKey(machine, segments[1]) });
     const view = await this.data.instance(machine, segments[1]);
     const found = view.snapshot !== undefined || view.history.entries.length > 0;
     return this.html(res, found ? 200 : 404, renderInstancePage(view, options.path));
@@ -143,7 +142,11 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     }
   }
 
-  private stream(res: ServerResponse, scope: Parameters<WorkflowConsoleStreams['open']>[1]): void {
+  private stream(req: McpNodeRequest, res: ServerResponse, scope: Parameters<WorkflowConsoleStreams['open']>[1]): void {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
+      return void res.end();
+    }
     const refusal = this.streams.refusal();
     if (refusal) {
       res.setHeader('Retry-After', String(STREAM_RETRY_AFTER_S));

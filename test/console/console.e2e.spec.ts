@@ -1,7 +1,7 @@
 import { UnauthorizedException, type INestApplication } from '@nestjs/common';
 import { request as httpRequest } from 'node:http';
 import { InMemoryWorkflowStateStore, type McpModuleOptions, type WorkflowSnapshot, type WorkflowStateStore } from '../../lib/index.js';
-import { notAuthorized, unknownMachine, badCursor } from '../../lib/console/console.messages.js';
+import { badCursor, invalidConsoleNumber, invalidConsolePath, notAuthorized, unknownMachine } from '../../lib/console/console.messages.js';
 import { escapeHtml } from '../../lib/console/console-html.js';
 import { storeCannotRead } from '../../lib/stores/stores.messages.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -144,6 +144,25 @@ describe('the workflow console (HTTP)', () => {
     expect(response.status).toBe(403);
     expect(response.body).toContain('evil.example');
     expect(asked).toBe(0);
+  });
+
+  it.each([
+    [{ path: 'workflows' }, invalidConsolePath('workflows')],
+    [{ path: '/workflows/' }, invalidConsolePath('/workflows/')],
+    [{ pageSize: 0 }, invalidConsoleNumber('pageSize', 0)],
+    [{ maxStreams: 1.5 }, invalidConsoleNumber('maxStreams', 1.5)],
+  ])('fails at startup on a console option it cannot use: %j', async (console, message) => {
+    expect(await bootstrapError([billingModule({ console })])).toBe(message);
+  });
+
+  it('answers HEAD on a stream without holding it open', async () => {
+    const url = await start({ console: { maxStreams: 1 } });
+    const head = await fetch(new URL('/workflows/events', url), { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect((await fetch(new URL('/workflows', url), { method: 'HEAD' })).status).toBe(200);
+    const stream = await openEventStream(new URL('/workflows/events', url));
+    expect(stream.status).toBe(200);
+    stream.close();
   });
 
   it('fails at startup, naming the read methods, when the store has none', async () => {
