@@ -365,6 +365,14 @@ export function describeWorkflowStateStoreContract(
       }
     });
 
+    it('has both read methods of WorkflowStateReader or neither (the console detects them as a pair)', () => {
+      const methods = [
+        typeof (store as Partial<WorkflowStateReader>).listInstances,
+        typeof (store as Partial<WorkflowStateReader>).recentHistory,
+      ];
+      expect(methods.filter((kind) => kind === 'function')).toHaveLength(isWorkflowStateReader(store) ? 2 : 0);
+    });
+
     it('holds 2,000 instances and loads them, or only their states, in one call', async () => {
       const handles = Array.from({ length: 2_000 }, () => handle());
       for (let i = 0; i < handles.length; i += 100) {
