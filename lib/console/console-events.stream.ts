@@ -16,6 +16,14 @@ export type ConsoleStreamScope = { list: true; machine?: string } | { list: fals
 const MAX_BUFFERED_BYTES = 256 * 1024;
 /** What the browser waits before it reconnects after the server closed a stream. */
 const RETRY_MS = 1000;
+/**
+ * Instances read at once for the live pages. Beyond, a transition that only list pages show is
+ * sent as the bus carried it (its new state, the time it arrived, no owner), so a burst of
+ * transitions costs the store nothing more; instance pages always get a read.
+ */
+const MAX_CONCURRENT_READS = 8;
+/** The least time between two log lines about failed reads (an outage fails every read). */
+const READ_WARN_INTERVAL_MS = 60_000;
 
 interface ConsoleStream {
   scope: ConsoleStreamScope;
@@ -36,7 +44,8 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('McpConsole');
   private readonly streams = new Set<ConsoleStream>();
   /** Instances being read for their streams; a transition meanwhile reads again once the read ends. */
-  private readonly reading = new Map<string, { again: boolean }>();
+  private readonly reading = new Map<string, { again: boolean; state: string | null }>();
+  private warnedAt = Number.NEGATIVE_INFINITY;
   private unsubscribe?: () => void;
   private closing = false;
 
@@ -102,27 +111,42 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
     stream.res.write(text);
   }
 
-  private onTransition({ machine, storeKey }: WorkflowTransitionEvent): void {
+  private onTransition({ machine, storeKey, state }: WorkflowTransitionEvent): void {
     const wanted = [...this.streams].some((stream) => this.follows(stream.scope, machine, storeKey));
     if (!wanted) return;
     const pending = this.reading.get(storeKey);
     if (pending) {
       pending.again = true;
+      pending.state = state;
       return;
     }
-    const read = { again: false };
+    const shownOnItsPage = [...this.streams].some((stream) => !stream.scope.list && stream.scope.key === storeKey);
+    if (!shownOnItsPage && this.reading.size >= MAX_CONCURRENT_READS) {
+      this.sendRow(this.row(machine, storeKey, state, { updatedAt: new Date().toISOString() }));
+      return;
+    }
+    const read = { again: false, state };
     this.reading.set(storeKey, read);
     void this.readAndSend(machine, storeKey, read);
   }
 
-  private async readAndSend(machine: string, key: string, read: { again: boolean }): Promise<void> {
+  /**
+   * Reads and sends until no transition of the instance came in meanwhile. A failed read (the
+   * store is down) still moves the list rows, with the state the bus carried; it is logged at
+   * most once every {@link READ_WARN_INTERVAL_MS}.
+   */
+  private async readAndSend(machine: string, key: string, read: { again: boolean; state: string | null }): Promise<void> {
     try {
       do {
         read.again = false;
         await this.send(machine, key);
       } while (read.again);
     } catch (error) {
-      this.logger.warn(liveReadFailed(machine, error));
+      this.sendRow(this.row(machine, key, read.state, { updatedAt: new Date().toISOString() }));
+      if (Date.now() - this.warnedAt >= READ_WARN_INTERVAL_MS) {
+        this.warnedAt = Date.now();
+        this.logger.warn(liveReadFailed(machine, error));
+      }
     } finally {
       this.reading.delete(key);
     }
@@ -136,20 +160,13 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
       this.store.load(key),
       instanceStreams.length ? this.store.recentHistory(key, this.options.historyLimit) : undefined,
     ]);
-    const state = snapshot?.state ?? null;
-    const row = {
+    const row = this.row(
       machine,
-      instance: consoleInstanceId(key),
-      href: consoleInstancePath(this.options.path, machine, key),
-      state,
-      final: this.data.isFinal(machine, state),
-      owner: snapshot ? (snapshot.owner ?? null) : undefined,
-      updatedAt: snapshot?.updatedAt,
-    };
-    const listMessage = `event: transition\ndata: ${JSON.stringify(row)}\n\n`;
-    for (const stream of this.streams) {
-      if (stream.scope.list && this.follows(stream.scope, machine, key)) this.write(stream, listMessage);
-    }
+      key,
+      snapshot?.state ?? null,
+      snapshot && { owner: snapshot.owner ?? null, updatedAt: snapshot.updatedAt },
+    );
+    this.sendRow(row);
     if (!instanceStreams.length) return;
     const page = {
       ...row,
@@ -159,6 +176,26 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
     };
     const instanceMessage = `event: transition\ndata: ${JSON.stringify(page)}\n\n`;
     for (const stream of instanceStreams) if (this.streams.has(stream)) this.write(stream, instanceMessage);
+  }
+
+  /** A list row's update: owner and last change as read, or only the time it arrived (owner left as the page has it). */
+  private row(machine: string, key: string, state: string | null, read?: { owner?: string | null; updatedAt: string }) {
+    return {
+      machine,
+      instance: consoleInstanceId(key),
+      href: consoleInstancePath(this.options.path, machine, key),
+      state,
+      final: this.data.isFinal(machine, state),
+      owner: read?.owner,
+      updatedAt: read?.updatedAt,
+    };
+  }
+
+  private sendRow(row: ReturnType<WorkflowConsoleStreams['row']>): void {
+    const message = `event: transition\ndata: ${JSON.stringify(row)}\n\n`;
+    for (const stream of this.streams) {
+      if (stream.scope.list && (stream.scope.machine === undefined || stream.scope.machine === row.machine)) this.write(stream, message);
+    }
   }
 
   private follows(scope: ConsoleStreamScope, machine: string, key: string): boolean {

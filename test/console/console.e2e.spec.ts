@@ -1,4 +1,4 @@
-import { UnauthorizedException, type INestApplication } from '@nestjs/common';
+import { ConsoleLogger, Logger, UnauthorizedException, type INestApplication } from '@nestjs/common';
 import { request as httpRequest } from 'node:http';
 import { InMemoryWorkflowStateStore, type McpModuleOptions, type WorkflowSnapshot, type WorkflowStateStore } from '../../lib/index.js';
 import { badCursor, invalidConsoleNumber, invalidConsolePath, notAuthorized, unknownMachine } from '../../lib/console/console.messages.js';
@@ -6,7 +6,8 @@ import { escapeHtml } from '../../lib/console/console-html.js';
 import { storeCannotRead } from '../../lib/stores/stores.messages.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { openEventStream } from '../utils/event-stream.js';
-import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError, HTTP_ADAPTERS, listenApp, type HttpAdapterName } from '../utils/test-app.js';
 
 /** A `{ load, save }` store without the read methods. */
@@ -223,6 +224,35 @@ describe('the workflow console (HTTP)', () => {
     app = undefined;
     await stream.ended;
     expect(Date.now() - closing).toBeLessThan(3000);
+  });
+
+  it('still moves the list rows while the store cannot be read, and logs no handle', async () => {
+    const failing = new (class extends InMemoryWorkflowStateStore {
+      failLoads = false;
+      override async load(key: string) {
+        if (this.failLoads) throw new Error('database went away');
+        return super.load(key);
+      }
+    })({ history: true });
+    const logger = new RecordingLogger();
+    app = await listenApp([billingModule({ store: failing, console: true })]);
+    Logger.overrideLogger(logger);
+    const url = await mcpUrl(app);
+    const agent = await client(url);
+    const id = await authorize(agent);
+    const stream = await openEventStream(new URL('/workflows/events', url));
+    try {
+      failing.failLoads = true;
+      await agent.call('payment.capture', { paymentId: id });
+      const row = JSON.parse((await stream.next((event) => event.event === 'transition')).data);
+      expect(row).toMatchObject({ instance: id, state: 'captured' });
+      expect(row.owner).toBeUndefined();
+      await eventually(() => logger.matching('warn', /database went away/).length === 1);
+      expect(logger.lines.filter((line) => line.message.includes(id))).toEqual([]);
+    } finally {
+      stream.close();
+      Logger.overrideLogger(new ConsoleLogger());
+    }
   });
 
   it('ends a stream after streamMaxMs (the page reconnects)', async () => {
