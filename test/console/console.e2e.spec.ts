@@ -105,6 +105,21 @@ describe('the workflow console (HTTP)', () => {
     });
   });
 
+  it("serves a session-keyed instance by its session id, the diagram marking the session's state", async () => {
+    const url = await start({ console: true });
+    const agent = await client(url);
+    await agent.call('invoice.submit');
+    const sessionId = agent.transport.sessionId!;
+    const list = await (await fetch(new URL('/workflows?machine=invoice', url))).text();
+    expect(list).toContain(`data-instance="${sessionId}" data-machine="invoice" data-state="review"`);
+    expect(list).toContain(`href="/workflows/invoice/${sessionId}"`);
+    const page = await fetch(new URL(`/workflows/invoice/${sessionId}`, url));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/data-state-node="review"[^>]*aria-current="step"/);
+    expect(html).toMatch(/<tr data-history-entry data-tool="invoice\.submit">/);
+  });
+
   it('asks authorize for every page and stream: false is 403, a thrown HttpException its status, true serves', async () => {
     let verdict: () => boolean | Promise<boolean> = () => false;
     const url = await start({ console: { authorize: () => verdict() } });
