@@ -33,7 +33,7 @@ ${snapshot ? '' : `<p class="notice" role="alert">${escapeHtml(instanceNotFound(
 <dl class="facts" id="facts" data-live-region>
 <dt>State</dt><dd><span id="state-badge" class="badge big${view.final ? ' final' : ''}${state === null ? ' ended' : ''}" data-ended="${ENDED}">${escapeHtml(state ?? ENDED)}</span></dd>
 <dt>Owner</dt><dd class="mono">${escapeHtml(snapshot?.owner ?? '—')}</dd>
-<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time>` : '—'}</dd>
+<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
 </dl>
 <section aria-labelledby="diagram-heading">
 <h2 id="diagram-heading">Diagram</h2>

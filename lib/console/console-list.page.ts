@@ -75,7 +75,7 @@ function table(view: Extract<ConsoleListView, { ok: true }>, context: ConsoleLis
 <td class="machine">${escapeHtml(instance.machine)}</td>
 <td><span class="badge${final ? ' final' : ''}" data-ended="${ENDED}">${escapeHtml(instance.state)}</span></td>
 <td class="owner mono" data-none="${NO_OWNER}">${escapeHtml(instance.owner ?? NO_OWNER)}</td>
-<td><time datetime="${escapeHtml(instance.updatedAt)}">${escapeHtml(consoleTime(instance.updatedAt))}</time></td>
+<td><time datetime="${escapeHtml(instance.updatedAt)}">${escapeHtml(consoleTime(instance.updatedAt))}</time> <span class="ago" data-ago></span></td>
 </tr>`;
   });
   const empty = `<tr class="empty-row"><td colspan="5" class="empty">No instances.</td></tr>`;
@@ -104,6 +104,6 @@ function pages(view: Extract<ConsoleListView, { ok: true }>, root: string, query
 function rowTemplate(): string {
   return `<template id="row-template"><tr>
 <th scope="row" class="mono"><a href=""></a></th><td class="machine"></td>
-<td><span class="badge" data-ended="${ENDED}"></span></td><td class="owner mono" data-none="${NO_OWNER}">${NO_OWNER}</td><td><time></time></td>
+<td><span class="badge" data-ended="${ENDED}"></span></td><td class="owner mono" data-none="${NO_OWNER}">${NO_OWNER}</td><td><time></time> <span class="ago" data-ago></span></td>
 </tr></template>`;
 }

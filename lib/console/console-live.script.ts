@@ -23,6 +23,16 @@ export const CONSOLE_SCRIPT = `
     element.classList.toggle('ended', state === null);
   };
   const flash = (row) => { row.classList.remove('flash'); void row.offsetWidth; row.classList.add('flash'); };
+  const ago = () => {
+    for (const label of document.querySelectorAll('[data-ago]')) {
+      const at = Date.parse(label.previousElementSibling?.getAttribute('datetime') ?? '');
+      if (Number.isNaN(at)) continue;
+      const s = Math.max(0, Math.round((Date.now() - at) / 1000));
+      label.textContent = '(' + (s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d') + ' ago)';
+    }
+  };
+  ago();
+  setInterval(ago, 5000);
   const shortId = (id) => id.length > 12 ? id.slice(0, 8) + '…' : id;
 
   function applyToList(event) {
@@ -53,6 +63,7 @@ export const CONSOLE_SCRIPT = `
     const limit = Number(rows.dataset.limit);
     while (first && limit && rows.rows.length > limit) rows.rows[rows.rows.length - 1].remove();
     flash(row);
+    ago();
     announce(event.machine + ' ' + shortId(event.instance) + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
   }
 
@@ -85,6 +96,7 @@ export const CONSOLE_SCRIPT = `
       history.replaceChildren(...rows);
       if (rows[0]) flash(rows[0]);
     }
+    ago();
     const context = document.getElementById('context');
     if (context && event.context !== undefined) context.textContent = event.context;
     announce(body.dataset.title + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
@@ -100,6 +112,7 @@ export const CONSOLE_SCRIPT = `
         const next = fresh.getElementById(region.id);
         if (next) region.replaceWith(document.importNode(next, true));
       }
+      ago();
       if (focused) document.querySelector('tr[data-instance="' + CSS.escape(focused) + '"] a')?.focus();
     } catch {}
   }

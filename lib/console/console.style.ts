@@ -43,6 +43,7 @@ form.filter { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem 1rem
 form.filter label { display: flex; flex-direction: column; font-weight: 600; font-size: .9rem; gap: .25rem; }
 select, button { font: inherit; padding: .4rem .6rem; border-radius: 6px; border: 1px solid var(--box-line); background: var(--bg); color: var(--fg); min-width: 10rem; }
 button { min-width: 0; background: var(--accent); color: var(--accent-fg); border-color: var(--accent); font-weight: 600; cursor: pointer; }
+.ago { color: var(--muted); font-size: .9rem; }
 .summary { color: var(--muted); margin: 1rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
