@@ -280,11 +280,19 @@ function geometry(
         !box.container && box.x < ex && box.x + box.width > sx && box.y < Math.max(sy, ey) + 4 && box.y + box.height > Math.min(sy, ey) - 4,
     );
     if (inTheWay.length) {
-      // A cubic whose control points share one height peaks at (start + 6 × control + end) / 8.
-      const peak = Math.min(...inTheWay.map((box) => box.y)) - LOOP_HEIGHT - 10;
+      // Over the states in the way, or under them when the target lies lower. A cubic whose
+      // control points share one height reaches (start + 6 × control + end) / 8 at its middle.
+      const peak =
+        ey > sy + ATOMIC_HEIGHT / 2
+          ? Math.max(...inTheWay.map((box) => box.y + box.height)) + 16
+          : Math.min(...inTheWay.map((box) => box.y)) - LOOP_HEIGHT - 10;
       const control = (8 * peak - sy - ey) / 6;
       const [a, b, c, d, e, f, g] = path(sx, sy, sx + 30, control, ex - 30, ex, ey);
-      return { d: `M ${a} ${b} C ${c} ${d}, ${e} ${d}, ${f} ${g}`, labelX: fixed((sx + ex) / 2), labelY: fixed(peak - 5) };
+      return {
+        d: `M ${a} ${b} C ${c} ${d}, ${e} ${d}, ${f} ${g}`,
+        labelX: fixed((sx + ex) / 2),
+        labelY: fixed(ey > sy + ATOMIC_HEIGHT / 2 ? peak + 14 : peak - 5),
+      };
     }
     const half = (ex - sx) / 2;
     const [a, b, c, d, e, f] = path(sx, sy, sx + half, ex - half, ex, ey);
