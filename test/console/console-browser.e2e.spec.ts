@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.js';
 import type { INestApplication } from '@nestjs/common';
 import { InMemoryWorkflowStateStore } from '../../lib/index.js';
+import { notAuthorized } from '../../lib/console/console.messages.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
@@ -200,6 +201,21 @@ describe('the workflow console in a real browser after its stream drops', () => 
     await agent?.close();
     await browser?.close();
     await app?.close();
+  });
+
+  it('shows a refusal of authorize as a page of its own (403), with no data and no stream', async () => {
+    const page = await browser.newPage();
+    try {
+      open = false;
+      const response = await page.goto(new URL('/workflows', await mcpUrl(app)).href);
+      expect(response?.status()).toBe(403);
+      expect(await page.locator('[role="alert"]').textContent()).toBe(notAuthorized());
+      expect(await page.locator('tr[data-instance]').count()).toBe(0);
+      expect(await page.locator('body').getAttribute('data-stream')).toBeNull();
+    } finally {
+      open = true;
+      await page.close();
+    }
   });
 
   it('reconnects, and shows what changed while it was away without a reload', async () => {
