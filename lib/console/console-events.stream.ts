@@ -111,7 +111,16 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
     stream.res.write(text);
   }
 
-  private onTransition({ machine, storeKey, state }: WorkflowTransitionEvent): void {
+  /** Runs inside the bus's `publish`, on the gate's call path: it must not throw. */
+  private onTransition(event: WorkflowTransitionEvent): void {
+    try {
+      this.follow(event);
+    } catch (error) {
+      this.logger.warn(liveReadFailed(event.machine, error));
+    }
+  }
+
+  private follow({ machine, storeKey, state }: WorkflowTransitionEvent): void {
     const wanted = [...this.streams].some((stream) => this.follows(stream.scope, machine, storeKey));
     if (!wanted) return;
     const pending = this.reading.get(storeKey);

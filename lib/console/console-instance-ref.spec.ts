@@ -12,7 +12,8 @@ describe('console instance references', () => {
     expect(consoleStoreKey(machine, id)).toBe(key);
   });
 
-  it('percent-encodes the parts of an instance URL', () => {
+  it('percent-encodes the parts of an instance URL, a lone surrogate as U+FFFD instead of throwing', () => {
     expect(consoleInstancePath('/workflows', 'invoice', 'invoice:principal:a/b c')).toBe('/workflows/invoice/principal%3Aa%2Fb%20c');
+    expect(consoleInstancePath('/workflows', 'invoice', 'invoice:session:x\uD800y')).toBe('/workflows/invoice/x%EF%BF%BDy');
   });
 });

@@ -26,7 +26,16 @@ export function consoleStoreKey(machine: McpMachine, instance: string): string {
     : formatInstanceKey({ machine: machine.id, scope: 'session', id: instance });
 }
 
-/** The console URL of an instance: `<path>/<machine>/<instance>`, each part percent-encoded. */
+/**
+ * The console URL of an instance: `<path>/<machine>/<instance>`, each part percent-encoded (a
+ * lone surrogate, which no URL can carry, as U+FFFD: `encodeURIComponent` would throw).
+ */
 export function consoleInstancePath(path: string, machine: string, key: string): string {
-  return `${path}/${encodeURIComponent(machine)}/${encodeURIComponent(consoleInstanceId(key))}`;
+  return `${path}/${encodeURIComponent(wellFormed(machine))}/${encodeURIComponent(wellFormed(consoleInstanceId(key)))}`;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
 }
