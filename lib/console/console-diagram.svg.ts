@@ -1,6 +1,6 @@
-import { activeNodes, machineGraph, pathOf } from '../diagram/machine-graph.js';
+import { activeNodes, machineGraph, pathOf, type DiagramNode } from '../diagram/machine-graph.js';
 import type { McpMachine } from '../machines/machine.interface.js';
-import { layoutDiagram, type DiagramBox } from './console-diagram.layout.js';
+import { layoutDiagram, type DiagramBox, type DiagramLayout } from './console-diagram.layout.js';
 import { escapeHtml } from './console-html.js';
 
 /** The states of a stored state value as the diagram marks them. */
@@ -11,10 +11,23 @@ export interface DiagramMarks {
   within: string[];
 }
 
+/** A machine's graph and layout, computed once per machine (machines do not change while the app runs). */
+const drawings = new WeakMap<McpMachine, { root: DiagramNode; layout: DiagramLayout }>();
+
+function drawingOf(machine: McpMachine): { root: DiagramNode; layout: DiagramLayout } {
+  let drawing = drawings.get(machine);
+  if (!drawing) {
+    const root = machineGraph(machine);
+    drawing = { root, layout: layoutDiagram(root) };
+    drawings.set(machine, drawing);
+  }
+  return drawing;
+}
+
 /** The marks of `state` on `machine`'s diagram; none when `state` is no state value of the machine. */
 export function diagramMarks(machine: McpMachine, state: string | undefined): DiagramMarks {
   if (state === undefined) return { current: [], within: [] };
-  const root = machineGraph(machine);
+  const { root } = drawingOf(machine);
   let active;
   try {
     active = activeNodes(root, machine.id, state);
@@ -35,7 +48,7 @@ export function diagramMarks(machine: McpMachine, state: string | undefined): Di
  * stylesheet (classes only, no inline styles: the page's Content-Security-Policy allows none).
  */
 export function renderDiagram(machine: McpMachine, marks: DiagramMarks): string {
-  const layout = layoutDiagram(machineGraph(machine));
+  const { layout } = drawingOf(machine);
   const boxes = [...layout.boxes].sort((a, b) => Number(b.container) - Number(a.container));
   const current = new Set(marks.current);
   const within = new Set(marks.within);
