@@ -9,8 +9,7 @@ import { launchChromium } from './chromium.js';
 /**
  * `npm run console:screenshots`: starts the sample on a fresh SQLite file, moves a few payments
  * and an invoice with the SDK client, and saves the console's two pages as
- * docs/console-list.png and docs/console-instance.png (light colour scheme), plus
- * docs/console-instance-dark.png.
+ * docs/console-list.png and docs/console-instance.png (light colour scheme).
  */
 async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'console-screenshots-'));
@@ -47,20 +46,14 @@ async function main(): Promise<void> {
 
     const browser = await launchChromium();
     try {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const page = await browser.newPage({ viewport: { width: 1200, height: 760 }, colorScheme });
-        await page.goto(new URL('/workflows', endpoint).href);
-        await page.locator('#live-status[data-live="live"]').waitFor();
-        if (colorScheme === 'light') await page.screenshot({ path: join('docs', 'console-list.png') });
-        await page.locator(`tr[data-instance="${refunded}"] a`).click();
-        await page.locator('[data-state-node="partially_refunded"][aria-current="step"]').waitFor();
-        await page.setViewportSize({ width: 1200, height: 1100 });
-        await page.screenshot({
-          path: join('docs', colorScheme === 'light' ? 'console-instance.png' : 'console-instance-dark.png'),
-          fullPage: true,
-        });
-        await page.close();
-      }
+      const page = await browser.newPage({ viewport: { width: 1200, height: 760 }, colorScheme: 'light' });
+      await page.goto(new URL('/workflows', endpoint).href);
+      await page.locator('#live-status[data-live="live"]').waitFor();
+      await page.screenshot({ path: join('docs', 'console-list.png') });
+      await page.locator(`tr[data-instance="${refunded}"] a`).click();
+      await page.locator('[data-state-node="partially_refunded"][aria-current="step"]').waitFor();
+      await page.setViewportSize({ width: 1200, height: 1100 });
+      await page.screenshot({ path: join('docs', 'console-instance.png'), fullPage: true });
     } finally {
       await browser.close();
     }
