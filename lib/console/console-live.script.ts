@@ -13,7 +13,11 @@ export const CONSOLE_SCRIPT = `
   const status = document.getElementById('live-status');
   const announcer = document.getElementById('announcer');
   if (!body.dataset.stream || !window.EventSource || !status) return;
-  const setStatus = (kind) => { status.dataset.live = kind; status.textContent = status.dataset['text' + kind[0].toUpperCase() + kind.slice(1)]; };
+  const setStatus = (kind) => {
+    status.hidden = false;
+    status.dataset.live = kind;
+    status.textContent = status.dataset['text' + kind[0].toUpperCase() + kind.slice(1)];
+  };
   const announce = (text) => { if (announcer) { announcer.textContent = ''; setTimeout(() => { announcer.textContent = text; }, 50); } };
   const time = (element, iso) => { if (!element) return; element.dateTime = iso; element.textContent = iso.slice(0, 10) + ' ' + iso.slice(11, 19) + 'Z'; };
   const badge = (element, state, final) => {

@@ -41,7 +41,7 @@ export interface ConsolePage {
 export function renderPage(page: ConsolePage): string {
   const stream = page.stream ? ` data-stream="${escapeHtml(page.stream)}"` : '';
   const live = page.stream
-    ? `<span class="live" id="live-status" role="status" data-live="off" data-text-live="${liveStatus.live}" data-text-reconnecting="${liveStatus.reconnecting}" data-text-off="${liveStatus.off}">${liveStatus.off}</span>`
+    ? `<span class="live" id="live-status" role="status" data-live="off" data-text-live="${liveStatus.live}" data-text-reconnecting="${liveStatus.reconnecting}" hidden>${liveStatus.off}</span>`
     : '';
   return `<!doctype html>
 <html lang="en">

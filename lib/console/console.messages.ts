@@ -61,8 +61,8 @@ export const invalidConsoleNumber = (option: string, value: unknown): string =>
 export const consoleServed = (path: string): string =>
   `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
 
-/** Text of the live indicator. */
-export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 'Not live: reload the page' } as const;
+/** Text of the live indicator (hidden until the page's script runs: without it the page does not update). */
+export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 'Not live' } as const;
 
 /** What a screen reader hears when a row or an instance moves. */
 export const movedAnnouncement = 'moved to';

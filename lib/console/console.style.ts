@@ -32,6 +32,7 @@ header.top { display: flex; align-items: center; gap: 1rem; padding: .75rem 1.5r
 header.top .brand { font-weight: 700; font-size: 1.125rem; color: var(--fg); text-decoration: none; }
 header.top .brand:hover { text-decoration: underline; }
 .live { margin-left: auto; font-weight: 600; display: inline-flex; align-items: center; gap: .4rem; }
+.live[hidden] { display: none; }
 .live::before { content: "●"; }
 .live[data-live="reconnecting"]::before { content: "◌"; }
 .live[data-live="off"]::before { content: "■"; }

@@ -160,6 +160,7 @@ describe('the workflow console in a real browser (headless Chromium, the sample 
     await page.goto(consoleUrl());
     await page.selectOption('#filter-machine', 'payment');
     await page.selectOption('#filter-state', 'captured');
+    expect(await page.locator('#live-status').isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL('**/workflows?machine=payment&state=captured');
     const states = await page.locator('tbody#instances tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
