@@ -7,3 +7,5 @@ export * from './mcp-workflow.service.js';
 export * from './mcp-execution-context.js';
 export * from './fsm-gate-options.interface.js';
 export * from './unknown-state.reporter.js';
+export * from './confirmation.step.js';
+export * from './confirmation-options.interface.js';

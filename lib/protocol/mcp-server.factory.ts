@@ -25,6 +25,10 @@ import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
+import type { McpInputRequired } from '../results/input-required.result.js';
+
+/** A 2025-11-25 call's answer: its rounds end with the handler's own result, as `McpInputRounds` asks the client itself. */
+const settled = <T>(result: Promise<T | McpInputRequired>): Promise<T> => result as Promise<T>;
 
 /** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
 const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
@@ -72,7 +76,9 @@ export class McpServerFactory {
       server.setRequestHandler(ListPromptsRequestSchema, () =>
         this.list(session, 'prompts/list', async () => ({ prompts: this.lists.prompts(await this.menu.prompts(session)) })),
       );
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+        settled(this.primitiveCalls.getPrompt(session, request.params, extra)),
+      );
     }
     if (capabilities.resources) {
       server.setRequestHandler(ListResourcesRequestSchema, () =>
@@ -84,7 +90,7 @@ export class McpServerFactory {
         })),
       );
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-        this.primitiveCalls.readResource(session, request.params.uri, extra),
+        settled(this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );
       server.setRequestHandler(SubscribeRequestSchema, async (request) => {
         await this.primitiveCalls.subscribe(session, request.params.uri);
