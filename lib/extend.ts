@@ -58,6 +58,15 @@ export {
   type TransactionalFsmStateStore,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export {
+  isWorkflowStateReader,
+  type WorkflowHistoryPage,
+  type WorkflowInstanceCursor,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowInstanceSummary,
+  type WorkflowStateReader,
+} from './stores/workflow-state-reader.interface.js';
 export type { FsmTransitionRecord } from './stores/fsm-transition-record.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';

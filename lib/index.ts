@@ -2,6 +2,8 @@ export { McpModule } from './mcp.module.js';
 export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
 export type {
   McpAuthOptions,
+  McpConsoleOptions,
+  McpConsoleRequest,
   McpGateOptions,
   McpHttpTransportOptions,
   McpJwtOptions,

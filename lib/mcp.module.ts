@@ -19,6 +19,9 @@ import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
+import { WorkflowConsoleData } from './console/console-data.js';
+import { WorkflowConsoleStreams } from './console/console-events.stream.js';
+import { WorkflowConsoleRoutes } from './console/console.routes.js';
 import {
   fsmGateProvider,
   fsmStateStoreProvider,
@@ -97,6 +100,9 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,
+    WorkflowConsoleData,
+    WorkflowConsoleStreams,
+    WorkflowConsoleRoutes,
   ],
   exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus, McpAuthenticator],
 })

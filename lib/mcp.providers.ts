@@ -11,6 +11,7 @@ import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
 import {
   MCP_AUTH_OPTIONS,
+  MCP_CONSOLE_OPTIONS,
   MCP_DISCOVERY_OPTIONS,
   MCP_HTTP_OPTIONS,
   MCP_INPUT_REQUEST_OPTIONS,
@@ -64,6 +65,7 @@ export const optionSliceProviders: Provider[] = [
     }),
     inject: [MCP_RESOLVED_OPTIONS],
   },
+  { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 
 /** The store of the options, or a new in-memory one. */

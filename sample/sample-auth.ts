@@ -1,4 +1,4 @@
-import { defineAccess, McpRequire, type McpAuthOptions } from '../lib/index.js';
+import { defineAccess, McpRequire, type McpAuthOptions, type McpConsoleOptions } from '../lib/index.js';
 import { sampleAuthMode } from './demo-auth.js';
 
 /** The sample's scopes: `payment.refund` needs `payments:refund`, `invoice.approve` `invoices:approve`, the console `workflows:read`. */
@@ -37,4 +37,13 @@ export function sampleAuthOptions(env: NodeJS.ProcessEnv = process.env): McpAuth
     jwt: { issuer, jwksUrl, audience, principalClaim: 'sub', scopeClaim: 'scope' },
     scopesSupported: sampleAccess.scopes,
   };
+}
+
+/**
+ * The sample's workflow console at `/workflows`: with `SAMPLE_AUTH=jwt`, for tokens with scope
+ * `workflows:read` (no token → 401, without the scope → 403 `insufficient_scope`); otherwise the
+ * console's default, requests from the machine itself (the sample listens on 127.0.0.1 only).
+ */
+export function sampleConsoleOptions(env: NodeJS.ProcessEnv = process.env): McpConsoleOptions {
+  return sampleAuthMode(env) === 'jwt' ? { path: '/workflows', scopes: ['workflows:read'] } : { path: '/workflows' };
 }

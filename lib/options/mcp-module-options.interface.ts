@@ -359,6 +359,48 @@ export interface McpJwtOptions {
   jwksTimeoutMs?: number;
 }
 
+/** A request to the workflow console, as `authorize` sees it: `auth` is set when the app's authentication ran (middleware, or `transports.http.authenticate`). */
+export type McpConsoleRequest = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * The workflow console (`McpModuleOptions.console`): a read-only page of every workflow
+ * instance, its diagram, history and context, live, served by the app itself (docs/console.md).
+ * It shows handles and session ids, which are bearer capabilities: keep it behind `authorize`.
+ */
+export interface McpConsoleOptions {
+  /**
+   * Path of the list of instances, absolute (`setGlobalPrefix` does not apply); an instance is
+   * at `<path>/<machine>/<instance>`, its live stream at `.../events`.
+   * @default '/workflows'
+   */
+  path?: string;
+  /**
+   * Who may see the console, asked for every page and stream: `true` serves it; `false` answers
+   * HTTP 403; a thrown `HttpException` (e.g. `UnauthorizedException`) answers with its status
+   * and message; any other error answers 500 (logged). Sync or async. Asked after `scopes`.
+   * @default with `scopes`, every request whose token holds them; without, only requests from a
+   *   loopback address (the machine itself)
+   */
+  authorize?: (request: McpConsoleRequest) => boolean | Promise<boolean>;
+  /**
+   * Scopes the caller's bearer token must all hold to see the console, checked by the module's
+   * `auth` as for a tool: no token → 401 with the `resource_metadata` challenge, a token without
+   * them → 403 `insufficient_scope` naming them (e.g. `['workflows:read']`).
+   * @default [] (none)
+   */
+  scopes?: readonly string[];
+  /** Instances on one page of the list. @default 50 */
+  pageSize?: number;
+  /** History rows on an instance's page, the most recent ones. @default 100 */
+  historyLimit?: number;
+  /** Live streams (open console pages) this process serves at once; beyond, a stream gets HTTP 503 and the page retries. @default 32 */
+  maxStreams?: number;
+  /** Time between heartbeats on an idle live stream (keeps proxies from closing it). @default 15_000 */
+  heartbeatMs?: number;
+  /** A live stream is closed after this long and the page reconnects (it re-reads what it shows). @default 300_000 (5 minutes) */
+  streamMaxMs?: number;
+}
+
 /** Options of `McpModule.forRoot` / `forRootAsync`. */
 export interface McpModuleOptions {
   /** Server name sent in `initialize`. */
@@ -438,6 +480,12 @@ export interface McpModuleOptions {
    * @default false
    */
   workflowResources?: boolean;
+  /**
+   * The workflow console in the browser: `true` (or options) serves it at `/workflows`
+   * (see {@link McpConsoleOptions}); the store needs the read methods (both shipped stores have them).
+   * @default false
+   */
+  console?: McpConsoleOptions | boolean;
   /**
    * Escape hatch: called with each connection's SDK `Server` before it connects, after the
    * module registered its handlers. Register what the module does not serve (sampling

@@ -4,7 +4,9 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
+import { isLoopbackAddress } from '../transports/host-origin.validator.js';
 import type {
+  McpConsoleOptions,
   McpGateOptions,
   McpHttpTransportOptions,
   McpInputRequestOptions,
@@ -12,6 +14,7 @@ import type {
   McpSessionOptions,
 } from './mcp-module-options.interface.js';
 import type {
+  McpResolvedConsoleOptions,
   McpResolvedHttpOptions,
   McpResolvedInputRequestOptions,
   McpResolvedOptions,
@@ -123,6 +126,21 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       workflowResources: options.workflowResources ?? false,
     },
     auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
+    console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
+  };
+}
+
+function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
+  return {
+    path: console.path ?? '/workflows',
+    scopes: [...(console.scopes ?? [])],
+    // With scopes, the token decides; without, the machine itself only.
+    authorize: console.authorize ?? (console.scopes?.length ? () => true : (request) => isLoopbackAddress(request.socket.remoteAddress)),
+    pageSize: console.pageSize ?? 50,
+    historyLimit: console.historyLimit ?? 100,
+    maxStreams: console.maxStreams ?? 32,
+    heartbeatMs: console.heartbeatMs ?? 15_000,
+    streamMaxMs: console.streamMaxMs ?? 300_000,
   };
 }
 

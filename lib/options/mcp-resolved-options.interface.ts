@@ -4,7 +4,13 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { McpAuthOptions, McpHttpTransportOptions, McpJwtOptions, McpModuleOptions } from './mcp-module-options.interface.js';
+import type {
+  McpAuthOptions,
+  McpConsoleOptions,
+  McpHttpTransportOptions,
+  McpJwtOptions,
+  McpModuleOptions,
+} from './mcp-module-options.interface.js';
 import type { McpTokenVerifier } from '../auth/token-verifier.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
@@ -92,6 +98,9 @@ export interface McpDiscoveryOptions {
   workflowResources: boolean;
 }
 
+/** `console` with every default filled in. */
+export type McpResolvedConsoleOptions = Required<McpConsoleOptions>;
+
 /** The module options with every default filled in, resolved once when the module starts, grouped by what they configure. */
 export interface McpResolvedOptions {
   server: McpServerIdentity;
@@ -108,6 +117,8 @@ export interface McpResolvedOptions {
   inputRequests: McpResolvedInputRequestOptions;
   discovery: McpDiscoveryOptions;
   auth: McpResolvedAuthOptions;
+  /** `null`: the console is off. */
+  console: McpResolvedConsoleOptions | null;
 }
 
 /** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */
@@ -126,3 +137,5 @@ export const MCP_AUTH_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedAuthOptions');
 export const MCP_INPUT_REQUEST_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedInputRequestOptions');
 /** Injection token of the {@link McpDiscoveryOptions}. */
 export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');
+/** Injection token of the {@link McpResolvedConsoleOptions} (`null` when the console is off). */
+export const MCP_CONSOLE_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedConsoleOptions');

@@ -2,7 +2,7 @@ import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpGrants } from '../auth/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
@@ -34,6 +34,7 @@ import {
   readMcpBody,
   type McpNodeRequest as Request,
 } from './mcp-body.reader.js';
+import { interceptRequests } from './request-interceptor.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
@@ -54,8 +55,6 @@ type McpMethod = (typeof MCP_METHODS)[number];
 const STORE_RETRY_AFTER_S = 1;
 /** `Retry-After` of a request refused at shutdown: the session goes on with another instance at once. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Serves Streamable HTTP on Nest's own HTTP server: stateful, with one SDK server per
@@ -107,7 +106,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     resolveResourceOnListen(server, http, this.auth, this.authenticator);
     if (this.auth.metadata) {
       const paths = protectedResourcePaths(http, this.auth);
-      this.interceptPath(
+      interceptRequests(
         server,
         (url) => paths.includes(url.split('?')[0]),
         (req, res, passOn) => serveProtectedResourceMetadata(this.authenticator, req, res, passOn),
@@ -129,7 +128,7 @@ export class StreamableHttpTransport implements OnModuleInit {
    */
   private routeOnExpress(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(
+    interceptRequests(
       server,
       (url) => isExpressPath(url, path),
       (req, res, passOn) => {
@@ -213,7 +212,7 @@ export class StreamableHttpTransport implements OnModuleInit {
   /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
   private serveDirect(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(
+    interceptRequests(
       server,
       (url) => url === path || url.startsWith(`${path}?`),
       (req, res, passOn) => {
@@ -227,26 +226,6 @@ export class StreamableHttpTransport implements OnModuleInit {
           .catch((error: unknown) => this.fail(res, error));
       },
     );
-  }
-
-  /** Puts a listener in front of the app's own request listeners: requests whose URL `ours` accepts go to `handle`, which may pass them on to the app. */
-  private interceptPath(
-    server: HttpServer,
-    ours: (url: string) => boolean,
-    handle: (req: Request, res: ServerResponse, passOn: () => void) => void,
-  ): void {
-    const app = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: Request, res: ServerResponse) => {
-      const passOn = () => {
-        for (const listener of app) listener.call(server, req, res);
-      };
-      if (ours(req.url ?? '')) {
-        handle(req, res, passOn);
-      } else {
-        passOn();
-      }
-    });
   }
 
   private async serve(method: McpMethod, req: Request, res: ServerResponse, http: McpResolvedHttpOptions): Promise<void> {

@@ -157,6 +157,25 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     }
   });
 
+  it('serves the console at /workflows to a token with workflows:read only: 401 without a token, 403 insufficient_scope without the scope', async () => {
+    const page = new URL('/workflows', resource);
+    const metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', resource).href;
+    const anonymous = await fetch(page);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="workflows:read"`);
+    const withoutScope = await fetch(page, { headers: { Authorization: `Bearer ${await token('ops', 'payments:refund')}` } });
+    expect(withoutScope.status).toBe(403);
+    expect(withoutScope.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="workflows:read"/);
+    const stream = await fetch(new URL('/workflows/events', resource), { headers: { Authorization: `Bearer ${await token('ops', '')}` } });
+    expect(stream.status).toBe(403);
+
+    const agent = await connect(await token('ops', 'payments:refund'));
+    const paymentId = (await agent.call('payment.authorize', { amount: 12, currency: 'EUR' })).structuredContent?.paymentId as string;
+    const allowed = await fetch(page, { headers: { Authorization: `Bearer ${await token('ops', 'workflows:read')}` } });
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toContain(`data-instance="${paymentId}"`);
+  });
+
   it('never lists payment.refund without payments:refund, refuses it with 403 naming the scope, refunds nothing; after a step-up on the same session it refunds', async () => {
     const agent = await connect(await token('alice', 'invoices:approve'));
     const sessionId = agent.transport.sessionId;

@@ -10,6 +10,12 @@ import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type {
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowStateReader,
+} from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
@@ -35,7 +41,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, WorkflowStateReader, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -154,6 +160,17 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
   /** @inheritdoc */
   async history(handle: string): Promise<WorkflowTransitionRecord[]> {
     return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
+  }
+
+  /** One SELECT of `limit + 1` summary rows (see docs/console.md#the-store-methods-behind-it for the index it uses). */
+  listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return this.session('listInstances', (runner) => this.sql.list(runner, query));
+  }
+
+  /** @inheritdoc */
+  async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
+    if (!this.keepHistory) return { entries: [], truncated: false };
+    return this.session('recentHistory', (runner) => this.sql.recentRecords(runner, handle, limit));
   }
 
   /**
