@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import {
   AddMcpFsmContext1764547200000,
+  AddMcpFsmListIndexes1764892800000,
   AddMcpFsmOutboxReply1765584000000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
@@ -34,6 +35,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateMcpSessions1764633600000,
       CreateMcpFsmOutbox1764720000000,
       CreateMcpSessionHandles1764806400000,
+      AddMcpFsmListIndexes1764892800000,
       AddMcpFsmOutboxReply1765584000000,
     ],
     migrationsRun: true,

@@ -15,6 +15,14 @@ import {
   type WorkflowTransaction,
   type TransactionalWorkflowStateStore,
 } from './transactional-fsm-state-store.interface.js';
+import {
+  isWorkflowStateReader,
+  type WorkflowHistoryPage,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowStateReader,
+} from './workflow-state-reader.interface.js';
+import { storeCannotRead } from './stores.messages.js';
 
 /** What the module's store can do beyond the full protocol every store gets through {@link FsmStoreAdapter}. */
 export interface FsmStoreSupport {
@@ -24,6 +32,8 @@ export interface FsmStoreSupport {
   readonly delete: boolean;
   /** Retention sweeps. */
   readonly sweep: boolean;
+  /** The read methods of the workflow console (`WorkflowStateReader`). */
+  readonly read: boolean;
 }
 
 /**
@@ -41,6 +51,8 @@ export class FsmStoreAdapter {
   private readonly atomic?: AtomicWorkflowStateStore;
   /** The store when it is transactional. */
   private readonly transactional?: TransactionalWorkflowStateStore;
+  /** The store when it has the read methods. */
+  private readonly reader?: WorkflowStateReader;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -55,10 +67,14 @@ export class FsmStoreAdapter {
       this.transactional = store;
       this.transactionLocker = new TransactionLocker(store);
     }
+    if (isWorkflowStateReader(store)) {
+      this.reader = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
       sweep: Boolean(this.atomic?.sweep),
+      read: Boolean(this.reader),
     };
   }
 
@@ -108,9 +124,24 @@ export class FsmStoreAdapter {
     return this.atomic ? this.atomic.history(key) : [];
   }
 
+  /** One page of instances, newest first; throws, naming the methods to implement, when the store cannot (`supports.read`). */
+  async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return this.readable().listInstances(query);
+  }
+
+  /** The most recent `limit` transitions of an instance, oldest first; throws like {@link listInstances} when the store cannot. */
+  async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
+    return this.readable().recentHistory(key, limit);
+  }
+
   /** Deletes instances (their history stays); nothing when the store cannot (`supports.delete`). */
   async delete(keys: readonly string[]): Promise<void> {
     await this.atomic?.delete?.(keys);
+  }
+
+  private readable(): WorkflowStateReader {
+    if (!this.reader) throw new Error(storeCannotRead(this.name));
+    return this.reader;
   }
 
   /** One retention sweep: how many instances it deleted (none when the store cannot, `supports.sweep`). */

@@ -21,13 +21,13 @@ function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<stri
 }
 
 describe('package entry points', () => {
-  it('the root entry needs neither typeorm, xstate nor the SDK v2 server packages at load time (all optional peers)', () => {
+  it('the root entry needs neither typeorm, xstate, jose nor the SDK v2 server packages at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>
-      /^(typeorm|xstate|@nestjs\/typeorm|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(spec),
+      /^(typeorm|xstate|jose|@nestjs\/typeorm|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(spec),
     );
     expect(optional).toEqual([]);
-    expect([...imports.dynamic].sort()).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'xstate']);
+    expect([...imports.dynamic].sort()).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'jose', 'xstate']);
   });
 
   it('the typeorm subpath is where typeorm is loaded', () => {
