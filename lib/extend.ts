@@ -29,6 +29,7 @@ export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/fs
 export { FsmTransitionBus, type FsmTransitionEvent } from './relays/fsm-transition.bus.js';
 export type { RelayedTransition, TransitionRelay } from './relays/fsm-transition-relay.interface.js';
 export type { FsmRelayedTransition, FsmTransitionRelay } from './relays/fsm-transition-relay.interface.js';
+export type { RelayedReply, SessionReplyRelay } from './relays/session-reply-relay.interface.js';
 export {
   isAtomicWorkflowStateStore,
   type AtomicWorkflowStateStore,

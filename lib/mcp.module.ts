@@ -44,6 +44,7 @@ import { ToolMenuService } from './sessions/tool-menu.service.js';
 import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
+import { SessionReplyForwarder } from './transports/session-reply.forwarder.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
 
@@ -98,6 +99,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     McpAccessPolicy,
     McpAuthenticator,
     StatefulHttpSessions,
+    SessionReplyForwarder,
     StreamableHttpTransport,
     StdioTransport,
     WorkflowConsoleData,

@@ -8,3 +8,4 @@ export * from './stores/typeorm/mcp-session.migration.js';
 export * from './relays/typeorm/outbox-fsm-transition.relay.js';
 export * from './relays/typeorm/fsm-outbox.migration.js';
 export * from './stores/typeorm/sqlite-turn.js';
+export * from './relays/typeorm/outbox-reply.migration.js';

@@ -2,6 +2,7 @@ import type { DataSourceOptions } from 'typeorm';
 import {
   AddMcpFsmContext1764547200000,
   AddMcpFsmListIndexes1764892800000,
+  AddMcpFsmOutboxReply1765584000000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
   CreateMcpSessionHandles1764806400000,
@@ -35,6 +36,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateMcpFsmOutbox1764720000000,
       CreateMcpSessionHandles1764806400000,
       AddMcpFsmListIndexes1764892800000,
+      AddMcpFsmOutboxReply1765584000000,
     ],
     migrationsRun: true,
     synchronize: false,

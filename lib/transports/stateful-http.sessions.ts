@@ -23,6 +23,7 @@ import { negotiatedProtocolVersion, replayableInitialize, replayInitialize } fro
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { isGetStreamEventId, McpSessionEventStore } from './session-event.store.js';
 import * as messages from './transports.messages.js';
+import { SessionReplyForwarder } from './session-reply.forwarder.js';
 
 /**
  * How often a live session's `lastSeenAt` is written to the store (at most), which is also how
@@ -68,6 +69,7 @@ export class StatefulHttpSessions {
     private readonly menu: ToolMenuService,
     @Inject(McpSessionStore) private readonly store: McpSessionStore,
     private readonly admission: McpSessionAdmission,
+    private readonly replies: SessionReplyForwarder,
   ) {
     this.touchIntervalMs = Math.min(MAX_STORE_TOUCH_INTERVAL_MS, sessionOptions.idleTtlMs / 2);
   }
@@ -250,12 +252,13 @@ export class StatefulHttpSessions {
     const { id } = record;
     const session = this.factory.createSession('stateful', id, { scope: 'session', id }, record.principal);
     session.usage = usage;
-    const transport = new NodeStreamableHttpServerTransport({
+    const options = {
       sessionIdGenerator: () => id,
       eventStore: this.sessionOptions.eventRetentionMs > 0 ? this.eventStore(session) : undefined,
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
-    });
+    };
+    const transport = this.replies.createTransport(options, id, record.principal);
     transport.onclose = () => this.registry.remove(id);
     await session.server.connect(transport);
     return session;

@@ -24,6 +24,7 @@ import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { McpShutdownDrain } from '../protocol/mcp-shutdown.drain.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
+import { SessionReplyForwarder } from './session-reply.forwarder.js';
 import { attachmentScope } from './attachment-key.js';
 import { fromFrameworkError, toNodeExchange, type FastifyInstanceLike, type FrameworkError } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
@@ -79,6 +80,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     @Inject(MCP_AUTH_OPTIONS) private readonly auth: McpResolvedAuthOptions,
     private readonly authenticator: McpAuthenticator,
     private readonly access: McpAccessPolicy,
+    private readonly replies: SessionReplyForwarder,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -296,7 +298,7 @@ export class StreamableHttpTransport implements OnModuleInit {
         this.sessions.reopenStream(session, req);
         res.once('close', this.registry.openStream(session));
       }
-      return this.handle(session, req, res);
+      return (method === 'POST' && this.replies.route(session, req, res)) || this.handle(session, req, res);
     }
     if (method !== 'POST' || !isInitializeRequest(req.body)) {
       return this.refuseSessionless(method, req, res);

@@ -1,10 +1,12 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
-import { CreateMcpFsmOutbox1764720000000, createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { CreateMcpFsmOutbox1764720000000 } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { AddMcpFsmOutboxReply1765584000000 } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../../lib/relays/typeorm/relays.messages.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { eventually } from '../utils/http-client.js';
+import { migrateOutbox } from '../utils/outbox-table.js';
 import { expectTransitionRelayed } from '../utils/relay-pair.js';
 import { expectEachHearsTheOther, paymentTransition as transition, RelayTestBed } from '../utils/relay-test-bed.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -14,15 +16,6 @@ import { startProxy } from '../utils/tcp-proxy.js';
 class ManualOutboxRelay extends OutboxTransitionRelay {
   pruneNow(): Promise<number> {
     return this.prune();
-  }
-}
-
-async function migrateOutbox(dataSource: DataSource, tableName: string, direction: 'up' | 'down'): Promise<void> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    await new (createOutboxMigration({ tableName }))()[direction](runner);
-  } finally {
-    await runner.release();
   }
 }
 
@@ -159,15 +152,25 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     }
   });
 
-  it('creates the table with the shipped migration (ids never reused, indexed by age) and drops it', async () => {
+  it('creates the table with the shipped migrations (ids never reused, indexed by age, a reply column) and drops it', async () => {
     const table = `outbox_migrated_${suffix}`;
     const dataSource = await open();
     expect(new CreateMcpFsmOutbox1764720000000().name).toBe('CreateMcpFsmOutbox1764720000000');
+    expect(new AddMcpFsmOutboxReply1765584000000().name).toBe('AddMcpFsmOutboxReply1765584000000');
     await migrateOutbox(dataSource, table, 'up');
     const runner = dataSource.createQueryRunner();
     try {
       const created = await runner.getTable(table);
-      expect(created?.columns.map((column) => column.name).sort()).toEqual(['created_at', 'id', 'machine', 'origin', 'state', 'store_key']);
+      expect(created?.columns.map((column) => column.name).sort()).toEqual([
+        'created_at',
+        'id',
+        'machine',
+        'origin',
+        'reply',
+        'state',
+        'store_key',
+      ]);
+      expect(created?.findColumnByName('reply')?.isNullable).toBe(true);
       expect(created?.indices.some((index) => index.columnNames.join() === 'created_at')).toBe(true);
       await insertRow(dataSource, table, { storeKey: 'payment:1', createdAt: 1 });
       await insertRow(dataSource, table, { storeKey: 'payment:2', createdAt: 1 });
@@ -187,10 +190,10 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     const failure = relay.start(() => undefined);
     await expect(failure).rejects.toThrow(`OutboxTransitionRelay: table missing_${suffix} is not ready (`);
     await expect(failure).rejects.toThrow(
-      /\)\. Run the migration CreateMcpFsmOutbox1764720000000 \(createOutboxMigration for a custom table name\)\.$/,
+      /\)\. Run the migrations CreateMcpFsmOutbox1764720000000 and AddMcpFsmOutboxReply1765584000000 \(createOutboxMigration and createOutboxReplyMigration for a custom table name\)\.$/,
     );
     expect(outboxSchemaNotReady('t', new Error('no such table'))).toBe(
-      'OutboxTransitionRelay: table t is not ready (no such table). Run the migration CreateMcpFsmOutbox1764720000000 (createOutboxMigration for a custom table name).',
+      'OutboxTransitionRelay: table t is not ready (no such table). Run the migrations CreateMcpFsmOutbox1764720000000 and AddMcpFsmOutboxReply1765584000000 (createOutboxMigration and createOutboxReplyMigration for a custom table name).',
     );
   });
 

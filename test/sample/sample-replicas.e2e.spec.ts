@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { databaseTargets, type DatabaseTarget } from '../utils/databases.js';
-import { ACCEPT, connectClient, eventually, postMcp, type TestClient } from '../utils/http-client.js';
+import { ACCEPT, connectClient, eventually, postMcp, textOf, type TestClient } from '../utils/http-client.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../utils/round-robin-proxy.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
@@ -51,19 +51,16 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     expect(result.isError).toBeFalsy();
     await eventually(() => client.listChanged() > before);
   };
-  /**
-   * The confirmed discharge (its client's user says yes): the answer to a 2025-11-25 question
-   * must reach the process that asked, so the proxy keeps the session on one process meanwhile
-   * (docs/confirmations.md#several-processes).
-   */
+  /** The confirmed discharge, its client's user saying yes; requests alternate, so the answer may reach either process. */
   const discharge = async (client: TestClient) => {
-    proxy.setSticky(true);
-    try {
-      await step(client, 'invoice.discharge');
-    } finally {
-      proxy.setSticky(false);
-    }
+    await step(client, 'invoice.discharge');
     expect(client.asked.at(-1)?.message).toMatch(/^Discharge invoice INV-/);
+  };
+  /** An invoice of `client`'s session, submitted and approved. */
+  const approve = async (client: TestClient) => {
+    await step(client, 'invoice.submit');
+    await step(client, 'invoice.approve');
+    expect(await client.names()).toContain('invoice.discharge');
   };
   const rows = async (table: string, column: string, value: string) =>
     Number(
@@ -106,6 +103,34 @@ describeTargets('two sample processes on one $name, any of them serving any sess
     expect(await client.names()).not.toContain('invoice.discharge');
     expect(new Set(proxy.log.filter((line) => line.startsWith('POST')))).toEqual(new Set(['POST 0', 'POST 1']));
   });
+
+  it.each([
+    ['says yes', ACCEPT],
+    ['says no', { action: 'decline' } as const],
+  ])(
+    'asks to confirm the discharge on one process and takes the answer that reaches the other, when the person %s',
+    async (_says, answer) => {
+      const client = await connectClient(proxy.url, undefined, { elicitation: answer });
+      clients.push(client);
+      await approve(client);
+      const from = proxy.log.length;
+      const result = await client.call('invoice.discharge');
+      expect(client.asked).toHaveLength(1);
+      expect(client.asked[0].message).toMatch(/^Discharge invoice INV-/);
+      // The call and the answer to its question, one after the other: round-robin sends them to different processes.
+      const [call, reply] = proxy.log.slice(from).filter((line) => line.startsWith('POST'));
+      expect(new Set([call, reply])).toEqual(new Set(['POST 0', 'POST 1']));
+      if (answer.action === 'accept') {
+        expect(result.isError).toBeFalsy();
+        expect(await client.names()).not.toContain('invoice.discharge');
+      } else {
+        expect(result._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'DECLINED', state: 'approved' });
+        expect(textOf(result)).toMatch(/did not run: the person at the client declined\./);
+        expect(await client.names()).toContain('invoice.discharge');
+      }
+      for (const sample of samples) expect(sample.stderr()).not.toMatch(/reached this process and is dropped/);
+    },
+  );
 
   const redisUrl = process.env.TEST_REDIS_URL;
   const relays = redisUrl ? ['the database', 'Redis'] : ['the database'];

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { RelayedTransition } from '../../lib/relays/fsm-transition-relay.interface.js';
 import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
+import { createOutboxReplyMigration } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
 import { OutboxTransitionRelay } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
@@ -36,6 +37,7 @@ describeNetworkedTargets('session store and relay partition')(
       new (createMcpSessionMigration(tables))(),
       new (createMcpSessionHandleMigration(tables))(),
       new (createOutboxMigration(outbox))(),
+      new (createOutboxReplyMigration(outbox))(),
     ];
     const logs = new RecordingLogger();
     let proxy: TcpProxy;

@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { handReply, replyMessage } from '../relayed-reply.parse.js';
+import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import { maxReplyBytesOf, replyRelayNotStarted } from '../session-reply.messages.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
 import * as messages from './redis.messages.js';
@@ -17,6 +20,12 @@ export interface RedisTransitionRelayOptions {
    * @default 10_000
    */
   warnIntervalMs?: number;
+  /**
+   * Largest answer to a server-to-client request it carries to the process that asked (the
+   * JSON length in bytes); a larger one is refused with HTTP 413.
+   * @default 65_536
+   */
+  maxReplyBytes?: number;
 }
 
 /** Default pub/sub channel of `RedisTransitionRelay`. */
@@ -30,14 +39,17 @@ export const DEFAULT_REDIS_TRANSITION_CHANNEL = 'nestjs-mcp-fsm:transitions';
  * optional peer `ioredis`) and closes both connections itself. ioredis reconnects and
  * subscribes again after a connection loss; messages sent meanwhile are lost, so once the
  * subscriber is back the relay has the process re-read the menus of its sessions (calls stay
- * gated by the store all along).
+ * gated by the store all along). It also carries, on the same channel, the answers of clients
+ * to server-to-client requests that reached another process than the one that asked.
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
  *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new RedisTransitionRelay(process.env.REDIS_URL!) }) })
  */
-export class RedisTransitionRelay implements TransitionRelay {
+export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay {
+  /** Largest reply it carries, in bytes of JSON (option `maxReplyBytes`). */
+  readonly maxReplyBytes: number;
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
@@ -46,6 +58,7 @@ export class RedisTransitionRelay implements TransitionRelay {
   private subscriber?: Redis;
   private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
+  private replyListener?: (reply: RelayedReply) => void;
 
   constructor(
     private readonly connection: Redis | string,
@@ -60,6 +73,7 @@ export class RedisTransitionRelay implements TransitionRelay {
       this.logger,
       options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
     );
+    this.maxReplyBytes = maxReplyBytesOf(RedisTransitionRelay.name, options.maxReplyBytes);
   }
 
   /** Connects (when given a URL) and subscribes to the channel; `resync` is called each time the subscriber is back after losing its connection. */
@@ -92,6 +106,18 @@ export class RedisTransitionRelay implements TransitionRelay {
     }
     const payload = JSON.stringify({ ...transition, origin: this.origin });
     this.failures.track(this.publisher.publish(this.channel, payload));
+  }
+
+  onReply(listener: (reply: RelayedReply) => void): void {
+    this.replyListener = listener;
+  }
+
+  /** Publishes the reply on the channel; rejects when Redis does not take it. */
+  async sendReply(reply: RelayedReply): Promise<void> {
+    if (!this.publisher) {
+      throw new Error(replyRelayNotStarted(RedisTransitionRelay.name));
+    }
+    await this.publisher.publish(this.channel, replyMessage(this.origin, reply));
   }
 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */
@@ -142,13 +168,12 @@ export class RedisTransitionRelay implements TransitionRelay {
 
   private receive(message: string): void {
     try {
-      const { origin, machine, storeKey, state } = JSON.parse(message);
-      if (
-        origin !== this.origin &&
-        typeof machine === 'string' &&
-        typeof storeKey === 'string' &&
-        (typeof state === 'string' || state === null)
-      ) {
+      const parsed = JSON.parse(message);
+      const { origin, machine, storeKey, state } = parsed;
+      if (origin === this.origin || handReply(parsed, this.replyListener)) {
+        return;
+      }
+      if (typeof machine === 'string' && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
         this.listener?.({ machine, storeKey, state });
       }
     } catch (error) {

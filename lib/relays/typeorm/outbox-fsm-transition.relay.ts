@@ -3,8 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { toRelayedReply } from '../relayed-reply.parse.js';
+import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import { maxReplyBytesOf } from '../session-reply.messages.js';
 import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
 import * as messages from './relays.messages.js';
+import { relayBadPayload } from '../../stores/stores.messages.js';
 import { quoteTableName, runSql, type SqlResult } from '../../stores/typeorm/typeorm-sql.js';
 
 /** Options of `OutboxTransitionRelay` (and of `createOutboxMigration`, which uses the table name). */
@@ -31,6 +35,12 @@ export interface OutboxTransitionRelayOptions {
    * @default 10_000
    */
   warnIntervalMs?: number;
+  /**
+   * Largest answer to a server-to-client request it carries to the process that asked (the
+   * JSON length in bytes); a larger one is refused with HTTP 413.
+   * @default 65_536
+   */
+  maxReplyBytes?: number;
 }
 
 /** Default outbox table of `OutboxTransitionRelay`. */
@@ -47,18 +57,24 @@ interface OutboxRow {
   machine: string;
   store_key: string;
   state: string | null;
+  /** The JSON of a {@link RelayedReply}; `null` on a transition's row. */
+  reply: string | null;
 }
 
 /**
  * Relays transitions between processes through an outbox table in the app's own database,
  * polled by every process. Pruning, delivery and SQLite: see docs/deployment.md#the-outbox-relay.
+ * A row with a `reply` (migration `AddMcpFsmOutboxReply1765584000000`) carries a client's
+ * answer to a server-to-client request to the process that asked.
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
  *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new OutboxTransitionRelay(dataSource) }) })
  */
-export class OutboxTransitionRelay implements TransitionRelay {
+export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay {
+  /** Largest reply it carries, in bytes of JSON (option `maxReplyBytes`). */
+  readonly maxReplyBytes: number;
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly queries: BoundedQueries;
@@ -72,6 +88,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
   private readonly lateIds = new Map<number, number>();
   private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
+  private replyListener?: (reply: RelayedReply) => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private lastSeenId = 0;
@@ -91,6 +108,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
       this.logger,
       options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
     );
+    this.maxReplyBytes = maxReplyBytesOf(OutboxTransitionRelay.name, options.maxReplyBytes);
   }
 
   /**
@@ -100,7 +118,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
    */
   async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
     try {
-      await this.query('start', `SELECT id, origin, machine, store_key, state, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
+      await this.query('start', `SELECT id, origin, machine, store_key, state, reply, created_at FROM ${this.quotedTable} WHERE 1 = 0`, []);
       const { records } = await this.query<{ max_id: string | number | null }>(
         'start',
         `SELECT MAX(id) AS max_id FROM ${this.quotedTable}`,
@@ -125,6 +143,19 @@ export class OutboxTransitionRelay implements TransitionRelay {
     this.failures.track(insert);
   }
 
+  onReply(listener: (reply: RelayedReply) => void): void {
+    this.replyListener = listener;
+  }
+
+  /** Inserts the reply's row (the processes that poll read it); rejects when the insert fails. */
+  async sendReply(reply: RelayedReply): Promise<void> {
+    await this.query(
+      'reply',
+      `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      [this.origin, '', '', null, JSON.stringify(reply), Date.now()],
+    );
+  }
+
   /** Stops polling, then waits for the poll and the inserts in flight. */
   async stop(): Promise<void> {
     this.listener = undefined;
@@ -144,7 +175,7 @@ export class OutboxTransitionRelay implements TransitionRelay {
     const orLate = late.length ? ` OR id IN (${late.map(() => '?').join(', ')})` : '';
     const { records } = await this.query<OutboxRow>(
       'poll',
-      `SELECT id, origin, machine, store_key, state FROM ${this.quotedTable} WHERE id > ?${orLate} ORDER BY id LIMIT ?`,
+      `SELECT id, origin, machine, store_key, state, reply FROM ${this.quotedTable} WHERE id > ?${orLate} ORDER BY id LIMIT ?`,
       [this.lastSeenId, ...late, this.batchSize],
     );
     const now = Date.now();
@@ -157,13 +188,27 @@ export class OutboxTransitionRelay implements TransitionRelay {
         this.lateIds.delete(id);
       }
       if (row.origin !== this.origin) {
-        this.listener?.({ machine: row.machine, storeKey: row.store_key, state: row.state });
+        this.hand(row);
       }
     }
     for (const [id, since] of this.lateIds) {
       if (now - since > LATE_ROW_WAIT_MS) this.lateIds.delete(id);
     }
     return records.length;
+  }
+
+  /** Hands a row of another process to the listener of its kind: a transition, or a reply. */
+  private hand(row: OutboxRow): void {
+    if (row.reply === null || row.reply === undefined) {
+      this.listener?.({ machine: row.machine, storeKey: row.store_key, state: row.state });
+      return;
+    }
+    try {
+      const reply = toRelayedReply(JSON.parse(row.reply));
+      if (reply) this.replyListener?.(reply);
+    } catch (error) {
+      this.logger.warn(relayBadPayload(error));
+    }
   }
 
   /** Deletes up to `batchSize` rows older than `retentionMs` (safe from several processes at once); returns how many. */

@@ -4,6 +4,9 @@ import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
 import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { handReply, replyMessage } from '../relayed-reply.parse.js';
+import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import { replyRelayNotStarted } from '../session-reply.messages.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
 interface ListenClient {
@@ -29,20 +32,27 @@ export interface PostgresTransitionRelayOptions {
 
 const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** Largest reply a NOTIFY carries: its payload must be shorter than 8000 bytes, the envelope included. */
+const MAX_NOTIFY_REPLY_BYTES = 7_900;
+
 /**
  * Relays transitions between processes through PostgreSQL LISTEN/NOTIFY, on the app's
  * PostgreSQL `DataSource`: one pooled connection listens (for the life of the module), and
  * each transition sends one `NOTIFY` on it after the call committed (not in the call's path).
  * When the connection drops it listens again; notifications sent meanwhile are lost, so once
  * it listens again the process re-reads the menus of its sessions (calls stay gated by the
- * store all along).
+ * store all along). It also carries, on the same channel, the answers of clients to
+ * server-to-client requests that reached another process than the one that asked (at most
+ * 7,900 bytes each: NOTIFY's payload limit).
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
  *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
  *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
-export class PostgresTransitionRelay implements TransitionRelay {
+export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRelay {
+  /** Largest reply it carries, in bytes of JSON: a NOTIFY payload is shorter than 8000 bytes. */
+  readonly maxReplyBytes = MAX_NOTIFY_REPLY_BYTES;
   private readonly logger = new Logger('McpTransitionRelay');
   private readonly origin = randomUUID();
   private readonly channel: string;
@@ -51,6 +61,7 @@ export class PostgresTransitionRelay implements TransitionRelay {
   private client?: ListenClient;
   private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
+  private replyListener?: (reply: RelayedReply) => void;
   private reconnect?: NodeJS.Timeout;
 
   constructor(
@@ -87,6 +98,18 @@ export class PostgresTransitionRelay implements TransitionRelay {
     this.client?.query('SELECT pg_notify($1, $2)', [this.channel, payload]).catch((error: unknown) => this.failures.add(error));
   }
 
+  onReply(listener: (reply: RelayedReply) => void): void {
+    this.replyListener = listener;
+  }
+
+  /** Sends the reply with one NOTIFY on the listening connection; rejects while that connection is down. */
+  async sendReply(reply: RelayedReply): Promise<void> {
+    if (!this.client) {
+      throw new Error(replyRelayNotStarted(PostgresTransitionRelay.name));
+    }
+    await this.client.query('SELECT pg_notify($1, $2)', [this.channel, replyMessage(this.origin, reply)]);
+  }
+
   async stop(): Promise<void> {
     this.listener = undefined;
     this.resync = undefined;
@@ -112,8 +135,12 @@ export class PostgresTransitionRelay implements TransitionRelay {
 
   private receive(payload: string | undefined): void {
     try {
-      const { origin, machine, storeKey, state } = JSON.parse(payload ?? '');
-      if (origin !== this.origin && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
+      const parsed = JSON.parse(payload ?? '');
+      const { origin, machine, storeKey, state } = parsed;
+      if (origin === this.origin || handReply(parsed, this.replyListener)) {
+        return;
+      }
+      if (typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
         this.listener?.({ machine, storeKey, state });
       }
     } catch (error) {

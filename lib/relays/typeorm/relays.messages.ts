@@ -8,7 +8,7 @@ export const outboxInvalidOption = (name: string, value: unknown): string =>
 
 /** Bootstrap error: the outbox table is missing (its migration was not run) or the database cannot be read. */
 export const outboxSchemaNotReady = (table: string, error: unknown): string =>
-  `OutboxTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migration CreateMcpFsmOutbox1764720000000 (createOutboxMigration for a custom table name).`;
+  `OutboxTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migrations CreateMcpFsmOutbox1764720000000 and AddMcpFsmOutboxReply1765584000000 (createOutboxMigration and createOutboxReplyMigration for a custom table name).`;
 
 /** Log line (once per outage): polling the outbox failed; the relay keeps polling. */
 export const outboxPollFailed = (table: string, error: unknown, retryMs: number): string =>
