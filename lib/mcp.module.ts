@@ -39,6 +39,7 @@ import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
+import { telemetryProviders } from './telemetry/telemetry.providers.js';
 
 /**
  * Serves the application's `@McpTool` methods over MCP, gated by workflow state.
@@ -55,6 +56,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   providers: [
     resolvedOptionsProvider,
     ...optionSliceProviders,
+    ...telemetryProviders,
     fsmStateStoreProvider,
     FsmStateStoreCheck,
     fsmStoreAdapterProvider,

@@ -1,10 +1,17 @@
 import type { Type } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
-import type { McpResolvedHttpOptions, McpResolvedOptions, McpResolvedSessionOptions } from './mcp-resolved-options.interface.js';
+import type {
+  McpResolvedHttpOptions,
+  McpResolvedOptions,
+  McpResolvedSessionOptions,
+  McpResolvedTelemetryOptions,
+} from './mcp-resolved-options.interface.js';
+import { digestKeyTooShort } from './options.messages.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -28,6 +35,9 @@ export const DEFAULT_HTTP_DRAIN_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
+
+/** Fewest bytes a `telemetry.instanceDigestKey` may have. */
+const MIN_DIGEST_KEY_BYTES = 16;
 
 const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 const DEFAULT_RETENTION_BATCH = 500;
@@ -98,6 +108,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
     },
+    telemetry: resolveTelemetry(options.telemetry ?? {}),
   };
 }
 
@@ -133,5 +144,19 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
     maxFollowersPerInstance: sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
     maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     clientAddress: sessions.clientAddress ?? clientAddressOf,
+  };
+}
+
+function resolveTelemetry(telemetry: NonNullable<McpModuleOptions['telemetry']>): McpResolvedTelemetryOptions {
+  const key = telemetry.instanceDigestKey ?? randomBytes(32);
+  const length = typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength;
+  if (length < MIN_DIGEST_KEY_BYTES) {
+    throw new Error(digestKeyTooShort(length, MIN_DIGEST_KEY_BYTES));
+  }
+  return {
+    enabled: telemetry.enabled ?? true,
+    recordArguments: telemetry.recordArguments ?? false,
+    recordResults: telemetry.recordResults ?? false,
+    instanceDigestKey: key,
   };
 }

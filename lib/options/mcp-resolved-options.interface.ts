@@ -47,6 +47,14 @@ export interface McpResolvedSessionOptions {
   clientAddress: (request: IncomingMessage) => string;
 }
 
+/** `telemetry` with every default filled in. */
+export interface McpResolvedTelemetryOptions {
+  enabled: boolean;
+  recordArguments: boolean;
+  recordResults: boolean;
+  instanceDigestKey: string | Uint8Array;
+}
+
 /** What discovery reads: which handlers it accepts and which it adds. */
 export interface McpDiscoveryOptions {
   allowRequestScoped: boolean;
@@ -67,6 +75,7 @@ export interface McpResolvedOptions {
   sessions: McpResolvedSessionOptions;
   gate: WorkflowGateOptions;
   discovery: McpDiscoveryOptions;
+  telemetry: McpResolvedTelemetryOptions;
 }
 
 /** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */

@@ -18,6 +18,7 @@ import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { McpListMapper } from './mcp-list.mapper.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -49,11 +50,12 @@ export class ModernServerFactory {
     private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /** The Node HTTP handler of the 2026-07-28 era. */
   createHandler(sdk: ModernSdk): ModernHttpHandler {
-    const Server = readableParamsServer(sdk);
+    const Server = readableParamsServer(sdk, this.telemetry);
     const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, context.authInfo?.clientId), {
       legacy: 'reject',
       // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
