@@ -6,6 +6,7 @@ export type {
   McpModuleOptions,
   McpRetentionOptions,
   McpSessionOptions,
+  McpTelemetryOptions,
 } from './options/mcp-module-options.interface.js';
 export { MCP_CONTEXT_TYPE, MCP_ERROR_META_KEY, MCP_STATE_META_KEY } from './mcp.constants.js';
 export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
@@ -54,3 +55,4 @@ export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stor
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
+export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';

@@ -40,6 +40,7 @@ import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
 import { telemetryProviders } from './telemetry/telemetry.providers.js';
+import { McpHealthService } from './health/mcp-health.service.js';
 
 /**
  * Serves the application's `@McpTool` methods over MCP, gated by workflow state.
@@ -91,7 +92,8 @@ import { telemetryProviders } from './telemetry/telemetry.providers.js';
     StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,
+    McpHealthService,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus],
+  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus, McpHealthService],
 })
 export class McpModule extends ConfigurableModuleClass {}

@@ -78,3 +78,10 @@ export const relayBadPayload = (error: unknown): string => `Ignored a transition
 /** Log line: the LISTEN connection was lost. */
 export const relayLost = (error: unknown, retryMs: number): string =>
   `Transition relay connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again in ${retryMs} ms.`;
+
+/** Health: a relay that was never started, or was stopped. */
+export const relayNotListening = (): string => 'not listening (not started, or stopped)';
+
+/** Health: why the LISTEN connection is down, until it listens again. */
+export const relayLostReason = (error: unknown): string =>
+  `connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again`;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
@@ -92,6 +92,20 @@ export class RedisTransitionRelay implements TransitionRelay {
     }
     const payload = JSON.stringify({ ...transition, origin: this.origin });
     this.failures.track(this.publisher.publish(this.channel, payload));
+  }
+
+  /** Connected while both its publisher and its subscriber are ready. */
+  health(): TransitionRelayHealth {
+    const { publisher, subscriber } = this;
+    if (!publisher || !subscriber) {
+      return { connected: false, reason: messages.redisNotStarted() };
+    }
+    for (const [role, client] of [['subscriber', subscriber], ['publisher', publisher]] as const) {
+      if (client.status !== 'ready') {
+        return { connected: false, reason: messages.redisNotReady(role, client.status) };
+      }
+    }
+    return { connected: true };
   }
 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */

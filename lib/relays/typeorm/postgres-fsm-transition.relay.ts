@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
@@ -52,6 +52,8 @@ export class PostgresTransitionRelay implements TransitionRelay {
   private listener?: (transition: RelayedTransition) => void;
   private resync?: () => void;
   private reconnect?: NodeJS.Timeout;
+  /** Why the relay does not listen now, once it lost its connection. */
+  private lostReason?: string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -87,6 +89,14 @@ export class PostgresTransitionRelay implements TransitionRelay {
     this.client?.query('SELECT pg_notify($1, $2)', [this.channel, payload]).catch((error: unknown) => this.failures.add(error));
   }
 
+  /** Connected while its LISTEN connection is up. */
+  health(): TransitionRelayHealth {
+    if (this.client) {
+      return { connected: true };
+    }
+    return { connected: false, reason: this.lostReason ?? messages.relayNotListening() };
+  }
+
   async stop(): Promise<void> {
     this.listener = undefined;
     this.resync = undefined;
@@ -108,6 +118,7 @@ export class PostgresTransitionRelay implements TransitionRelay {
     client.on('end', () => this.lost(client));
     await client.query(`LISTEN ${this.channel}`);
     this.client = client;
+    this.lostReason = undefined;
   }
 
   private receive(payload: string | undefined): void {
@@ -126,6 +137,7 @@ export class PostgresTransitionRelay implements TransitionRelay {
       return;
     }
     this.client = undefined;
+    this.lostReason = messages.relayLostReason(error);
     client.release(error ?? true);
     this.logger.warn(messages.relayLost(error, this.reconnectMs));
     const retry = () => {
