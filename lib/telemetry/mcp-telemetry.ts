@@ -183,7 +183,10 @@ export class McpTelemetry {
     const meta = metaOf(request.params);
     if (meta && typeof meta.traceparent === 'string') {
       const ambient = api.trace.getSpanContext(active);
-      return { context: api.propagation.extract(active, meta, META_GETTER), link: ambient && api.isSpanContextValid(ambient) ? ambient : undefined };
+      return {
+        context: api.propagation.extract(active, meta, META_GETTER),
+        link: ambient && api.isSpanContextValid(ambient) ? ambient : undefined,
+      };
     }
     if (request.headers && !api.trace.getSpanContext(active)) {
       return { context: api.propagation.extract(active, request.headers, HEADERS_GETTER) };

@@ -33,6 +33,8 @@ function isApiNotFound(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   // Only the bare package name counts: a file missing inside an installed package is named by its path.
   return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]@opentelemetry\/api['"]/.test(message)
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    /['"]@opentelemetry\/api['"]/.test(message)
   );
 }

@@ -48,7 +48,13 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
     const { instance, admitted, storedState, refusal } = call.outcome;
     const machine = instance?.machine ?? refusal?.data.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads;
     const event = (call.tool.start ?? call.tool.binding)?.transition;
-    const outcome = refusal ? refusal.data.code : storedState !== undefined ? OUTCOME_COMMITTED : call.abandoned ? OUTCOME_ABANDONED : TOOL_ERROR;
+    const outcome = refusal
+      ? refusal.data.code
+      : storedState !== undefined
+        ? OUTCOME_COMMITTED
+        : call.abandoned
+          ? OUTCOME_ABANDONED
+          : TOOL_ERROR;
     const span = this.serverSpan();
     if (span) {
       const attributes: Attributes = { [WORKFLOW_MACHINE]: machine };

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientTraceparent } from '../utils/otel-test-sdk.js';
 import { OtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver.js';
-import { SAMPLE_MAIN, SampleGroup } from '../utils/sample-process.js';
+import { SAMPLE_MAIN, SampleGroup, startSample } from '../utils/sample-process.js';
+
+/** `--import` of a hook that makes any import of an OpenTelemetry SDK package fail. */
+const FORBID_SDK = `--import=${join(process.cwd(), 'test', 'fixtures', 'forbid-otel-sdk.mjs')}`;
 
 describe('the sample exports traces and metrics to an OTLP/HTTP collector (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   let receiver: OtlpReceiver;
@@ -100,7 +103,9 @@ describe('the sample exports traces and metrics to an OTLP/HTTP collector (OTEL_
     await sample.stop('SIGTERM');
     expect(sample.child.exitCode === 0 || sample.child.signalCode === 'SIGTERM').toBe(true);
     expect(span('tools/call invoice.submit')()).toBeDefined();
-    expect(receiver.points.find((point) => point.metric === 'workflow.transitions' && point.attributes['workflow.event'] === 'SUBMIT')).toMatchObject({
+    expect(
+      receiver.points.find((point) => point.metric === 'workflow.transitions' && point.attributes['workflow.event'] === 'SUBMIT'),
+    ).toMatchObject({
       value: 1,
     });
     expect(receiver.points.find((point) => point.metric === 'mcp.server.session.duration')).toMatchObject({
@@ -125,6 +130,15 @@ describe('the sample exports traces and metrics to an OTLP/HTTP collector (OTEL_
     await client.close();
     await receiver.waitFor('the stdio session', () =>
       receiver.points.find((point) => point.metric === 'mcp.server.session.duration' && point.attributes['network.transport'] === 'pipe'),
+    );
+  });
+
+  it('loads no SDK at all without OTEL_EXPORTER_OTLP_ENDPOINT (and the same process with it would)', async () => {
+    const sample = await samples.start({ SAMPLE_DB: join(dir, 'plain.sqlite'), NODE_OPTIONS: FORBID_SDK });
+    const agent = await samples.connect(sample);
+    expect((await agent.call('invoice.submit')).isError).toBeFalsy();
+    await expect(startSample({ SAMPLE_DB: join(dir, 'probe.sqlite'), NODE_OPTIONS: FORBID_SDK, ...otel() })).rejects.toThrow(
+      /forbidden in this process: @opentelemetry\/sdk-node/,
     );
   });
 });

@@ -185,7 +185,11 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     const client = await start({ gate: { refusal: 'jsonrpc' } });
     await expect(client.call('invoice.approve', {})).rejects.toThrow(/FORBIDDEN/);
     const [span] = sdk.named('tools/call invoice.approve');
-    expect(span.attributes).toMatchObject({ 'error.type': 'FORBIDDEN', 'rpc.response.status_code': '-32602', 'workflow.machine': 'invoice' });
+    expect(span.attributes).toMatchObject({
+      'error.type': 'FORBIDDEN',
+      'rpc.response.status_code': '-32602',
+      'workflow.machine': 'invoice',
+    });
   });
 
   it('spans every method, the SDK own ones included, named by the method alone when there is no target', async () => {
@@ -249,7 +253,12 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
         'workflow.state.to': 'captured',
       });
       expect(span.attributes['mcp.session.id']).toBeUndefined();
-      expect(sdk.childrenOf(span).map((child) => child.name).sort()).toEqual(['workflow.claim', 'workflow.commit']);
+      expect(
+        sdk
+          .childrenOf(span)
+          .map((child) => child.name)
+          .sort(),
+      ).toEqual(['workflow.claim', 'workflow.commit']);
       expect(everyAttributeValue(sdk.spans.getFinishedSpans())).not.toContain(paymentId);
     } finally {
       await modern.close();
@@ -287,7 +296,9 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
       })) as CallToolResult;
       const { errorId } = refused._meta?.['nestjs-mcp-fsm/error'] as { errorId: string };
       expect(errorId).toMatch(/^[0-9a-f]{12}$/);
-      expect(logger.matching('log', new RegExp(`"invoice\\.approve" refused: FORBIDDEN \\(error id ${errorId}, trace ${parent.traceId}\\)`))).toHaveLength(1);
+      expect(
+        logger.matching('log', new RegExp(`"invoice\\.approve" refused: FORBIDDEN \\(error id ${errorId}, trace ${parent.traceId}\\)`)),
+      ).toHaveLength(1);
 
       app!.get(HandlerLog).failNext = 'throw';
       const failed = (await client.client.callTool({
@@ -296,7 +307,9 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
         _meta: { traceparent: parent.traceparent },
       })) as CallToolResult;
       const [, failureId] = /error id ([0-9a-f]{12})/.exec((failed.content[0] as { text: string }).text)!;
-      expect(logger.matching('error', new RegExp(`"invoice\\.submit" failed \\(error id ${failureId}, trace ${parent.traceId}\\)`))).toHaveLength(1);
+      expect(
+        logger.matching('error', new RegExp(`"invoice\\.submit" failed \\(error id ${failureId}, trace ${parent.traceId}\\)`)),
+      ).toHaveLength(1);
     } finally {
       Logger.overrideLogger(false as never);
     }

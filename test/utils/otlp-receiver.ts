@@ -74,7 +74,8 @@ export class OtlpReceiver {
     for (;;) {
       const value = found();
       if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`no ${what} arrived within ${timeoutMs} ms (spans: ${this.spans.map((s) => s.name).join(', ')})`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${what} arrived within ${timeoutMs} ms (spans: ${this.spans.map((s) => s.name).join(', ')})`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
