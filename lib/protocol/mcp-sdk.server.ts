@@ -43,7 +43,11 @@ export class McpSdkServer extends Server {
   protocolVersion?: string;
   private readonly tracing: McpSdkServerTracing;
 
-  constructor(info: Implementation, options: ServerOptions, tracing: McpSdkServerTracing = { telemetry: McpTelemetry.off, transport: 'tcp' }) {
+  constructor(
+    info: Implementation,
+    options: ServerOptions,
+    tracing: McpSdkServerTracing = { telemetry: McpTelemetry.off, transport: 'tcp' },
+  ) {
     super(info, options);
     this.tracing = tracing;
   }

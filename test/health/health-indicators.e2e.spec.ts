@@ -7,6 +7,7 @@ import { PostgresTransitionRelay, TypeOrmWorkflowStateStore } from '../../lib/ty
 import { invoiceMachine } from '../fixtures/billing.machines.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
+import { getHealth } from '../utils/health-check.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
 import { listenApp } from '../utils/test-app.js';
 
@@ -47,11 +48,10 @@ function healthApp(options: Partial<McpModuleOptions>): DynamicModule {
   };
 }
 
-async function getHealth(app: INestApplication, path = '/health'): Promise<{ status: number; body: Record<string, any>; ms: number }> {
+/** `GET path` of the app. */
+function healthOf(app: INestApplication, path = '/health') {
   const { port } = app.getHttpServer().address() as { port: number };
-  const started = Date.now();
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: response.status, body: (await response.json()) as Record<string, any>, ms: Date.now() - started };
+  return getHealth(new URL(`http://127.0.0.1:${port}${path}`));
 }
 
 /** A plain load/save store whose calls never answer while `hung`. */
@@ -76,7 +76,7 @@ describe('health indicators (nestjs-mcp-fsm/terminus) in an app health controlle
 
   it('reports the in-memory store up and no relay as up (not configured)', async () => {
     app = await listenApp([healthApp({})]);
-    const { status, body } = await getHealth(app);
+    const { status, body } = await healthOf(app);
     expect(status).toBe(200);
     expect(body.details).toEqual({
       workflowStore: { status: 'up', store: 'InMemoryWorkflowStateStore', responseTimeMs: expect.any(Number) },
@@ -87,7 +87,7 @@ describe('health indicators (nestjs-mcp-fsm/terminus) in an app health controlle
   it('reports a store without ping down when its load hangs, within the check timeout', async () => {
     const store = new HangingStore();
     app = await listenApp([healthApp({ store })]);
-    expect((await getHealth(app)).status).toBe(200);
+    expect((await healthOf(app)).status).toBe(200);
     store.hung = true;
     const health = app.get(McpHealthService);
     const started = Date.now();
@@ -136,26 +136,26 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
   it('turns /health to 503 within the store timeout when the network to the database is cut, and back to 200 when it heals', async () => {
     const store = new TypeOrmWorkflowStateStore(proxied, { ...tables, timeoutMs: STORE_TIMEOUT_MS });
     app = await listenApp([healthApp({ store })]);
-    const up = await getHealth(app);
+    const up = await healthOf(app);
     expect(up.status).toBe(200);
     expect(up.body.details.workflowStore).toMatchObject({ status: 'up', store: 'TypeOrmWorkflowStateStore' });
 
     proxy.partition();
-    const down = await getHealth(app);
+    const down = await healthOf(app);
     expect(down.status).toBe(503);
     expect(down.ms).toBeLessThan(STORE_TIMEOUT_MS + SLACK_MS);
     expect(down.body.status).toBe('error');
-    expect(down.body.error.workflowStore).toMatchObject({
+    expect(down.body.error?.workflowStore).toMatchObject({
       status: 'down',
       store: 'TypeOrmWorkflowStateStore',
       message: expect.stringMatching(/did not finish within 1000 ms|cannot serve calls/),
     });
 
     proxy.heal();
-    let healed = await getHealth(app);
+    let healed = await healthOf(app);
     for (let tries = 0; healed.status !== 200 && tries < 20; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      healed = await getHealth(app);
+      healed = await healthOf(app);
     }
     expect(healed.status).toBe(200);
   });
@@ -164,15 +164,15 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
     const store = new TypeOrmWorkflowStateStore(direct, tables);
     const relay = new PostgresTransitionRelay(proxied, { channel, reconnectMs: 200 });
     app = await listenApp([healthApp({ store, transitionRelay: relay })]);
-    const up = await getHealth(app);
+    const up = await healthOf(app);
     expect(up.status).toBe(200);
     expect(up.body.details.transitionRelay).toEqual({ status: 'up', configured: true, relay: 'PostgresTransitionRelay' });
 
     await proxy.stop();
-    let lost = await getHealth(app);
+    let lost = await healthOf(app);
     for (let tries = 0; lost.body.details.transitionRelay.status === 'up' && tries < 50; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      lost = await getHealth(app);
+      lost = await healthOf(app);
     }
     expect(lost.status).toBe(200);
     expect(lost.body.status).toBe('degraded');
@@ -182,17 +182,17 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
       message: expect.stringContaining('connection lost'),
     });
     expect(lost.body.details.workflowStore.status).toBe('up');
-    const strict = await getHealth(app, '/health/strict');
+    const strict = await healthOf(app, '/health/strict');
     expect(strict.status).toBe(503);
-    expect(strict.body.error.transitionRelay.status).toBe('down');
+    expect(strict.body.error?.transitionRelay.status).toBe('down');
 
     await proxy.start();
-    let back = await getHealth(app);
+    let back = await healthOf(app);
     for (let tries = 0; back.body.details.transitionRelay.status !== 'up' && tries < 50; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      back = await getHealth(app);
+      back = await healthOf(app);
     }
     expect(back.body.details.transitionRelay).toEqual({ status: 'up', configured: true, relay: 'PostgresTransitionRelay' });
-    expect((await getHealth(app, '/health/strict')).status).toBe(200);
+    expect((await healthOf(app, '/health/strict')).status).toBe(200);
   });
 });

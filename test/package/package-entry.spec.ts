@@ -24,10 +24,17 @@ describe('package entry points', () => {
   it('the root entry needs neither typeorm, xstate, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>
-      /^(typeorm|xstate|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(spec),
+      /^(typeorm|xstate|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
+        spec,
+      ),
     );
     expect(optional).toEqual([]);
-    expect([...imports.dynamic].sort()).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', '@opentelemetry/api', 'xstate']);
+    expect([...imports.dynamic].sort()).toEqual([
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/server',
+      '@opentelemetry/api',
+      'xstate',
+    ]);
   });
 
   it('the terminus subpath is where @nestjs/terminus is loaded, and no OpenTelemetry SDK is loaded anywhere', () => {

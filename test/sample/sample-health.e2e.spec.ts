@@ -2,17 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SampleGroup, type SampleProcess } from '../utils/sample-process.js';
+import { getHealth } from '../utils/health-check.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
 
 const STORE_TIMEOUT_MS = 1000;
 /** Scheduling slack on a loaded 2-core machine, on top of the bound the store promises. */
 const SLACK_MS = 1500;
 
-async function health(sample: SampleProcess): Promise<{ status: number; body: Record<string, any>; ms: number }> {
-  const started = Date.now();
-  const response = await fetch(new URL('/health', sample.url));
-  return { status: response.status, body: (await response.json()) as Record<string, any>, ms: Date.now() - started };
-}
+const health = (sample: SampleProcess) => getHealth(new URL('/health', sample.url));
 
 /** `/health` until it answers `status` (the pool reconnects after a heal), or the last answer. */
 async function healthUntil(sample: SampleProcess, status: number) {

@@ -100,7 +100,10 @@ export class RedisTransitionRelay implements TransitionRelay {
     if (!publisher || !subscriber) {
       return { connected: false, reason: messages.redisNotStarted() };
     }
-    for (const [role, client] of [['subscriber', subscriber], ['publisher', publisher]] as const) {
+    for (const [role, client] of [
+      ['subscriber', subscriber],
+      ['publisher', publisher],
+    ] as const) {
       if (client.status !== 'ready') {
         return { connected: false, reason: messages.redisNotReady(role, client.status) };
       }

@@ -132,7 +132,9 @@ export class OutboxTransitionRelay implements TransitionRelay {
     if (!this.listener) {
       return { connected: false, reason: messages.outboxNotPolling() };
     }
-    return this.pollError === undefined ? { connected: true } : { connected: false, reason: messages.outboxPollFailing(this.table, this.pollError) };
+    return this.pollError === undefined
+      ? { connected: true }
+      : { connected: false, reason: messages.outboxPollFailing(this.table, this.pollError) };
   }
 
   /** Stops polling, then waits for the poll and the inserts in flight. */
