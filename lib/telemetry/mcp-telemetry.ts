@@ -2,6 +2,8 @@ import type { Attributes, Context, Histogram, Span, TextMapGetter, Tracer } from
 import { SILENT_GATE_OBSERVER, type WorkflowGateObserver } from '../gating/fsm-gate-observer.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import type { McpResolvedTelemetryOptions } from '../options/mcp-resolved-options.interface.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { instanceDigest } from './instance-digest.js';
 import { loadOtelApi, type OtelApi } from './otel-api.loader.js';
 import * as names from './telemetry.names.js';
 import { WorkflowGateTelemetry } from './workflow-gate.telemetry.js';
@@ -199,11 +201,26 @@ export class McpTelemetry {
     if (request.requestId !== undefined && request.requestId !== null) attributes[names.JSONRPC_REQUEST_ID] = String(request.requestId);
     if (request.sessionId) attributes[names.MCP_SESSION_ID] = request.sessionId;
     const uri = (request.params as { uri?: unknown } | undefined)?.uri;
-    if (typeof uri === 'string') attributes[names.MCP_RESOURCE_URI] = uri;
+    if (typeof uri === 'string') attributes[names.MCP_RESOURCE_URI] = this.withoutHandle(uri);
     if (this.options!.recordArguments && request.method === 'tools/call') {
       attributes[names.GEN_AI_TOOL_CALL_ARGUMENTS] = JSON.stringify((request.params as { arguments?: unknown }).arguments ?? {});
     }
     return attributes;
+  }
+
+  /**
+   * `uri`, except that the handle in a workflow instance resource's URI
+   * (`workflow://payment/instance/<handle>`) is replaced by the instance's digest, as in
+   * `workflow.instance.id`: a handle is a bearer capability.
+   */
+  private withoutHandle(uri: string): string {
+    const match = WORKFLOW_INSTANCE_URI.exec(uri);
+    if (!match) {
+      return uri;
+    }
+    const [, machine, handle] = match;
+    const storeKey = formatInstanceKey({ machine, scope: 'handle', id: safeDecode(handle) });
+    return `workflow://${machine}/instance/${instanceDigest(this.options!.instanceDigestKey, storeKey)}`;
   }
 
   /** What the span and the duration metric share (low cardinality). */
@@ -240,6 +257,17 @@ export class McpTelemetry {
   }
 }
 
+/** The URI of a handle-keyed workflow instance resource (see `WorkflowResourcesFactory`): its machine and its handle. */
+const WORKFLOW_INSTANCE_URI = /^workflow:\/\/([^/]+)\/instance\/([^/?#]+)/;
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** The span name's target: the tool or prompt of the request (a resource URI is left out: too many values). */
 function targetOf(method: string, params: unknown): string | undefined {
   if (method !== 'tools/call' && method !== 'prompts/get') {
@@ -257,28 +285,26 @@ function metaOf(params: unknown): Record<string, unknown> | undefined {
 /** How a request failed, as the convention records it; `undefined` when it did not. */
 function failureOf(settled: Settled): { type: string; code?: string; message?: string; exception?: Error } | undefined {
   if (settled.ok) {
-    const result = settled.result as { isError?: unknown; _meta?: Record<string, unknown>; content?: unknown } | undefined;
+    const result = settled.result as { isError?: unknown; _meta?: Record<string, unknown> } | undefined;
     if (result?.isError !== true) {
       return undefined;
     }
     // A refusal is a tool error too: its code says more than `tool_error`, with as few values.
+    // The result's text is not the status description: a refusal's may echo a handle, a handler's anything.
     const refusal = result._meta?.[MCP_ERROR_META_KEY] as { code?: unknown } | undefined;
-    return { type: typeof refusal?.code === 'string' ? refusal.code : names.TOOL_ERROR, message: firstText(result.content) };
+    return typeof refusal?.code === 'string' ? { type: refusal.code, message: refusal.code } : { type: names.TOOL_ERROR };
   }
   const { error } = settled;
   const { code, data, message } = (error ?? {}) as { code?: unknown; data?: unknown; message?: unknown };
   // The SDK answers an error without a JSON-RPC code as -32603.
   const rpcCode = String(Number.isSafeInteger(code) ? code : -32603);
   const refusalCode = (data as { code?: unknown } | undefined)?.code;
+  const refused = typeof refusalCode === 'string';
   return {
-    type: typeof refusalCode === 'string' ? refusalCode : rpcCode,
+    type: refused ? refusalCode : rpcCode,
     code: rpcCode,
-    message: typeof message === 'string' ? message : undefined,
+    // A refusal's message may echo the handle it was given: its code describes it instead.
+    message: refused ? refusalCode : typeof message === 'string' ? message : undefined,
     exception: Number.isSafeInteger(code) || !(error instanceof Error) ? undefined : error,
   };
-}
-
-function firstText(content: unknown): string | undefined {
-  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
-  return first?.type === 'text' && typeof first.text === 'string' ? first.text : undefined;
 }
