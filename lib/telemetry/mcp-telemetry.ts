@@ -70,6 +70,9 @@ export class McpTelemetry {
   private readonly operationDuration?: Histogram;
   private readonly sessionDuration?: Histogram;
   private readonly serverSpanKey?: symbol;
+  /** Whether the meter records (a meter provider was registered before the app started). */
+  private readonly measures: boolean = false;
+  private tracerSeen = false;
 
   private constructor(
     private readonly api: OtelApi | undefined,
@@ -96,9 +99,18 @@ export class McpTelemetry {
       unit: '{transition}',
       description: 'Calls of tools that fire a workflow event, by machine, event and outcome (committed, or the refusal code).',
     });
+    // The API hands out no-op instruments, for good, when no meter provider is registered yet.
+    this.measures = this.operationDuration.constructor !== api.createNoopMeter().createHistogram('').constructor;
     const serverSpanKey = api.createContextKey('nestjs-mcp-fsm server span');
     this.serverSpanKey = serverSpanKey;
-    this.gate = new WorkflowGateTelemetry({ api, tracer: this.tracer, transitions, serverSpanKey, digestKey: options.instanceDigestKey });
+    this.gate = new WorkflowGateTelemetry({
+      api,
+      tracer: this.tracer,
+      transitions,
+      measures: this.measures,
+      serverSpanKey,
+      digestKey: options.instanceDigestKey,
+    });
   }
 
   /**
@@ -113,26 +125,30 @@ export class McpTelemetry {
 
   /**
    * Runs the handler of one request in its SERVER span, continued from the client's trace
-   * context (`params._meta`, else the HTTP request's headers), and records its duration. A span
-   * that does not record (no SDK, not sampled) costs one no-op span and one no-op histogram
-   * record.
+   * context (`params._meta`, else the HTTP request's headers), and records its duration. With
+   * the API but no SDK registered it runs the handler alone: no span, no attributes (measured
+   * in docs/observability.md#what-it-costs).
    */
   serve<T>(request: McpTracedRequest, run: () => Promise<T>): Promise<T> {
     const { api, tracer } = this;
-    if (!api || !tracer) {
+    const tracing = this.tracerRegistered();
+    if (!api || !tracer || (!tracing && !this.measures)) {
       return run();
     }
     const started = performance.now();
     const target = targetOf(request.method, request.params);
-    const parent = this.parentOf(api, request);
-    const span = tracer.startSpan(
-      target ? `${request.method} ${target}` : request.method,
-      { kind: api.SpanKind.SERVER, attributes: this.spanAttributes(request, target) },
-      parent.context,
-    );
+    let span: Span | undefined;
     let work: Promise<T>;
     try {
-      if (span.isRecording()) {
+      const parent = tracing ? this.parentOf(api, request) : undefined;
+      span =
+        parent &&
+        tracer.startSpan(
+          target ? `${request.method} ${target}` : request.method,
+          { kind: api.SpanKind.SERVER, attributes: this.spanAttributes(request, target) },
+          parent.context,
+        );
+      if (parent && span?.isRecording()) {
         if (parent.link) span.addLink({ context: parent.link });
         work = api.context.with(api.trace.setSpan(parent.context, span).setValue(this.serverSpanKey!, span), run);
       } else {
@@ -160,7 +176,7 @@ export class McpTelemetry {
    */
   openSession(kind: McpMeasuredSessionKind, protocolVersion: () => string | undefined): () => void {
     const histogram = this.sessionDuration;
-    if (!histogram) {
+    if (!histogram || !this.measures) {
       return () => undefined;
     }
     const started = performance.now();
@@ -237,9 +253,25 @@ export class McpTelemetry {
     return attributes;
   }
 
-  private finish(span: Span, request: McpTracedRequest, target: string | undefined, started: number, settled: Settled): void {
+  /**
+   * Whether a tracer provider (an SDK) is registered with the API: until one is, no span is
+   * started at all. Once one is seen it stays (the API does not take a provider back).
+   */
+  private tracerRegistered(): boolean {
+    if (!this.tracerSeen && this.api) {
+      const provider = this.api.trace.getTracerProvider();
+      this.tracerSeen =
+        !(provider instanceof this.api.ProxyTracerProvider) || provider.getDelegateTracer(names.INSTRUMENTATION_SCOPE) !== undefined;
+    }
+    return this.tracerSeen;
+  }
+
+  private finish(span: Span | undefined, request: McpTracedRequest, target: string | undefined, started: number, settled: Settled): void {
+    if (!span && !this.measures) {
+      return;
+    }
     const failure = failureOf(settled);
-    if (span.isRecording()) {
+    if (span?.isRecording()) {
       if (failure) {
         span.setAttribute(names.ERROR_TYPE, failure.type);
         if (failure.code !== undefined) span.setAttribute(names.RPC_RESPONSE_STATUS_CODE, failure.code);
@@ -250,10 +282,12 @@ export class McpTelemetry {
         span.setAttribute(names.GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result?.structuredContent ?? result?.content ?? null));
       }
     }
-    span.end();
-    const attributes = this.commonAttributes(request, target);
-    if (failure) attributes[names.ERROR_TYPE] = failure.type;
-    this.operationDuration!.record((performance.now() - started) / 1000, attributes);
+    span?.end();
+    if (this.measures) {
+      const attributes = this.commonAttributes(request, target);
+      if (failure) attributes[names.ERROR_TYPE] = failure.type;
+      this.operationDuration!.record((performance.now() - started) / 1000, attributes);
+    }
   }
 }
 

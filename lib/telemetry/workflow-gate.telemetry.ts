@@ -23,6 +23,8 @@ export interface GateTelemetryParts {
   api: OtelApi;
   tracer: Tracer;
   transitions: Counter;
+  /** Whether `transitions` records (a meter provider was registered). */
+  measures: boolean;
   /** Context key under which the request's server span is found below it. */
   serverSpanKey: symbol;
   digestKey: Uint8Array | string;
@@ -45,6 +47,10 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
   }
 
   settled(call: WorkflowCall): void {
+    const span = this.serverSpan();
+    if (!span && !this.parts.measures) {
+      return;
+    }
     const { instance, admitted, storedState, refusal } = call.outcome;
     const machine = instance?.machine ?? refusal?.data.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads;
     const event = (call.tool.start ?? call.tool.binding)?.transition;
@@ -55,7 +61,6 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
         : call.abandoned
           ? OUTCOME_ABANDONED
           : TOOL_ERROR;
-    const span = this.serverSpan();
     if (span) {
       const attributes: Attributes = { [WORKFLOW_MACHINE]: machine };
       if (event) attributes[WORKFLOW_EVENT] = event;
@@ -76,10 +81,11 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
   }
 
   /** `work` in a child span of the server span (only below one that records: nothing to attach it to otherwise). */
-  private async child<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
-    if (!this.serverSpan()) {
-      return work();
-    }
+  private child<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
+    return this.serverSpan() ? this.inChild(name, call, work) : work();
+  }
+
+  private async inChild<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
     const { tracer, api } = this.parts;
     const machine = call.tool.binding?.machine ?? call.tool.start?.machine;
     const span = tracer.startSpan(name, { attributes: machine ? { [WORKFLOW_MACHINE]: machine } : {} });
