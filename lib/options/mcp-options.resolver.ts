@@ -38,6 +38,8 @@ export const DEFAULT_ATTACHMENT_ID = 'local';
 
 /** Fewest bytes a `telemetry.instanceDigestKey` may have. */
 const MIN_DIGEST_KEY_BYTES = 16;
+/** The digest key when none is given: one per process, so every McpModule of it agrees. */
+const PROCESS_DIGEST_KEY = randomBytes(32);
 
 const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 const DEFAULT_RETENTION_BATCH = 500;
@@ -148,7 +150,7 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
 }
 
 function resolveTelemetry(telemetry: NonNullable<McpModuleOptions['telemetry']>): McpResolvedTelemetryOptions {
-  const key = telemetry.instanceDigestKey ?? randomBytes(32);
+  const key = telemetry.instanceDigestKey ?? PROCESS_DIGEST_KEY;
   const length = typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength;
   if (length < MIN_DIGEST_KEY_BYTES) {
     throw new Error(digestKeyTooShort(length, MIN_DIGEST_KEY_BYTES));

@@ -49,7 +49,7 @@ const HEADERS_GETTER: TextMapGetter<McpRequestHeaders> = {
   },
 };
 
-/** A `CallToolResult`, a JSON-RPC error: what a handler's settlement is read for. */
+/** How a handler settled: its result (a `CallToolResult`, for a tool), or what it threw. */
 type Settled = { ok: true; result: unknown } | { ok: false; error: unknown };
 
 /**
