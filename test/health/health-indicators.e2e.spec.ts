@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { McpHealthService, McpModule, type McpModuleOptions, type WorkflowSnapshot, type WorkflowStateStore } from '../../lib/index.js';
 import { McpRelayHealthIndicator, McpStoreHealthIndicator } from '../../lib/terminus.js';
 import { PostgresTransitionRelay, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { HealthController } from '../../sample/health.controller.js';
 import { invoiceMachine } from '../fixtures/billing.machines.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -15,35 +16,29 @@ const STORE_TIMEOUT_MS = 1000;
 /** Scheduling slack on a loaded 2-core machine, on top of the bound the store promises. */
 const SLACK_MS = 1500;
 
-@Controller('health')
-class HealthController {
+/** What a readiness probe that takes a replica with a lost relay out reads (the sample's controller serves `/health`). */
+@Controller('health/strict')
+class StrictHealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly store: McpStoreHealthIndicator,
     private readonly relay: McpRelayHealthIndicator,
   ) {}
 
   @Get()
   @HealthCheck()
   check() {
-    return this.health.check([() => this.store.isHealthy('workflowStore'), () => this.relay.isHealthy('transitionRelay')]);
-  }
-
-  @Get('strict')
-  @HealthCheck()
-  strict() {
     return this.health.check([() => this.relay.isHealthy('transitionRelay', { whenDisconnected: 'down' })]);
   }
 }
 
-/** An app with McpModule on `options` and the health controller an app writes with the indicators. */
+/** An app with McpModule on `options` and the health controller of the sample (an app's own, written with the indicators). */
 function healthApp(options: Partial<McpModuleOptions>): DynamicModule {
   @Module({})
   class HealthAppModule {}
   return {
     module: HealthAppModule,
     imports: [McpModule.forRoot({ name: 'health', version: '1.0.0', machines: [invoiceMachine], ...options }), TerminusModule.forRoot()],
-    controllers: [HealthController],
+    controllers: [HealthController, StrictHealthController],
     providers: [McpStoreHealthIndicator, McpRelayHealthIndicator],
   };
 }
