@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpModuleOptions } from '../../lib/index.js';
@@ -291,6 +291,35 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     const [span] = sdk.named('tools/call invoice.status');
     expect(span.spanContext().traceId).toBe(parent.traceId);
     expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
+  });
+
+  it('links the HTTP server span active around the request when _meta carries the client context, and is its child otherwise', async () => {
+    const http = trace.getTracer('http-instrumentation');
+    app = await listenApp([billingModule()], {
+      configure: (nest) =>
+        nest.use((request: { url?: string }, response: { on: (event: 'finish', listener: () => void) => void }, next: () => void) => {
+          const span = http.startSpan('POST /mcp', { kind: SpanKind.SERVER });
+          response.on('finish', () => span.end());
+          context.with(trace.setSpan(context.active(), span), next);
+        }),
+    });
+    agent = await connectClient(await mcpUrl(app));
+    const parent = clientTraceparent();
+    await agent.client.callTool({ name: 'invoice.status', arguments: {}, _meta: { traceparent: parent.traceparent } });
+    await agent.call('invoice.submit');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const [status] = sdk.named('tools/call invoice.status');
+    expect(status.parentSpanContext?.spanId).toBe(parent.spanId);
+    const httpSpans = sdk.named('POST /mcp');
+    expect(status.links).toHaveLength(1);
+    expect(httpSpans.map((span) => span.spanContext().spanId)).toContain(status.links[0].context.spanId);
+
+    const [submit] = sdk.named('tools/call invoice.submit');
+    const carrier = httpSpans.find((span) => span.spanContext().spanId === submit.parentSpanContext?.spanId);
+    expect(carrier).toBeDefined();
+    expect(submit.spanContext().traceId).toBe(carrier!.spanContext().traceId);
+    expect(submit.links).toEqual([]);
   });
 
   it('records nothing with telemetry.enabled: false', async () => {
