@@ -97,6 +97,7 @@ export class McpTelemetry {
     });
     const transitions = meter.createCounter(names.WORKFLOW_TRANSITIONS, {
       unit: '{transition}',
+      valueType: api.ValueType.INT,
       description: 'Calls of tools that fire a workflow event, by machine, event and outcome (committed, or the refusal code).',
     });
     // The API hands out no-op instruments, for good, when no meter provider is registered yet.

@@ -296,12 +296,14 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
   it('links the HTTP server span active around the request when _meta carries the client context, and is its child otherwise', async () => {
     const http = trace.getTracer('http-instrumentation');
     app = await listenApp([billingModule()], {
-      configure: (nest) =>
-        nest.use((request: { url?: string }, response: { on: (event: 'finish', listener: () => void) => void }, next: () => void) => {
+      configure: (nest) => {
+        // What an HTTP instrumentation does: a SERVER span for the request, active while it is served.
+        nest.use((_request: unknown, response: { on: (event: 'finish', listener: () => void) => void }, next: () => void) => {
           const span = http.startSpan('POST /mcp', { kind: SpanKind.SERVER });
           response.on('finish', () => span.end());
           context.with(trace.setSpan(context.active(), span), next);
-        }),
+        });
+      },
     });
     agent = await connectClient(await mcpUrl(app));
     const parent = clientTraceparent();
