@@ -17,6 +17,8 @@ export { FsmRefusal, type FsmRefusalCode, type FsmRefusalData } from './gating/f
 export { WorkflowRefusals } from './gating/fsm-refusals.js';
 export { FsmRefusals } from './gating/fsm-refusals.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
+export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY } from './gating/confirmation.step.js';
+export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/fsm-engine.interface.js';
 export type { FsmEngine, FsmMachineState, FsmStep } from './machines/fsm-engine.interface.js';
@@ -62,6 +64,7 @@ export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-stor
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
 export {
   MCP_BIND_STATE_METADATA,
+  MCP_CONFIRM_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_START_WORKFLOW_METADATA,
@@ -70,6 +73,7 @@ export {
 } from './mcp.constants.js';
 export { MCP_SERVER_METADATA } from './decorators/served-by.decorator.js';
 export type { McpBindStateMetadata } from './decorators/bind-state.decorator.js';
+export type { McpConfirmMetadata } from './decorators/confirm.decorator.js';
 export type { BindStateMetadata } from './decorators/bind-state.decorator.js';
 export type { McpStartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
 export type { StartWorkflowMetadata } from './decorators/start-workflow.decorator.js';

@@ -3,6 +3,7 @@ export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-defi
 export type {
   McpGateOptions,
   McpHttpTransportOptions,
+  McpInputRequestOptions,
   McpModuleOptions,
   McpRetentionOptions,
   McpSessionOptions,
@@ -25,6 +26,8 @@ export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions }
 export { BindState, type BindStateOptions } from './decorators/bind-state.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow, type StartWorkflowOptions } from './decorators/start-workflow.decorator.js';
+export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
+export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.result.js';
 export { McpServedBy } from './decorators/served-by.decorator.js';
 export { ServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';

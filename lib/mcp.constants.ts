@@ -16,3 +16,5 @@ export const MCP_STATE_META_KEY = 'nestjs-mcp-fsm/state';
 export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 /** Metadata key written by `@McpResource` on a method. */
 export const MCP_RESOURCE_METADATA = 'nestjs-mcp-fsm:resource';
+/** Metadata key written by `@McpConfirm` on a method. */
+export const MCP_CONFIRM_METADATA = 'nestjs-mcp-fsm:confirm';

@@ -10,6 +10,8 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { WorkflowRefusals } from './gating/fsm-refusals.js';
+import { WorkflowConfirmations } from './gating/confirmation.step.js';
+import { McpInputRounds } from './protocol/input-required.rounds.js';
 import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
 import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
@@ -75,6 +77,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     McpExplorer,
     UnknownStateReporter,
     WorkflowRefusals,
+    WorkflowConfirmations,
     WorkflowTransitionBus,
     FsmRetentionSweeper,
     fsmGateProvider,
@@ -85,6 +88,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     McpShutdownDrain,
     ToolCallHandler,
     PrimitiveCallHandler,
+    McpInputRounds,
     McpServerFactory,
     ModernServerFactory,
     McpSessionRegistry,

@@ -4,6 +4,7 @@ import { McpMachineRegistry } from './machines/machine-registry.js';
 import { machineEngineChosen } from './machines/machines.messages.js';
 import { WorkflowGate } from './gating/fsm-gate.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/fsm-gate-options.interface.js';
+import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 import { TRANSITION_RELAY } from './relays/fsm-transition.bus.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -11,6 +12,7 @@ import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolve
 import {
   MCP_DISCOVERY_OPTIONS,
   MCP_HTTP_OPTIONS,
+  MCP_INPUT_REQUEST_OPTIONS,
   MCP_RESOLVED_OPTIONS,
   MCP_SERVER_IDENTITY,
   MCP_SESSION_OPTIONS,
@@ -47,6 +49,19 @@ export const optionSliceProviders: Provider[] = [
     inject: [MCP_RESOLVED_OPTIONS],
   },
   { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
+  {
+    provide: MCP_INPUT_REQUEST_OPTIONS,
+    useFactory: (options: McpResolvedOptions) => options.inputRequests,
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
+  {
+    provide: WORKFLOW_CONFIRMATION_OPTIONS,
+    useFactory: ({ inputRequests }: McpResolvedOptions): WorkflowConfirmationOptions => ({
+      timeoutMs: inputRequests.timeoutMs,
+      requestStateTtlMs: inputRequests.requestStateTtlMs,
+    }),
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
 ];
 
 /** The store of the options, or a new in-memory one. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import {
   McpBindState,
+  McpConfirm,
   McpPrompt,
   McpTool,
   McpWorkflow,
@@ -29,6 +30,15 @@ const statusOutput = z.object({
     }),
   ),
 });
+
+/**
+ * How a person recognises this session's invoice: the session's invoice on stateful HTTP, the
+ * caller's in MCP 2026-07-28 (one per principal), the process's on stdio.
+ */
+function invoiceNumber(ctx: WorkflowContext<typeof invoiceMachine>): string {
+  const id = ctx.sessionId ?? ctx.authInfo?.clientId;
+  return id ? `INV-${id.slice(0, 8)}` : 'INV-local';
+}
 
 /**
  * The invoice workflow's tools. The invoice is session-keyed: each MCP session (or the one
@@ -84,6 +94,7 @@ export class InvoiceTools {
     annotations: { destructiveHint: true },
   })
   @McpBindState(invoiceMachine, 'approved', 'DISCHARGE')
+  @McpConfirm(invoiceMachine, (_args, ctx) => `Discharge invoice ${invoiceNumber(ctx)}? It is paid out and cannot be undone.`)
   discharge() {
     return { message: 'Invoice discharged.' };
   }

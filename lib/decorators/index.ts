@@ -9,3 +9,4 @@ export * from './mcp-prompt.decorator.js';
 export * from './mcp-resource.decorator.js';
 export * from './mcp-completer.type.js';
 export * from './served-by.decorator.js';
+export * from './confirm.decorator.js';

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStateValue } from '../machines/state-value.js';
 
 /**
@@ -30,6 +30,20 @@ export interface McpToolContext<TManager = unknown> {
    * writes through it commit or roll back together with the state change.
    */
   readonly manager?: TManager;
+  /**
+   * The capabilities the client declared: at `initialize` on a 2025-11-25 session (also one
+   * rebuilt on another replica), in the request's `_meta` on a 2026-07-28 request.
+   */
+  readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * The client's answers to the input requests the handler returned on the previous round
+   * (`mcpInputRequired`), by their keys; `undefined` on a first round. Client input: check it.
+   */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /** The `requestState` the handler returned on the previous round, as it returned it (verified: the client cannot change it). */
+  readonly requestState?: unknown;
+  /** What the person filled in when confirming the call (`@McpConfirm` with a `schema`); `{}` after a plain yes. */
+  readonly confirmation?: Readonly<Record<string, unknown>>;
   /** The SDK's request extra: `signal` (aborted when the client cancels), `sendNotification`, `requestId`, ... */
   readonly extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
   /**

@@ -164,3 +164,19 @@ export const injectionFromOtherServer = (
   global: boolean,
 ): string =>
   `${source} injects ${token}, and its handlers are served by MCP server "${served}", but Nest gave it the one of server "${injected}"${global ? ' (global)' : ''}; import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value), ahead of any other server's.`;
+
+/** Bootstrap error: `@McpConfirm` on a handler that fires no transition. */
+export const confirmNeedsTransition = (source: string): string =>
+  `${source}: @McpConfirm asks before a transition, so it goes on a tool bound with an event: @McpBindState(machine, states, 'EVENT').`;
+
+/** Bootstrap error: `@McpConfirm` names another machine than the binding's. */
+export const confirmOtherMachine = (source: string, confirm: string, bound: string): string =>
+  `${source}: @McpConfirm names machine "${confirm}", but the tool is bound to "${bound}"; pass the machine of @McpBindState.`;
+
+/** Bootstrap error: the `schema` of `@McpConfirm` has a field an elicitation form cannot show. */
+export const confirmSchemaNotFlat = (source: string, field: string): string =>
+  `${source}: @McpConfirm's schema field "${field}" is not a string, number, integer, boolean or enum; an elicitation form shows flat fields only.`;
+
+/** Bootstrap error: `timeoutMs` of `@McpConfirm` is not a positive number. */
+export const confirmTimeoutInvalid = (source: string, timeoutMs: unknown): string =>
+  `${source}: @McpConfirm's timeoutMs must be a positive number of milliseconds (got ${String(timeoutMs)}).`;

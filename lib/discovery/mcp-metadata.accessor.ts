@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   MCP_BIND_STATE_METADATA,
+  MCP_CONFIRM_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_START_WORKFLOW_METADATA,
@@ -9,6 +10,7 @@ import {
   MCP_WORKFLOW_METADATA,
 } from '../mcp.constants.js';
 import type { McpBindStateMetadata } from '../decorators/bind-state.decorator.js';
+import type { McpConfirmMetadata } from '../decorators/confirm.decorator.js';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
@@ -37,6 +39,10 @@ export class McpMetadataAccessor {
 
   getBinding(handler: Handler): McpBindStateMetadata | undefined {
     return this.reflector.get(MCP_BIND_STATE_METADATA, handler);
+  }
+
+  getConfirmation(handler: Handler): McpConfirmMetadata | undefined {
+    return this.reflector.get(MCP_CONFIRM_METADATA, handler);
   }
 
   getStart(handler: Handler): McpStartWorkflowMetadata | undefined {

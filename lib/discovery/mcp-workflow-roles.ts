@@ -3,9 +3,11 @@ import { z, type ZodObject } from 'zod';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from '../gating/confirmation-options.interface.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { McpHandlerKind, McpToolBinding, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerKind, McpToolBinding, McpToolConfirmation, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
+import { confirmationQuestion } from './confirmation-question.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
@@ -16,6 +18,7 @@ export interface McpWorkflowRole {
   workflow?: string;
   binding?: McpToolBinding;
   start?: McpToolStart;
+  confirmation?: McpToolConfirmation;
 }
 
 const DECORATOR: Record<McpHandlerKind, string> = { tool: '@McpTool', prompt: '@McpPrompt', resource: '@McpResource' };
@@ -32,6 +35,7 @@ export class McpWorkflowRoles {
     private readonly machines: McpMachineRegistry,
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly store: FsmStoreAdapter,
+    @Inject(WORKFLOW_CONFIRMATION_OPTIONS) private readonly confirmations: WorkflowConfirmationOptions,
   ) {}
 
   /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
@@ -46,7 +50,24 @@ export class McpWorkflowRoles {
       throw new Error(messages.onlyToolsMove(source, DECORATOR[kind]));
     }
     const workflow = binding?.machine ?? start?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
-    return { workflow, binding, start };
+    const confirmation = this.resolveConfirmation(source, method, binding);
+    return { workflow, binding, start, ...(confirmation ? { confirmation } : {}) };
+  }
+
+  /** `@McpConfirm` of a tool bound to states with an event, of the binding's machine. */
+  private resolveConfirmation(source: string, method: Method, binding: McpToolBinding | undefined): McpToolConfirmation | undefined {
+    const meta = this.accessor.getConfirmation(method);
+    if (!meta) {
+      return undefined;
+    }
+    if (!binding?.transition) {
+      throw new Error(messages.confirmNeedsTransition(source));
+    }
+    const machine = this.requireMachineId(source, '@McpConfirm', meta.machine, '@McpConfirm');
+    if (machine !== binding.machine) {
+      throw new Error(messages.confirmOtherMachine(source, machine, binding.machine));
+    }
+    return confirmationQuestion(source, meta, this.confirmations.timeoutMs);
   }
 
   /** The machine's handle argument key, when `machine` is handle-keyed. */

@@ -51,6 +51,8 @@ export class FsmCallRecord implements WorkflowCallOutcome {
   lock: FsmInstanceLock | undefined;
   /** Transaction a transactional start tool creates its instance in. */
   transaction: WorkflowTransaction | undefined;
+  /** The version (`updatedAt`, `null`: not stored yet) of the instance a person confirmed the call on (`@McpConfirm`). */
+  confirmedVersion: string | null | undefined;
   private built?: { value: unknown; result: unknown };
 
   get state(): string | null | undefined {

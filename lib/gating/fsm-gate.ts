@@ -23,7 +23,9 @@ import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isToolErrorResult } from '../results/tool-output.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
+import { WorkflowConfirmations } from './confirmation.step.js';
 
 /** What a binding claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
 interface ClaimStates {
@@ -53,6 +55,7 @@ export class WorkflowGate implements NestInterceptor {
     protected readonly refusals: WorkflowRefusals,
     protected readonly bus: WorkflowTransitionBus,
     protected readonly unknownStates: UnknownStateReporter,
+    protected readonly confirmations: WorkflowConfirmations,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -95,21 +98,26 @@ export class WorkflowGate implements NestInterceptor {
    */
   protected async run(call: WorkflowCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
+    let answer: unknown;
     try {
+      const question = call.tool.confirmation && (await this.confirm(call, input ?? call.args));
+      if (question) {
+        return (answer = question);
+      }
       await this.failClosed(call, false, () => this.admit(call));
       if (input) {
         await this.decideWith(call, input);
       }
       const result = await call.unlessAbandoned(() => (running = handler()));
       running = undefined;
-      if (!isToolErrorResult(result)) {
+      if (!isToolErrorResult(result) && !isInputRequired(result)) {
         recordOf(call).keepResult(result, buildCallResult(call, result));
         call.beginCommit();
         await this.failClosed(call, true, () => this.complete(call));
       }
-      return result;
+      return (answer = result);
     } finally {
-      this.observer.settled(call);
+      this.observer.settled(call, answer);
       if (running && call.abandoned && call.context.manager) {
         // The handler still writes through the call's transaction: it rolls back once the handler
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
@@ -118,6 +126,34 @@ export class WorkflowGate implements NestInterceptor {
       } else {
         await this.settle(call);
       }
+    }
+  }
+
+  /**
+   * Gets the person's yes for a confirmed transition (`@McpConfirm`) before anything is
+   * claimed: the instance is read and refused as any call would be (unknown, someone else's,
+   * out of state: nobody is asked), then {@link WorkflowConfirmations.ask} asks. Answers the
+   * question a 2026-07-28 call returns instead of running, or nothing when the call goes on.
+   */
+  protected async confirm(call: WorkflowCall, input: Record<string, unknown>): Promise<McpInputRequired | undefined> {
+    const confirmation = call.tool.confirmation;
+    if (!confirmation) {
+      return undefined;
+    }
+    let stored: WorkflowSnapshot | undefined;
+    await this.failClosed(call, false, async () => {
+      stored = await this.readInstance(
+        call,
+        this.confirmations.resolveAskable(call, () => this.resolve(call)),
+      );
+    });
+    try {
+      return await this.confirmations.ask(call, confirmation, input, stored);
+    } catch (error) {
+      if (error instanceof WorkflowRefusal) {
+        recordOf(call).refusal = error;
+      }
+      throw error;
     }
   }
 
@@ -176,6 +212,9 @@ export class WorkflowGate implements NestInterceptor {
     if (!binding.states.some((state) => engine.matches(snapshot.state, state))) {
       throw this.refusals.forbidden(call, instance.machine, snapshot.state);
     }
+    if (call.tool.confirmation) {
+      this.confirmations.checkClaimed(call, snapshot);
+    }
   }
 
   /** Computes where the admitted call leads (its start, or its bound transition) with `input` as `event.input`. */
@@ -195,6 +234,11 @@ export class WorkflowGate implements NestInterceptor {
 
   /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
   protected async admitRead(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<void> {
+    await this.readInstance(call, instance);
+  }
+
+  /** Admits `instance` as a read does, without claiming it; answers it as stored (`undefined`: a session's instance not stored yet). */
+  private async readInstance(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<WorkflowSnapshot | undefined> {
     const engine = this.machines.engine(instance.machine);
     const stored = await this.store.load(instance.storeKey);
     // A session's instance exists once its first transition ran; until then it is the initial one.
@@ -207,6 +251,7 @@ export class WorkflowGate implements NestInterceptor {
     if (binding && !binding.states.some((state) => engine.matches(snapshot.state, state))) {
       throw this.refusals.forbidden(call, instance.machine, snapshot.state);
     }
+    return stored;
   }
 
   /** Which instance the call acts on: its handle argument, or its connection's session instance. */

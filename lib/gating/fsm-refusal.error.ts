@@ -14,6 +14,8 @@ export type WorkflowRefusalCode =
   | 'STATE_UNAVAILABLE'
   | 'NO_SESSION'
   | 'LEASE_EXPIRED'
+  | 'DECLINED'
+  | 'CONFIRMATION_REQUIRED'
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */

@@ -65,6 +65,18 @@ export class WorkflowRefusals {
     return this.refuse(call, 'LEASE_EXPIRED', text, machine, state, allowed);
   }
 
+  /** The person at the client said no to a confirmed transition, dismissed it, or did not answer in time (`why` says which). */
+  declined(call: WorkflowCall, machine: string, state: string, why: string): WorkflowRefusal {
+    const allowed = this.tools.allowedNames(machine, state);
+    return this.refuse(call, 'DECLINED', messages.declined(call.tool.name, machine, state, why, allowed), machine, state, allowed);
+  }
+
+  /** A confirmed transition cannot get a person's yes on this call (`why` names what is needed). */
+  confirmationRequired(call: WorkflowCall, machine: string, state: string | null, why: string): WorkflowRefusal {
+    const text = messages.confirmationRequired(call.tool.name, machine, state, why);
+    return this.refuse(call, 'CONFIRMATION_REQUIRED', text, machine, state);
+  }
+
   /**
    * A refusal with any code, for gate subclasses (`'FROZEN'`, say): `text` is what the model
    * reads; the allowed tools are those of `state` when given, else the workflow's entry tools.

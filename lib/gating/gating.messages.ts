@@ -68,6 +68,57 @@ export const noSession = (tool: string, machine: string): string =>
 export const leaseExpired = (tool: string, machine: string, state: string, leaseMs: number): string =>
   `LEASE_EXPIRED: "${tool}" ran, but lost its claim on ${machine} meanwhile (its ${leaseMs} ms lease could not be renewed), so its transition was not stored; ${machine} was "${echo(state)}". Check its status before retrying.`;
 
+/** DECLINED: the person did not say yes to a confirmed transition; `why` says what happened. */
+export const declined = (tool: string, machine: string, state: string, why: string, allowed: readonly string[]): string =>
+  `DECLINED: "${tool}" did not run: ${why}. ${machine} stays "${echo(state)}". Allowed now: ${formatToolList(allowed)}.`;
+
+/** CONFIRMATION_REQUIRED: a confirmed transition cannot be put to a person on this call; `why` names what is needed. */
+export const confirmationRequired = (tool: string, machine: string, state: string | null, why: string): string =>
+  `CONFIRMATION_REQUIRED: "${tool}" runs only after a person at the client says yes, and ${why}. It did not run${state === null ? '' : `; ${machine} stays "${echo(state)}"`}.`;
+
+/** Why DECLINED: the person chose no. */
+export const personDeclined = (): string => 'the person at the client declined';
+
+/** Why DECLINED: the person dismissed the question. */
+export const personCancelled = (): string => 'the person at the client dismissed the question without answering';
+
+/** Why DECLINED: no answer within the wait. */
+export const noAnswerInTime = (timeoutMs: number): string =>
+  `the person at the client did not answer within ${formatDuration(timeoutMs)} (inputRequests.timeoutMs, or timeoutMs of @McpConfirm)`;
+
+/** Why DECLINED: the client failed the elicitation request. */
+export const clientFailedToAsk = (reason: string): string => `the client could not ask the person (${echo(reason)})`;
+
+/** Why DECLINED: the accepted answer does not fit the form. */
+export const answerDoesNotFit = (issues: string): string => `the answer did not fit the question's form: ${issues}`;
+
+/** Why CONFIRMATION_REQUIRED: a 2025-11-25 client without the elicitation capability. */
+export const noElicitationAtInitialize = (): string =>
+  'this client did not declare the "elicitation" capability (form mode) at initialize: connect with a client that declares it and shows the question to its user';
+
+/** Why CONFIRMATION_REQUIRED: a 2026-07-28 request without the elicitation capability. */
+export const noElicitationInRequest = (): string =>
+  'this request\'s client capabilities (_meta "io.modelcontextprotocol/clientCapabilities") do not include "elicitation": call it from a client that declares elicitation and shows the question to its user';
+
+/** Why CONFIRMATION_REQUIRED: stateless HTTP has no way back to the client. */
+export const noWayToAsk = (): string =>
+  'this stateless HTTP connection has no way to put a question to the client: call it on a stateful session or stdio with a client that declares "elicitation", or over MCP 2026-07-28';
+
+/** Why CONFIRMATION_REQUIRED: a 2026-07-28 retry echoed a confirmation already used. */
+export const confirmationUsed = (): string =>
+  'the confirmation sent back was already used: call the tool again without it to be asked anew';
+
+/** Why CONFIRMATION_REQUIRED: a 2026-07-28 retry echoed a confirmation of another call. */
+export const confirmationForeign = (machine: string): string =>
+  `the confirmation sent back was given for another call (another ${machine} instance, state, tool or arguments, or before ${machine} last changed): call the tool again without it to be asked anew`;
+
+/** Why CONFIRMATION_REQUIRED: the instance changed between the person's yes and the claim. */
+export const changedWhileAsked = (machine: string): string =>
+  `${machine} changed while the person was asked, so the yes no longer applies: call the tool again to be asked anew`;
+
+/** A wait in words: `45 s`, `5 min`. */
+const formatDuration = (ms: number): string => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`);
+
 /** A freshly minted handle already exists (never expected with 128 random bits). */
 export const handleCollision = (storeKey: string): string => `the new handle "${storeKey}" already exists; no instance was started`;
 

@@ -7,4 +7,6 @@ export * from './mcp-workflow.service.js';
 export * from './mcp-execution-context.js';
 export * from './fsm-gate-options.interface.js';
 export * from './unknown-state.reporter.js';
+export * from './confirmation.step.js';
+export * from './confirmation-options.interface.js';
 export * from './fsm-gate-observer.interface.js';

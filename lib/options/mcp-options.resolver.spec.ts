@@ -12,6 +12,8 @@ class OwnGate extends WorkflowGate {}
 const store = new InMemoryWorkflowStateStore();
 const sessionStore = new InMemoryMcpSessionStore();
 const clientAddress = () => 'proxy';
+/** New in 0.3, so the same in both shapes; given, so that the two resolutions compare equal (the default key is random). */
+const inputRequests = { requestStateKey: 'a-key-of-at-least-thirty-two-bytes' };
 
 /** Every option that moved, under its 0.2 name. */
 const flat: McpModuleOptions = {
@@ -29,6 +31,7 @@ const flat: McpModuleOptions = {
   retention: { finishedMs: 10_000 },
   transactional: true,
   gate: OwnGate,
+  inputRequests,
 };
 
 /** The same configuration in its grouped shape. */
@@ -54,6 +57,7 @@ const grouped: McpModuleOptions = {
     retention: { finishedMs: 10_000 },
     transactional: true,
   },
+  inputRequests,
 };
 
 describe('resolveMcpOptions', () => {
@@ -116,6 +120,29 @@ describe('resolveMcpOptions', () => {
       direct: false,
       drainMs: 10_000,
     });
+  });
+
+  it('fills inputRequests: the waits, and a random 32-byte requestState key per resolution unless one is given', () => {
+    const first = resolveMcpOptions({ name: 'a', version: '1' }).inputRequests;
+    const second = resolveMcpOptions({ name: 'a', version: '1' }).inputRequests;
+    expect(first).toMatchObject({ timeoutMs: 300_000, requestStateTtlMs: 600_000, maxRounds: 8, requestStateKeyGenerated: true });
+    expect(first.requestStateKey.byteLength).toBe(32);
+    expect(Buffer.from(first.requestStateKey).equals(Buffer.from(second.requestStateKey))).toBe(false);
+    const given = resolveMcpOptions({ name: 'a', version: '1', inputRequests: { ...inputRequests, timeoutMs: 1_000 } }).inputRequests;
+    expect(given).toMatchObject({ timeoutMs: 1_000, requestStateKeyGenerated: false });
+    expect(Buffer.from(given.requestStateKey).toString()).toBe(inputRequests.requestStateKey);
+  });
+
+  it('refuses a requestState key shorter than 32 bytes, and waits out of range, naming the option', () => {
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { requestStateKey: 'short' } })).toThrow(
+      'McpModule: inputRequests.requestStateKey has 5 bytes; it needs at least 32',
+    );
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { timeoutMs: 0 } })).toThrow(
+      'McpModule: inputRequests.timeoutMs must be a number of at least 1 (got 0).',
+    );
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { requestStateTtlMs: 10 } })).toThrow(
+      'McpModule: inputRequests.requestStateTtlMs must be a number of at least 1000 (got 10).',
+    );
   });
 });
 

@@ -4,14 +4,21 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
-import type { McpGateOptions, McpHttpTransportOptions, McpModuleOptions, McpSessionOptions } from './mcp-module-options.interface.js';
+import type {
+  McpGateOptions,
+  McpHttpTransportOptions,
+  McpInputRequestOptions,
+  McpModuleOptions,
+  McpSessionOptions,
+} from './mcp-module-options.interface.js';
 import type {
   McpResolvedHttpOptions,
+  McpResolvedInputRequestOptions,
   McpResolvedOptions,
   McpResolvedSessionOptions,
   McpResolvedTelemetryOptions,
 } from './mcp-resolved-options.interface.js';
-import { digestKeyTooShort } from './options.messages.js';
+import * as messages from './options.messages.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -43,6 +50,15 @@ const PROCESS_DIGEST_KEY = randomBytes(32);
 
 const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 const DEFAULT_RETENTION_BATCH = 500;
+
+/** Default wait of a 2025-11-25 session for the client's answer to one request (a person reading a question). */
+export const DEFAULT_INPUT_REQUEST_TIMEOUT_MS = 5 * 60_000;
+/** Default lifetime of a `requestState`. */
+export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
+/** Default rounds of one 2025-11-25 call whose handler returns input-required results. */
+export const DEFAULT_INPUT_REQUEST_MAX_ROUNDS = 8;
+/** The shortest `requestStateKey` (HMAC-SHA256 wants 256 bits). */
+const MIN_REQUEST_STATE_KEY_BYTES = 32;
 
 /** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
 const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
@@ -106,6 +122,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
         batchSize: retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
       },
     },
+    inputRequests: resolveInputRequests(options.inputRequests ?? {}),
     discovery: {
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
@@ -131,6 +148,33 @@ function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, a
   };
 }
 
+function resolveInputRequests(input: McpInputRequestOptions): McpResolvedInputRequestOptions {
+  const given = input.requestStateKey;
+  const key = typeof given === 'string' ? new TextEncoder().encode(given) : given;
+  if (key !== undefined && key.byteLength < MIN_REQUEST_STATE_KEY_BYTES) {
+    throw new Error(messages.requestStateKeyTooShort(key.byteLength, MIN_REQUEST_STATE_KEY_BYTES));
+  }
+  const timeoutMs = input.timeoutMs ?? DEFAULT_INPUT_REQUEST_TIMEOUT_MS;
+  const requestStateTtlMs = input.requestStateTtlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
+  const maxRounds = input.maxRounds ?? DEFAULT_INPUT_REQUEST_MAX_ROUNDS;
+  for (const [name, value, least] of [
+    ['timeoutMs', timeoutMs, 1],
+    ['requestStateTtlMs', requestStateTtlMs, 1000],
+    ['maxRounds', maxRounds, 1],
+  ] as const) {
+    if (!(typeof value === 'number' && Number.isFinite(value) && value >= least)) {
+      throw new Error(messages.inputRequestOptionInvalid(name, value, least));
+    }
+  }
+  return {
+    timeoutMs,
+    requestStateKey: key ?? new Uint8Array(randomBytes(MIN_REQUEST_STATE_KEY_BYTES)),
+    requestStateKeyGenerated: key === undefined,
+    requestStateTtlMs,
+    maxRounds,
+  };
+}
+
 function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions {
   const maxSessions = sessions.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const share = Math.max(1, Math.ceil(maxSessions * DEFAULT_MAX_SESSIONS_SHARE));
@@ -153,7 +197,7 @@ function resolveTelemetry(telemetry: NonNullable<McpModuleOptions['telemetry']>)
   const key = telemetry.instanceDigestKey ?? PROCESS_DIGEST_KEY;
   const length = typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength;
   if (length < MIN_DIGEST_KEY_BYTES) {
-    throw new Error(digestKeyTooShort(length, MIN_DIGEST_KEY_BYTES));
+    throw new Error(messages.digestKeyTooShort(length, MIN_DIGEST_KEY_BYTES));
   }
   return {
     enabled: telemetry.enabled ?? true,

@@ -55,6 +55,20 @@ export interface McpResolvedTelemetryOptions {
   instanceDigestKey: string | Uint8Array;
 }
 
+/** `inputRequests` as the protocol layer reads it: how `requestState` is signed, and the rounds of a 2025-11-25 call. */
+export interface McpResolvedInputRequestOptions {
+  /** How long a 2025-11-25 session waits for the client's answer to one request. */
+  timeoutMs: number;
+  /** The HMAC key of `requestState`, at least 32 bytes. */
+  requestStateKey: Uint8Array;
+  /** Whether the key was made up for this process (no `requestStateKey`): the startup log says replicas need a shared one. */
+  requestStateKeyGenerated: boolean;
+  /** How long a `requestState` is valid. */
+  requestStateTtlMs: number;
+  /** Rounds of one 2025-11-25 call whose handler keeps asking for input. */
+  maxRounds: number;
+}
+
 /** What discovery reads: which handlers it accepts and which it adds. */
 export interface McpDiscoveryOptions {
   allowRequestScoped: boolean;
@@ -74,6 +88,7 @@ export interface McpResolvedOptions {
   stdio: McpResolvedStdioOptions | null;
   sessions: McpResolvedSessionOptions;
   gate: WorkflowGateOptions;
+  inputRequests: McpResolvedInputRequestOptions;
   discovery: McpDiscoveryOptions;
   telemetry: McpResolvedTelemetryOptions;
 }
@@ -88,5 +103,7 @@ export const MCP_HTTP_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedHttpOptions');
 export const MCP_STDIO_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedStdioOptions');
 /** Injection token of the {@link McpResolvedSessionOptions}. */
 export const MCP_SESSION_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedSessionOptions');
+/** Injection token of the {@link McpResolvedInputRequestOptions}. */
+export const MCP_INPUT_REQUEST_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedInputRequestOptions');
 /** Injection token of the {@link McpDiscoveryOptions}. */
 export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');

@@ -1,4 +1,4 @@
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { MutableToolContext } from '../gating/fsm-call.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { McpSession } from '../sessions/mcp-session.js';
@@ -26,13 +26,31 @@ export function passesLogLevel(session: McpSession, level: LoggingLevel): boolea
   return SEVERITY[level] >= SEVERITY[session.logLevel];
 }
 
+/** What one round of a call carries besides its params: the client's capabilities, and its answers to the previous round's input requests. */
+export interface McpCallRound {
+  /** The 2026-07-28 request's declared capabilities (a 2025-11-25 session's come from its `initialize`). */
+  clientCapabilities?: ClientCapabilities;
+  inputResponses?: Record<string, unknown>;
+  /** The verified state the handler returned on the previous round. */
+  requestState?: unknown;
+}
+
 /** The context of one tool call, prompt get or resource read, as `@McpContext()` injects it. */
-export function createCallContext(session: McpSession, name: string, extra: McpToolContext['extra'], uri?: string): MutableToolContext {
+export function createCallContext(
+  session: McpSession,
+  name: string,
+  extra: McpToolContext['extra'],
+  uri?: string,
+  round: McpCallRound = {},
+): MutableToolContext {
   return {
     toolName: name,
     uri,
     sessionId: session.id,
     authInfo: extra.authInfo,
+    clientCapabilities: round.clientCapabilities ?? session.server?.getClientCapabilities(),
+    inputResponses: round.inputResponses,
+    requestState: round.requestState,
     extra,
     log: async (level, data, logger) => {
       if (passesLogLevel(session, level)) {

@@ -2,7 +2,7 @@ import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/ind
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
@@ -72,7 +72,7 @@ export class McpSdkServer extends Server {
    * Registers the `tools/call` handler, which checks the params itself: the Server's own
    * registration validates them with zod first and answers a malformed call with a zod dump.
    */
-  setToolCallHandler(handler: (params: unknown, extra: RequestExtra) => Promise<CallToolResult>): void {
+  setToolCallHandler(handler: (params: unknown, extra: RequestExtra) => Promise<unknown>): void {
     Protocol.prototype.setRequestHandler.call(
       this,
       LenientCallToolRequestSchema,

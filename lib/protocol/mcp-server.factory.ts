@@ -24,6 +24,10 @@ import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import type { McpInputRequired } from '../results/input-required.result.js';
+
+/** A 2025-11-25 call's answer: its rounds end with the handler's own result, as `McpInputRounds` asks the client itself. */
+const settled = <T>(result: Promise<T | McpInputRequired>): Promise<T> => result as Promise<T>;
 
 /**
  * Creates one SDK `Server` per connection (the SDK refuses a second `connect`): the lists
@@ -66,7 +70,9 @@ export class McpServerFactory {
       server.setRequestHandler(ListPromptsRequestSchema, () =>
         this.list(session, 'prompts/list', async () => ({ prompts: this.lists.prompts(await this.menu.prompts(session)) })),
       );
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => this.primitiveCalls.getPrompt(session, request.params, extra));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+        settled(this.primitiveCalls.getPrompt(session, request.params, extra)),
+      );
     }
     if (capabilities.resources) {
       server.setRequestHandler(ListResourcesRequestSchema, () =>
@@ -78,7 +84,7 @@ export class McpServerFactory {
         })),
       );
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-        this.primitiveCalls.readResource(session, request.params.uri, extra),
+        settled(this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );
       server.setRequestHandler(SubscribeRequestSchema, async (request) => {
         await this.primitiveCalls.subscribe(session, request.params.uri);

@@ -1,14 +1,24 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import {
   MCP_HTTP_OPTIONS,
+  MCP_INPUT_REQUEST_OPTIONS,
   MCP_SERVER_IDENTITY,
   type McpResolvedHttpOptions,
+  type McpResolvedInputRequestOptions,
   type McpServerIdentity,
 } from '../options/mcp-resolved-options.interface.js';
+import {
+  CAPABILITY_OF_INPUT_REQUEST,
+  isInputRequired,
+  type McpInputRequest,
+  type McpInputRequired,
+} from '../results/input-required.result.js';
+import type { McpCallRound } from './mcp-call-context.js';
+import { McpRequestStateSeal } from './request-state.seal.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
@@ -24,12 +34,6 @@ import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 /** `params._meta` key under which a 2026-07-28 request declares the client's capabilities. */
 const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-/** The client capability each server-to-client request needs. */
-const CAPABILITY_OF_REQUEST: Readonly<Record<string, string>> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
 
 /**
  * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
@@ -51,12 +55,17 @@ export class ModernServerFactory {
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
     private readonly telemetry: McpTelemetry,
+    @Inject(MCP_INPUT_REQUEST_OPTIONS) private readonly inputRequests: McpResolvedInputRequestOptions,
   ) {}
 
   /** The Node HTTP handler of the 2026-07-28 era. */
   createHandler(sdk: ModernSdk): ModernHttpHandler {
     const Server = readableParamsServer(sdk, this.telemetry);
-    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, context.authInfo?.clientId), {
+    const seal = new McpRequestStateSeal(sdk, this.inputRequests);
+    if (this.inputRequests.requestStateKeyGenerated) {
+      this.logger.log(messages.requestStateKeyGenerated());
+    }
+    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, seal, context.authInfo?.clientId), {
       legacy: 'reject',
       // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
       onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
@@ -64,7 +73,7 @@ export class ModernServerFactory {
     return sdk.node.toNodeHandler(handler);
   }
 
-  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], principal: string | undefined) {
+  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], seal: McpRequestStateSeal, principal: string | undefined) {
     const capabilities = this.servers.declaredCapabilities('modern');
     const server = new Server(
       { name: this.options.name, version: this.options.version },
@@ -88,21 +97,47 @@ export class ModernServerFactory {
         throw error instanceof JsonRpcError ? toProtocolError(sdk, error) : error;
       });
     };
+    /** A call that may take rounds (SEP-2322): the retry's answers and opened state in, an input-required result with a sealed state out. */
+    const answerRounds = <T>(
+      context: ServerContext,
+      target: string,
+      work: (extra: McpToolContext['extra'], round: McpCallRound) => Promise<T | McpInputRequired>,
+    ): Promise<T | InputRequiredResult> =>
+      answer(context, async (extra) => {
+        const round: McpCallRound = {
+          clientCapabilities: (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ??
+            {}) as McpCallRound['clientCapabilities'],
+          inputResponses: context.mcpReq.inputResponses,
+          requestState: await seal.open(target, context.mcpReq.requestState(), context),
+        };
+        const result = await work(extra, round);
+        if (!isInputRequired(result)) {
+          return result;
+        }
+        const requestState = result.requestState === undefined ? undefined : await seal.seal(target, result.requestState, context);
+        return sdk.server.inputRequired({ inputRequests: result.inputRequests as never, requestState });
+      });
     server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) =>
-      answer(context, (extra) => this.calls.handle(session, request.params, extra)),
+      answerRounds(context, `tools/call ${request.params.name}`, (extra, round) =>
+        this.calls.handle(session, request.params, extra, round),
+      ),
     );
     if (capabilities.prompts) {
       server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) =>
-        answer(context, (extra) => this.primitiveCalls.getPrompt(session, request.params, extra)),
+        answerRounds(context, `prompts/get ${request.params.name}`, (extra, round) =>
+          this.primitiveCalls.getPrompt(session, request.params, extra, round),
+        ),
       );
     }
     if (capabilities.resources) {
       server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
       server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.lists.catalog().resourceTemplates, ...hint }));
       server.setRequestHandler('resources/read', (request, context) =>
-        answer(context, (extra) => this.primitiveCalls.readResource(session, request.params.uri, extra)),
+        answerRounds(context, `resources/read ${request.params.uri}`, (extra, round) =>
+          this.primitiveCalls.readResource(session, request.params.uri, extra, round),
+        ),
       );
     }
     if (capabilities.completions) {
@@ -133,11 +168,11 @@ function toProtocolError(sdk: ModernSdk, error: JsonRpcError): Error {
 /**
  * Why a handler cannot send a request to the client in a 2026-07-28 request: the client did not
  * declare the capability it needs (-32021, which ends the call), or it did, but this era
- * replaces such requests with input-required results (SEP-2322), which the module does not
- * produce yet.
+ * replaces such requests with input-required results (SEP-2322): the handler returns
+ * `mcpInputRequired(...)` instead.
  */
 function serverRequestRefusal(context: ServerContext, method: string): Error {
-  const capability = CAPABILITY_OF_REQUEST[method];
+  const capability = CAPABILITY_OF_INPUT_REQUEST[method as McpInputRequest['method']] as string | undefined;
   const declared = (context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] ?? {}) as Record<string, unknown>;
   if (capability !== undefined && !(capability in declared)) {
     return new JsonRpcError(MCP_MISSING_CLIENT_CAPABILITY_CODE, messages.missingClientCapability(method, capability), {

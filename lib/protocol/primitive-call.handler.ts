@@ -13,7 +13,9 @@ import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { announceMenuChanges, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
-import { createCallContext } from './mcp-call-context.js';
+import { createCallContext, type McpCallRound } from './mcp-call-context.js';
+import { McpInputRounds } from './input-required.rounds.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
@@ -42,26 +44,35 @@ export class PrimitiveCallHandler {
     private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
+    private readonly rounds: McpInputRounds,
   ) {}
 
+  /** Answers `prompts/get`; `round` as for a tool call (see `ToolCallHandler.handle`). */
   async getPrompt(
     session: McpSession,
     params: { name: string; arguments?: Record<string, string> },
     extra: Extra,
-  ): Promise<GetPromptResult> {
+    round: McpCallRound = {},
+  ): Promise<GetPromptResult | McpInputRequired> {
     const prompt = this.primitives.prompt(params.name);
     if (!prompt) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownPrompt(params.name));
     }
-    return this.run(session, prompt, params.arguments ?? {}, extra);
+    return this.run(session, prompt, params.arguments ?? {}, extra, round);
   }
 
-  async readResource(session: McpSession, uri: string, extra: Extra): Promise<ReadResourceResult> {
+  /** Answers `resources/read`; `round` as for a tool call (see `ToolCallHandler.handle`). */
+  async readResource(
+    session: McpSession,
+    uri: string,
+    extra: Extra,
+    round: McpCallRound = {},
+  ): Promise<ReadResourceResult | McpInputRequired> {
     const match = this.primitives.match(checkUri('resources/read', uri));
     if (!match) {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
-    return this.run(session, match.resource, match.args, extra, uri);
+    return this.run(session, match.resource, match.args, extra, round, uri);
   }
 
   /**
@@ -110,24 +121,30 @@ export class PrimitiveCallHandler {
     definition: McpHandlerDefinition & { kind: K },
     args: Record<string, unknown>,
     extra: Extra,
+    round: McpCallRound,
     uri?: string,
-  ): Promise<McpCallResults[K]> {
+  ): Promise<McpCallResults[K] | McpInputRequired> {
     session.touch();
     const parsed = definition.inputSchema.safeParse(args);
     if (!parsed.success) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
     }
-    const context = createCallContext(session, definition.name, extra, uri);
-    const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
-    await announceMenuChanges(this.menu, session, outcome.call, extra);
-    if (!outcome.ok) {
-      throw toCallFailure(definition, outcome.error).error;
-    }
-    try {
-      return callResult(outcome.call as WorkflowCall & { tool: { kind: K } }, outcome.value);
-    } catch (error) {
-      throw toCallFailure(definition, error).error;
-    }
+    return this.rounds.run(session, definition.name, extra, round, async (current) => {
+      const context = createCallContext(session, definition.name, extra, uri, current);
+      const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
+      await announceMenuChanges(this.menu, session, outcome.call, extra);
+      if (!outcome.ok) {
+        throw toCallFailure(definition, outcome.error).error;
+      }
+      if (isInputRequired(outcome.value)) {
+        return outcome.value;
+      }
+      try {
+        return callResult(outcome.call as WorkflowCall & { tool: { kind: K } }, outcome.value);
+      } catch (error) {
+        throw toCallFailure(definition, error).error;
+      }
+    });
   }
 
   /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */

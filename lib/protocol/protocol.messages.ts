@@ -87,7 +87,7 @@ export const handleRetention = (machine: string, key: string, retention: { finis
 
 /** A 2026-07-28 request cannot carry a request from the server to the client mid-call. */
 export const modernNoServerRequests = (): string =>
-  'Requests from the server to the client (sampling, elicitation) are not available in MCP 2026-07-28 requests; use a 2025-era session.';
+  'Requests from the server to the client (sampling, elicitation, roots) are not available in MCP 2026-07-28 requests: return mcpInputRequired({ inputRequests }) from the handler instead, which serves both eras.';
 
 /** -32021: a tool needs a client capability that the 2026-07-28 request did not declare. */
 export const missingClientCapability = (method: string, capability: string): string =>
@@ -115,3 +115,35 @@ export const drainUnanswered = (inFlight: number): string =>
 /** JSON-RPC error of a call abandoned at shutdown: what its client reads. */
 export const callAbandoned = (drainMs: number): string =>
   `Service Unavailable: this MCP server shut down before the call finished (it waited ${drainMs} ms); its workflow transition was not stored. Call it again: the session goes on with another instance, or with this one after its restart.`;
+
+/** A 2025-11-25 call whose handler kept asking for input beyond `inputRequests.maxRounds`. */
+export const tooManyRounds = (name: string, maxRounds: number): string =>
+  `"${name}" asked the client for input ${maxRounds} times without answering (inputRequests.maxRounds); it was stopped.`;
+
+/** A handler asked for input on stateless HTTP, which has no way back to the client. */
+export const inputRequestsNeedStream = (name: string): string =>
+  `"${name}" needs input from the client, and this stateless HTTP connection cannot carry a request to it; use a stateful session, stdio or MCP 2026-07-28.`;
+
+/** -32602: a 2026-07-28 retry's `requestState` failed its check; `why` says how. */
+export const requestStateRefused = (name: string, why: string): string =>
+  `Invalid requestState for "${name}": ${why}. Call it again without requestState and inputResponses to start over.`;
+
+/** Why a `requestState` was refused: its signature does not match (changed, or signed with another key). */
+export const requestStateTampered = (): string =>
+  'it was changed after the server issued it, or another server key signed it (replicas need the same inputRequests.requestStateKey)';
+
+/** Why a `requestState` was refused: too old. */
+export const requestStateExpired = (ttlMs: number): string => `it expired (a requestState is valid for ${Math.round(ttlMs / 1000)} s)`;
+
+/** Why a `requestState` was refused: issued to another principal. */
+export const requestStateForeign = (): string => 'it was issued to another caller';
+
+/** Why a `requestState` was refused: issued for another tool, prompt or resource. */
+export const requestStateOtherTarget = (): string => 'it was issued for another tool, prompt or resource';
+
+/** Why a `requestState` was refused: not a requestState this server issues. */
+export const requestStateMalformed = (): string => 'it is not a requestState this server issued';
+
+/** Startup note: `requestState` is signed with a key made up for this process. */
+export const requestStateKeyGenerated = (): string =>
+  'MCP 2026-07-28 requestState is signed with a random key of this process: set inputRequests.requestStateKey (32+ bytes, the same on every replica) when several processes serve this endpoint, or a retry that reaches another one is refused.';

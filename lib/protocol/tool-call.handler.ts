@@ -10,7 +10,9 @@ import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
-import { createCallContext } from './mcp-call-context.js';
+import { createCallContext, type McpCallRound } from './mcp-call-context.js';
+import { McpInputRounds } from './input-required.rounds.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
@@ -32,9 +34,21 @@ export class ToolCallHandler {
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
+    private readonly rounds: McpInputRounds,
   ) {}
 
-  async handle(session: McpSession, params: unknown, extra: McpToolContext['extra']): Promise<CallToolResult> {
+  /**
+   * Answers one `tools/call`; `round` is what a 2026-07-28 retry brought (the client's
+   * capabilities, its answers, the opened `requestState`). A handler that asks for input
+   * answers an {@link McpInputRequired} in 2026-07-28 (the caller seals it), and is run again
+   * with the client's answers on a 2025-11-25 session.
+   */
+  async handle(
+    session: McpSession,
+    params: unknown,
+    extra: McpToolContext['extra'],
+    round: McpCallRound = {},
+  ): Promise<CallToolResult | McpInputRequired> {
     session.touch();
     const { name, args } = this.readParams(params);
     const tool = this.tools.get(name);
@@ -45,11 +59,17 @@ export class ToolCallHandler {
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
-    const context = createCallContext(session, tool.name, extra);
-    const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
-    const result = outcome.ok ? this.settle(outcome.call, outcome.value) : this.failure(outcome.call, outcome.error);
-    await announceMenuChanges(this.menu, session, outcome.call, extra);
-    return result;
+    return this.rounds.run(session, tool.name, extra, round, async (current) => {
+      const context = createCallContext(session, tool.name, extra, undefined, current);
+      const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
+      const result = !outcome.ok
+        ? this.failure(outcome.call, outcome.error)
+        : isInputRequired(outcome.value)
+          ? outcome.value
+          : this.settle(outcome.call, outcome.value);
+      await announceMenuChanges(this.menu, session, outcome.call, extra);
+      return result;
+    });
   }
 
   /** The tool name and arguments of a `tools/call`; a malformed request is -32602 with a plain reason. */

@@ -1,5 +1,6 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject, ZodType } from 'zod';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 
 /** How a tool takes part in a workflow. */
 export interface McpToolBinding {
@@ -20,6 +21,18 @@ export interface McpToolStart {
   handleKey: string;
   transition?: string;
   transactional: boolean;
+}
+
+/** The person's yes a bound tool asks for before its transition runs (`@McpConfirm`). */
+export interface McpToolConfirmation {
+  /** Writes the question from the call's arguments and its context (the instance as the gate found it). */
+  message: (args: Record<string, unknown>, ctx: McpToolContext) => string | Promise<string>;
+  /** The elicitation's `requestedSchema` (no properties: a plain yes). */
+  requestedSchema: ElicitRequestFormParams['requestedSchema'];
+  /** Checks the accepted answer, when the person fills in more than a yes. */
+  schema?: ZodObject;
+  /** How long a 2025-11-25 session waits for the answer. */
+  timeoutMs: number;
 }
 
 /** Runs the handler through the Nest pipeline with `[request, response, call]`. */
@@ -44,6 +57,8 @@ export interface McpHandlerDefinition {
   workflow?: string;
   binding?: McpToolBinding;
   start?: McpToolStart;
+  /** The person's yes the transition waits for (tools bound with an event only). */
+  confirmation?: McpToolConfirmation;
   /**
    * Machine whose instance an unbound workflow handler reads (a status tool): its class's
    * session-keyed machine, or its handle-keyed machine when it takes the handle argument.

@@ -1,6 +1,7 @@
 import type { Attributes, Counter, Span, Tracer } from '@opentelemetry/api';
 import type { WorkflowCall } from '../gating/fsm-call.js';
 import type { WorkflowGateObserver } from '../gating/fsm-gate-observer.interface.js';
+import { isInputRequired } from '../results/input-required.result.js';
 import { instanceDigest } from './instance-digest.js';
 import type { OtelApi } from './otel-api.loader.js';
 import {
@@ -46,11 +47,13 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
     return this.child(WORKFLOW_COMMIT_SPAN, call, work);
   }
 
-  settled(call: WorkflowCall): void {
+  settled(call: WorkflowCall, answer?: unknown): void {
     const span = this.serverSpan();
     if (!span && !this.parts.measures) {
       return;
     }
+    // A question for the client (a confirmation, input a handler asks for) is no outcome yet: the call that answers it is.
+    const asking = answer !== undefined && isInputRequired(answer);
     const { instance, admitted, storedState, refusal } = call.outcome;
     const machine = instance?.machine ?? refusal?.data.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads;
     const event = (call.tool.start ?? call.tool.binding)?.transition;
@@ -70,7 +73,7 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
       if (instance) attributes[WORKFLOW_INSTANCE_ID] = instanceDigest(this.parts.digestKey, instance.storeKey);
       span.setAttributes(attributes);
     }
-    if (event && machine) {
+    if (event && machine && !asking) {
       this.parts.transitions.add(1, { [WORKFLOW_MACHINE]: machine, [WORKFLOW_EVENT]: event, [WORKFLOW_OUTCOME]: outcome });
     }
   }

@@ -1,11 +1,18 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { McpModule } from '../../lib/index.js';
 import { ConformanceDiagnostics } from './conformance.diagnostics.js';
+import { ConformanceInputRequired } from './conformance.input-required.js';
 import { ConformancePrompts, ConformanceResources } from './conformance.primitives.js';
 import { ConformanceTools } from './conformance.tools.js';
 
 /** What the fixture serves: one provider per MCP primitive the suite exercises. */
-export const CONFORMANCE_PROVIDERS: Provider[] = [ConformanceTools, ConformanceDiagnostics, ConformanceResources, ConformancePrompts];
+export const CONFORMANCE_PROVIDERS: Provider[] = [
+  ConformanceTools,
+  ConformanceDiagnostics,
+  ConformanceResources,
+  ConformancePrompts,
+  ConformanceInputRequired,
+];
 
 /** Options of the conformance fixture app. */
 export interface ConformanceAppOptions {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
+import { ACCEPT, connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
 import { connectModernClient } from '../utils/modern-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
@@ -11,7 +11,7 @@ describe('the sample on Fastify (HTTP_ADAPTER=fastify)', () => {
   let clients: TestClient[];
 
   const connect = async (headers?: Record<string, string>) => {
-    const client = await connectClient(sample.url, headers);
+    const client = await connectClient(sample.url, headers, { elicitation: ACCEPT });
     clients.push(client);
     return client;
   };
@@ -39,6 +39,7 @@ describe('the sample on Fastify (HTTP_ADAPTER=fastify)', () => {
     await eventually(() => agent.listChanged() === 1);
     await agent.call('invoice.approve');
     await agent.call('invoice.discharge');
+    expect(agent.asked).toHaveLength(1);
     const history = (await agent.call('invoice.status')).structuredContent as { state: string; history: { event: string }[] };
     expect(history.state).toBe('discharged');
     expect(history.history.map((row) => row.event)).toEqual(['SUBMIT', 'APPROVE', 'DISCHARGE']);

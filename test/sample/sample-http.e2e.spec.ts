@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ACCEPT, connectClient, eventually, textOf, type TestClient } from '../utils/http-client.js';
 import { connectModernClient } from '../utils/modern-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
@@ -13,8 +14,8 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
   let sample: SampleProcess;
   let clients: TestClient[];
 
-  const connect = async (headers?: Record<string, string>) => {
-    const client = await connectClient(sample.url, headers);
+  const connect = async (headers?: Record<string, string>, elicitation?: ElicitResult) => {
+    const client = await connectClient(sample.url, headers, { elicitation });
     clients.push(client);
     return client;
   };
@@ -67,6 +68,40 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(await prompts()).toEqual([]);
   });
 
+  it('asks a person before discharging: a no keeps the invoice approved, a client without elicitation is refused, a yes discharges', async () => {
+    const approved = async (agent: TestClient) => {
+      await agent.call('invoice.submit');
+      await agent.call('invoice.approve');
+    };
+    const decliner = await connect(undefined, { action: 'decline' });
+    await approved(decliner);
+    const declined = await decliner.call('invoice.discharge');
+    expect(declined._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'DECLINED', state: 'approved' });
+    expect(decliner.asked[0].message).toMatch(/^Discharge invoice INV-/);
+    expect(await decliner.names()).toContain('invoice.discharge');
+
+    const silent = await connect();
+    await approved(silent);
+    const refused = await silent.call('invoice.discharge');
+    expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'CONFIRMATION_REQUIRED', state: 'approved' });
+    expect((await silent.call('invoice.status')).structuredContent).toMatchObject({ state: 'approved' });
+
+    const agreeing = await connect(undefined, ACCEPT);
+    await approved(agreeing);
+    expect((await agreeing.call('invoice.discharge'))._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'discharged' });
+    const history = (await agreeing.call('invoice.status')).structuredContent as { history: { event: string }[] };
+    expect(history.history.filter((row) => row.event === 'DISCHARGE')).toHaveLength(1);
+  });
+
+  it('refuses invoice.discharge on stateless HTTP with CONFIRMATION_REQUIRED: nobody can be asked there', async () => {
+    await restart({ MCP_TRANSPORT: 'stateless' });
+    const agent = await connect(undefined, ACCEPT);
+    const refused = await agent.call('invoice.discharge');
+    expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'CONFIRMATION_REQUIRED', tool: 'invoice.discharge' });
+    expect(textOf(refused)).toContain('this stateless HTTP connection has no way to put a question to the client');
+    expect(agent.asked).toEqual([]);
+  });
+
   it('serves the workflow diagrams docs/primitives.md shows (npm run diagrams writes them)', async () => {
     const agent = await connect();
     const page = readFileSync('docs/primitives.md', 'utf8');
@@ -81,7 +116,7 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
   });
 
   it('walks the invoice workflow: menus per state, FORBIDDEN, list_changed, compact description', async () => {
-    const agent = await connect();
+    const agent = await connect(undefined, ACCEPT);
     const tools = async () => (await agent.client.listTools()).tools;
     const draft = await tools();
     expect(draft.map((tool) => tool.name)).toEqual(['invoice.submit', 'invoice.status', 'payment.authorize', 'payment.status']);
@@ -103,6 +138,9 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
     expect(review.find((tool) => tool.name === 'invoice.status')?.description).toMatch(/^Show this session's invoice/);
     await agent.call('invoice.approve');
     await agent.call('invoice.discharge');
+    expect(agent.asked.map((question) => question.message)).toEqual([
+      `Discharge invoice INV-${agent.transport.sessionId!.slice(0, 8)}? It is paid out and cannot be undone.`,
+    ]);
     const history = (await agent.call('invoice.status')).structuredContent as { state: string; history: { event: string }[] };
     expect(history.state).toBe('discharged');
     expect(history.history.map((row) => row.event)).toEqual(['SUBMIT', 'APPROVE', 'DISCHARGE']);
@@ -191,7 +229,8 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
 
   it('runs the invoice (per authenticated principal) and the payment for a 2026-07-28 client, next to 2025 sessions', async () => {
     await restart({ SAMPLE_AUTH: 'optional' });
-    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice' });
+    const asked: { message: string }[] = [];
+    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice' }, { answer: { action: 'accept' }, asked });
     const other = await connectModernClient(sample.url, { authorization: 'Bearer bob' });
     const legacyAgent = await connect({ authorization: 'Bearer alice' });
     try {
@@ -205,6 +244,7 @@ describe('the sample over stateful HTTP, on its SQLite file', () => {
       expect(state(await alice.callTool({ name: 'invoice.submit', arguments: {} }))).toBe('review');
       expect(state(await alice.callTool({ name: 'invoice.approve', arguments: {} }))).toBe('approved');
       expect(state(await alice.callTool({ name: 'invoice.discharge', arguments: {} }))).toBe('discharged');
+      expect(asked).toEqual([expect.objectContaining({ message: 'Discharge invoice INV-alice? It is paid out and cannot be undone.' })]);
       // The 2025 session of the same principal has its own invoice, still in draft.
       expect(await legacyAgent.names()).toContain('invoice.submit');
 

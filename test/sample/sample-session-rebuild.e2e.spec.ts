@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { connectClient, postMcp, type TestClient } from '../utils/http-client.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ACCEPT, connectClient, postMcp, type TestClient } from '../utils/http-client.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../utils/round-robin-proxy.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
@@ -18,8 +19,8 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
   let database: DataSource;
 
   const env = () => ({ SAMPLE_DB: join(dir, 'sample.sqlite') });
-  const connect = async (protocolVersion?: string) => {
-    const client = await connectClient(proxy.url, undefined, { protocolVersion });
+  const connect = async (protocolVersion?: string, elicitation?: ElicitResult) => {
+    const client = await connectClient(proxy.url, undefined, { protocolVersion, elicitation });
     clients.push(client);
     return client;
   };
@@ -65,6 +66,22 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
       expect(sample.stderr()).not.toMatch(/cannot be rebuilt|Internal error/);
     },
   );
+
+  it('keeps the capabilities a client declared at initialize in a rebuilt session: the discharge asks it, and still refuses one without elicitation', async () => {
+    const asking = await connect(undefined, ACCEPT);
+    const silent = await connect();
+    for (const client of [asking, silent]) {
+      expect((await client.call('invoice.submit')).isError).toBeFalsy();
+      expect((await client.call('invoice.approve')).isError).toBeFalsy();
+    }
+    await restart();
+    const refused = await silent.call('invoice.discharge');
+    expect(refused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'CONFIRMATION_REQUIRED', state: 'approved' });
+    const discharged = await asking.call('invoice.discharge');
+    expect(discharged._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ state: 'discharged' });
+    expect(asking.asked).toHaveLength(1);
+    expect(sample.stderr()).not.toMatch(/cannot be rebuilt|Internal error/);
+  });
 
   it('continues a session recorded with the version its client asked for (as 0.2 stored it) with the version the server negotiates', async () => {
     const client = await connect('2026-03-01');

@@ -3,7 +3,16 @@
 import { Injectable } from '@nestjs/common';
 import { setup } from 'xstate';
 import { z } from 'zod';
-import { McpBindState, defineMachine, McpTool, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../../lib/index.js';
+import {
+  McpBindState,
+  McpConfirm,
+  defineMachine,
+  McpTool,
+  McpStartWorkflow,
+  McpArgs,
+  McpContext,
+  type WorkflowContext,
+} from '../../lib/index.js';
 
 const orderMachine = defineMachine(
   {
@@ -90,6 +99,18 @@ export class OrderTools {
     // @ts-expect-error -- args from zod: Property 'txet' does not exist
     return { state, urgent, count, typo: input.txet };
   }
+
+  @McpTool({ name: 'order.settle', description: 'Settle, once a person said yes', inputSchema: noteInput })
+  @McpBindState(orderMachine, 'review.finance', 'APPROVE')
+  @McpConfirm(orderMachine, {
+    message: (args: McpArgs<typeof noteInput>, ctx) => {
+      const state: 'cart' | 'review.legal' | 'review.finance' | 'paid' = ctx.state;
+      const handle: string = ctx.handle;
+      // @ts-expect-error -- confirm args from zod: Property 'txet' does not exist
+      return `Settle order ${handle} (${state}, urgent: ${args.urgent}): ${args.txet}?`;
+    },
+  })
+  settle() {}
 }
 
 @Injectable()
@@ -117,6 +138,15 @@ export class TicketTools {
   // @ts-expect-error -- wrong XState state: Argument of type '"assigned.waiting"' is not assignable
   @McpBindState(ticketMachine, 'assigned.waiting', 'CLOSE')
   close() {}
+
+  @McpTool({ name: 'ticket.close-confirmed', description: 'Close, once a person said yes' })
+  @McpBindState(ticketMachine, 'assigned', 'CLOSE')
+  @McpConfirm(ticketMachine, (_args, ctx) => {
+    const reopened: number = ctx.workflowContext.reopened;
+    // @ts-expect-error -- confirm context field: Property 'assigne' does not exist on type 'TicketContext'
+    return `Close the ticket of ${ctx.workflowContext.assigne} (reopened ${reopened} times)?`;
+  })
+  closeConfirmed() {}
 
   @McpTool({ name: 'ticket.reopen', description: 'Reopen' })
   // @ts-expect-error -- wrong XState event: Argument of type '"REOPEN"' is not assignable

@@ -1,7 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isInitializeRequest, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  isInitializeRequest,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { request as httpRequest } from 'node:http';
 
 /** An SDK client connected over Streamable HTTP, counting the list_changed notifications it got. */
@@ -9,6 +16,8 @@ export interface TestClient {
   client: Client;
   transport: StreamableHTTPClientTransport;
   listChanged: () => number;
+  /** The questions the server asked this client's user (`elicitation/create`), in order. */
+  asked: ElicitRequest['params'][];
   names: () => Promise<string[]>;
   call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
   close: () => Promise<void>;
@@ -24,13 +33,22 @@ export async function mcpUrl(app: INestApplication, path = '/mcp'): Promise<URL>
  * Connects a new SDK client (a new session on stateful servers), sending `headers` on every
  * request. With `protocolVersion`, its `initialize` asks for that version instead of the
  * SDK's latest (as a client newer than the server does); it then speaks what the server answers.
+ * With `elicitation`, it declares the elicitation capability and its user answers every
+ * question so (a confirmed tool such as the sample's `invoice.discharge` asks one).
  */
 export async function connectClient(
   url: URL,
   headers?: Record<string, string>,
-  { protocolVersion }: { protocolVersion?: string } = {},
+  { protocolVersion, elicitation }: { protocolVersion?: string; elicitation?: ElicitResult } = {},
 ): Promise<TestClient> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: elicitation ? { elicitation: {} } : {} });
+  const asked: ElicitRequest['params'][] = [];
+  if (elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return elicitation;
+    });
+  }
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changes += 1;
@@ -46,11 +64,15 @@ export async function connectClient(
     client,
     transport,
     listChanged: () => changes,
+    asked,
     names: async () => (await client.listTools()).tools.map((tool) => tool.name),
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: () => client.close(),
   };
 }
+
+/** What a person who says yes answers to a plain confirmation. */
+export const ACCEPT: ElicitResult = { action: 'accept', content: {} };
 
 /** The first text content of a result. */
 export function textOf(result: CallToolResult): string {

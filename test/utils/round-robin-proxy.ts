@@ -1,13 +1,19 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** An HTTP load balancer without stickiness: each request goes to the next target in turn. */
+/** An HTTP load balancer without stickiness: each request goes to the next target in turn (unless {@link RoundRobinProxy.setSticky}). */
 export interface RoundRobinProxy {
   url: URL;
   /** Where each request went, in order (`"POST 1"`: a POST to the second target). */
   log: string[];
   /** Replaces the targets (a restarted process listens on a new port). */
   setTargets(targets: URL[]): void;
+  /**
+   * Session affinity on or off: on, every request of a session (`Mcp-Session-Id`) goes to one
+   * target, as a load balancer configured for MCP 2025-11-25 server-to-client requests routes
+   * them (the client's answer must reach the process that asked).
+   */
+  setSticky(sticky: boolean): void;
   close(): Promise<void>;
 }
 
@@ -15,9 +21,12 @@ export interface RoundRobinProxy {
 export async function startRoundRobinProxy(targets: URL[]): Promise<RoundRobinProxy> {
   let current = targets;
   let next = 0;
+  let sticky = false;
   const log: string[] = [];
+  const affinity = (sessionId: string) => [...sessionId].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) >>> 0, 7) % current.length;
   const server: Server = createServer((incoming: IncomingMessage, outgoing) => {
-    const index = next++ % current.length;
+    const sessionId = incoming.headers['mcp-session-id'];
+    const index = sticky && typeof sessionId === 'string' ? affinity(sessionId) : next++ % current.length;
     const target = current[index];
     log.push(`${incoming.method} ${index}`);
     const forwarded = request(
@@ -47,6 +56,9 @@ export async function startRoundRobinProxy(targets: URL[]): Promise<RoundRobinPr
     log,
     setTargets: (targets) => {
       current = targets;
+    },
+    setSticky: (on) => {
+      sticky = on;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,237 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ElicitResultSchema, ErrorCode, McpError, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { formatIssues } from '../client-input/client-input.echo.js';
+import type { McpToolConfirmation } from '../registry/mcp-tool-definition.interface.js';
+import { McpInputRequired } from '../results/input-required.result.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
+import { recordOf, type WorkflowCall } from './fsm-call.js';
+import { WorkflowRefusal } from './fsm-refusal.error.js';
+import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
+import { WorkflowRefusals } from './fsm-refusals.js';
+import * as messages from './gating.messages.js';
+
+/** The key of the confirmation among a 2026-07-28 call's input requests and responses. */
+export const CONFIRMATION_INPUT_KEY = 'nestjs-mcp-fsm/confirm';
+
+/** What a 2026-07-28 confirmation keeps in the call's `requestState` (signed by the protocol layer, bound to the caller and the tool). */
+interface ConfirmationState {
+  kind: typeof CONFIRMATION_INPUT_KEY;
+  /** Digest of the instance, its state and version, the tool, the principal and the arguments the question was about. */
+  digest: string;
+  /** Makes the state single-use (per process): a yes confirms one call. */
+  nonce: string;
+  /** When the state stops mattering (the nonce is forgotten then), epoch ms. */
+  expiresAt: number;
+}
+
+/** Used nonces a process remembers at most; the oldest go first. */
+const MAX_USED_NONCES = 10_000;
+
+/**
+ * The gate's confirmation step (`@McpConfirm`): after the gate found the instance in a bound
+ * state, and before it claims anything, it gets the person's yes. On a 2025-11-25 session it
+ * asks with `elicitation/create` on the call's own stream and waits (bounded); in 2026-07-28 it
+ * answers an input-required result and checks the answer the retry brings. No claim is held
+ * meanwhile: the gate claims after the yes, and {@link WorkflowConfirmations.checkClaimed}
+ * makes sure the instance is still the one the person was asked about.
+ */
+@Injectable()
+export class WorkflowConfirmations {
+  /** Nonces of 2026-07-28 confirmations this process accepted, with when they expire. */
+  private readonly used = new Map<string, number>();
+
+  constructor(
+    @Inject(WORKFLOW_CONFIRMATION_OPTIONS) private readonly options: WorkflowConfirmationOptions,
+    private readonly refusals: WorkflowRefusals,
+  ) {}
+
+  /**
+   * Gets the person's yes for `call`, whose instance the gate read (not claimed) as `stored`
+   * (`undefined`: not stored yet, in its initial state): answers the question a 2026-07-28
+   * call returns instead of running, or nothing once the person said yes. Throws DECLINED or
+   * CONFIRMATION_REQUIRED.
+   */
+  async ask(
+    call: WorkflowCall,
+    confirmation: McpToolConfirmation,
+    input: Record<string, unknown>,
+    stored: WorkflowSnapshot | undefined,
+  ): Promise<McpInputRequired | undefined> {
+    const { machine } = call.outcome.instance!;
+    const state = call.outcome.admitted!.state;
+    const context = call.context;
+    if (call.caller.kind === 'stateless') {
+      throw this.refusals.confirmationRequired(call, machine, state, messages.noWayToAsk());
+    }
+    const modern = call.caller.kind === 'modern';
+    if (!acceptsForms(context.clientCapabilities)) {
+      const why = modern ? messages.noElicitationInRequest() : messages.noElicitationAtInitialize();
+      throw this.refusals.confirmationRequired(call, machine, state, why);
+    }
+    const params = {
+      mode: 'form' as const,
+      message: await confirmation.message(input, context),
+      requestedSchema: confirmation.requestedSchema,
+    };
+    const digest = this.digest(call, stored);
+    recordOf(call).confirmedVersion = stored?.updatedAt ?? null;
+    if (modern) {
+      const answer = this.answerOf(call, digest);
+      if (!answer) {
+        return this.question(params, digest);
+      }
+      this.accept(call, confirmation, answer);
+      return undefined;
+    }
+    this.accept(call, confirmation, await this.request(call, params, confirmation.timeoutMs));
+    return undefined;
+  }
+
+  /**
+   * The instance `resolve` names; except that a stateless connection, which can put a question
+   * to nobody, is refused CONFIRMATION_REQUIRED where it has no instance at all (NO_SESSION):
+   * what the call needs is a connection that can ask.
+   */
+  resolveAskable(call: WorkflowCall, resolve: () => WorkflowInstanceRef): WorkflowInstanceRef {
+    try {
+      return resolve();
+    } catch (error) {
+      if (error instanceof WorkflowRefusal && error.data.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
+        throw this.refusals.confirmationRequired(call, error.data.machine, null, messages.noWayToAsk());
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * After the claim: the claimed instance must be as it was when the person was asked (the
+   * claim itself refused a state the binding does not allow: FORBIDDEN).
+   */
+  checkClaimed(call: WorkflowCall, claimed: WorkflowSnapshot): void {
+    const version = recordOf(call).confirmedVersion;
+    if (version !== undefined && version !== null && claimed.updatedAt !== version) {
+      const { machine } = call.outcome.instance!;
+      throw this.refusals.confirmationRequired(call, machine, claimed.state, messages.changedWhileAsked(machine));
+    }
+  }
+
+  /** Asks on the call's own stream (2025-11-25) and waits for the answer, at most `timeoutMs`. */
+  private async request(call: WorkflowCall, params: object, timeoutMs: number): Promise<ElicitResult> {
+    const { extra } = call.context;
+    try {
+      return await extra.sendRequest({ method: 'elicitation/create', params } as never, ElicitResultSchema, {
+        timeout: timeoutMs,
+        signal: extra.signal,
+      });
+    } catch (error) {
+      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      throw this.declined(call, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
+    }
+  }
+
+  /** The input-required result of a 2026-07-28 call: the question, and the state its retry must bring back. */
+  private question(params: object, digest: string): McpInputRequired {
+    const state: ConfirmationState = {
+      kind: CONFIRMATION_INPUT_KEY,
+      digest,
+      nonce: randomBytes(16).toString('base64url'),
+      expiresAt: Date.now() + this.options.requestStateTtlMs,
+    };
+    return new McpInputRequired({ [CONFIRMATION_INPUT_KEY]: { method: 'elicitation/create', params: params as never } }, state);
+  }
+
+  /**
+   * The answer a 2026-07-28 retry brings for this very call, or `undefined` when it brings none
+   * (or not one to a question of the module's): then the person is asked. A confirmation of
+   * another call, or one used already, is refused.
+   */
+  private answerOf(call: WorkflowCall, digest: string): ElicitResult | undefined {
+    const state = call.context.requestState as Partial<ConfirmationState> | undefined;
+    const parsed = ElicitResultSchema.safeParse(call.context.inputResponses?.[CONFIRMATION_INPUT_KEY]);
+    if (!parsed.success || state?.kind !== CONFIRMATION_INPUT_KEY || typeof state.nonce !== 'string') {
+      return undefined;
+    }
+    const { machine } = call.outcome.instance!;
+    const current = call.outcome.admitted!.state;
+    if (state.digest !== digest) {
+      throw this.refusals.confirmationRequired(call, machine, current, messages.confirmationForeign(machine));
+    }
+    this.forgetExpired();
+    if (this.used.has(state.nonce)) {
+      throw this.refusals.confirmationRequired(call, machine, current, messages.confirmationUsed());
+    }
+    if (this.used.size >= MAX_USED_NONCES) {
+      this.used.delete(this.used.keys().next().value!);
+    }
+    this.used.set(state.nonce, typeof state.expiresAt === 'number' ? state.expiresAt : Date.now() + this.options.requestStateTtlMs);
+    return parsed.data;
+  }
+
+  /** Goes on after a yes (the accepted answer checked against the question's form), refuses anything else. */
+  private accept(call: WorkflowCall, confirmation: McpToolConfirmation, answer: ElicitResult): void {
+    if (answer.action === 'decline') {
+      throw this.declined(call, messages.personDeclined());
+    }
+    if (answer.action !== 'accept') {
+      throw this.declined(call, messages.personCancelled());
+    }
+    const content = answer.content ?? {};
+    if (confirmation.schema) {
+      const checked = confirmation.schema.safeParse(content);
+      if (!checked.success) {
+        throw this.declined(call, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
+      }
+      call.context.confirmation = checked.data as Record<string, unknown>;
+    } else {
+      call.context.confirmation = {};
+    }
+  }
+
+  private declined(call: WorkflowCall, why: string): WorkflowRefusal {
+    return this.refusals.declined(call, call.outcome.instance!.machine, call.outcome.admitted!.state, why);
+  }
+
+  /** What a yes is about: the instance (key, state, version), the tool, the principal and the arguments. */
+  private digest(call: WorkflowCall, stored: WorkflowSnapshot | undefined): string {
+    const { storeKey } = call.outcome.instance!;
+    const subject = [
+      storeKey,
+      call.outcome.admitted!.state,
+      stored?.updatedAt ?? null,
+      call.tool.name,
+      call.principal ?? null,
+      canonical(call.args),
+    ];
+    return createHash('sha256').update(JSON.stringify(subject)).digest('base64url');
+  }
+
+  private forgetExpired(): void {
+    const now = Date.now();
+    for (const [nonce, expiresAt] of this.used) {
+      if (expiresAt <= now) this.used.delete(nonce);
+    }
+  }
+}
+
+/** Whether declared capabilities let the server ask a form-mode elicitation (`elicitation: {}` means form). */
+function acceptsForms(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as { form?: object; url?: object } | undefined;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+/** A JSON value with its object keys sorted, so equal arguments digest alike. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(canonical);
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
