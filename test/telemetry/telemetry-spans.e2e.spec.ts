@@ -3,10 +3,13 @@ import { Logger } from '@nestjs/common';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import type { IncomingMessage } from 'node:http';
 import type { McpModuleOptions } from '../../lib/index.js';
 import { billingModule } from '../fixtures/billing.app.js';
+import { confirmModule } from '../fixtures/confirm.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
-import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { ACCEPT, connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { connectModernClient } from '../utils/modern-client.js';
 import { clientTraceparent, OtelTestSdk } from '../utils/otel-test-sdk.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
@@ -322,6 +325,55 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     expect(carrier).toBeDefined();
     expect(submit.spanContext().traceId).toBe(carrier!.spanContext().traceId);
     expect(submit.links).toEqual([]);
+  });
+
+  it('spans a confirmed transition the person declined as DECLINED, and one they accepted as committed, each counted once', async () => {
+    app = await listenApp([confirmModule()]);
+    const url = await mcpUrl(app);
+    const declining = await connectClient(url, undefined, { elicitation: { action: 'decline' } });
+    try {
+      expect((await declining.call('payout.discharge'))._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'DECLINED' });
+    } finally {
+      await declining.close();
+    }
+    agent = await connectClient(url, undefined, { elicitation: ACCEPT });
+    expect((await agent.call('payout.discharge')).isError).toBeFalsy();
+
+    const [declined, accepted] = sdk.named('tools/call payout.discharge');
+    expect(declined.attributes).toMatchObject({
+      'error.type': 'DECLINED',
+      'workflow.refusal.code': 'DECLINED',
+      'workflow.event': 'DISCHARGE',
+    });
+    expect(accepted.attributes).toMatchObject({ 'workflow.state.from': 'approved', 'workflow.state.to': 'discharged' });
+    expect(accepted.attributes['error.type']).toBeUndefined();
+    const outcomes = (await sdk.metric('workflow.transitions')).map((point) => [point.attributes['workflow.outcome'], point.value]);
+    expect(outcomes.sort()).toEqual([
+      ['DECLINED', 1],
+      ['committed', 1],
+    ]);
+  });
+
+  it('counts a 2026-07-28 confirmation once, on the call that carries the answer, not on the question', async () => {
+    const authenticate = (req: IncomingMessage) => (req.headers.authorization ? { token: 't', clientId: 'alice', scopes: [] } : undefined);
+    app = await listenApp([confirmModule({ transports: { http: { authenticate } } })]);
+    const client = new V2Client(
+      { name: 'confirm-otel', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: {} }) as never);
+    await client.connect(new V2Transport(await mcpUrl(app), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    try {
+      expect((await client.callTool({ name: 'payout.discharge', arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const [question, answered] = sdk.named('tools/call payout.discharge');
+    expect(question.attributes['error.type']).toBeUndefined();
+    expect(question.attributes['workflow.state.to']).toBeUndefined();
+    expect(answered.attributes).toMatchObject({ 'workflow.state.from': 'approved', 'workflow.state.to': 'discharged' });
+    const outcomes = (await sdk.metric('workflow.transitions')).map((point) => [point.attributes['workflow.outcome'], point.value]);
+    expect(outcomes).toEqual([['committed', 1]]);
   });
 
   it('records nothing with telemetry.enabled: false', async () => {
