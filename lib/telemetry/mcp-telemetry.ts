@@ -1,4 +1,4 @@
-import type { Attributes, Context, Histogram, Span, TextMapGetter, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Histogram, Span, TextMapGetter, Tracer, TracerProvider } from '@opentelemetry/api';
 import { SILENT_GATE_OBSERVER, type WorkflowGateObserver } from '../gating/fsm-gate-observer.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import type { McpResolvedTelemetryOptions } from '../options/mcp-resolved-options.interface.js';
@@ -73,6 +73,11 @@ export class McpTelemetry {
   /** Whether the meter records (a meter provider was registered before the app started). */
   private readonly measures: boolean = false;
   private tracerSeen = false;
+  /**
+   * The API's global tracer provider, taken once: a proxy that an SDK's provider becomes the
+   * delegate of when it registers (`trace.setGlobalTracerProvider`), so asking it is enough.
+   */
+  private readonly tracerProvider?: TracerProvider;
 
   private constructor(
     private readonly api: OtelApi | undefined,
@@ -82,6 +87,7 @@ export class McpTelemetry {
       this.gate = SILENT_GATE_OBSERVER;
       return;
     }
+    this.tracerProvider = api.trace.getTracerProvider();
     this.tracer = api.trace.getTracer(names.INSTRUMENTATION_SCOPE);
     const meter = api.metrics.getMeter(names.INSTRUMENTATION_SCOPE);
     const advice = { explicitBucketBoundaries: names.DURATION_BUCKETS };
@@ -109,6 +115,7 @@ export class McpTelemetry {
       tracer: this.tracer,
       transitions,
       measures: this.measures,
+      tracing: this.tracerRegistered,
       serverSpanKey,
       digestKey: options.instanceDigestKey,
     });
@@ -258,14 +265,14 @@ export class McpTelemetry {
    * Whether a tracer provider (an SDK) is registered with the API: until one is, no span is
    * started at all. Once one is seen it stays (the API does not take a provider back).
    */
-  private tracerRegistered(): boolean {
-    if (!this.tracerSeen && this.api) {
-      const provider = this.api.trace.getTracerProvider();
+  readonly tracerRegistered = (): boolean => {
+    if (!this.tracerSeen && this.tracerProvider) {
+      const provider = this.tracerProvider;
       this.tracerSeen =
-        !(provider instanceof this.api.ProxyTracerProvider) || provider.getDelegateTracer(names.INSTRUMENTATION_SCOPE) !== undefined;
+        !(provider instanceof this.api!.ProxyTracerProvider) || provider.getDelegateTracer(names.INSTRUMENTATION_SCOPE) !== undefined;
     }
     return this.tracerSeen;
-  }
+  };
 
   private finish(span: Span | undefined, request: McpTracedRequest, target: string | undefined, started: number, settled: Settled): void {
     if (!span && !this.measures) {

@@ -26,6 +26,8 @@ export interface GateTelemetryParts {
   transitions: Counter;
   /** Whether `transitions` records (a meter provider was registered). */
   measures: boolean;
+  /** Whether a tracer provider is registered (until one is, no request has a server span). */
+  tracing: () => boolean;
   /** Context key under which the request's server span is found below it. */
   serverSpanKey: symbol;
   digestKey: Uint8Array | string;
@@ -48,7 +50,7 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
   }
 
   settled(call: WorkflowCall, answer?: unknown): void {
-    const span = this.serverSpan();
+    const span = this.parts.tracing() ? this.serverSpan() : undefined;
     if (!span && !this.parts.measures) {
       return;
     }
@@ -85,7 +87,7 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
 
   /** `work` in a child span of the server span (only below one that records: nothing to attach it to otherwise). */
   private child<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
-    return this.serverSpan() ? this.inChild(name, call, work) : work();
+    return this.parts.tracing() && this.serverSpan() ? this.inChild(name, call, work) : work();
   }
 
   private async inChild<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
