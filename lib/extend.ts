@@ -59,6 +59,15 @@ export {
   type TransactionalFsmStateStore,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export {
+  isWorkflowStateReader,
+  type WorkflowHistoryPage,
+  type WorkflowInstanceCursor,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowInstanceSummary,
+  type WorkflowStateReader,
+} from './stores/workflow-state-reader.interface.js';
 export type { FsmTransitionRecord } from './stores/fsm-transition-record.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
@@ -72,6 +81,8 @@ export {
   MCP_WORKFLOW_METADATA,
 } from './mcp.constants.js';
 export { MCP_SERVER_METADATA } from './decorators/served-by.decorator.js';
+export { MCP_REQUIRE_METADATA, type McpRequireMetadata } from './decorators/mcp-require.decorator.js';
+export { McpAccessPolicy, type McpAccessRefusal } from './auth/mcp-access.policy.js';
 export type { McpBindStateMetadata } from './decorators/bind-state.decorator.js';
 export type { McpConfirmMetadata } from './decorators/confirm.decorator.js';
 export type { BindStateMetadata } from './decorators/bind-state.decorator.js';

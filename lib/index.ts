@@ -1,8 +1,12 @@
 export { McpModule } from './mcp.module.js';
 export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
 export type {
+  McpAuthOptions,
+  McpConsoleOptions,
+  McpConsoleRequest,
   McpGateOptions,
   McpHttpTransportOptions,
+  McpJwtOptions,
   McpInputRequestOptions,
   McpModuleOptions,
   McpRetentionOptions,
@@ -58,4 +62,13 @@ export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stor
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
+export { McpRequire, type McpRequireOptions } from './decorators/mcp-require.decorator.js';
+export { defineAccess, type McpAccessDeclaration } from './auth/define-access.js';
+export { McpAuthenticator, type McpAuthDenial, type McpAuthentication, type McpAuthorization } from './auth/mcp.authenticator.js';
+export type { McpTokenVerifier } from './auth/token-verifier.interface.js';
+export { McpInvalidTokenError } from './auth/invalid-token.error.js';
+export { McpAuthUnavailableError } from './auth/auth-unavailable.error.js';
+export type { McpAccessRequirement, McpGrants } from './auth/access-requirement.js';
+export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
+export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
 export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { McpAccessPolicy } from './auth/mcp-access.policy.js';
+import { McpAuthenticator } from './auth/mcp.authenticator.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
@@ -17,6 +19,9 @@ import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
+import { WorkflowConsoleData } from './console/console-data.js';
+import { WorkflowConsoleStreams } from './console/console-events.stream.js';
+import { WorkflowConsoleRoutes } from './console/console.routes.js';
 import {
   fsmGateProvider,
   fsmStateStoreProvider,
@@ -93,11 +98,24 @@ import { McpHealthService } from './health/mcp-health.service.js';
     ModernServerFactory,
     McpSessionRegistry,
     McpSessionAdmission,
+    McpAccessPolicy,
+    McpAuthenticator,
     StatefulHttpSessions,
     StreamableHttpTransport,
     StdioTransport,
+    WorkflowConsoleData,
+    WorkflowConsoleStreams,
+    WorkflowConsoleRoutes,
     McpHealthService,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus, McpHealthService],
+  exports: [
+    fsmStateStoreProvider,
+    McpToolRegistry,
+    McpWorkflowService,
+    McpSessionRegistry,
+    WorkflowTransitionBus,
+    McpAuthenticator,
+    McpHealthService,
+  ],
 })
 export class McpModule extends ConfigurableModuleClass {}

@@ -10,6 +10,8 @@ import type { McpModuleOptions } from './options/mcp-module-options.interface.js
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
 import {
+  MCP_AUTH_OPTIONS,
+  MCP_CONSOLE_OPTIONS,
   MCP_DISCOVERY_OPTIONS,
   MCP_HTTP_OPTIONS,
   MCP_INPUT_REQUEST_OPTIONS,
@@ -49,6 +51,7 @@ export const optionSliceProviders: Provider[] = [
     inject: [MCP_RESOLVED_OPTIONS],
   },
   { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_AUTH_OPTIONS, useFactory: (options: McpResolvedOptions) => options.auth, inject: [MCP_RESOLVED_OPTIONS] },
   {
     provide: MCP_INPUT_REQUEST_OPTIONS,
     useFactory: (options: McpResolvedOptions) => options.inputRequests,
@@ -62,6 +65,7 @@ export const optionSliceProviders: Provider[] = [
     }),
     inject: [MCP_RESOLVED_OPTIONS],
   },
+  { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 
 /** The store of the options, or a new in-memory one. */

@@ -7,3 +7,4 @@ export * from './stores/typeorm/typeorm-mcp-session.store.js';
 export * from './stores/typeorm/mcp-session.migration.js';
 export * from './relays/typeorm/outbox-fsm-transition.relay.js';
 export * from './relays/typeorm/fsm-outbox.migration.js';
+export * from './stores/typeorm/sqlite-turn.js';

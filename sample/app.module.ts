@@ -12,6 +12,7 @@ import { paymentMachine } from './payment.machine.js';
 import { PaymentTools } from './payment.tools.js';
 import { SampleObservabilityModule } from './observability.module.js';
 import { sampleTransitionRelay } from './relay.js';
+import { sampleAuthOptions, sampleConsoleOptions } from './sample-auth.js';
 import { sampleTransport } from './transport.js';
 
 /**
@@ -42,8 +43,13 @@ import { sampleTransport } from './transport.js';
           transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
+          // The workflow console at /workflows (docs/console.md): open on the loopback bind, or with
+          // SAMPLE_AUTH=jwt to tokens with scope workflows:read.
+          console: transport === 'stdio' ? false : sampleConsoleOptions(),
           // For clients that list before every call and keep no session (the Inspector CLI).
           gate: { handleToolsMenu: process.env.MCP_HANDLE_TOOLS === 'all' ? 'all' : 'used' },
+          // SAMPLE_AUTH=jwt: bearer JWTs verified against SAMPLE_JWT_JWKS_URL; scopes gate refunds and approvals.
+          auth: sampleAuthOptions(),
           transports:
             transport === 'stdio'
               ? { http: false, stdio: true }

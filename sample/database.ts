@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import {
   AddMcpFsmContext1764547200000,
+  AddMcpFsmListIndexes1764892800000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
   CreateMcpSessionHandles1764806400000,
@@ -33,6 +34,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateMcpSessions1764633600000,
       CreateMcpFsmOutbox1764720000000,
       CreateMcpSessionHandles1764806400000,
+      AddMcpFsmListIndexes1764892800000,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -4,13 +4,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 type AuthenticatedRequest = IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[] } };
 
 /**
- * `SAMPLE_AUTH=optional`: a DEMO bearer verifier, for tests and walk-throughs only. It trusts
- * any `Authorization: Bearer <name>` header and authenticates the request as client `<name>`;
- * requests without the header stay anonymous. A real app verifies tokens (the SDK's
- * `requireBearerAuth`, passport, …) and sets `req.auth` the same way.
+ * How the sample knows its callers, from `SAMPLE_AUTH`. `optional`: a DEMO bearer verifier,
+ * for tests and walk-throughs only. It trusts any `Authorization: Bearer <name>` header and
+ * authenticates the request as client `<name>`; requests without the header stay anonymous.
+ * `jwt`: bearer JWTs verified against an issuer's JWKS, as a real app does (see `sample-auth.ts`).
  */
-export function sampleAuthMode(env: NodeJS.ProcessEnv = process.env): 'optional' | 'off' {
-  return env.SAMPLE_AUTH?.trim().toLowerCase() === 'optional' ? 'optional' : 'off';
+export function sampleAuthMode(env: NodeJS.ProcessEnv = process.env): 'optional' | 'jwt' | 'off' {
+  const mode = env.SAMPLE_AUTH?.trim().toLowerCase();
+  return mode === 'optional' || mode === 'jwt' ? mode : 'off';
 }
 
 /** The demo verifier as Express-style middleware. */

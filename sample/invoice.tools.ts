@@ -12,6 +12,7 @@ import {
   type WorkflowContext,
 } from '../lib/index.js';
 import { invoiceMachine } from './invoice.machine.js';
+import { RequireScopesWithJwt } from './sample-auth.js';
 
 const rejectInput = z.object({
   reason: z.string().max(500).optional().describe('Why the invoice goes back to draft'),
@@ -74,6 +75,7 @@ export class InvoiceTools {
 
   @McpTool({ name: 'invoice.approve', description: 'Approve the invoice under review.' })
   @McpBindState(invoiceMachine, 'review', 'APPROVE')
+  @RequireScopesWithJwt('invoices:approve')
   approve() {
     return { message: 'Invoice approved; it can be discharged now.' };
   }

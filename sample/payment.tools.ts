@@ -3,8 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
+import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
+import { RequireScopesWithJwt } from './sample-auth.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
+import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
 import { paymentMachine, refundableCents } from './payment.machine.js';
 
 /** What a payment tool's handler knows of its call, typed from the payment machine. */
@@ -54,7 +57,11 @@ const statusOutput = z.object({
 @Injectable()
 @McpWorkflow(paymentMachine)
 export class PaymentTools {
-  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {}
+  private readonly statements: LedgerStatements;
+
+  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {
+    this.statements = new LedgerStatements(ledger.manager.connection);
+  }
 
   @McpTool({
     name: 'payment.authorize',
@@ -97,6 +104,7 @@ export class PaymentTools {
     annotations: { destructiveHint: true },
   })
   @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  @RequireScopesWithJwt('payments:refund')
   async refund(@McpArgs() input: McpArgs<typeof refundInput>, @McpContext() ctx: PaymentCall) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
     const amount = input.amount ?? refundableCents(ctx.workflowContext) / 100;
@@ -113,18 +121,19 @@ export class PaymentTools {
   })
   async status(@McpContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof statusOutput>> {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
-    const entries = await this.ledger.find({ where: { paymentId: ctx.handle }, order: { id: 'ASC' } });
+    // On SQLite the read waits for a transactional call in flight, so it never shows an entry that call may roll back.
+    const manager = this.ledger.manager;
     return {
       paymentId: ctx.handle,
       state: ctx.state,
       refundable: refundableCents(ctx.workflowContext) / 100,
-      ledger: entries.map(({ kind, amount }) => ({ kind, amount })),
+      ledger: await runInSqliteTurn(manager.connection, () => this.statements.entries(manager, ctx.handle)),
     };
   }
 
   /** Writes the entry of a capture, void or refund: `amount`, or the authorized amount. */
-  private async settle(ctx: PaymentCall, kind: Exclude<LedgerKind, 'authorize'>, amount?: number): Promise<LedgerEntry> {
-    const authorization = await this.transaction(ctx).getRepository(LedgerEntry).findOneBy({ paymentId: ctx.handle, kind: 'authorize' });
+  private async settle(ctx: PaymentCall, kind: Exclude<LedgerKind, 'authorize'>, amount?: number): Promise<NewLedgerEntry> {
+    const authorization = await this.statements.authorization(this.transaction(ctx), ctx.handle);
     if (!authorization) {
       throw new NotFoundException(`Payment "${ctx.handle}" has no authorization in the ledger.`);
     }
@@ -132,10 +141,9 @@ export class PaymentTools {
   }
 
   /** Inserts one ledger entry in the call's transaction. */
-  private async write(ctx: PaymentCall, kind: LedgerKind, amount: number, currency: string): Promise<LedgerEntry> {
-    const repository = this.transaction(ctx).getRepository(LedgerEntry);
-    const entry = repository.create({ paymentId: ctx.handle, kind, amount, currency, createdAt: Date.now() });
-    await repository.insert(entry);
+  private async write(ctx: PaymentCall, kind: LedgerKind, amount: number, currency: string): Promise<NewLedgerEntry> {
+    const entry = { paymentId: ctx.handle, kind, amount, currency, createdAt: Date.now() };
+    await this.statements.insert(this.transaction(ctx), entry);
     await sampleHandlerDelay();
     return entry;
   }

@@ -165,6 +165,9 @@ export const injectionFromOtherServer = (
 ): string =>
   `${source} injects ${token}, and its handlers are served by MCP server "${served}", but Nest gave it the one of server "${injected}"${global ? ' (global)' : ''}; import the McpModule of "${served}" in ${module} (the same McpModule.forRoot(...) value), ahead of any other server's.`;
 
+/** Bootstrap error: `@McpRequire` names a scope OAuth does not allow. */
+export const scopeInvalid = (source: string, scope: string): string =>
+  `${source}: @McpRequire names the scope ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
 /** Bootstrap error: `@McpConfirm` on a handler that fires no transition. */
 export const confirmNeedsTransition = (source: string): string =>
   `${source}: @McpConfirm asks before a transition, so it goes on a tool bound with an event: @McpBindState(machine, states, 'EVENT').`;

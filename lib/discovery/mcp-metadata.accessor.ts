@@ -17,6 +17,7 @@ import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import type { McpStartWorkflowMetadata } from '../decorators/start-workflow.decorator.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { MCP_SERVER_METADATA } from '../decorators/served-by.decorator.js';
+import { MCP_REQUIRE_METADATA, type McpRequireMetadata } from '../decorators/mcp-require.decorator.js';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -51,6 +52,11 @@ export class McpMetadataAccessor {
 
   getWorkflow(target: Function): McpMachineRef | undefined {
     return this.reflector.get(MCP_WORKFLOW_METADATA, target);
+  }
+
+  /** What `@McpRequire` asks on the class and on the method: `[class, method]`. */
+  getRequire(target: Function, handler: Handler): [McpRequireMetadata | undefined, McpRequireMetadata | undefined] {
+    return [this.reflector.get(MCP_REQUIRE_METADATA, target), this.reflector.get(MCP_REQUIRE_METADATA, handler)];
   }
 
   /** The `serverId` a class's `@McpServedBy` names. */

@@ -5,6 +5,7 @@ import { z, type ZodObject } from 'zod';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
+import { combineRequirements, isScopeToken, type McpAccessRequirement } from '../auth/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
@@ -148,6 +149,7 @@ export class McpExplorer implements OnModuleInit {
       inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,
       outputJsonSchema: outputSchema ? (z.toJSONSchema(outputSchema, { io: 'output' }) as Record<string, unknown>) : undefined,
       ...role,
+      access: this.access(site),
       reads,
       gated,
       source,
@@ -224,12 +226,25 @@ export class McpExplorer implements OnModuleInit {
     const gated = Boolean(role.binding || reads);
     return {
       ...role,
+      access: this.access(site),
       inputSchema,
       reads,
       gated,
       source: site.source,
       invoke: this.invokers.create(site, gated),
     } satisfies Partial<McpHandlerDefinition>;
+  }
+
+  /** What `@McpRequire` on the class and the method ask together; each scope checked to be one OAuth allows. */
+  private access(site: McpHandlerSite): McpAccessRequirement | undefined {
+    const [onClass, onMethod] = this.accessor.getRequire(site.metatype, site.method);
+    for (const scope of [...(onClass?.scopes ?? []), ...(onMethod?.scopes ?? [])]) {
+      if (!isScopeToken(scope)) {
+        throw new Error(messages.scopeInvalid(site.source, scope));
+      }
+    }
+    const access = combineRequirements(onClass, onMethod);
+    return access && (access.scopes.length > 0 || access.roles.length > 0) ? access : undefined;
   }
 
   private parseTemplate(source: string, uriTemplate: string): UriTemplate {

@@ -15,7 +15,7 @@ export const MERMAID_MIME_TYPE = 'text/vnd.mermaid';
 
 /**
  * The resources of each workflow (`workflowResources: true`): its diagram, with each
- * transition labelled by the tools that fire it, and the caller's instance (state, context,
+ * transition labelled by the tools that fire it (those the caller may use), and the caller's instance (state, context,
  * allowed tools and the diagram with the state highlighted), read through the gate like any
  * workflow read: unknown or someone else's handles are refused.
  */
@@ -45,7 +45,8 @@ export class WorkflowResourcesFactory {
       inputSchema: z.object({}),
       gated: false,
       source: `workflowResources(${machine})`,
-      invoke: async () => toMermaid(this.machines.machine(machine), { tools: this.tools.all() }),
+      invoke: async ([, , call]) =>
+        toMermaid(this.machines.machine(machine), { tools: this.tools.allUsableBy((call as WorkflowCall).caller.grants) }),
     };
   }
 
@@ -78,8 +79,8 @@ export class WorkflowResourcesFactory {
       handle,
       state,
       context: workflowContext ?? null,
-      allowedTools: this.tools.allowedNames(machine!, stored),
-      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.all(), highlight: stored }),
+      allowedTools: this.tools.usableBy(this.tools.allowedNames(machine!, stored), call.caller.grants),
+      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.allUsableBy(call.caller.grants), highlight: stored }),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import type { McpGrants } from '../auth/access-requirement.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
@@ -12,6 +13,8 @@ export interface WorkflowCaller {
   readonly kind: string;
   /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
   sessionStoreKey(machine: string): string | undefined;
+  /** What the caller holds (scopes, roles): the allowed tools it is told of leave out what it may not use. @default none */
+  readonly grants?: McpGrants;
 }
 
 /** The mutable context handed to the handler as `@McpContext()`. */

@@ -13,36 +13,36 @@ export class WorkflowRefusals {
 
   /** The call may not run while the instance is in `state`. */
   forbidden(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     return this.refuse(call, 'FORBIDDEN', messages.forbidden(call.tool.name, machine, state, allowed), machine, state, allowed);
   }
 
   /** The bound event is not enabled in `state` for the call's input and the instance's context. */
   guardRejected(call: WorkflowCall, machine: string, state: string, event: string, guards: readonly string[]): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     const text = messages.guardRejected(call.tool.name, machine, state, event, guards, allowed);
     return this.refuse(call, 'GUARD_REJECTED', text, machine, state, allowed);
   }
 
   /** Another call holds the instance. */
   busy(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     return this.refuse(call, 'BUSY', messages.busy(call.tool.name, machine, allowed), machine, state, allowed);
   }
 
   /** The handle argument is missing, malformed (the refusal names a handle's format), unknown, expired or someone else's. */
   unknownHandle(call: WorkflowCall, machine: string, key: string, handle: unknown): WorkflowRefusal {
-    const start = this.tools.startNames(machine);
+    const start = this.allowed(call, this.tools.startNames(machine));
     const text = isWellFormedHandle(handle)
       ? messages.unknownHandle(call.tool.name, machine, handle, start)
       : messages.malformedHandle(call.tool.name, machine, key, handle, HANDLE_LENGTH, start);
-    return this.refuse(call, 'UNKNOWN_HANDLE', text, machine, null, this.tools.entryNames(machine));
+    return this.refuse(call, 'UNKNOWN_HANDLE', text, machine, null, this.allowed(call, this.tools.entryNames(machine)));
   }
 
   /** The instance is stored in a state the machine does not have. */
   unknownState(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {
     const text = messages.unknownState(call.tool.name, machine, state);
-    return this.refuse(call, 'UNKNOWN_STATE', text, machine, state, this.tools.entryNames(machine));
+    return this.refuse(call, 'UNKNOWN_STATE', text, machine, state, this.allowed(call, this.tools.entryNames(machine)));
   }
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored). */
@@ -55,19 +55,19 @@ export class WorkflowRefusals {
   /** A session-keyed tool was called on a transport without sessions. */
   noSession(call: WorkflowCall, machine: string): WorkflowRefusal {
     const text = (call.caller.kind === 'modern' ? messages.noPrincipal : messages.noSession)(call.tool.name, machine);
-    return this.refuse(call, 'NO_SESSION', text, machine, null, this.tools.entryNames(machine));
+    return this.refuse(call, 'NO_SESSION', text, machine, null, this.allowed(call, this.tools.entryNames(machine)));
   }
 
   /** The handler ran longer than its lease; the transition was not stored. */
   leaseExpired(call: WorkflowCall, machine: string, state: string, leaseMs: number): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     const text = messages.leaseExpired(call.tool.name, machine, state, leaseMs);
     return this.refuse(call, 'LEASE_EXPIRED', text, machine, state, allowed);
   }
 
   /** The person at the client said no to a confirmed transition, dismissed it, or did not answer in time (`why` says which). */
   declined(call: WorkflowCall, machine: string, state: string, why: string): WorkflowRefusal {
-    const allowed = this.tools.allowedNames(machine, state);
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     return this.refuse(call, 'DECLINED', messages.declined(call.tool.name, machine, state, why, allowed), machine, state, allowed);
   }
 
@@ -75,6 +75,11 @@ export class WorkflowRefusals {
   confirmationRequired(call: WorkflowCall, machine: string, state: string | null, why: string): WorkflowRefusal {
     const text = messages.confirmationRequired(call.tool.name, machine, state, why);
     return this.refuse(call, 'CONFIRMATION_REQUIRED', text, machine, state);
+  }
+
+  /** The tools of `names` the caller may use: a refusal never names one it cannot see. */
+  private allowed(call: WorkflowCall, names: readonly string[]): readonly string[] {
+    return this.tools.usableBy(names, call.caller.grants);
   }
 
   /**
@@ -87,7 +92,9 @@ export class WorkflowRefusals {
     text: string,
     machine: string,
     state: string | null = null,
-    allowedTools: readonly string[] = state === null ? this.tools.entryNames(machine) : this.tools.allowedNames(machine, state),
+    allowedTools: readonly string[] = state === null
+      ? this.allowed(call, this.tools.entryNames(machine))
+      : this.allowed(call, this.tools.allowedNames(machine, state)),
   ): WorkflowRefusal {
     return new WorkflowRefusal(text, {
       code,

@@ -73,7 +73,7 @@ export class McpWorkflowService {
       state: snapshot.state,
       context: snapshot.context,
       final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
-      allowedTools: [...this.tools.allowedNames(machine, snapshot.state)],
+      allowedTools: [...this.tools.usableBy(this.tools.allowedNames(machine, snapshot.state), WorkflowCall.of(ctx)?.caller.grants)],
       updatedAt: snapshot.updatedAt || undefined,
     };
   }

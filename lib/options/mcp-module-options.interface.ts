@@ -7,6 +7,7 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { WorkflowGate } from '../gating/fsm-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { McpTokenVerifier } from '../auth/token-verifier.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {
@@ -40,7 +41,7 @@ export interface McpHttpTransportOptions {
   /**
    * Serve the MCP path straight from Node's HTTP server, ahead of the framework: no body
    * parser, router or middleware of the app runs for it (so `app.use(...)` auth does not
-   * either: use `authenticate`), which saves most of what Express costs per request. Guards,
+   * either: use `auth`), which saves most of what Express costs per request. Guards,
    * interceptors, pipes and filters on tools run as usual. `path` is then absolute:
    * `setGlobalPrefix` does not apply to it. Other paths are served by the app as before.
    * @default false
@@ -50,7 +51,9 @@ export interface McpHttpTransportOptions {
    * Who the caller is, from the HTTP request, when no middleware of the app set `req.auth`
    * (always, with `direct`): the `AuthInfo` of a valid credential, `undefined` for an
    * anonymous caller. Throw an `HttpException` (e.g. `UnauthorizedException`) to answer the
-   * request with its status and message.
+   * request with its status and message. The 0.2 spelling of `auth.fromRequest`, which
+   * replaces it (read when `auth.fromRequest` is not set).
+   * @deprecated Use `auth.fromRequest`.
    */
   authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /**
@@ -89,7 +92,7 @@ export interface McpHttpTransportOptions {
   /**
    * `ttlMs` of the cache hints on 2026-07-28 lists (`tools/list`, `prompts/list`,
    * `resources/list`, `resources/templates/list`), with `cacheScope: 'public'`: the lists only
-   * change with a deployment.
+   * change with a deployment (`'private'` when a `@McpRequire` makes them differ between callers).
    * @default 300_000 (5 minutes)
    */
   listCacheTtlMs?: number;
@@ -290,6 +293,136 @@ export interface McpTelemetryOptions {
   instanceDigestKey?: string | Uint8Array;
 }
 
+/**
+ * Who may call (`McpModuleOptions.auth`): how the caller of an HTTP request is known, and what
+ * the server says about it (the MCP authorization spec, 2025-11-25). Set exactly one of `jwt`
+ * (bearer JWTs verified against the issuer's JWKS), `verifier` (opaque tokens, introspection)
+ * or `fromRequest` (the app's own Passport strategy or middleware); see docs/auth.md.
+ */
+export interface McpAuthOptions {
+  /** Verify bearer JWTs against the issuer's JWKS (needs the optional peer `jose`). */
+  jwt?: McpJwtOptions;
+  /** Verify bearer tokens with your own verifier (the SDK's `OAuthTokenVerifier` fits). */
+  verifier?: McpTokenVerifier;
+  /**
+   * The caller of a request your own middleware (Passport, a guard's strategy run as
+   * middleware) already authenticated: map `req.user` to the `AuthInfo` whose `clientId` is
+   * the principal and `scopes` its scopes; `undefined` for an anonymous caller. Called when no
+   * middleware set `req.auth` (which is then taken as it is). Throw an `HttpException` to
+   * answer with its status and message.
+   * @default `req.auth`, as the SDK's `requireBearerAuth` or your middleware set it
+   */
+  fromRequest?: (request: IncomingMessage & { user?: unknown; auth?: AuthInfo }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * Refuse a request without a valid token with HTTP 401 and a `WWW-Authenticate` challenge
+   * naming the metadata; `false` lets anonymous callers in (they see and call only what
+   * requires nothing).
+   * @default true with `jwt` or `verifier`, else false
+   */
+  required?: boolean;
+  /**
+   * This server's resource URL (RFC 8707, RFC 9728 `resource`): the audience tokens must name,
+   * and where the metadata says the resource is, e.g. `'https://mcp.example.com/mcp'`.
+   * Required when the server is reached beyond loopback or behind a proxy.
+   * @default `http://<loopback address>:<port><transports.http.path>` of the listener (`app.listen`
+   *   rejects when it listens beyond loopback without it)
+   */
+  resource?: string;
+  /**
+   * The authorization servers that issue tokens for this resource (RFC 9728
+   * `authorization_servers`). Required with `verifier`.
+   * @default `[jwt.issuer]`
+   */
+  authorizationServers?: string[];
+  /**
+   * Scopes the metadata lists (`scopes_supported`) besides those a `@McpRequire` names, e.g.
+   * the scopes of your own routes (`defineAccess(...).scopes`).
+   * @default []
+   */
+  scopesSupported?: readonly string[];
+  /**
+   * The roles of a caller, for `@McpRequire({ roles })`: from a claim, or your own lookup.
+   * Called once per request; a hook that throws gives no roles (logged).
+   * @default `authInfo.extra.roles` when it is a list of strings (`auth.jwt` puts the `roles` claim there), else none
+   */
+  roles?: (authInfo: AuthInfo) => readonly string[] | Promise<readonly string[]>;
+}
+
+/** Bearer JWT verification against an issuer's JWKS (`auth.jwt`). */
+export interface McpJwtOptions {
+  /** The `iss` tokens must carry, e.g. `'https://auth.example.com'`. */
+  issuer: string;
+  /** Where the issuer publishes its signing keys (JWKS), e.g. `'https://auth.example.com/.well-known/jwks.json'`. */
+  jwksUrl: string;
+  /**
+   * The `aud` tokens must carry (one of them, when a list).
+   * @default `auth.resource` (RFC 8707: tokens are minted for this server's URL)
+   */
+  audience?: string | string[];
+  /**
+   * Signature algorithms accepted. Only asymmetric ones by default: `alg: none` and tokens
+   * signed with a shared secret (an HS256 token "signed" with the public key) are refused.
+   * @default ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']
+   */
+  algorithms?: string[];
+  /** Clock skew tolerated on `exp`, `nbf` and `iat`, in milliseconds. @default 5_000 */
+  clockToleranceMs?: number;
+  /** The claim whose value is the principal (`AuthInfo.clientId`), which sessions and handles are bound to. @default 'sub' */
+  principalClaim?: string;
+  /** The claim holding the scopes: a space-separated string (or a list). @default 'scope' */
+  scopeClaim?: string;
+  /** The claim holding the caller's roles (a list, or a space-separated string), put in `AuthInfo.extra.roles`. @default 'roles' */
+  rolesClaim?: string;
+  /** Time after a JWKS fetch during which a token with an unknown `kid` does not fetch it again. @default 30_000 */
+  jwksCooldownMs?: number;
+  /** How long fetched keys are used before they are fetched again. @default 600_000 (10 minutes) */
+  jwksCacheMaxAgeMs?: number;
+  /** How long a JWKS fetch may take; a slower one fails closed (HTTP 503). @default 5_000 */
+  jwksTimeoutMs?: number;
+}
+
+/** A request to the workflow console, as `authorize` sees it: `auth` is set when the app's authentication ran (middleware, or `transports.http.authenticate`). */
+export type McpConsoleRequest = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * The workflow console (`McpModuleOptions.console`): a read-only page of every workflow
+ * instance, its diagram, history and context, live, served by the app itself (docs/console.md).
+ * It shows handles and session ids, which are bearer capabilities: keep it behind `authorize`.
+ */
+export interface McpConsoleOptions {
+  /**
+   * Path of the list of instances, absolute (`setGlobalPrefix` does not apply); an instance is
+   * at `<path>/<machine>/<instance>`, its live stream at `.../events`.
+   * @default '/workflows'
+   */
+  path?: string;
+  /**
+   * Who may see the console, asked for every page and stream: `true` serves it; `false` answers
+   * HTTP 403; a thrown `HttpException` (e.g. `UnauthorizedException`) answers with its status
+   * and message; any other error answers 500 (logged). Sync or async. Asked after `scopes`.
+   * @default with `scopes`, every request whose token holds them; without, only requests from a
+   *   loopback address (the machine itself)
+   */
+  authorize?: (request: McpConsoleRequest) => boolean | Promise<boolean>;
+  /**
+   * Scopes the caller's bearer token must all hold to see the console, checked by the module's
+   * `auth` as for a tool: no token → 401 with the `resource_metadata` challenge, a token without
+   * them → 403 `insufficient_scope` naming them (e.g. `['workflows:read']`).
+   * @default [] (none)
+   */
+  scopes?: readonly string[];
+  /** Instances on one page of the list. @default 50 */
+  pageSize?: number;
+  /** History rows on an instance's page, the most recent ones. @default 100 */
+  historyLimit?: number;
+  /** Live streams (open console pages) this process serves at once; beyond, a stream gets HTTP 503 and the page retries. @default 32 */
+  maxStreams?: number;
+  /** Time between heartbeats on an idle live stream (keeps proxies from closing it). @default 15_000 */
+  heartbeatMs?: number;
+  /** A live stream is closed after this long and the page reconnects (it re-reads what it shows). @default 300_000 (5 minutes) */
+  streamMaxMs?: number;
+}
+
 /** Options of `McpModule.forRoot` / `forRootAsync`. */
 export interface McpModuleOptions {
   /** Server name sent in `initialize`. */
@@ -314,6 +447,12 @@ export interface McpModuleOptions {
   engine?: 'auto' | 'xstate' | 'table';
   /** Where workflow state lives. @default a new `InMemoryWorkflowStateStore` */
   store?: WorkflowStateStore;
+  /**
+   * Who may call: bearer tokens verified here (`jwt`, `verifier`) or by your middleware
+   * (`fromRequest`), the protected-resource metadata, and the roles of a caller; see docs/auth.md.
+   * @default off: `req.auth` as your middleware sets it (or `transports.http.authenticate`), anonymous callers allowed
+   */
+  auth?: McpAuthOptions;
   /**
    * Transports to serve.
    * @default `{ http: { path: '/mcp' } }`
@@ -363,6 +502,12 @@ export interface McpModuleOptions {
    * @default false
    */
   workflowResources?: boolean;
+  /**
+   * The workflow console in the browser: `true` (or options) serves it at `/workflows`
+   * (see {@link McpConsoleOptions}); the store needs the read methods (both shipped stores have them).
+   * @default false
+   */
+  console?: McpConsoleOptions | boolean;
   /**
    * Escape hatch: called with each connection's SDK `Server` before it connects, after the
    * module registered its handlers. Register what the module does not serve (sampling

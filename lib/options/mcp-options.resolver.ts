@@ -4,7 +4,9 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
+import { isLoopbackAddress } from '../transports/host-origin.validator.js';
 import type {
+  McpConsoleOptions,
   McpGateOptions,
   McpHttpTransportOptions,
   McpInputRequestOptions,
@@ -12,6 +14,7 @@ import type {
   McpSessionOptions,
 } from './mcp-module-options.interface.js';
 import type {
+  McpResolvedConsoleOptions,
   McpResolvedHttpOptions,
   McpResolvedInputRequestOptions,
   McpResolvedOptions,
@@ -19,6 +22,7 @@ import type {
   McpResolvedTelemetryOptions,
 } from './mcp-resolved-options.interface.js';
 import * as messages from './options.messages.js';
+import { resolveAuth } from './auth-options.resolver.js';
 
 /** Default lease of a claimed instance. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -128,6 +132,22 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       workflowResources: options.workflowResources ?? false,
     },
     telemetry: resolveTelemetry(options.telemetry ?? {}),
+    auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
+    console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
+  };
+}
+
+function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
+  return {
+    path: console.path ?? '/workflows',
+    scopes: [...(console.scopes ?? [])],
+    // With scopes, the token decides; without, the machine itself only.
+    authorize: console.authorize ?? (console.scopes?.length ? () => true : (request) => isLoopbackAddress(request.socket.remoteAddress)),
+    pageSize: console.pageSize ?? 50,
+    historyLimit: console.historyLimit ?? 100,
+    maxStreams: console.maxStreams ?? 32,
+    heartbeatMs: console.heartbeatMs ?? 15_000,
+    streamMaxMs: console.streamMaxMs ?? 300_000,
   };
 }
 
@@ -138,7 +158,6 @@ function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, a
     direct: http.direct ?? false,
     allowedHosts: http.allowedHosts,
     allowedOrigins: http.allowedOrigins,
-    authenticate: http.authenticate,
     drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
     maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     singleTenant: http.singleTenant ?? options.singleTenant ?? false,

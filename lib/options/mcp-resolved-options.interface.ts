@@ -4,7 +4,14 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { McpHttpTransportOptions, McpModuleOptions } from './mcp-module-options.interface.js';
+import type {
+  McpAuthOptions,
+  McpConsoleOptions,
+  McpHttpTransportOptions,
+  McpJwtOptions,
+  McpModuleOptions,
+} from './mcp-module-options.interface.js';
+import type { McpTokenVerifier } from '../auth/token-verifier.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
 export interface McpServerIdentity {
@@ -21,7 +28,7 @@ export interface McpResolvedHttpOptions
     Required<
       Pick<McpHttpTransportOptions, 'path' | 'stateless' | 'direct' | 'drainMs' | 'maxBodyBytes' | 'singleTenant' | 'listCacheTtlMs'>
     >,
-    Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins' | 'authenticate'> {
+    Pick<McpHttpTransportOptions, 'allowedHosts' | 'allowedOrigins'> {
   /** `undefined`: both eras when the SDK v2 packages are installed. */
   protocolEras?: ('2025-11-25' | '2026-07-28')[];
   /** Key of the session-keyed instances of stateless HTTP with `singleTenant`. */
@@ -55,6 +62,30 @@ export interface McpResolvedTelemetryOptions {
   instanceDigestKey: string | Uint8Array;
 }
 
+/** `auth.jwt` with every default filled in (`audience` stays unset when it is the resource URL, known once the server listens). */
+export type McpResolvedJwtOptions = Required<Omit<McpJwtOptions, 'audience'>> & Pick<McpJwtOptions, 'audience'>;
+
+/**
+ * `auth` with every default filled in: how a request's caller is known (`mode`), whether one
+ * is required, what the protected-resource metadata says.
+ */
+export interface McpResolvedAuthOptions {
+  /** `'jwt'`: bearer JWTs verified here; `'verifier'`: bearer tokens verified by the app's verifier; `'request'`: the caller the app's middleware found. */
+  mode: 'jwt' | 'verifier' | 'request';
+  jwt?: McpResolvedJwtOptions;
+  verifier?: McpTokenVerifier;
+  /** In `'request'` mode: `auth.fromRequest`, else the deprecated `transports.http.authenticate`, else `req.auth` as it is. */
+  fromRequest?: McpAuthOptions['fromRequest'];
+  required: boolean;
+  /** `undefined`: the loopback listener's own URL. */
+  resource?: string;
+  authorizationServers: readonly string[];
+  scopesSupported: readonly string[];
+  roles: NonNullable<McpAuthOptions['roles']>;
+  /** Whether `/.well-known/oauth-protected-resource` is served (bearer tokens verified here, or authorization servers named). */
+  metadata: boolean;
+}
+
 /** `inputRequests` as the protocol layer reads it: how `requestState` is signed, and the rounds of a 2025-11-25 call. */
 export interface McpResolvedInputRequestOptions {
   /** How long a 2025-11-25 session waits for the client's answer to one request. */
@@ -75,6 +106,9 @@ export interface McpDiscoveryOptions {
   workflowResources: boolean;
 }
 
+/** `console` with every default filled in. */
+export type McpResolvedConsoleOptions = Required<McpConsoleOptions>;
+
 /** The module options with every default filled in, resolved once when the module starts, grouped by what they configure. */
 export interface McpResolvedOptions {
   server: McpServerIdentity;
@@ -91,6 +125,9 @@ export interface McpResolvedOptions {
   inputRequests: McpResolvedInputRequestOptions;
   discovery: McpDiscoveryOptions;
   telemetry: McpResolvedTelemetryOptions;
+  auth: McpResolvedAuthOptions;
+  /** `null`: the console is off. */
+  console: McpResolvedConsoleOptions | null;
 }
 
 /** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */
@@ -103,7 +140,11 @@ export const MCP_HTTP_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedHttpOptions');
 export const MCP_STDIO_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedStdioOptions');
 /** Injection token of the {@link McpResolvedSessionOptions}. */
 export const MCP_SESSION_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedSessionOptions');
+/** Injection token of the {@link McpResolvedAuthOptions}. */
+export const MCP_AUTH_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedAuthOptions');
 /** Injection token of the {@link McpResolvedInputRequestOptions}. */
 export const MCP_INPUT_REQUEST_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedInputRequestOptions');
 /** Injection token of the {@link McpDiscoveryOptions}. */
 export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');
+/** Injection token of the {@link McpResolvedConsoleOptions} (`null` when the console is off). */
+export const MCP_CONSOLE_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedConsoleOptions');

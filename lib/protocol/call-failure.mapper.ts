@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowRefusal } from '../gating/fsm-refusal.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
-import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
+import type { McpAccessRefusal } from '../auth/mcp-access.policy.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_ACCESS_DENIED_CODE, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 import { errorMessage, toolErrorResult } from '../results/tool-result.mapper.js';
@@ -55,4 +56,14 @@ export function toCallFailure(definition: McpHandlerDefinition, error: unknown):
   logger.error(messages.handlerFailed(definition.name, errorId, activeTraceId(), error), error instanceof Error ? error.stack : undefined);
   const text = messages.toolFailed(definition.name, errorId);
   return { error: new JsonRpcError(JSON_RPC_INTERNAL_ERROR, text), toolResult: toolErrorResult(text), refusal: false };
+}
+
+/**
+ * The JSON-RPC error of a call whose caller lacks what its target requires (`@McpRequire`),
+ * where no HTTP 403 answered it first (stdio, or a transport of the app's): the handler and
+ * the app's guards never ran.
+ */
+export function accessRefused(refusal: McpAccessRefusal): JsonRpcError {
+  const { name, requiredScopes, missingScopes, missingRoles } = refusal;
+  return new JsonRpcError(MCP_ACCESS_DENIED_CODE, refusal.message, { name, requiredScopes, missingScopes, missingRoles });
 }

@@ -20,3 +20,5 @@ export const MCP_MISSING_CLIENT_CAPABILITY_CODE = -32021;
 export const MCP_REFUSAL_JSONRPC_CODE = JSON_RPC_INVALID_PARAMS;
 /** JSON-RPC error code of a call abandoned at shutdown (`transports.http.drainMs` ran out): nothing of it was stored. */
 export const MCP_SHUTDOWN_JSONRPC_CODE = JSON_RPC_SERVER_ERROR;
+/** A call of a tool, prompt or resource whose `@McpRequire` the caller does not meet, answered in-band (over HTTP it is HTTP 403 first). */
+export const MCP_ACCESS_DENIED_CODE = -32003;

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { permits, type McpGrants } from '../auth/access-requirement.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
-import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { McpMenuEntry } from '../sessions/menu-visibility.js';
 import { handleRetention } from './protocol.messages.js';
@@ -22,7 +23,15 @@ export interface McpCatalog {
 export class McpListMapper {
   /** Each tool as a session's `tools/list` shows it, in full and compact; definitions do not change while the server runs. */
   private readonly shown = { full: new Map<McpToolDefinition, Tool>(), compact: new Map<McpToolDefinition, Tool>() };
+  /** Each tool as the 2026-07-28 era lists it, for lists that vary by caller. */
+  private readonly catalogued = new Map<McpToolDefinition, Tool>();
   private built?: { tools: readonly McpToolDefinition[]; resources: readonly McpResourceDefinition[]; catalog: McpCatalog };
+  private varies?: {
+    tools: readonly McpToolDefinition[];
+    prompts: readonly McpPromptDefinition[];
+    resources: readonly McpResourceDefinition[];
+    any: boolean;
+  };
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -80,6 +89,45 @@ export class McpListMapper {
       };
     }
     return this.built.catalog;
+  }
+
+  /**
+   * The 2026-07-28 lists as a caller holding `grants` sees them: {@link catalog}, without what
+   * requires more than it holds (`@McpRequire`). The same for every caller when nothing
+   * requires anything (see {@link variesByCaller}).
+   */
+  catalogFor(grants: McpGrants): McpCatalog {
+    if (!this.variesByCaller()) {
+      return this.catalog();
+    }
+    const allowed = <T extends McpHandlerDefinition>(definitions: readonly T[]) =>
+      definitions.filter((definition) => permits(definition.access, grants));
+    const resources = allowed(this.primitives.resources());
+    return {
+      tools: allowed(this.toolRegistry.all()).map((tool) => {
+        let listed = this.catalogued.get(tool);
+        if (!listed) {
+          listed = this.tool(tool, false, true);
+          this.catalogued.set(tool, listed);
+        }
+        return listed;
+      }),
+      prompts: this.prompts(allowed(this.primitives.prompts())),
+      resources: this.resources(resources),
+      resourceTemplates: this.resourceTemplates(resources),
+    };
+  }
+
+  /** Whether a tool, prompt or resource requires scopes or roles, so 2026-07-28 lists differ between callers (and are cached privately). */
+  variesByCaller(): boolean {
+    const tools = this.toolRegistry.all();
+    const prompts = this.primitives.prompts();
+    const resources = this.primitives.resources();
+    if (this.varies?.tools !== tools || this.varies.prompts !== prompts || this.varies.resources !== resources) {
+      const any = [...tools, ...prompts, ...resources].some((definition) => definition.access !== undefined);
+      this.varies = { tools, prompts, resources, any };
+    }
+    return this.varies.any;
   }
 
   /**

@@ -86,8 +86,8 @@ export class McpServerFactory {
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
         settled(this.primitiveCalls.readResource(session, request.params.uri, extra)),
       );
-      server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-        await this.primitiveCalls.subscribe(session, request.params.uri);
+      server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+        await this.primitiveCalls.subscribe(session, request.params.uri, extra);
         return {};
       });
       server.setRequestHandler(UnsubscribeRequestSchema, (request) => {

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { McpGrants } from '../auth/access-requirement.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import {
@@ -39,7 +41,8 @@ const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities
  * Serves MCP 2026-07-28 on the SDK v2 server packages: a fresh SDK server per request
  * (`createMcpHandler`, which answers `server/discover` and `subscriptions/listen` and checks
  * the envelope and the `Mcp-Method`/`Mcp-Name` headers), with the same call handlers, gate
- * and stores as the 2025 era. Lists are the same for every caller, with cache hints; each call
+ * and stores as the 2025 era. Lists are the same for every caller, with cache hints, unless
+ * a `@McpRequire` makes them differ by the caller's grants (then cached privately); each call
  * is gated and its result carries the instance's state and allowed tools. Session-keyed
  * machines are keyed by the authenticated principal.
  */
@@ -54,6 +57,7 @@ export class ModernServerFactory {
     private readonly lists: McpListMapper,
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
+    private readonly access: McpAccessPolicy,
     private readonly telemetry: McpTelemetry,
     @Inject(MCP_INPUT_REQUEST_OPTIONS) private readonly inputRequests: McpResolvedInputRequestOptions,
   ) {}
@@ -65,15 +69,24 @@ export class ModernServerFactory {
     if (this.inputRequests.requestStateKeyGenerated) {
       this.logger.log(messages.requestStateKeyGenerated());
     }
-    const handler = sdk.server.createMcpHandler((context) => this.createServer(sdk, Server, seal, context.authInfo?.clientId), {
-      legacy: 'reject',
-      // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
-      onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
-    });
+    const handler = sdk.server.createMcpHandler(
+      async (context) => this.createServer(sdk, Server, seal, context.authInfo?.clientId, await this.access.grantsOf(context.authInfo)),
+      {
+        legacy: 'reject',
+        // Mostly requests the SDK refused (a missing envelope, a header that disagrees): the client's problem.
+        onerror: (error) => this.logger.warn(messages.modernHandlerError(error)),
+      },
+    );
     return sdk.node.toNodeHandler(handler);
   }
 
-  private createServer(sdk: ModernSdk, Server: ModernSdk['server']['Server'], seal: McpRequestStateSeal, principal: string | undefined) {
+  private createServer(
+    sdk: ModernSdk,
+    Server: ModernSdk['server']['Server'],
+    seal: McpRequestStateSeal,
+    principal: string | undefined,
+    grants: McpGrants,
+  ) {
     const capabilities = this.servers.declaredCapabilities('modern');
     const server = new Server(
       { name: this.options.name, version: this.options.version },
@@ -90,7 +103,10 @@ export class ModernServerFactory {
       principal === undefined ? undefined : { scope: 'principal', id: principal },
       principal,
     );
-    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: 'public' as const };
+    session.grants = grants;
+    // Lists that differ between callers (something requires scopes or roles) must not be shared by caches.
+    const hint = { ttlMs: this.http!.listCacheTtlMs, cacheScope: this.lists.variesByCaller() ? ('private' as const) : ('public' as const) };
+    const catalog = () => this.lists.catalogFor(grants);
     const answer = <T>(context: ServerContext, work: (extra: McpToolContext['extra']) => Promise<T>): Promise<T> => {
       session.logLevel = context.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
       return work(legacyExtra(context)).catch((error: unknown) => {
@@ -117,14 +133,14 @@ export class ModernServerFactory {
         const requestState = result.requestState === undefined ? undefined : await seal.seal(target, result.requestState, context);
         return sdk.server.inputRequired({ inputRequests: result.inputRequests as never, requestState });
       });
-    server.setRequestHandler('tools/list', () => ({ tools: this.lists.catalog().tools as never, ...hint }));
+    server.setRequestHandler('tools/list', () => ({ tools: catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) =>
       answerRounds(context, `tools/call ${request.params.name}`, (extra, round) =>
         this.calls.handle(session, request.params, extra, round),
       ),
     );
     if (capabilities.prompts) {
-      server.setRequestHandler('prompts/list', () => ({ prompts: this.lists.catalog().prompts as never, ...hint }));
+      server.setRequestHandler('prompts/list', () => ({ prompts: catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) =>
         answerRounds(context, `prompts/get ${request.params.name}`, (extra, round) =>
           this.primitiveCalls.getPrompt(session, request.params, extra, round),
@@ -132,8 +148,8 @@ export class ModernServerFactory {
       );
     }
     if (capabilities.resources) {
-      server.setRequestHandler('resources/list', () => ({ resources: this.lists.catalog().resources, ...hint }));
-      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.lists.catalog().resourceTemplates, ...hint }));
+      server.setRequestHandler('resources/list', () => ({ resources: catalog().resources, ...hint }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog().resourceTemplates, ...hint }));
       server.setRequestHandler('resources/read', (request, context) =>
         answerRounds(context, `resources/read ${request.params.uri}`, (extra, round) =>
           this.primitiveCalls.readResource(session, request.params.uri, extra, round),

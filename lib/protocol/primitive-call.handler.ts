@@ -21,7 +21,8 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import { callResult, type McpCallResults } from '../results/call-result.builder.js';
 import type { WorkflowCall } from '../gating/fsm-call.js';
-import { toCallFailure } from './call-failure.mapper.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import * as messages from './protocol.messages.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
@@ -44,6 +45,7 @@ export class PrimitiveCallHandler {
     private readonly store: FsmStoreAdapter,
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
+    private readonly access: McpAccessPolicy,
     private readonly rounds: McpInputRounds,
   ) {}
 
@@ -81,11 +83,12 @@ export class PrimitiveCallHandler {
    * `notifications/resources/updated`. A handle must be the caller's. A resource outside any
    * workflow is accepted and never announced (its changes are the app's to know).
    */
-  async subscribe(session: McpSession, uri: string): Promise<void> {
+  async subscribe(session: McpSession, uri: string, extra: Extra): Promise<void> {
     const match = this.primitives.match(checkUri('resources/subscribe', uri));
     if (!match) {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
+    await this.checkAccess(match.resource, extra);
     const machine = match.resource.binding?.machine ?? match.resource.reads;
     if (machine !== undefined) {
       this.menu.subscribe(session, await this.instanceKey(session, machine, match.args, uri), uri);
@@ -125,6 +128,7 @@ export class PrimitiveCallHandler {
     uri?: string,
   ): Promise<McpCallResults[K] | McpInputRequired> {
     session.touch();
+    await this.checkAccess(definition, extra);
     const parsed = definition.inputSchema.safeParse(args);
     if (!parsed.success) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
@@ -145,6 +149,14 @@ export class PrimitiveCallHandler {
         throw toCallFailure(definition, error).error;
       }
     });
+  }
+
+  /** Refuses a caller that lacks what the definition requires (`@McpRequire`), before anything of it runs. */
+  private async checkAccess(definition: McpHandlerDefinition, extra: Extra): Promise<void> {
+    const denied = this.access.refusal(definition, await this.access.grantsOf(extra.authInfo));
+    if (denied) {
+      throw accessRefused(denied);
+    }
   }
 
   /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */

@@ -4,7 +4,8 @@ import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { WorkflowCall } from '../gating/fsm-call.js';
 import { callResult } from '../results/call-result.builder.js';
-import { toCallFailure } from './call-failure.mapper.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
@@ -34,6 +35,7 @@ export class ToolCallHandler {
     private readonly menu: ToolMenuService,
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
+    private readonly access: McpAccessPolicy,
     private readonly rounds: McpInputRounds,
   ) {}
 
@@ -54,6 +56,10 @@ export class ToolCallHandler {
     const tool = this.tools.get(name);
     if (!tool) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
+    }
+    const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
+    if (denied) {
+      throw accessRefused(denied);
     }
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
@@ -99,7 +105,8 @@ export class ToolCallHandler {
     if (!instance || state === undefined || state === null) {
       return result;
     }
-    const gate = { machine: instance.machine, state: toStateValue(state), allowedTools: this.tools.allowedNames(instance.machine, state) };
+    const allowedTools = this.tools.usableBy(this.tools.allowedNames(instance.machine, state), call.caller.grants);
+    const gate = { machine: instance.machine, state: toStateValue(state), allowedTools };
     return { ...result, _meta: { ...result._meta, [MCP_STATE_META_KEY]: gate } };
   }
 

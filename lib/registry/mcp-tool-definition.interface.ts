@@ -1,5 +1,6 @@
 import type { ElicitRequestFormParams, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject, ZodType } from 'zod';
+import type { McpAccessRequirement } from '../auth/access-requirement.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 
 /** How a tool takes part in a workflow. */
@@ -64,6 +65,8 @@ export interface McpHandlerDefinition {
    * session-keyed machine, or its handle-keyed machine when it takes the handle argument.
    */
   reads?: string;
+  /** What the caller must hold to see and use it (`@McpRequire` on the method and its class); `undefined`: nothing. */
+  access?: McpAccessRequirement;
   /** Whether the gate resolves an instance for the handler (bound, start or read). */
   gated: boolean;
   /** `Class.method`, for messages. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { NO_GRANTS, permits, type McpGrants } from '../auth/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
 
@@ -11,6 +12,8 @@ export class McpToolRegistry {
   private readonly tools = new Map<string, McpToolDefinition>();
   private list: readonly McpToolDefinition[] = [];
   private readonly allowed = new Map<string, readonly string[]>();
+  /** Whether any tool requires scopes or roles. */
+  private requiring = false;
 
   constructor(private readonly machines: McpMachineRegistry) {}
 
@@ -20,6 +23,7 @@ export class McpToolRegistry {
       this.tools.set(tool.name, tool);
     }
     this.list = Object.freeze([...this.tools.values()]);
+    this.requiring = this.list.some((tool) => tool.access !== undefined);
     this.allowed.clear();
   }
 
@@ -66,6 +70,23 @@ export class McpToolRegistry {
         return tool.workflow === machine;
       })
       .map((tool) => tool.name);
+  }
+
+  /**
+   * The tools of `names` a caller holding `grants` may use (`@McpRequire`): what a refusal or a
+   * result tells it is allowed never names a tool it cannot see. `names` itself when no tool
+   * requires anything.
+   */
+  usableBy(names: readonly string[], grants: McpGrants = NO_GRANTS): readonly string[] {
+    if (!this.requiring) {
+      return names;
+    }
+    return names.filter((name) => permits(this.tools.get(name)?.access, grants));
+  }
+
+  /** Every tool a caller holding `grants` may use, in registration order: a diagram it reads names no other. */
+  allUsableBy(grants: McpGrants = NO_GRANTS): readonly McpToolDefinition[] {
+    return this.requiring ? this.list.filter((tool) => permits(tool.access, grants)) : this.list;
   }
 
   /** Start tools of `machine`. */

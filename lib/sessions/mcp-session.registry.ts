@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import type { McpGrants } from '../auth/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
 import {
@@ -127,6 +128,14 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
     } finally {
       this.ending.delete(id);
     }
+  }
+
+  /**
+   * Records what the caller of a request on the session holds now, and sends `list_changed`
+   * for each list of its menu that changed (a step-up token shows more).
+   */
+  regrant(session: McpServedSession, grants: McpGrants): void {
+    this.announce(session, this.menu.regrant(session, grants));
   }
 
   /** Whether the session is being ended here (its record may not be deleted yet). */

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { NO_GRANTS, type McpGrants } from '../auth/access-requirement.js';
 import type { WorkflowCaller } from '../gating/fsm-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { McpKnownStates } from './mcp-known-states.js';
@@ -28,6 +29,13 @@ export class McpSession implements WorkflowCaller {
   readonly knownStates = new McpKnownStates();
   /** URIs this session subscribed to (`resources/subscribe`), by the store key of the instance they show; created by the first subscription. */
   subscriptions?: Map<string, Set<string>>;
+  /**
+   * What the session's caller holds, from its latest request (a session is bound to its
+   * principal, not to one token: a step-up token brings more). Changed only by `ToolMenuService`.
+   */
+  grants: McpGrants = NO_GRANTS;
+  /** Whether `grants` came from a request (this process may have rebuilt the session with none yet). */
+  granted = false;
   /** Signature of the menu this session was last shown or told about. */
   lastMenu?: readonly string[];
   lastSeen = Date.now();

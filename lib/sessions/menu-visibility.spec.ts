@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_GRANTS, type McpGrants } from '../auth/access-requirement.js';
 import { defineMachine } from '../machines/define-machine.js';
 import { TableFsmEngine } from '../machines/table-fsm.engine.js';
 import type { McpMachineConfig } from '../machines/machine.interface.js';
@@ -71,9 +72,14 @@ const definitions = (handleToolsMenu: 'used' | 'all' = 'used'): McpMenuDefinitio
   ]),
   handleToolsMenu,
 });
-const view = (states: Record<string, string[]>, kind: McpSessionKind = 'stateful') => ({ kind, states: new Map(Object.entries(states)) });
-const names = (visibility: McpMenuVisibility, states: Record<string, string[]>, kind?: McpSessionKind) =>
-  visibility.tools(view(states, kind)).map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`);
+const view = (states: Record<string, string[]>, kind: McpSessionKind = 'stateful', grants: McpGrants = NO_GRANTS) => ({
+  kind,
+  states: new Map(Object.entries(states)),
+  grants,
+});
+const names = (visibility: McpMenuVisibility, states: Record<string, string[]>, kind?: McpSessionKind, grants?: McpGrants) =>
+  visibility.tools(view(states, kind, grants)).map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`);
+const holding = (scopes: string[], roles: string[] = []): McpGrants => ({ scopes: new Set(scopes), roles: new Set(roles) });
 
 describe('McpMenuVisibility', () => {
   const visibility = new McpMenuVisibility(definitions());
@@ -128,5 +134,60 @@ describe('McpMenuVisibility', () => {
     expect(visibility.ended('parcel', 'lost')).toBe(true);
     expect(visibility.ended('parcel', 'shipped')).toBe(false);
     expect(visibility.ended('parcel', 'renamed')).toBe(false);
+  });
+});
+
+describe('McpMenuVisibility with scopes and roles', () => {
+  const requires = (scopes: string[], roles: string[] = []) => ({ access: { scopes, roles } });
+  const scoped = new McpMenuVisibility({
+    ...definitions(),
+    tools: [
+      tool('help'),
+      tool('parcel.pack', { start: { machine: 'parcel', handleKey: 'parcelId', transactional: false } }),
+      tool('parcel.ship', { ...bound('parcel', 'packed'), ...requires(['parcels:ship']) }),
+      tool('parcel.audit', requires(['parcels:read', 'audit:read'])),
+      tool('parcel.override', requires([], ['supervisor', 'admin'])),
+    ],
+    prompts: [
+      { ...handler('parcel.brief', requires(['parcels:read'])), kind: 'prompt', arguments: [], completers: {} },
+    ] as McpPromptDefinition[],
+    resources: [
+      {
+        ...handler('parcel.log', { ...bound('parcel', 'packed'), ...requires(['parcels:read']) }),
+        kind: 'resource',
+        uri: 'parcel://log',
+        completers: {},
+      },
+    ] as McpResourceDefinition[],
+  });
+
+  it('shows a tool that requires scopes only to a caller holding all of them, and only in its states', () => {
+    expect(names(scoped, { parcel: ['packed'] })).toEqual(['help', 'parcel.pack']);
+    expect(names(scoped, { parcel: ['packed'] }, 'stateful', holding(['parcels:ship']))).toEqual(['help', 'parcel.pack', 'parcel.ship']);
+    expect(names(scoped, { parcel: ['shipped'] }, 'stateful', holding(['parcels:ship']))).toEqual(['help', 'parcel.pack']);
+    expect(names(scoped, {}, 'stateful', holding(['parcels:read']))).toEqual(['help', 'parcel.pack']);
+    expect(names(scoped, {}, 'stateful', holding(['parcels:read', 'audit:read']))).toEqual(['help', 'parcel.pack', 'parcel.audit']);
+  });
+
+  it('shows a tool that names roles to a caller holding one of them', () => {
+    expect(names(scoped, {}, 'stateful', holding([], ['clerk']))).toEqual(['help', 'parcel.pack']);
+    expect(names(scoped, {}, 'stateful', holding([], ['admin']))).toEqual(['help', 'parcel.pack', 'parcel.override']);
+  });
+
+  it('keeps what requires scopes out of a stateless menu too, which otherwise lists every handle-keyed tool', () => {
+    expect(names(scoped, {}, 'stateless')).toEqual(['help', 'parcel.pack']);
+    expect(names(scoped, {}, 'stateless', holding(['parcels:ship']))).toEqual(['help', 'parcel.pack', 'parcel.ship']);
+  });
+
+  it('filters prompts and resources by the grants, and a change of grants changes the signature', () => {
+    expect(scoped.prompts(view({}))).toEqual([]);
+    expect(scoped.prompts(view({}, 'stateful', holding(['parcels:read']))).map(({ name }) => name)).toEqual(['parcel.brief']);
+    expect(scoped.resources(view({ parcel: ['packed'] }, 'stateful', holding(['parcels:read']))).map(({ name }) => name)).toEqual([
+      'parcel.log',
+    ]);
+    expect(scoped.resources(view({ parcel: ['shipped'] }, 'stateful', holding(['parcels:read'])))).toEqual([]);
+    const before = scoped.signature(view({ parcel: ['packed'] }));
+    const after = scoped.signature(view({ parcel: ['packed'] }, 'stateful', holding(['parcels:ship', 'parcels:read'])));
+    expect(after.map((list, index) => list !== before[index])).toEqual([true, true, true]);
   });
 });

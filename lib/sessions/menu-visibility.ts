@@ -1,3 +1,4 @@
+import { permits, type McpGrants } from '../auth/access-requirement.js';
 import type { MachineEngine } from '../machines/fsm-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
@@ -26,11 +27,13 @@ export interface McpMenuDefinitions {
   handleToolsMenu: 'used' | 'all';
 }
 
-/** What a menu depends on in a session: its kind and the known states of the instances it follows, per machine. */
+/** What a menu depends on in a session: its kind, the known states of the instances it follows, per machine, and what its caller holds. */
 export interface McpMenuView {
   kind: McpSessionKind;
   /** Distinct states (each known to its machine) of the session's instances, by machine; a machine left out has none. */
   states: ReadonlyMap<string, readonly string[]>;
+  /** The scopes and roles of the session's caller: a handler that requires more is not shown. */
+  grants: McpGrants;
 }
 
 /** One tool of a menu, with whether it shows its compact description. */
@@ -48,7 +51,8 @@ export const LIST_KINDS: readonly McpListKind[] = ['tools', 'prompts', 'resource
 const NO_STATES: readonly string[] = [];
 
 /**
- * The visibility rules of menus, without I/O: an unbound handler is always shown; a bound
+ * The visibility rules of menus, without I/O: a handler whose `@McpRequire` the caller's
+ * grants do not cover is never shown; otherwise an unbound handler is always shown; a bound
  * one while an instance of the session is in one of its states (every tool of a handle-keyed
  * machine for a stateless session, or with `handleToolsMenu: 'all'`); a tool shows its
  * compact description while all the session's instances of its machine are in the initial
@@ -63,6 +67,9 @@ export class McpMenuVisibility {
   tools(view: McpMenuView): McpMenuEntry[] {
     const entries: McpMenuEntry[] = [];
     for (const tool of this.definitions.tools) {
+      if (!permits(tool.access, view.grants)) {
+        continue;
+      }
       const machine = tool.binding?.machine ?? tool.start?.machine ?? tool.workflow;
       if (!machine) {
         entries.push({ tool, compact: false });
@@ -90,6 +97,9 @@ export class McpMenuVisibility {
 
   /** Whether a tool, prompt or resource is in the session's menu. */
   isVisible(view: McpMenuView, definition: McpHandlerDefinition): boolean {
+    if (!permits(definition.access, view.grants)) {
+      return false;
+    }
     const binding = definition.binding;
     if (!binding) {
       return true;

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { grantsSignature, permits, type McpGrants } from '../auth/access-requirement.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
@@ -124,9 +125,11 @@ export class ToolMenuService {
     return this.visibility.resources(view);
   }
 
-  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); everything is, in the 2026-07-28 era. */
+  /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); in the 2026-07-28 era, whatever the caller may use. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
-    return session.kind === 'modern' || this.visibility.isVisible(this.view(session), definition);
+    return session.kind === 'modern'
+      ? permits(definition.access, session.grants)
+      : this.visibility.isVisible(this.view(session), definition);
   }
 
   /**
@@ -170,6 +173,26 @@ export class ToolMenuService {
     const after = this.signature(session);
     session.lastMenu = after;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
+  }
+
+  /**
+   * Records what the session's caller holds now (its latest request's token: a step-up brings
+   * more scopes, an older token fewer); the lists of its menu that changed since they were
+   * last shown or told. The first grants a process learns (a session opened, or rebuilt from
+   * its record here) change nothing the client was told. No store is read.
+   */
+  regrant(session: McpSession, grants: McpGrants): McpListKind[] {
+    const before = session.lastMenu;
+    const first = !session.granted;
+    const same = grants === session.grants || grantsSignature(grants) === grantsSignature(session.grants);
+    session.grants = grants;
+    session.granted = true;
+    if (before === undefined || (same && !first)) {
+      return [];
+    }
+    const after = this.signature(session);
+    session.lastMenu = after;
+    return first ? [] : LIST_KINDS.filter((_, index) => before[index] !== after[index]);
   }
 
   /** Whether the session follows an instance of one of `machines` (of any machine, when `undefined`). */
@@ -365,7 +388,7 @@ export class ToolMenuService {
         states.set(machine, known);
       }
     }
-    return { kind: session.kind, states };
+    return { kind: session.kind, states, grants: session.grants };
   }
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */

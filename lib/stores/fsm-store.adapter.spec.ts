@@ -1,6 +1,7 @@
 import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './fsm-store.adapter.js';
 import { InMemoryWorkflowStateStore } from './in-memory-fsm-state.store.js';
+import { storeCannotRead } from './stores.messages.js';
 
 /** The smallest store a user may write: `load` and `save` over a map. */
 class MapStore implements WorkflowStateStore {
@@ -28,9 +29,14 @@ describe('FsmStoreAdapter', () => {
       adapter = new FsmStoreAdapter(store);
     });
 
-    it('supports neither transactions, nor deletes, nor sweeps', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false });
+    it('supports neither transactions, nor deletes, nor sweeps, nor reads', () => {
+      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false });
       expect(adapter.name).toBe('MapStore');
+    });
+
+    it('refuses the console reads, naming the methods a store implements', async () => {
+      await expect(adapter.listInstances({ limit: 10 })).rejects.toThrow(storeCannotRead('MapStore'));
+      await expect(adapter.recentHistory('invoice:1', 10)).rejects.toThrow(/listInstances\(query\) and recentHistory\(key, limit\)/);
     });
 
     it('runs the calls on one instance one after the other, and commits with save', async () => {
@@ -74,8 +80,8 @@ describe('FsmStoreAdapter', () => {
 
     afterEach(() => store.onApplicationShutdown());
 
-    it('supports deletes and sweeps, not transactions', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true });
+    it('supports deletes, sweeps and reads, not transactions', () => {
+      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true });
     });
 
     it('claims with a lease: a second call is busy, not queued', async () => {

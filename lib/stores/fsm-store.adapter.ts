@@ -15,6 +15,14 @@ import {
   type WorkflowTransaction,
   type TransactionalWorkflowStateStore,
 } from './transactional-fsm-state-store.interface.js';
+import {
+  isWorkflowStateReader,
+  type WorkflowHistoryPage,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowStateReader,
+} from './workflow-state-reader.interface.js';
+import { storeCannotRead } from './stores.messages.js';
 
 /** The key a health check loads from a store without `ping` (never an instance key: every one has a colon). */
 const HEALTH_PROBE_KEY = 'nestjs-mcp-fsm health probe';
@@ -27,6 +35,8 @@ export interface FsmStoreSupport {
   readonly delete: boolean;
   /** Retention sweeps. */
   readonly sweep: boolean;
+  /** The read methods of the workflow console (`WorkflowStateReader`). */
+  readonly read: boolean;
 }
 
 /**
@@ -44,6 +54,8 @@ export class FsmStoreAdapter {
   private readonly atomic?: AtomicWorkflowStateStore;
   /** The store when it is transactional. */
   private readonly transactional?: TransactionalWorkflowStateStore;
+  /** The store when it has the read methods. */
+  private readonly reader?: WorkflowStateReader;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -58,10 +70,14 @@ export class FsmStoreAdapter {
       this.transactional = store;
       this.transactionLocker = new TransactionLocker(store);
     }
+    if (isWorkflowStateReader(store)) {
+      this.reader = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
       sweep: Boolean(this.atomic?.sweep),
+      read: Boolean(this.reader),
     };
   }
 
@@ -119,9 +135,24 @@ export class FsmStoreAdapter {
     return this.atomic ? this.atomic.history(key) : [];
   }
 
+  /** One page of instances, newest first; throws, naming the methods to implement, when the store cannot (`supports.read`). */
+  async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return this.readable().listInstances(query);
+  }
+
+  /** The most recent `limit` transitions of an instance, oldest first; throws like {@link listInstances} when the store cannot. */
+  async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
+    return this.readable().recentHistory(key, limit);
+  }
+
   /** Deletes instances (their history stays); nothing when the store cannot (`supports.delete`). */
   async delete(keys: readonly string[]): Promise<void> {
     await this.atomic?.delete?.(keys);
+  }
+
+  private readable(): WorkflowStateReader {
+    if (!this.reader) throw new Error(storeCannotRead(this.name));
+    return this.reader;
   }
 
   /** One retention sweep: how many instances it deleted (none when the store cannot, `supports.sweep`). */

@@ -11,6 +11,14 @@ import { isOwnedBy } from './fsm-instance-owner.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
+import {
+  isAfterCursor,
+  type WorkflowHistoryPage,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowInstanceSummary,
+  type WorkflowStateReader,
+} from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryWorkflowStateStore}. */
 export interface InMemoryWorkflowStateStoreOptions {
@@ -49,7 +57,7 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * handle run the handler once within this process; state is lost on restart and is not
  * shared between processes (use `TypeOrmWorkflowStateStore` for that).
  */
-export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, OnApplicationShutdown {
+export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, WorkflowStateReader, OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
   private readonly records = new Map<string, WorkflowTransitionRecord[]>();
   private readonly maxEntries: number;
@@ -211,6 +219,28 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, OnA
     return [...(this.records.get(handle) ?? [])];
   }
 
+  /** @inheritdoc */
+  async listInstances({ machine, states, limit, after }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    const allowed = states && new Set(states);
+    const matching: WorkflowInstanceSummary[] = [];
+    for (const key of [...this.entries.keys()]) {
+      const entry = this.live(key);
+      if (!entry || (allowed && !allowed.has(entry.state))) continue;
+      const summary = toSummary(key, entry);
+      if ((machine === undefined || summary.machine === machine) && isAfterCursor(summary, after)) matching.push(summary);
+    }
+    matching.sort(newestFirst);
+    const instances = matching.slice(0, limit);
+    const last = instances.at(-1);
+    return matching.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+  }
+
+  /** @inheritdoc */
+  async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
+    const rows = this.records.get(handle) ?? [];
+    return { entries: rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row })), truncated: rows.length > limit };
+  }
+
   private live(handle: string): Entry | undefined {
     const entry = this.entries.get(handle);
     if (entry && this.isExpired(entry, this.clock())) {
@@ -270,6 +300,22 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
   return snapshot;
+}
+
+function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
+  const summary: WorkflowInstanceSummary = {
+    key,
+    machine: parseInstanceKey(key).machine,
+    state: entry.state,
+    updatedAt: new Date(entry.updatedAt).toISOString(),
+  };
+  if (entry.owner !== undefined) summary.owner = entry.owner;
+  return summary;
+}
+
+/** Last change descending, then key descending (code-unit order, as `isAfterCursor` compares). */
+function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): number {
+  return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }
 
 /** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */

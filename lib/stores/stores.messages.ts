@@ -23,6 +23,10 @@ export const storeInvalidTableName = (component: string, name: string): string =
 export const storeDropsFields = (store: string, fields: readonly string[]): string =>
   `${store} did not give back what it saved: ${fields.join(', ')} ${fields.length === 1 ? 'was' : 'were'} lost in a round trip at startup. A store keeps the whole snapshot ({ state, context, updatedAt, owner }) and returns it from load; otherwise instances lose their context, and handle-keyed ones their owner (anyone who knows the handle could then call).`;
 
+/** Error (at startup, with the console on): the store has no read methods for the workflow console. */
+export const storeCannotRead = (store: string): string =>
+  `${store} cannot list workflow instances: the workflow console needs a store with the read methods listInstances(query) and recentHistory(key, limit) (WorkflowStateReader from nestjs-mcp-fsm/extend; InMemoryWorkflowStateStore and TypeOrmWorkflowStateStore have them). Implement them, use one of those stores, or turn the console off.`;
+
 /** Bootstrap error: a TypeORM store, relay or migration was given no DataSource. */
 export const storeNeedsDataSource = (component: string, value: unknown): string =>
   `${component} needs a TypeORM DataSource, got ${value === null ? 'null' : typeof value}. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new ${component}(dataSource).`;
@@ -85,3 +89,7 @@ export const relayNotListening = (): string => 'not listening (not started, or s
 /** Health: why the LISTEN connection is down, until it listens again. */
 export const relayLostReason = (error: unknown): string =>
   `connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again`;
+
+/** Error of `runInSqliteTurn`: the DataSource's connection stayed taken for the whole wait. */
+export const sqliteTurnTimedOut = (timeoutMs: number): string =>
+  `runInSqliteTurn: the SQLite connection was not free within ${timeoutMs} ms (a transactional call holds it until it commits; calling runInSqliteTurn from inside a transactional handler waits for itself: use ctx.manager there).`;

@@ -5,6 +5,7 @@ import type { AtomicWorkflowStateStore, WorkflowClaimRequest, WorkflowClaimResul
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
 import type { WorkflowLockRequest, TransactionalWorkflowStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import { isWorkflowStateReader, type WorkflowInstanceQuery, type WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
 export interface WorkflowStoreBusinessTable {
@@ -28,6 +29,8 @@ export type WorkflowStoreFactory<S extends AtomicWorkflowStateStore = AtomicWork
 /**
  * The cases every store passes: run them with `factory` making the
  * store. Pass `transactional` for stores that implement `TransactionalWorkflowStateStore`.
+ * Stores with the read methods of `WorkflowStateReader` also run
+ * {@link describeWorkflowStateReaderContract}.
  */
 export function describeWorkflowStateStoreContract(
   name: string,
@@ -368,6 +371,14 @@ export function describeWorkflowStateStoreContract(
       }
     });
 
+    it('has both read methods of WorkflowStateReader or neither (the console detects them as a pair)', () => {
+      const methods = [
+        typeof (store as Partial<WorkflowStateReader>).listInstances,
+        typeof (store as Partial<WorkflowStateReader>).recentHistory,
+      ];
+      expect(methods.filter((kind) => kind === 'function')).toHaveLength(isWorkflowStateReader(store) ? 2 : 0);
+    });
+
     it('holds 2,000 instances and loads them, or only their states, in one call', async () => {
       const handles = Array.from({ length: 2_000 }, () => handle());
       for (let i = 0; i < handles.length; i += 100) {
@@ -383,6 +394,155 @@ export function describeWorkflowStateStoreContract(
   });
 
   if (transactional) describeTransactionalContract(name, transactional.factory, transactional.business);
+}
+
+/**
+ * The cases of the read methods of `WorkflowStateReader` (what the workflow console lists), for
+ * stores that implement them, with the same `factory` as {@link describeWorkflowStateStoreContract}.
+ * Each case lists its own machine (a fresh id), so the rows of other cases on a shared table
+ * stay out of its pages; the one case without a machine filter writes rows dated 2300.
+ *
+ * @example
+ * describeWorkflowStateStoreContract('MyStore', factory);
+ * describeWorkflowStateReaderContract('MyStore', factory);
+ */
+export function describeWorkflowStateReaderContract(name: string, factory: WorkflowStoreFactory): void {
+  describe(`${name}: WorkflowStateReader contract`, () => {
+    let fixture: WorkflowStoreFixture;
+    let store: AtomicWorkflowStateStore & WorkflowStateReader;
+    const machine = () => `list${randomUUID().slice(0, 8)}`;
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+    const keys = (page: { instances: { key: string }[] }) => page.instances.map((instance) => instance.key);
+    /** Every page of `query`, following `next` (at most 50 pages). */
+    const allPages = async (query: WorkflowInstanceQuery) => {
+      const pages = [await store.listInstances(query)];
+      while (pages.at(-1)!.next && pages.length < 50) pages.push(await store.listInstances({ ...query, after: pages.at(-1)!.next }));
+      return pages;
+    };
+
+    beforeEach(async () => {
+      fixture = await factory({ history: true });
+      if (!isWorkflowStateReader(fixture.store)) {
+        await fixture.cleanup();
+        throw new Error(`${name} has no listInstances/recentHistory: it does not implement WorkflowStateReader.`);
+      }
+      store = fixture.store;
+    });
+    afterEach(() => fixture.cleanup());
+
+    it('lists the instances of one machine newest first, with owner, state and last change, and no context', async () => {
+      const m = machine();
+      const [a, b, c] = [`${m}:a${randomUUID()}`, `${m}:b${randomUUID()}`, `${m}:session:${randomUUID()}`];
+      await store.create(a, { state: 'draft', updatedAt: at(1_000), context: { total: 1 } });
+      await store.create(b, { state: 'review.legal', updatedAt: at(3_000), owner: 'alice' });
+      await store.save(c, { state: 'approved', updatedAt: at(2_000) });
+      await store.create(`${machine()}:${randomUUID()}`, { state: 'draft', updatedAt: at(2_500) });
+      const page = await store.listInstances({ machine: m, limit: 10 });
+      expect(page).toStrictEqual({
+        instances: [
+          { key: b, machine: m, state: 'review.legal', owner: 'alice', updatedAt: at(3_000) },
+          { key: c, machine: m, state: 'approved', updatedAt: at(2_000) },
+          { key: a, machine: m, state: 'draft', updatedAt: at(1_000) },
+        ],
+      });
+    });
+
+    it('filters by exact state values (no prefix matching) and answers nothing for an empty list', async () => {
+      const m = machine();
+      const [legal, reviewer, draft] = [`${m}:${randomUUID()}`, `${m}:${randomUUID()}`, `${m}:${randomUUID()}`];
+      await store.create(legal, { state: 'review.legal', updatedAt: at(1_000) });
+      await store.create(reviewer, { state: 'reviewer', updatedAt: at(2_000) });
+      await store.create(draft, { state: 'draft', updatedAt: at(3_000) });
+      expect(keys(await store.listInstances({ machine: m, states: ['review'], limit: 10 }))).toEqual([]);
+      expect(keys(await store.listInstances({ machine: m, states: ['review.legal', 'draft', 'review%'], limit: 10 }))).toEqual([
+        draft,
+        legal,
+      ]);
+      expect(keys(await store.listInstances({ machine: m, states: [], limit: 10 }))).toEqual([]);
+    });
+
+    it('pages with a cursor: no instance twice, none left out, ties in the same millisecond included', async () => {
+      const m = machine();
+      const created: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const key = `${m}:${randomUUID()}`;
+        created.push(key);
+        await store.create(key, { state: 'draft', updatedAt: at(i < 4 ? 5_000 : 1_000 * i) });
+      }
+      const pages = await allPages({ machine: m, limit: 3 });
+      expect(pages.map((page) => page.instances.length)).toEqual([3, 3, 1]);
+      expect(pages.at(-1)!.next).toBeUndefined();
+      const listed = pages.flatMap(keys);
+      expect([...listed].sort()).toEqual([...created].sort());
+      const times = pages.flatMap((page) => page.instances.map((instance) => Date.parse(instance.updatedAt)));
+      expect([...times].sort((x, y) => y - x)).toEqual(times);
+      expect((await store.listInstances({ machine: m, limit: 7 })).next).toBeUndefined();
+    });
+
+    it('sees a transition at once: the moved instance leads the list in its new state', async () => {
+      const m = machine();
+      const [first, second] = [`${m}:${randomUUID()}`, `${m}:${randomUUID()}`];
+      await store.create(first, { state: 'authorized', updatedAt: at(1_000) });
+      await store.create(second, { state: 'authorized', updatedAt: at(2_000) });
+      const held = claim(first, ['authorized']);
+      await store.claim(held);
+      await store.commit(first, held.token, { snapshot: { state: 'captured', updatedAt: at(3_000) } });
+      expect(await store.listInstances({ machine: m, states: ['captured'], limit: 10 })).toMatchObject({
+        instances: [{ key: first, state: 'captured', updatedAt: at(3_000) }],
+      });
+      expect(keys(await store.listInstances({ machine: m, limit: 10 }))).toEqual([first, second]);
+      await store.delete!([second]);
+      expect(keys(await store.listInstances({ machine: m, limit: 10 }))).toEqual([first]);
+    });
+
+    it('lists every machine without a machine filter, newest first', async () => {
+      const [m1, m2] = [machine(), machine()];
+      const future = Date.UTC(2300, 0, 1);
+      const [x, y] = [`${m1}:${randomUUID()}`, `${m2}:session:${randomUUID()}`];
+      await store.create(x, { state: 'draft', updatedAt: new Date(future).toISOString() });
+      await store.create(y, { state: 'review', updatedAt: new Date(future + 1).toISOString() });
+      await store.create(`${m1}:${randomUUID()}`, { state: 'draft', updatedAt: new Date(future - 1).toISOString() });
+      const page = await store.listInstances({ limit: 2 });
+      expect(page.instances.map(({ key, machine }) => [key, machine])).toEqual([
+        [y, m2],
+        [x, m1],
+      ]);
+      expect(page.next).toEqual({ updatedAt: new Date(future).toISOString(), key: x });
+    });
+
+    it('answers the most recent history rows oldest first, and whether older ones were left out', async () => {
+      const h = handle();
+      const rows = [record(h, null, 'draft', null)];
+      await store.create(h, snapshot('draft'), rows[0]);
+      let state = 'draft';
+      for (const next of ['review', 'draft', 'review', 'approved']) {
+        const held = claim(h, [state]);
+        await store.claim(held);
+        const row = { ...record(h, state, next, next.toUpperCase()), at: new Date(Date.parse(rows.at(-1)!.at) + 1).toISOString() };
+        await store.commit(h, held.token, { snapshot: snapshot(next), record: row });
+        rows.push(row);
+        state = next;
+      }
+      expect(await store.recentHistory(h, 10)).toEqual({ entries: rows, truncated: false });
+      expect(await store.recentHistory(h, 5)).toEqual({ entries: rows, truncated: false });
+      expect(await store.recentHistory(h, 2)).toEqual({ entries: rows.slice(3), truncated: true });
+      expect(await store.recentHistory(handle(), 5)).toEqual({ entries: [], truncated: false });
+    });
+
+    it('answers no history when history is off', async () => {
+      const quiet = await factory({ history: false });
+      try {
+        const h = handle();
+        await quiet.store.create(h, snapshot('draft'), record(h, null, 'draft', null));
+        expect(await (quiet.store as AtomicWorkflowStateStore & WorkflowStateReader).recentHistory(h, 5)).toEqual({
+          entries: [],
+          truncated: false,
+        });
+      } finally {
+        await quiet.cleanup();
+      }
+    });
+  });
 }
 
 function describeTransactionalContract(

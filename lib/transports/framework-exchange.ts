@@ -9,6 +9,7 @@ interface FastifyRequestLike {
   raw: McpNodeRequest;
   body?: unknown;
   auth?: AuthInfo;
+  user?: unknown;
 }
 
 /** The part of Fastify's reply the transport uses. */
@@ -27,8 +28,8 @@ function isFastifyReply(response: unknown): response is FastifyReplyLike {
  * The Node request and response of a framework route's arguments. Express hands them over
  * as they are. Fastify hands over its request and reply: the reply is hijacked (the SDK
  * answers on the raw response, Fastify must not answer too), headers its hooks set on the
- * reply are carried over, and the parsed body and `auth` (set by a hook on the Fastify
- * request, or by middleware on the raw one) are put on the raw request.
+ * reply are carried over, and the parsed body, `auth` and Passport's `user` (set by a hook on
+ * the Fastify request, or by middleware on the raw one) are put on the raw request.
  */
 export function toNodeExchange(request: unknown, response: unknown): { req: McpNodeRequest; res: ServerResponse } {
   if (!isFastifyReply(response)) {
@@ -44,6 +45,7 @@ export function toNodeExchange(request: unknown, response: unknown): { req: McpN
   }
   req.body = fastifyRequest.body;
   req.auth ??= fastifyRequest.auth;
+  req.user ??= fastifyRequest.user;
   return { req, res: response.raw };
 }
 

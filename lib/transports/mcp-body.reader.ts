@@ -2,7 +2,8 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
 
 /** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
-export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+/** A Node request of the MCP path: its parsed body, and the caller the app's middleware found (`auth`, or Passport's `user`). */
+export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo; user?: unknown };
 
 /** A POST body on the MCP path that is declared JSON and is not. */
 export class McpBodyNotJsonError extends Error {}

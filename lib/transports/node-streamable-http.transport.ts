@@ -18,7 +18,7 @@ export class NodeStreamableHttpServerTransport extends WebStandardStreamableHTTP
   async handleNodeRequest(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown): Promise<void> {
     let request: Request;
     try {
-      request = toWebRequest(req, req.method === 'POST' && parsedBody === undefined);
+      request = req.method === 'POST' && parsedBody === undefined ? toWebRequest(req) : toRequestHead(req);
     } catch {
       res.writeHead(400).end();
       return;
@@ -27,17 +27,39 @@ export class NodeStreamableHttpServerTransport extends WebStandardStreamableHTTP
   }
 }
 
-/** A web `Request` with the method, URL and headers of `req`, and its body stream when `withBody` (a POST whose body was not read yet). */
-function toWebRequest(req: IncomingMessage, withBody: boolean): Request {
+/** A web `Request` with the method, URL, headers and body stream of `req` (a POST whose body was not read yet). */
+function toWebRequest(req: IncomingMessage): Request {
+  const body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+  return new Request(requestUrl(req), { method: req.method, headers: requestHeaders(req), body, duplex: 'half' } as RequestInit);
+}
+
+/**
+ * What the SDK's transport reads of a request whose body it is not asked to read (a GET, a
+ * DELETE, a POST parsed already): its method, its URL and its headers. Building the web
+ * `Request` itself (with its signal and checks) costs more than everything else the
+ * transport does with it.
+ */
+function toRequestHead(req: IncomingMessage): Request {
+  const head: Pick<Request, 'method' | 'url' | 'headers'> = {
+    method: req.method ?? 'GET',
+    url: requestUrl(req).href,
+    headers: requestHeaders(req),
+  };
+  return head as Request;
+}
+
+function requestHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) {
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
   }
-  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-  const body = withBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined;
-  return new Request(url, { method: req.method, headers, body, duplex: body && 'half' } as RequestInit);
+  return headers;
+}
+
+function requestUrl(req: IncomingMessage): URL {
+  return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
 }
 
 /** Writes a web `Response` to `res`: an SSE stream chunk by chunk until it ends or the client leaves, anything else whole. */
@@ -56,12 +78,16 @@ async function writeWebResponse(response: Response, res: ServerResponse): Promis
     return;
   }
   res.writeHead(response.status, headers);
-  res.flushHeaders();
+  // The head goes out with the first chunk when the SDK has one in this turn of the event loop
+  // (a POST's priming event or answer: one write instead of two), else on its own, so the
+  // client sees the stream open.
+  const flush = setImmediate(() => res.flushHeaders());
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   res.on('close', cancel);
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      clearImmediate(flush);
       if (!res.write(chunk.value) && !res.destroyed) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -76,6 +102,7 @@ async function writeWebResponse(response: Response, res: ServerResponse): Promis
   } catch {
     res.destroy();
   } finally {
+    clearImmediate(flush);
     res.off('close', cancel);
   }
 }

@@ -2,11 +2,16 @@ import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, ServerResponse } from 'node:http';
+import type { McpGrants } from '../auth/access-requirement.js';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import {
+  MCP_AUTH_OPTIONS,
   MCP_HTTP_OPTIONS,
   MCP_SESSION_OPTIONS,
+  type McpResolvedAuthOptions,
   type McpResolvedHttpOptions,
   type McpResolvedSessionOptions,
 } from '../options/mcp-resolved-options.interface.js';
@@ -29,9 +34,11 @@ import {
   readMcpBody,
   type McpNodeRequest as Request,
 } from './mcp-body.reader.js';
+import { interceptRequests } from './request-interceptor.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';
 import * as messages from './transports.messages.js';
+import { protectedResourcePaths, resolveResourceOnListen, serveProtectedResourceMetadata } from './protected-resource.route.js';
 import {
   JSON_RPC_INTERNAL_ERROR as INTERNAL_ERROR,
   JSON_RPC_INVALID_PARAMS as INVALID_PARAMS,
@@ -48,8 +55,6 @@ type McpMethod = (typeof MCP_METHODS)[number];
 const STORE_RETRY_AFTER_S = 1;
 /** `Retry-After` of a request refused at shutdown: the session goes on with another instance at once. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Serves Streamable HTTP on Nest's own HTTP server: stateful, with one SDK server per
@@ -71,6 +76,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly modernServers: ModernServerFactory,
     private readonly admission: McpSessionAdmission,
     private readonly drain: McpShutdownDrain,
+    @Inject(MCP_AUTH_OPTIONS) private readonly auth: McpResolvedAuthOptions,
+    private readonly authenticator: McpAuthenticator,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -95,6 +103,15 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
+    resolveResourceOnListen(server, http, this.auth, this.authenticator);
+    if (this.auth.metadata) {
+      const paths = protectedResourcePaths(http, this.auth);
+      interceptRequests(
+        server,
+        (url) => paths.includes(url.split('?')[0]),
+        (req, res, passOn) => serveProtectedResourceMetadata(this.authenticator, req, res, passOn),
+      );
+    }
     if (http.direct) {
       this.serveDirect(server, http);
     } else if (adapter.getType() === 'fastify') {
@@ -111,7 +128,7 @@ export class StreamableHttpTransport implements OnModuleInit {
    */
   private routeOnExpress(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(
+    interceptRequests(
       server,
       (url) => isExpressPath(url, path),
       (req, res, passOn) => {
@@ -195,7 +212,7 @@ export class StreamableHttpTransport implements OnModuleInit {
   /** Serves the MCP path from the Node server, ahead of the framework; other paths and methods go to the app. */
   private serveDirect(server: HttpServer, http: McpResolvedHttpOptions): void {
     const { path } = http;
-    this.interceptPath(
+    interceptRequests(
       server,
       (url) => url === path || url.startsWith(`${path}?`),
       (req, res, passOn) => {
@@ -209,26 +226,6 @@ export class StreamableHttpTransport implements OnModuleInit {
           .catch((error: unknown) => this.fail(res, error));
       },
     );
-  }
-
-  /** Puts a listener in front of the app's own request listeners: requests whose URL `ours` accepts go to `handle`, which may pass them on to the app. */
-  private interceptPath(
-    server: HttpServer,
-    ours: (url: string) => boolean,
-    handle: (req: Request, res: ServerResponse, passOn: () => void) => void,
-  ): void {
-    const app = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: Request, res: ServerResponse) => {
-      const passOn = () => {
-        for (const listener of app) listener.call(server, req, res);
-      };
-      if (ours(req.url ?? '')) {
-        handle(req, res, passOn);
-      } else {
-        passOn();
-      }
-    });
   }
 
   private async serve(method: McpMethod, req: Request, res: ServerResponse, http: McpResolvedHttpOptions): Promise<void> {
@@ -249,12 +246,19 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (method === 'POST' && Array.isArray(req.body) && req.body.length === 0) {
       return this.reply(res, 400, INVALID_REQUEST, messages.emptyBatch(), req);
     }
-    if (http.authenticate && req.auth === undefined) {
-      req.auth = await http.authenticate(req);
+    const authentication = await this.authenticator.authenticate(req, this.access.scopesInBody(req.body));
+    if (!authentication.ok) {
+      return this.deny(res, authentication, req);
     }
     const principal = req.auth?.clientId;
     if (typeof principal === 'string' && principal.length > MAX_PRINCIPAL_LENGTH) {
       return this.reply(res, 403, SERVER_ERROR, messages.principalTooLong(principal.length, MAX_PRINCIPAL_LENGTH), req);
+    }
+    const grants = await this.access.grantsOf(req.auth);
+    // HTTP 403 before the SDK answers (an SSE stream starts with 200): the client steps up on it.
+    const refusal = method === 'POST' ? this.access.refusalInBody(req.body, grants) : undefined;
+    if (refusal) {
+      return this.deny(res, this.authenticator.refused(refusal, req.auth), req);
     }
     if (this.modern && claimsModernEra(req)) {
       const modern = this.modern;
@@ -264,7 +268,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       return this.reply(res, 400, SERVER_ERROR, messages.modernEraOnly(), req);
     }
     if (http.stateless) {
-      return method === 'POST' ? this.serveStateless(req, res) : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
+      return method === 'POST'
+        ? this.serveStateless(req, res, grants)
+        : this.reply(res, 405, SERVER_ERROR, messages.statelessMethod(method), req);
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -285,6 +291,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session.principal !== req.auth?.clientId) {
         return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
+      this.registry.regrant(session, grants);
       if (method === 'GET') {
         this.sessions.reopenStream(session, req);
         res.once('close', this.registry.openStream(session));
@@ -306,7 +313,14 @@ export class StreamableHttpTransport implements OnModuleInit {
     }
     // Held until the initialize is answered: the session is live by then, or failed.
     res.once('close', () => slot.release());
-    await this.handle(await this.sessions.open(req.body, req.auth?.clientId, address), req, res);
+    const session = await this.sessions.open(req.body, req.auth?.clientId, address);
+    this.registry.regrant(session, grants);
+    await this.handle(session, req, res);
+  }
+
+  /** A request refused by authentication or authorization: its status, its `WWW-Authenticate` challenge, and a JSON-RPC error saying why. */
+  private deny(res: ServerResponse, denial: McpAuthDenial, req: Request): void {
+    this.reply(res, denial.status, SERVER_ERROR, denial.message, req, { ...denial.headers });
   }
 
   /** HTTP 503 for a session a live-session limit refused, with when to try again. */
@@ -324,9 +338,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     return this.reply(res, 400, SERVER_ERROR, messages.sessionRequired(), req);
   }
 
-  private async serveStateless(req: Request, res: ServerResponse): Promise<void> {
+  private async serveStateless(req: Request, res: ServerResponse, grants: McpGrants): Promise<void> {
     const scope = this.http!.singleTenant ? attachmentScope(this.http!.attachmentId) : undefined;
     const session = this.factory.createSession('stateless', undefined, scope);
+    this.registry.regrant(session, grants);
     const transport = new NodeStreamableHttpServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void session.server.close());
     await session.server.connect(transport);

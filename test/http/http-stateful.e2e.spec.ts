@@ -2,7 +2,16 @@ import type { INestApplication } from '@nestjs/common';
 import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
-import { connectClient, eventually, internalErrorText, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
+import {
+  connectClient,
+  eventually,
+  internalErrorText,
+  mcpUrl,
+  postMcp,
+  RAW_INITIALIZE,
+  textOf,
+  type TestClient,
+} from '../utils/http-client.js';
 import { HTTP_ADAPTERS, listenApp } from '../utils/test-app.js';
 
 describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
@@ -125,6 +134,18 @@ describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
     const results = await Promise.all(Array.from({ length: 20 }, () => agent.call('payment.capture', { paymentId })));
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
     expect(app.get(HandlerLog).count('payment.capture')).toBe(1);
+  });
+
+  it('opens a GET stream at once, before anything is sent on it', async () => {
+    const initialized = await postMcp(url, RAW_INITIALIZE);
+    const session = { 'mcp-session-id': initialized.headers.get('mcp-session-id')! };
+    await initialized.body?.cancel();
+    await (await postMcp(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+    // fetch settles on the response head: a head held back until the first event would hang here.
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...session } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await stream.body?.cancel();
   });
 
   it('answers an unknown tool with a JSON-RPC error naming it', async () => {

@@ -21,10 +21,10 @@ function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<stri
 }
 
 describe('package entry points', () => {
-  it('the root entry needs neither typeorm, xstate, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
+  it('the root entry needs neither typeorm, xstate, jose, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>
-      /^(typeorm|xstate|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
+      /^(typeorm|xstate|jose|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
         spec,
       ),
     );
@@ -33,6 +33,7 @@ describe('package entry points', () => {
       '@modelcontextprotocol/node',
       '@modelcontextprotocol/server',
       '@opentelemetry/api',
+      'jose',
       'xstate',
     ]);
   });

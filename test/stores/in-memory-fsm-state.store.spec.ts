@@ -1,12 +1,14 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryWorkflowStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
-import { describeWorkflowStateStoreContract } from '../../lib/testing.js';
+import { describeWorkflowStateReaderContract, describeWorkflowStateStoreContract, type WorkflowStoreFactory } from '../../lib/testing.js';
 
-describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', async ({ history }) => {
+const inMemory: WorkflowStoreFactory = async ({ history }) => {
   const store = new InMemoryWorkflowStateStore({ history });
   return { store, cleanup: async () => store.onApplicationShutdown() };
-});
+};
+describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', inMemory);
+describeWorkflowStateReaderContract('InMemoryWorkflowStateStore', inMemory);
 
 describe('InMemoryWorkflowStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });

@@ -1,8 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
-import { TypeOrmWorkflowStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
-import { describeWorkflowStateStoreContract, type WorkflowStoreBusinessTable, type WorkflowStoreFactory } from '../../lib/testing.js';
+import {
+  TypeOrmWorkflowStateStore,
+  createWorkflowContextMigration,
+  createWorkflowListIndexMigration,
+  createWorkflowStateMigration,
+} from '../../lib/typeorm.js';
+import {
+  describeWorkflowStateReaderContract,
+  describeWorkflowStateStoreContract,
+  type WorkflowStoreBusinessTable,
+  type WorkflowStoreFactory,
+} from '../../lib/testing.js';
 
 /**
  * Round trips one TypeORM dialect is expected to take (see `TypeOrmWorkflowStateStore`). An exact
@@ -62,7 +72,11 @@ export class TypeOrmTestDatabase {
     this.source = new DataSource({
       ...this.options,
       logger: this.logger,
-      migrations: [createWorkflowStateMigration(this.tables), createWorkflowContextMigration(this.tables)],
+      migrations: [
+        createWorkflowStateMigration(this.tables),
+        createWorkflowContextMigration(this.tables),
+        createWorkflowListIndexMigration(this.tables),
+      ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
     await this.source.initialize();
@@ -74,6 +88,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.query(`DROP TABLE ${this.migrationsTable}`);
@@ -93,6 +108,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   afterAll(() => database.close(), 60_000);
 
   describeWorkflowStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
+  describeWorkflowStateReaderContract(name, database.factory);
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({
@@ -133,6 +149,17 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       expect(await during(() => store.loadMany(handles))).toHaveLength(1);
       expect(await during(() => store.load(h))).toHaveLength(1);
       expect(await during(() => store.save(h, snapshot('approved')))).toHaveLength(1);
+    });
+
+    it('listInstances and recentHistory: one SELECT each, never of the context column', async () => {
+      const { store } = await database.factory({ history: true });
+      const machine = `rt${randomUUID().slice(0, 8)}`;
+      const h = `${machine}:${randomUUID()}`;
+      await store.create(h, snapshot('draft', { context: { total: 3 } }), { ...record(h), from: null, to: 'draft', event: null });
+      const listed = await during(() => store.listInstances({ machine, states: ['draft'], limit: 5 }));
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatch(/^SELECT handle, machine, state, owner, updated_at FROM .* LIMIT/);
+      expect(await during(() => store.recentHistory(h, 5))).toHaveLength(1);
     });
 
     it('loadStates: one SELECT of the key and state columns only', async () => {

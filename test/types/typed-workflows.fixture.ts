@@ -5,12 +5,14 @@ import { setup } from 'xstate';
 import { z } from 'zod';
 import {
   McpBindState,
+  defineAccess,
   McpConfirm,
   defineMachine,
   McpTool,
   McpStartWorkflow,
   McpArgs,
   McpContext,
+  McpRequire,
   type WorkflowContext,
 } from '../../lib/index.js';
 
@@ -161,4 +163,28 @@ export class UntypedTools {
   clear(@McpContext() ctx: WorkflowContext<typeof orderMachine>) {
     return ctx.handle;
   }
+}
+
+const billingAccess = defineAccess({ scopes: ['payments:refund', 'invoices:approve'], roles: ['finance'] });
+
+@Injectable()
+@McpRequire(billingAccess, { roles: ['finance'] })
+export class ScopedTools {
+  @McpTool({ name: 'scoped.refund', description: 'Refund' })
+  @McpRequire(billingAccess, { scopes: ['payments:refund'] })
+  refund() {}
+
+  @McpTool({ name: 'scoped.typo', description: 'A scope the access does not declare' })
+  // @ts-expect-error -- unknown scope: Type '"payments:refnud"' is not assignable to type '"payments:refund" | "invoices:approve"'
+  @McpRequire(billingAccess, { scopes: ['payments:refnud'] })
+  typo() {}
+
+  @McpTool({ name: 'scoped.role', description: 'A role the access does not declare' })
+  // @ts-expect-error -- unknown role: Type '"admin"' is not assignable to type '"finance"'
+  @McpRequire(billingAccess, { roles: ['admin'] })
+  role() {}
+
+  @McpTool({ name: 'scoped.untyped', description: 'The untyped form takes any name' })
+  @McpRequire({ scopes: ['anything:goes'] })
+  untyped() {}
 }

@@ -66,6 +66,11 @@ export class BoundedQueries {
     return new QueryDeadline(this.timeoutMs, () => storeTimedOut(this.component, operation, this.timeoutMs));
   }
 
+  /** The turn at once on better-sqlite3 when nobody holds it (the function that ends it); `undefined` when it is held, or on another database. */
+  freeTurn(): (() => void) | undefined {
+    return this.sqliteQueue?.tryAcquire();
+  }
+
   /** Waits for the turn on better-sqlite3 (at once elsewhere) until `deadline`; resolves with the function that ends it. */
   turn(deadline: QueryDeadline): Promise<() => void> {
     return this.sqliteQueue ? this.sqliteQueue.acquire(deadline.signal) : Promise.resolve(() => {});
@@ -87,7 +92,7 @@ export class BoundedQueries {
    */
   async run<T>(operation: string, work: (runner: QueryRunner) => Promise<T>, options: BoundedRunOptions = {}): Promise<T> {
     if (this.sqliteQueue && options.outsideTurn) return this.released(work);
-    const freeTurn = this.sqliteQueue?.tryAcquire();
+    const freeTurn = this.freeTurn();
     const deadline = freeTurn ? undefined : this.deadline(operation);
     let endTurn = freeTurn ?? (() => {});
     try {

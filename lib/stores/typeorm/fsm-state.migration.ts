@@ -9,6 +9,7 @@ import {
 
 const MIGRATION_NAME = 'CreateMcpFsmState1764460800000';
 const CONTEXT_MIGRATION_NAME = 'AddMcpFsmContext1764547200000';
+const LIST_MIGRATION_NAME = 'AddMcpFsmListIndexes1764892800000';
 
 /**
  * A TypeORM migration class that creates the store's tables (instance states, transition
@@ -114,6 +115,50 @@ export function createWorkflowContextMigration(
 
 /** Adds the `context` column to the state table with the default name (`mcp_fsm_state`). */
 export class AddMcpFsmContext1764547200000 extends createWorkflowContextMigration() {}
+
+/**
+ * A TypeORM migration class that adds the indexes the workflow console's list reads by
+ * (`listInstances`: newest first, of every machine or of one) to the state table in
+ * `options`: `(updated_at, handle)` and `(machine, updated_at, handle)`; `down` drops them.
+ * Without it the list still works, and the database sorts the instances of the page's
+ * machine (or all of them) for every page. Its name is fixed (`AddMcpFsmListIndexes1764892800000`):
+ * register one per DataSource, after {@link createWorkflowStateMigration} with the same table name.
+ *
+ * @example
+ * new DataSource({ ..., migrations: [
+ *   createWorkflowStateMigration({ tableName: 'billing_fsm_state' }),
+ *   createWorkflowContextMigration({ tableName: 'billing_fsm_state' }),
+ *   createWorkflowListIndexMigration({ tableName: 'billing_fsm_state' }),
+ * ] });
+ */
+export function createWorkflowListIndexMigration(
+  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName'> = {},
+): new () => MigrationInterface {
+  const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowListIndexMigration.name);
+
+  return class AddMcpFsmListIndexes implements MigrationInterface {
+    name = LIST_MIGRATION_NAME;
+
+    async up(queryRunner: QueryRunner): Promise<void> {
+      const columns = new MigrationColumns(queryRunner, LIST_MIGRATION_NAME);
+      await queryRunner.createIndices(stateTable, [
+        columns.index(stateTable, 'updated', ['updated_at', 'handle']),
+        columns.index(stateTable, 'machine_updated', ['machine', 'updated_at', 'handle']),
+      ]);
+    }
+
+    async down(queryRunner: QueryRunner): Promise<void> {
+      const columns = new MigrationColumns(queryRunner, LIST_MIGRATION_NAME);
+      await queryRunner.dropIndices(stateTable, [
+        columns.index(stateTable, 'machine_updated', ['machine', 'updated_at', 'handle']),
+        columns.index(stateTable, 'updated', ['updated_at', 'handle']),
+      ]);
+    }
+  };
+}
+
+/** Adds the console's list indexes to the state table with the default name (`mcp_fsm_state`). */
+export class AddMcpFsmListIndexes1764892800000 extends createWorkflowListIndexMigration() {}
 
 /** @deprecated Use {@link createWorkflowStateMigration}; the old name goes in 0.4. */
 export const createFsmStateMigration = createWorkflowStateMigration;

@@ -4,6 +4,7 @@ import { parseInstanceKey } from '../fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
+import type { WorkflowHistoryPage, WorkflowInstancePage, WorkflowInstanceQuery } from '../workflow-state-reader.interface.js';
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
 import { isDuplicateKey } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
@@ -64,7 +65,7 @@ export class FsmStateSql {
     if (!handles.length) return snapshots;
     const { records } = await this.run<FsmSnapshotRow & { handle: string }>(runner, {
       sql: `SELECT handle, state, context, owner, updated_at FROM ${this.state} WHERE ${this.handleIn()}`,
-      params: [this.handleList(handles)],
+      params: [this.listParameter(handles)],
     });
     for (const row of records) snapshots.set(row.handle, toSnapshot(row));
     return snapshots;
@@ -76,7 +77,7 @@ export class FsmStateSql {
     if (!handles.length) return states;
     const { records } = await this.run<{ handle: string; state: string }>(runner, {
       sql: `SELECT handle, state FROM ${this.state} WHERE ${this.handleIn()}`,
-      params: [this.handleList(handles)],
+      params: [this.listParameter(handles)],
     });
     for (const row of records) states.set(row.handle, row.state);
     return states;
@@ -242,7 +243,7 @@ export class FsmStateSql {
   /** Deletes instances (their history stays). */
   async delete(runner: QueryRunner, handles: readonly string[]): Promise<void> {
     if (!handles.length) return;
-    await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.handleList(handles)] });
+    await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.listParameter(handles)] });
   }
 
   /**
@@ -278,16 +279,16 @@ export class FsmStateSql {
     if (!handles.length) return 0;
     const { affected } = await this.run(runner, {
       sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()} AND ${where}`,
-      params: [this.handleList(handles), ...params],
+      params: [this.listParameter(handles), ...params],
     });
     await this.run(runner, {
       sql: `DELETE FROM ${this.history} WHERE ${this.handleIn()} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.history}.handle)`,
-      params: [this.handleList(handles)],
+      params: [this.listParameter(handles)],
     });
     return affected;
   }
 
-  /** `handle` is one of a list bound as one parameter (see `handleList`). */
+  /** `handle` is one of a list bound as one parameter (see `listParameter`). */
   private handleIn(): string {
     return {
       postgres: 'handle = ANY(?)',
@@ -296,9 +297,9 @@ export class FsmStateSql {
     }[this.dialect];
   }
 
-  /** A list of handles as the one parameter of `handleIn`. */
-  private handleList(handles: readonly string[]): unknown {
-    return this.dialect === 'sqlite' ? JSON.stringify(handles) : [...handles];
+  /** A list of handles or states as the one parameter of `handleIn` or `stateIn`. */
+  private listParameter(values: readonly string[]): unknown {
+    return this.dialect === 'sqlite' ? JSON.stringify(values) : [...values];
   }
 
   /** Extends a live lease; `false` when `token` no longer holds it. */
@@ -324,16 +325,59 @@ export class FsmStateSql {
       sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at, id`,
       params: [handle],
     });
-    return records.map((row) => ({
-      machine: row.machine,
-      handle: row.handle,
-      from: row.from_state,
-      to: row.to_state,
-      event: row.event,
-      tool: row.tool,
-      principal: row.principal,
-      at: new Date(Number(row.at)).toISOString(),
-    }));
+    return records.map(toRecord);
+  }
+
+  /**
+   * One page of instances, newest first: one SELECT of the summary columns (never `context`)
+   * with `LIMIT limit + 1` (the extra row says whether a next page exists), keyset-paged on
+   * `(updated_at, handle)`, so a page costs the same however deep it is.
+   */
+  async list(runner: QueryRunner, { machine, states, limit, after }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    const conditions: SqlStatement[] = [];
+    if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
+    if (states)
+      conditions.push(states.length ? { sql: this.stateIn(), params: [this.listParameter(states)] } : { sql: '1 = 0', params: [] });
+    if (after) {
+      const at = Date.parse(after.updatedAt);
+      // The first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond.
+      conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
+    }
+    const where = conditions.length ? `WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}` : '';
+    const { records } = await this.run<FsmSnapshotRow & { handle: string; machine: string }>(runner, {
+      sql: `SELECT handle, machine, state, owner, updated_at FROM ${this.state} ${where} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
+      params: [...conditions.flatMap((condition) => condition.params), limit + 1],
+    });
+    const instances = records.slice(0, limit).map((row) => {
+      const summary: WorkflowInstancePage['instances'][number] = {
+        key: row.handle,
+        machine: row.machine,
+        state: row.state,
+        updatedAt: new Date(Number(row.updated_at)).toISOString(),
+      };
+      if (row.owner !== null) summary.owner = row.owner;
+      return summary;
+    });
+    const last = instances.at(-1);
+    return records.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+  }
+
+  /** The most recent `limit` history rows of one instance, oldest first: one SELECT of `limit + 1` rows on the `(handle, at)` index. */
+  async recentRecords(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowHistoryPage> {
+    const { records } = await this.run<HistoryRow>(runner, {
+      sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at DESC, id DESC LIMIT ?`,
+      params: [handle, limit + 1],
+    });
+    return { entries: records.slice(0, limit).reverse().map(toRecord), truncated: records.length > limit };
+  }
+
+  /** `state` is one of a list bound as one parameter (as `handleIn`). */
+  private stateIn(): string {
+    return {
+      postgres: 'state = ANY(?)',
+      mysql: 'state IN (?)',
+      sqlite: 'state IN (SELECT value FROM json_each(?))',
+    }[this.dialect];
   }
 
   private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
@@ -368,6 +412,19 @@ interface HistoryRow {
   tool: string;
   principal: string | null;
   at: string | number;
+}
+
+function toRecord(row: HistoryRow): WorkflowTransitionRecord {
+  return {
+    machine: row.machine,
+    handle: row.handle,
+    from: row.from_state,
+    to: row.to_state,
+    event: row.event,
+    tool: row.tool,
+    principal: row.principal,
+    at: new Date(Number(row.at)).toISOString(),
+  };
 }
 
 /** ` AND state IN (…)` for the allowed states (matched exactly); nothing when any state is allowed. */

@@ -2,32 +2,46 @@ import type { QueryRunner } from 'typeorm';
 
 /**
  * The time limit of one store operation or transaction: `signal` aborts with the error that
- * `reason` words when `timeoutMs` have passed, unless `clear` was called first.
+ * `reason` words when `timeoutMs` have passed, unless `clear` was called first. The timer
+ * starts when `signal` is first asked for (an operation that waits for its turn or races its
+ * queries); a deadline that is only checked with `expired` (a SQLite transaction, whose
+ * queries cannot be interrupted) reads the clock and sets no timer.
  */
 export class QueryDeadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
+  private readonly expiresAt: number;
+  private controller?: AbortController;
+  private timer?: NodeJS.Timeout;
+  /** When `clear` stopped the clock (epoch ms). */
+  private clearedAt?: number;
 
   constructor(
     readonly timeoutMs: number,
-    reason: () => string,
+    private readonly reason: () => string,
   ) {
-    this.timer = setTimeout(() => this.controller.abort(new Error(reason())), timeoutMs);
+    this.expiresAt = Date.now() + timeoutMs;
   }
 
-  /** Aborts at the deadline, with the timeout error as its reason. */
+  /** Aborts at the deadline, with the timeout error as its reason (at once when it has passed). */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.expired) {
+        this.abort();
+      } else if (this.clearedAt === undefined) {
+        this.timer = setTimeout(() => this.abort(), this.expiresAt - Date.now());
+      }
+    }
     return this.controller.signal;
   }
 
-  /** Whether the deadline has passed. */
+  /** Whether the deadline has passed (before `clear`, when it was called). */
   get expired(): boolean {
-    return this.controller.signal.aborted;
+    return this.controller?.signal.aborted === true || (this.clearedAt ?? Date.now()) >= this.expiresAt;
   }
 
   /** Settles as `work` does, or rejects with the timeout error when the deadline passes first. */
   race<T>(work: Promise<T>): Promise<T> {
-    const { signal } = this.controller;
+    const { signal } = this;
     if (signal.aborted) {
       work.catch(() => undefined);
       return Promise.reject(signal.reason);
@@ -39,9 +53,14 @@ export class QueryDeadline {
     });
   }
 
-  /** Stops the timer (the operation ended). */
+  /** Stops the clock and the timer (the operation ended). */
   clear(): void {
+    this.clearedAt ??= Date.now();
     clearTimeout(this.timer);
+  }
+
+  private abort(): void {
+    this.controller!.abort(new Error(this.reason()));
   }
 }
 

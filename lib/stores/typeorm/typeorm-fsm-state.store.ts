@@ -10,6 +10,12 @@ import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type {
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowStateReader,
+} from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
@@ -35,7 +41,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, WorkflowStateReader, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -164,6 +170,17 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
     return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
   }
 
+  /** One SELECT of `limit + 1` summary rows (see docs/console.md#the-store-methods-behind-it for the index it uses). */
+  listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return this.session('listInstances', (runner) => this.sql.list(runner, query));
+  }
+
+  /** @inheritdoc */
+  async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
+    if (!this.keepHistory) return { entries: [], truncated: false };
+    return this.session('recentHistory', (runner) => this.sql.recentRecords(runner, handle, limit));
+  }
+
   /**
    * Opens a transaction on a QueryRunner of its own, with the server-side limits (see the
    * class). Waiting for the connection (on better-sqlite3: for the store's other work to end,
@@ -172,19 +189,22 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
    */
   async beginTransaction(): Promise<WorkflowTransaction> {
     const { queries } = this;
-    const opening = queries.deadline('beginTransaction');
-    let endTurn = () => {};
+    const freeTurn = queries.freeTurn();
+    // A free turn on better-sqlite3 needs no deadline: BEGIN runs synchronously.
+    const opening = freeTurn ? undefined : queries.deadline('beginTransaction');
+    let endTurn = freeTurn ?? (() => {});
     let runner: QueryRunner | undefined;
     try {
-      endTurn = await queries.turn(opening);
+      if (opening) endTurn = await queries.turn(opening);
       runner = this.dataSource.createQueryRunner();
-      await queries.bounded(opening, this.limits.begin(runner));
+      const begun = this.limits.begin(runner);
+      await (opening ? queries.bounded(opening, begun) : begun);
     } catch (error) {
       if (runner) queries.abandon(runner, opening);
       endTurn();
       throw error;
     } finally {
-      opening.clear();
+      opening?.clear();
     }
     return new TypeOrmFsmTransaction(runner, {
       sql: this.sql,

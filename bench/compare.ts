@@ -1,0 +1,143 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchTargetProcess } from './bench-target.client.js';
+import type { BenchClient } from './bench.load.js';
+import type { BenchTarget } from './bench-target.process.js';
+
+/**
+ * A/B of one server's CPU per request between two builds (two `.sample-dist` directories,
+ * for example `main` and a branch), on a machine too loaded for absolute numbers: both run at
+ * once, each in its own target process, and batches of requests alternate between them
+ * (A, B, B, A, …) so that both see the same load. CPU is the whole target process's time on a
+ * CPU, read from `/proc/<pid>/task/<tid>/schedstat` around each batch (Linux), so waiting for
+ * a core costs nothing; lower quantiles tell the code's cost from the load's.
+ *
+ *   node .sample-dist/bench/compare.js <dist A> <dist B> [--op status|list|pay|loop] [--target sample] [--batches 150] [--batch 10]
+ */
+
+const OPERATIONS = {
+  list: async ({ client }: BenchClient) => void (await client.listTools()),
+  status: async ({ client }: BenchClient, paymentId: string) =>
+    void checked(await client.callTool({ name: 'payment.status', arguments: { paymentId } })),
+  /** `payment.authorize` then `payment.capture`: two gated transitions. */
+  pay: async ({ client }: BenchClient) => {
+    const authorized = checked(await client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } }));
+    checked(await client.callTool({ name: 'payment.capture', arguments: { paymentId: authorized.structuredContent!.paymentId } }));
+  },
+  /** The bench tools' gated flip/flop (a `nest-*` target). */
+  loop: async ({ client }: BenchClient, _paymentId: string, index: number) =>
+    void checked(await client.callTool({ name: index % 2 === 0 ? 'loop.flip' : 'loop.flop', arguments: {} })),
+};
+type Operation = keyof typeof OPERATIONS;
+
+interface Side {
+  dist: string;
+  server: BenchTargetProcess;
+  session: BenchClient;
+  paymentId: string;
+  cpuUs: number[];
+}
+
+function checked(result: unknown): CallToolResult {
+  const call = result as CallToolResult;
+  if (call.isError) throw new Error(`tool error: ${JSON.stringify(call.content)}`);
+  return call;
+}
+
+function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index < 0 ? fallback : (process.argv[index + 1] ?? '');
+}
+
+/** CPU time of every thread of `pid` so far, in µs. */
+function processCpuUs(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return ns / 1000;
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function start(dist: string, target: BenchTarget, operation: Operation): Promise<Side> {
+  const base = pathToFileURL(`${resolve(dist)}/bench/`);
+  const { BenchTargetProcess: Process } = (await import(new URL('bench-target.client.js', base).href)) as {
+    BenchTargetProcess: typeof BenchTargetProcess;
+  };
+  const { openClient } = (await import(new URL('bench.load.js', base).href)) as { openClient: (url: URL) => Promise<BenchClient> };
+  const server = await Process.start(target);
+  const session = await openClient(server.url());
+  let paymentId = '';
+  if (operation === 'status' || operation === 'pay') {
+    // As in bench:profile: the session follows 10 captured payments.
+    for (let index = 0; index < 10; index++) {
+      const authorized = checked(await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } }));
+      paymentId = authorized.structuredContent!.paymentId as string;
+      checked(await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } }));
+    }
+  }
+  return { dist, server, session, paymentId, cpuUs: [] };
+}
+
+async function main(): Promise<void> {
+  const [distA, distB] = process.argv.slice(2);
+  const operation = option('op', 'status') as Operation;
+  const target = option('target', 'sample') as BenchTarget;
+  const batches = Number(option('batches', '150'));
+  const batch = Number(option('batch', '10'));
+  if (!distA || !distB || distA.startsWith('--') || distB.startsWith('--'))
+    throw new Error('usage: compare.js <dist A> <dist B> [options]');
+  if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(', ')}`);
+  console.log(
+    `re-run: node .sample-dist/bench/compare.js ${distA} ${distB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch}`,
+  );
+  const sides = [await start(distA, target, operation), await start(distB, target, operation)];
+  try {
+    let index = 0;
+    const run = async (side: Side, count: number) => {
+      for (let each = 0; each < count; each++) await OPERATIONS[operation](side.session, side.paymentId, index++);
+    };
+    for (const side of sides) await run(side, 500);
+    for (let round = 0; round < batches; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const pid = (side.server as unknown as { child: ChildProcess }).child.pid!;
+        const before = processCpuUs(pid);
+        await run(side, batch);
+        side.cpuUs.push((processCpuUs(pid) - before) / batch);
+      }
+    }
+    const [a, b] = sides.map((side) => side.cpuUs);
+    for (const [label, side] of [
+      ['A', sides[0]],
+      ['B', sides[1]],
+    ] as const) {
+      const q = (p: number) => quantile(side.cpuUs, p).toFixed(0);
+      console.log(`${label} ${side.dist}: server CPU per request (µs) p10 ${q(0.1)}, p25 ${q(0.25)}, median ${q(0.5)}`);
+    }
+    const ratio = (p: number) => (quantile(b, p) / quantile(a, p)).toFixed(3);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    console.log(
+      `B/A: p10 ${ratio(0.1)}, p25 ${ratio(0.25)}, median ${ratio(0.5)} (${operation} on ${target}, ${batches} batches of ${batch}, load ${load})`,
+    );
+  } finally {
+    for (const side of sides) await side.server.stop();
+  }
+}
+
+main()
+  .then(() => process.exit(0))
+  .catch((error: unknown) => {
+    process.stderr.write(`compare failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });

@@ -1,0 +1,83 @@
+import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import { instanceNotFound } from './console.messages.js';
+import type { ConsoleInstanceView } from './console-data.js';
+import { renderDiagram } from './console-diagram.svg.js';
+import { consoleTime, escapeHtml } from './console-html.js';
+import { consoleInstancePath } from './console-instance-ref.js';
+import { renderPage } from './console-page.shell.js';
+
+const ENDED = 'ended';
+
+/** The context of an instance as the page shows it: pretty JSON, or a dash for none. */
+export function contextText(context: Record<string, unknown> | undefined): string {
+  return context === undefined ? '—' : JSON.stringify(context, null, 2);
+}
+
+/**
+ * One instance: its state (a large badge), owner and last change; its machine's diagram with
+ * the current state marked; its recent history, newest first (`data-history-entry`,
+ * `data-tool`); its XState context as escaped JSON. Live: all of these follow its transitions.
+ */
+export function renderInstancePage(view: ConsoleInstanceView, root: string): string {
+  const { machine, snapshot } = view;
+  const title = `${machine.id} ${view.instance}`;
+  const self = consoleInstancePath(root, machine.id, view.key);
+  const state = snapshot?.state ?? null;
+  const main = `<nav class="crumbs" aria-label="Breadcrumb"><ol>
+<li><a href="${escapeHtml(root)}">All instances</a></li>
+<li><a href="${escapeHtml(`${root}?machine=${encodeURIComponent(machine.id)}`)}">${escapeHtml(machine.id)}</a></li>
+<li><a href="${escapeHtml(self)}" aria-current="page" class="mono">${escapeHtml(view.instance)}</a></li>
+</ol></nav>
+<h1>${escapeHtml(machine.id)} <code>${escapeHtml(view.instance)}</code></h1>
+${snapshot ? '' : `<p class="notice" role="alert">${escapeHtml(instanceNotFound(machine.id))}</p>`}
+<dl class="facts" id="facts" data-live-region>
+<dt>State</dt><dd><span id="state-badge" class="badge big${view.final ? ' final' : ''}${state === null ? ' ended' : ''}" data-ended="${ENDED}">${escapeHtml(state ?? ENDED)}</span></dd>
+<dt>Owner</dt><dd class="mono">${escapeHtml(snapshot?.owner ?? '—')}</dd>
+<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
+</dl>
+<section aria-labelledby="diagram-heading">
+<h2 id="diagram-heading">Diagram</h2>
+<figure id="diagram" data-live-region tabindex="0" aria-labelledby="diagram-heading">
+${renderDiagram(machine, view.marks)}
+<figcaption>The current state is marked ▶ with a thick border${view.marks.within.length ? '; the states around it have a solid border' : ''}.</figcaption>
+</figure>
+</section>
+<section aria-labelledby="history-heading">
+<h2 id="history-heading">History</h2>
+<table>
+<caption class="visually-hidden">Transitions of this instance, newest first</caption>
+<thead><tr><th scope="col">Time (UTC)</th><th scope="col">Tool</th><th scope="col">Event</th><th scope="col">From → to</th><th scope="col">Principal</th></tr></thead>
+<tbody id="history" data-live-region>
+${historyRows(view.history.entries)}
+</tbody>
+</table>
+${view.history.truncated ? `<p class="summary">Older transitions are not shown (the most recent ${view.history.entries.length}).</p>` : ''}
+</section>
+<section aria-labelledby="context-heading">
+<h2 id="context-heading">Context</h2>
+<pre class="context mono" id="context" data-live-region tabindex="0" aria-label="XState context as JSON">${escapeHtml(contextText(snapshot?.context))}</pre>
+</section>`;
+  return renderPage({ title, root, kind: 'instance', stream: `${self}/events`, main, templates: historyTemplate() });
+}
+
+function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
+  if (!entries.length) return '<tr><td colspan="5" class="empty">No history (the store keeps history only with history: true).</td></tr>';
+  return [...entries]
+    .reverse()
+    .map(
+      (entry) => `<tr data-history-entry data-tool="${escapeHtml(entry.tool)}">
+<td><time datetime="${escapeHtml(entry.at)}">${escapeHtml(consoleTime(entry.at))}</time></td>
+<td class="mono tool">${escapeHtml(entry.tool)}</td>
+<td class="mono event">${escapeHtml(entry.event ?? '—')}</td>
+<td class="mono from-to">${escapeHtml(entry.from ?? '∅')} → ${escapeHtml(entry.to)}</td>
+<td class="mono principal">${escapeHtml(entry.principal ?? '—')}</td>
+</tr>`,
+    )
+    .join('\n');
+}
+
+function historyTemplate(): string {
+  return `<template id="history-template"><tr>
+<td><time></time></td><td class="mono tool"></td><td class="mono event"></td><td class="mono from-to"></td><td class="mono principal"></td>
+</tr></template>`;
+}

@@ -1,0 +1,153 @@
+/**
+ * The console's one script, inline in every page (allowed by its hash in the
+ * Content-Security-Policy). The pages work without it; with it they follow the live stream
+ * named by `body[data-stream]` (Server-Sent Events): a transition updates the row, or the
+ * diagram mark, the history and the context, in place, and is announced in the `aria-live`
+ * region. After a drop it reconnects (with backoff when the server refused), and re-reads the
+ * page's live parts once connected again, so nothing missed meanwhile stays stale. It writes
+ * only text and attributes, never HTML it received.
+ */
+export const CONSOLE_SCRIPT = `
+(() => {
+  const body = document.body;
+  const status = document.getElementById('live-status');
+  const announcer = document.getElementById('announcer');
+  if (!body.dataset.stream || !window.EventSource || !status) return;
+  const setStatus = (kind) => {
+    status.hidden = false;
+    status.dataset.live = kind;
+    status.textContent = status.dataset['text' + kind[0].toUpperCase() + kind.slice(1)];
+  };
+  const announce = (text) => { if (announcer) { announcer.textContent = ''; setTimeout(() => { announcer.textContent = text; }, 50); } };
+  const time = (element, iso) => { if (!element) return; element.dateTime = iso; element.textContent = iso.slice(0, 10) + ' ' + iso.slice(11, 19) + 'Z'; };
+  const badge = (element, state, final) => {
+    if (!element) return;
+    element.textContent = state === null ? element.dataset.ended : state;
+    element.classList.toggle('final', Boolean(final));
+    element.classList.toggle('ended', state === null);
+  };
+  const flash = (row) => { row.classList.remove('flash'); void row.offsetWidth; row.classList.add('flash'); };
+  const ago = () => {
+    for (const label of document.querySelectorAll('[data-ago]')) {
+      const at = Date.parse(label.previousElementSibling?.getAttribute('datetime') ?? '');
+      if (Number.isNaN(at)) continue;
+      const s = Math.max(0, Math.round((Date.now() - at) / 1000));
+      label.textContent = '(' + (s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d') + ' ago)';
+    }
+  };
+  ago();
+  setInterval(ago, 5000);
+  const shortId = (id) => id.length > 12 ? id.slice(0, 8) + '…' : id;
+
+  function applyToList(event) {
+    const rows = document.getElementById('instances');
+    if (!rows) return;
+    const selector = 'tr[data-machine="' + CSS.escape(event.machine) + '"][data-instance="' + CSS.escape(event.instance) + '"]';
+    let row = rows.querySelector(selector);
+    const first = rows.dataset.first === 'true';
+    if (!row) {
+      const states = rows.dataset.states ? JSON.parse(rows.dataset.states) : null;
+      const template = document.getElementById('row-template');
+      if (event.state === null || !first || !template || (states && !states.includes(event.state))) return;
+      row = template.content.firstElementChild.cloneNode(true);
+      const link = row.querySelector('a');
+      link.href = event.href;
+      link.textContent = event.instance;
+      row.querySelector('.machine').textContent = event.machine;
+      row.dataset.machine = event.machine;
+      row.dataset.instance = event.instance;
+      rows.querySelector('tr.empty-row')?.remove();
+    }
+    row.dataset.state = event.state === null ? '' : event.state;
+    badge(row.querySelector('.badge'), event.state, event.final);
+    if (event.updatedAt) time(row.querySelector('time'), event.updatedAt);
+    const owner = row.querySelector('.owner');
+    if (owner && event.owner !== undefined) owner.textContent = event.owner || owner.dataset.none;
+    if (first) rows.prepend(row);
+    const limit = Number(rows.dataset.limit);
+    while (first && limit && rows.rows.length > limit) rows.rows[rows.rows.length - 1].remove();
+    flash(row);
+    ago();
+    announce(event.machine + ' ' + shortId(event.instance) + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
+  }
+
+  function badgeEnded() { return document.querySelector('.badge')?.dataset.ended || ''; }
+
+  function applyToInstance(event) {
+    badge(document.getElementById('state-badge'), event.state, event.final);
+    if (event.updatedAt) time(document.getElementById('updated-at'), event.updatedAt);
+    for (const node of document.querySelectorAll('[data-state-node]')) {
+      node.removeAttribute('aria-current');
+      node.removeAttribute('data-within');
+    }
+    const node = (path) => document.querySelector('[data-state-node="' + CSS.escape(path) + '"]');
+    for (const path of event.marks.current) node(path)?.setAttribute('aria-current', 'step');
+    for (const path of event.marks.within) node(path)?.setAttribute('data-within', '');
+    const history = document.getElementById('history');
+    const template = document.getElementById('history-template');
+    if (history && template && event.history) {
+      const rows = event.history.map((entry) => {
+        const row = template.content.firstElementChild.cloneNode(true);
+        row.dataset.historyEntry = '';
+        row.dataset.tool = entry.tool;
+        time(row.querySelector('time'), entry.at);
+        row.querySelector('.tool').textContent = entry.tool;
+        row.querySelector('.event').textContent = entry.event ?? '—';
+        row.querySelector('.from-to').textContent = (entry.from ?? '∅') + ' → ' + entry.to;
+        row.querySelector('.principal').textContent = entry.principal ?? '—';
+        return row;
+      });
+      history.replaceChildren(...rows);
+      if (rows[0]) flash(rows[0]);
+    }
+    ago();
+    const context = document.getElementById('context');
+    if (context && event.context !== undefined) context.textContent = event.context;
+    announce(body.dataset.title + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
+  }
+
+  async function refresh() {
+    try {
+      const response = await fetch(location.href, { headers: { Accept: 'text/html' }, cache: 'no-store', credentials: 'same-origin' });
+      if (!response.ok) return;
+      const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
+      const focused = document.activeElement?.closest('tr')?.dataset.instance;
+      for (const region of document.querySelectorAll('[data-live-region]')) {
+        const next = fresh.getElementById(region.id);
+        if (next) region.replaceWith(document.importNode(next, true));
+      }
+      ago();
+      if (focused) document.querySelector('tr[data-instance="' + CSS.escape(focused) + '"] a')?.focus();
+    } catch {}
+  }
+
+  let source;
+  let opened = false;
+  let backoff = 1000;
+  function connect() {
+    source = new EventSource(body.dataset.stream);
+    source.addEventListener('open', () => {
+      setStatus('live');
+      if (opened) refresh();
+      opened = true;
+      backoff = 1000;
+    });
+    source.addEventListener('transition', (message) => {
+      const event = JSON.parse(message.data);
+      (body.dataset.page === 'list' ? applyToList : applyToInstance)(event);
+    });
+    source.addEventListener('error', () => {
+      setStatus('reconnecting');
+      if (source.readyState === EventSource.CLOSED) {
+        source.close();
+        setTimeout(connect, backoff);
+        backoff = Math.min(backoff * 2, 30000);
+      }
+    });
+  }
+  connect();
+  addEventListener('pagehide', () => source?.close());
+  // Back from the back/forward cache: the stream was closed on pagehide; reconnect (and re-read).
+  addEventListener('pageshow', (event) => event.persisted && connect());
+})();
+`;

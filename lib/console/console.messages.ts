@@ -1,0 +1,68 @@
+import { echo } from '../client-input/client-input.echo.js';
+
+/** What an operator reads on the workflow console's pages and in its log lines: worded once. */
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Page title of the list. */
+export const listTitle = (): string => 'Workflow instances';
+
+/** What the list shows, under its title. */
+export const listSummary = (count: number, machine: string | undefined, state: string | undefined, older: boolean): string =>
+  `${count === 0 ? 'No' : count} ${older ? 'older ' : count === 0 ? '' : 'most recently changed '}instance${count === 1 ? '' : 's'}` +
+  `${machine ? ` of ${machine}` : ''}${state ? ` in ${state}` : ''}, newest first.`;
+
+/** HTTP 400: a filter names a machine this app does not serve. */
+export const unknownMachine = (machine: string): string => `No machine "${echo(machine)}" is served by this app.`;
+
+/** HTTP 400: a filter names a state no machine (or not the filtered machine) has. */
+export const unknownState = (state: string, machine: string | undefined): string =>
+  `No state "${echo(state)}"${machine ? ` in machine "${echo(machine)}"` : ' in any machine'}.`;
+
+/** HTTP 400: the `after` parameter of a page link was changed. */
+export const badCursor = (): string => 'The "after" parameter is not one this console wrote: go back to the newest instances.';
+
+/** HTTP 404 of an instance page. */
+export const instanceNotFound = (machine: string): string =>
+  `No such ${echo(machine)} instance: it ended, expired, or never existed. Its history, if the store keeps history, is below.`;
+
+/** HTTP 404 of any other path under the console. */
+export const pageNotFound = (): string => 'No such page in the workflow console.';
+
+/** HTTP 403: `authorize` answered false. */
+export const notAuthorized = (): string => 'Forbidden: this request may not see the workflow console (its authorize hook refused it).';
+
+/** HTTP 503: the live streams of this process are all taken. */
+export const tooManyStreams = (max: number): string =>
+  `The workflow console already serves ${max} live streams (console.maxStreams); try again in a moment.`;
+
+/** HTTP 503: the app is shutting down. */
+export const consoleShuttingDown = (): string => 'The application is shutting down.';
+
+/** HTTP 500 page, and its log line (which carries the reason; the page does not). */
+export const consoleFailed = (): string => 'The workflow console could not answer; the server log has the reason.';
+
+/** Log line: a console request failed. */
+export const consoleFailedLog = (error: unknown): string => `Workflow console request failed: ${reasonOf(error)}`;
+
+/** Log line: an instance changed by a transition could not be read for the live pages (no key: handles stay out of logs). */
+export const liveReadFailed = (machine: string, error: unknown): string =>
+  `Workflow console: could not read a ${machine} instance after its transition for the live pages: ${reasonOf(error)}`;
+
+/** Startup error: the console path is not an absolute path. */
+export const invalidConsolePath = (path: string): string =>
+  `McpModule: console.path must be an absolute path such as '/workflows', without a trailing slash, got "${echo(path)}".`;
+
+/** Startup error: a numeric console option is not a positive whole number. */
+export const invalidConsoleNumber = (option: string, value: unknown): string =>
+  `McpModule: console.${option} must be a positive whole number, got ${String(value)}.`;
+
+/** Startup log line: where the console is. */
+export const consoleServed = (path: string): string =>
+  `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
+
+/** Text of the live indicator (hidden until the page's script runs: without it the page does not update). */
+export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 'Not live' } as const;
+
+/** What a screen reader hears when a row or an instance moves. */
+export const movedAnnouncement = 'moved to';

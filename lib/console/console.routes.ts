@@ -1,0 +1,198 @@
+import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server as HttpServer, ServerResponse } from 'node:http';
+import {
+  MCP_CONSOLE_OPTIONS,
+  MCP_HTTP_OPTIONS,
+  type McpResolvedConsoleOptions,
+  type McpResolvedHttpOptions,
+} from '../options/mcp-resolved-options.interface.js';
+import { storeCannotRead } from '../stores/stores.messages.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import { toNodeExchange } from '../transports/framework-exchange.js';
+import { rejectHostOrOrigin } from '../transports/host-origin.validator.js';
+import type { McpNodeRequest } from '../transports/mcp-body.reader.js';
+import { interceptRequests } from '../transports/request-interceptor.js';
+import { McpAuthenticator } from '../auth/mcp.authenticator.js';
+import * as messages from './console.messages.js';
+import { WorkflowConsoleData } from './console-data.js';
+import { WorkflowConsoleStreams } from './console-events.stream.js';
+import { escapeHtml } from './console-html.js';
+import { renderInstancePage } from './console-instance.page.js';
+import { renderListPage } from './console-list.page.js';
+import { consoleStoreKey } from './console-instance-ref.js';
+import { CONSOLE_CONTENT_SECURITY_POLICY, renderPage } from './console-page.shell.js';
+
+/** The part of a Fastify instance the console registers its GET routes on. */
+interface FastifyGetRoutes {
+  route(route: { method: string; url: string; handler: (request: unknown, reply: unknown) => void }): unknown;
+}
+
+/** Headers of every console response: nothing cached (pages carry handles), nothing framed, no Referer leaving with a handle in it. */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONSOLE_CONTENT_SECURITY_POLICY,
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+const STREAM_RETRY_AFTER_S = 2;
+
+/**
+ * Serves the workflow console (`McpModuleOptions.console`) from the app's own HTTP server: GET
+ * routes on Express or Fastify, behind the app's middleware and hooks, or, with
+ * `transports.http.direct`, straight from Node ahead of the framework, as the MCP path is. Every
+ * request passes the Host/Origin check of `transports.http` (DNS rebinding), then the module's
+ * `auth` (a bearer token verified, or the caller your middleware found), then `console.authorize`.
+ */
+@Injectable()
+export class WorkflowConsoleRoutes implements OnModuleInit {
+  private readonly logger = new Logger('McpConsole');
+
+  constructor(
+    @Inject(MCP_CONSOLE_OPTIONS) private readonly options: McpResolvedConsoleOptions | null,
+    @Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly store: FsmStoreAdapter,
+    private readonly data: WorkflowConsoleData,
+    private readonly streams: WorkflowConsoleStreams,
+    private readonly authenticator: McpAuthenticator,
+  ) {}
+
+  onModuleInit(): void {
+    const { options } = this;
+    const adapter = this.adapterHost.httpAdapter;
+    if (!options || !adapter) return;
+    if (!/^\/[^?#]*[^/?#]$/.test(options.path)) throw new Error(messages.invalidConsolePath(options.path));
+    for (const name of ['pageSize', 'historyLimit', 'maxStreams', 'heartbeatMs', 'streamMaxMs'] as const) {
+      if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new Error(messages.invalidConsoleNumber(name, options[name]));
+    }
+    if (!this.store.supports.read) throw new Error(storeCannotRead(this.store.name));
+    const { path } = options;
+    const routes = [path, `${path}/events`, `${path}/:machine/:instance`, `${path}/:machine/:instance/events`];
+    if (this.http?.direct) {
+      interceptRequests(
+        adapter.getHttpServer() as HttpServer,
+        (url) => this.isConsoleUrl(url),
+        (req, res, passOn) => (req.method === 'GET' || req.method === 'HEAD' ? this.serveSafely(req, res) : passOn()),
+      );
+    } else if (adapter.getType() === 'fastify') {
+      const fastify = adapter.getInstance<FastifyGetRoutes>();
+      for (const url of routes) fastify.route({ method: 'GET', url, handler: (request, reply) => this.serveRoute(request, reply) });
+    } else {
+      for (const url of routes) adapter.get(url, (req: McpNodeRequest, res: ServerResponse) => this.serveRoute(req, res));
+    }
+    this.logger.log(messages.consoleServed(path));
+  }
+
+  private serveRoute(request: unknown, response: unknown): void {
+    const { req, res } = toNodeExchange(request, response);
+    this.serveSafely(req, res);
+  }
+
+  private serveSafely(req: McpNodeRequest, res: ServerResponse): void {
+    this.serve(req, res).catch((error: unknown) => {
+      this.logger.error(messages.consoleFailedLog(error), error instanceof Error ? error.stack : undefined);
+      if (!res.headersSent) this.page(res, 500, messages.consoleFailed());
+      else res.destroy();
+    });
+  }
+
+  private async serve(req: McpNodeRequest, res: ServerResponse): Promise<void> {
+    const options = this.options!;
+    const rejection = rejectHostOrOrigin(req, this.http ?? {});
+    if (rejection) return this.page(res, 403, rejection);
+    const refusal = await this.authorize(req);
+    if (refusal) return this.page(res, refusal.status, refusal.message, refusal.headers);
+    const url = new URL(req.url ?? '/', 'http://console.invalid');
+    const segments = this.segmentsOf(url.pathname);
+    if (segments === undefined) return this.page(res, 404, messages.pageNotFound());
+    const query = (name: string) => url.searchParams.get(name) || undefined;
+    if (segments.length === 0) {
+      const view = await this.data.list({ machine: query('machine'), state: query('state'), after: query('after') });
+      const html = renderListPage(view, {
+        root: options.path,
+        machines: this.data.machines(),
+        pageSize: options.pageSize,
+        isFinal: (machine, state) => this.data.isFinal(machine, state),
+      });
+      return this.html(res, view.ok ? 200 : 400, html);
+    }
+    if (segments.length === 1 && segments[0] === 'events') {
+      return this.stream(req, res, { list: true, machine: query('machine') });
+    }
+    const machine = this.data.machine(segments[0]);
+    if (!machine || segments.length > 3 || (segments.length === 3 && segments[2] !== 'events')) {
+      return this.page(res, 404, machine ? messages.pageNotFound() : messages.unknownMachine(segments[0]));
+    }
+    if (segments.length === 3) return this.stream(req, res, { list: false, key: consoleStoreKey(machine, segments[1]) });
+    const view = await this.data.instance(machine, segments[1]);
+    const found = view.snapshot !== undefined || view.history.entries.length > 0;
+    return this.html(res, found ? 200 : 404, renderInstancePage(view, options.path));
+  }
+
+  /**
+   * Why the request may not see the console (the module's `auth` and `console.scopes` first,
+   * with their challenge headers, then `console.authorize`); `undefined` when it may.
+   */
+  private async authorize(
+    req: McpNodeRequest,
+  ): Promise<{ status: number; message: string; headers?: Readonly<Record<string, string>> } | undefined> {
+    try {
+      const authorization = await this.authenticator.authorize(req, { scopes: this.options!.scopes });
+      if (!authorization.ok) return authorization;
+      return (await this.options!.authorize(req)) === true ? undefined : { status: 403, message: messages.notAuthorized() };
+    } catch (error) {
+      if (error instanceof HttpException) return { status: error.getStatus(), message: error.message };
+      throw error;
+    }
+  }
+
+  private stream(req: McpNodeRequest, res: ServerResponse, scope: Parameters<WorkflowConsoleStreams['open']>[1]): void {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
+      return void res.end();
+    }
+    const refusal = this.streams.refusal();
+    if (refusal) {
+      res.setHeader('Retry-After', String(STREAM_RETRY_AFTER_S));
+      return this.page(res, 503, refusal === 'full' ? messages.tooManyStreams(this.options!.maxStreams) : messages.consoleShuttingDown());
+    }
+    this.streams.open(res, scope, SECURITY_HEADERS);
+  }
+
+  /** The path's segments below the console's path (decoded); `undefined` for a path outside it. */
+  private segmentsOf(pathname: string): string[] | undefined {
+    const root = this.options!.path;
+    if (pathname.slice(0, root.length).toLowerCase() !== root.toLowerCase()) return undefined;
+    const rest = pathname.slice(root.length);
+    if (rest !== '' && !rest.startsWith('/')) return undefined;
+    try {
+      return rest
+        .split('/')
+        .filter((segment, index, all) => !(segment === '' && (index === 0 || index === all.length - 1)))
+        .map((segment) => decodeURIComponent(segment));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private isConsoleUrl(url: string): boolean {
+    const query = url.indexOf('?');
+    return this.segmentsOf(query === -1 ? url : url.slice(0, query)) !== undefined;
+  }
+
+  private page(res: ServerResponse, status: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
+    const main = `<h1>${escapeHtml(status === 404 ? 'Not found' : status === 403 || status === 401 ? 'Not allowed' : 'Cannot show this page')}</h1>
+<p class="notice" role="alert">${escapeHtml(message)}</p>
+<p><a href="${escapeHtml(this.options!.path)}">All instances</a></p>`;
+    this.html(res, status, renderPage({ title: `${status}`, root: this.options!.path, kind: 'error', main }), headers);
+  }
+
+  private html(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string>> = {}): void {
+    res.writeHead(status, { ...headers, ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html);
+  }
+}

@@ -1,0 +1,53 @@
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { resolveAuth } from './auth-options.resolver.js';
+
+const jwt = { issuer: 'https://auth.example.com', jwksUrl: 'https://auth.example.com/jwks' };
+const verifier = { verifyAccessToken: async (token: string): Promise<AuthInfo> => ({ token, clientId: 'a', scopes: [] }) };
+
+describe('resolveAuth', () => {
+  it('is off by default: the caller from req.auth, nobody required, no metadata', () => {
+    expect(resolveAuth({}, undefined)).toMatchObject({ mode: 'request', required: false, metadata: false, authorizationServers: [] });
+  });
+
+  it('fills the JWT defaults, and names the issuer as the authorization server', () => {
+    const resolved = resolveAuth({ jwt }, undefined);
+    expect(resolved).toMatchObject({ mode: 'jwt', required: true, metadata: true, authorizationServers: ['https://auth.example.com'] });
+    expect(resolved.jwt).toEqual({
+      ...jwt,
+      audience: undefined,
+      algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+      clockToleranceMs: 5_000,
+      principalClaim: 'sub',
+      scopeClaim: 'scope',
+      rolesClaim: 'roles',
+      jwksCooldownMs: 30_000,
+      jwksCacheMaxAgeMs: 600_000,
+      jwksTimeoutMs: 5_000,
+    });
+  });
+
+  it('reads the deprecated transports.http.authenticate where auth.fromRequest is not set', () => {
+    const authenticate = () => undefined;
+    const fromRequest = () => undefined;
+    expect(resolveAuth({}, authenticate).fromRequest).toBe(authenticate);
+    expect(resolveAuth({ fromRequest }, authenticate).fromRequest).toBe(fromRequest);
+  });
+
+  it('refuses two ways of knowing the caller, a verifier without authorization servers, and bad URLs or scopes', () => {
+    expect(() => resolveAuth({ jwt, verifier }, undefined)).toThrow('auth sets auth.jwt and auth.verifier; set one');
+    expect(() => resolveAuth({ verifier }, undefined)).toThrow('auth.verifier needs auth.authorizationServers');
+    expect(() => resolveAuth({ jwt: { ...jwt, issuer: 'auth.example.com' } }, undefined)).toThrow(
+      'auth.jwt.issuer must be an absolute http(s) URL',
+    );
+    expect(() => resolveAuth({ jwt, resource: 'https://mcp.example.com/mcp#x' }, undefined)).toThrow('auth.resource must be');
+    expect(() => resolveAuth({ jwt, scopesSupported: ['two words'] }, undefined)).toThrow('"two words", which is not an OAuth scope');
+    expect(() => resolveAuth({ jwt: { ...jwt, jwksCooldownMs: -1 } }, undefined)).toThrow('auth.jwt.jwksCooldownMs must be a whole number');
+  });
+
+  it('reads roles from AuthInfo.extra.roles by default', () => {
+    const { roles } = resolveAuth({}, undefined);
+    expect(roles({ token: '', clientId: 'a', scopes: [], extra: { roles: ['x', 'y'] } })).toEqual(['x', 'y']);
+    expect(roles({ token: '', clientId: 'a', scopes: [], extra: { roles: 'x' } })).toEqual([]);
+    expect(roles({ token: '', clientId: 'a', scopes: [] })).toEqual([]);
+  });
+});

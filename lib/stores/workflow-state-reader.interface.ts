@@ -1,0 +1,80 @@
+import type { WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
+
+/** Where a page of instances starts: after this instance in the order newest first. */
+export interface WorkflowInstanceCursor {
+  /** ISO-8601 time of the last change of the last instance of the previous page. */
+  updatedAt: string;
+  /** Its store key (the tie-breaker among instances changed in the same millisecond). */
+  key: string;
+}
+
+/** Which instances {@link WorkflowStateReader.listInstances} answers. */
+export interface WorkflowInstanceQuery {
+  /** Only instances of this machine. @default every machine */
+  machine?: string;
+  /** Only instances stored in one of these state values, matched exactly (a caller lists a parent's descendants itself). @default any state */
+  states?: readonly string[];
+  /** The most instances one page holds (a positive whole number). */
+  limit: number;
+  /** Start after this instance (the `next` of the previous page). @default the newest */
+  after?: WorkflowInstanceCursor;
+}
+
+/** One instance as a list shows it: no context, which a list never reads. */
+export interface WorkflowInstanceSummary {
+  /** Store key (`"<machine>:<handle>"`, `"<machine>:session:<id>"`, ...). */
+  key: string;
+  machine: string;
+  /** The stored state value. */
+  state: string;
+  /** Principal that started a handle-keyed instance, when there was one. */
+  owner?: string;
+  /** ISO-8601 time of the last change. */
+  updatedAt: string;
+}
+
+/** One page of instances, newest first (last change descending, then store key descending). */
+export interface WorkflowInstancePage {
+  instances: WorkflowInstanceSummary[];
+  /** Where the next page starts; absent on the last page. */
+  next?: WorkflowInstanceCursor;
+}
+
+/** The most recent history of one instance. */
+export interface WorkflowHistoryPage {
+  /** At most `limit` rows, the most recent ones, oldest first. */
+  entries: WorkflowTransitionRecord[];
+  /** Whether older rows exist that `entries` leaves out. */
+  truncated: boolean;
+}
+
+/**
+ * Read methods for operators (the workflow console): a bounded, paged list of instances and
+ * the recent history of one. Optional: a store without them still gates every call; the
+ * console needs them and says so at startup. Both shipped stores implement them; prove a store
+ * of your own with `describeWorkflowStateStoreContract` from `nestjs-mcp-fsm/testing`.
+ */
+export interface WorkflowStateReader {
+  /** One page of instances matching `query`, newest first; never more than `query.limit`. */
+  listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage>;
+  /** The most recent `limit` history rows of one instance, oldest first (none when history is off). */
+  recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage>;
+}
+
+/** Whether `store` implements the read methods of {@link WorkflowStateReader}. */
+export function isWorkflowStateReader(store: WorkflowStateStore): store is WorkflowStateStore & WorkflowStateReader {
+  const candidate = store as Partial<WorkflowStateReader>;
+  return typeof candidate.listInstances === 'function' && typeof candidate.recentHistory === 'function';
+}
+
+/**
+ * Whether `summary` comes after `cursor` in the order newest first: what a page that starts
+ * after `cursor` holds. Stores that sort in memory use it; SQL stores say the same in a WHERE clause.
+ */
+export function isAfterCursor(summary: { updatedAt: string; key: string }, cursor: WorkflowInstanceCursor | undefined): boolean {
+  if (!cursor) return true;
+  const at = Date.parse(summary.updatedAt);
+  const cursorAt = Date.parse(cursor.updatedAt);
+  return at < cursorAt || (at === cursorAt && summary.key < cursor.key);
+}
