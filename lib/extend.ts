@@ -27,7 +27,8 @@ export type { McpToolBinding, McpToolDefinition, McpToolStart } from './registry
 export { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/fsm-transition.bus.js';
 export { FsmTransitionBus, type FsmTransitionEvent } from './relays/fsm-transition.bus.js';
-export type { RelayedTransition, TransitionRelay } from './relays/fsm-transition-relay.interface.js';
+export type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from './relays/fsm-transition-relay.interface.js';
+export { WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './gating/fsm-gate-observer.interface.js';
 export type { FsmRelayedTransition, FsmTransitionRelay } from './relays/fsm-transition-relay.interface.js';
 export type { RelayedReply, SessionReplyRelay } from './relays/session-reply-relay.interface.js';
 export {

@@ -11,6 +11,7 @@ export type {
   McpModuleOptions,
   McpRetentionOptions,
   McpSessionOptions,
+  McpTelemetryOptions,
 } from './options/mcp-module-options.interface.js';
 export { MCP_CONTEXT_TYPE, MCP_ERROR_META_KEY, MCP_STATE_META_KEY } from './mcp.constants.js';
 export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
@@ -70,3 +71,4 @@ export { McpAuthUnavailableError } from './auth/auth-unavailable.error.js';
 export type { McpAccessRequirement, McpGrants } from './auth/access-requirement.js';
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
 export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
+export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';

@@ -47,6 +47,8 @@ import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { SessionReplyForwarder } from './transports/session-reply.forwarder.js';
 import { StdioTransport } from './transports/stdio.transport.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
+import { telemetryProviders } from './telemetry/telemetry.providers.js';
+import { McpHealthService } from './health/mcp-health.service.js';
 
 /**
  * Serves the application's `@McpTool` methods over MCP, gated by workflow state.
@@ -63,6 +65,7 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
   providers: [
     resolvedOptionsProvider,
     ...optionSliceProviders,
+    ...telemetryProviders,
     fsmStateStoreProvider,
     FsmStateStoreCheck,
     fsmStoreAdapterProvider,
@@ -105,7 +108,16 @@ import { StreamableHttpTransport } from './transports/streamable-http.transport.
     WorkflowConsoleData,
     WorkflowConsoleStreams,
     WorkflowConsoleRoutes,
+    McpHealthService,
   ],
-  exports: [fsmStateStoreProvider, McpToolRegistry, McpWorkflowService, McpSessionRegistry, WorkflowTransitionBus, McpAuthenticator],
+  exports: [
+    fsmStateStoreProvider,
+    McpToolRegistry,
+    McpWorkflowService,
+    McpSessionRegistry,
+    WorkflowTransitionBus,
+    McpAuthenticator,
+    McpHealthService,
+  ],
 })
 export class McpModule extends ConfigurableModuleClass {}

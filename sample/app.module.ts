@@ -10,6 +10,7 @@ import { InvoiceTools } from './invoice.tools.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { paymentMachine } from './payment.machine.js';
 import { PaymentTools } from './payment.tools.js';
+import { SampleObservabilityModule } from './observability.module.js';
 import { sampleTransitionRelay } from './relay.js';
 import { sampleAuthOptions, sampleConsoleOptions } from './sample-auth.js';
 import { sampleTransport } from './transport.js';
@@ -22,6 +23,7 @@ import { sampleTransport } from './transport.js';
   imports: [
     TypeOrmModule.forRootAsync({ useFactory: () => sampleDataSourceOptions() }),
     TypeOrmModule.forFeature([LedgerEntry]),
+    SampleObservabilityModule,
     McpModule.forRootAsync({
       imports: [TypeOrmModule],
       inject: [DataSource],

@@ -8,6 +8,7 @@ import { McpStderrLogger } from '../lib/index.js';
 import { AppModule } from './app.module.js';
 import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
 import { applySampleHttpLimits } from './http-limits.js';
+import { startSampleTelemetry } from './telemetry.js';
 import { sampleTransport } from './transport.js';
 
 /** The HTTP app on Express, or on Fastify with `HTTP_ADAPTER=fastify` (loaded only then). */
@@ -20,6 +21,8 @@ async function createHttpApp(logger: ConsoleLogger): Promise<INestApplication> {
 }
 
 async function bootstrap(): Promise<void> {
+  // Before the app: the module takes its tracer and meter when it starts.
+  await startSampleTelemetry();
   const logger = new McpStderrLogger();
   if (sampleTransport() === 'stdio') {
     const app = await NestFactory.createApplicationContext(AppModule, { logger });

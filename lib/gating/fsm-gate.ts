@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
@@ -14,6 +14,7 @@ import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.i
 import { WorkflowCall, recordOf } from './fsm-call.js';
 import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
+import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './fsm-gate-observer.interface.js';
 import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
 import { WorkflowRefusal } from './fsm-refusal.error.js';
 import { WorkflowRefusals } from './fsm-refusals.js';
@@ -42,6 +43,10 @@ interface ClaimStates {
 export class WorkflowGate implements NestInterceptor {
   protected readonly logger = new Logger('McpGate');
   private readonly claimStatesByBinding = new WeakMap<McpToolBinding, ClaimStates>();
+  /** Told of each call's claim, commit and end (telemetry); a property, so subclasses' constructors stay as they are. */
+  @Optional()
+  @Inject(WORKFLOW_GATE_OBSERVER)
+  protected readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER;
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
@@ -93,10 +98,11 @@ export class WorkflowGate implements NestInterceptor {
    */
   protected async run(call: WorkflowCall, handler: () => Promise<unknown>, input?: Record<string, unknown>): Promise<unknown> {
     let running: Promise<unknown> | undefined;
+    let answer: unknown;
     try {
       const question = call.tool.confirmation && (await this.confirm(call, input ?? call.args));
       if (question) {
-        return question;
+        return (answer = question);
       }
       await this.failClosed(call, false, () => this.admit(call));
       if (input) {
@@ -109,8 +115,9 @@ export class WorkflowGate implements NestInterceptor {
         call.beginCommit();
         await this.failClosed(call, true, () => this.complete(call));
       }
-      return result;
+      return (answer = result);
     } finally {
+      this.observer.settled(call, answer);
       if (running && call.abandoned && call.context.manager) {
         // The handler still writes through the call's transaction: it rolls back once the handler
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
@@ -191,7 +198,8 @@ export class WorkflowGate implements NestInterceptor {
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, binding: McpToolBinding): Promise<void> {
     const engine = this.machines.engine(instance.machine);
-    const outcome = await this.store.acquire(this.claimRequest(call, instance, binding, engine), binding.transactional);
+    const request = this.claimRequest(call, instance, binding, engine);
+    const outcome = await this.observer.claim(call, () => this.store.acquire(request, binding.transactional));
     if (outcome.status !== 'claimed') {
       throw this.refuseOutcome(call, instance, outcome);
     }
@@ -299,15 +307,16 @@ export class WorkflowGate implements NestInterceptor {
     const updatedAt = new Date().toISOString();
     const snapshot: WorkflowSnapshot = { ...next, updatedAt, owner: record.admitted!.owner };
     const transition = this.record(call, from, next.state, event, updatedAt);
-    if (call.tool.start) {
-      await this.create(call, snapshot, transition);
-    } else {
+    await this.observer.commit(call, async () => {
+      if (call.tool.start) {
+        return this.create(call, snapshot, transition);
+      }
       const lock = record.lock!;
       record.lock = undefined;
       if (!(await lock.commit({ snapshot, record: transition }))) {
         throw this.refusals.leaseExpired(call, instance.machine, lock.snapshot.state, this.options.leaseMs);
       }
-    }
+    });
     record.storedState = next.state;
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
   }
@@ -360,6 +369,7 @@ export class WorkflowGate implements NestInterceptor {
       return undefined;
     }
     record.refusal = this.refusals.forbidden(call, machine, state);
+    this.observer.settled(call);
     return record.refusal;
   }
 

@@ -26,6 +26,11 @@ export interface WorkflowRefusalData {
   /** The instance's state (an object while parallel regions are active); `null` before it exists. */
   state: McpStateValue | null;
   allowedTools: string[];
+  /**
+   * Id of this refusal, written in the server's log line about it (with the trace id), so a
+   * refusal a client reports can be found. Set when the call is answered.
+   */
+  errorId?: string;
 }
 
 /**

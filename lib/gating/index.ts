@@ -9,3 +9,4 @@ export * from './fsm-gate-options.interface.js';
 export * from './unknown-state.reporter.js';
 export * from './confirmation.step.js';
 export * from './confirmation-options.interface.js';
+export * from './fsm-gate-observer.interface.js';

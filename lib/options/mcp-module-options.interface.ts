@@ -272,6 +272,28 @@ export interface McpSessionOptions {
 }
 
 /**
+ * Traces and metrics through `@opentelemetry/api` (an optional peer; the app registers the
+ * SDK): spans, attributes and metrics in docs/observability.md.
+ */
+export interface McpTelemetryOptions {
+  /** `false`: no span, no metric, and the API is not imported. @default true (a no-op until an SDK is registered) */
+  enabled?: boolean;
+  /**
+   * Record each `tools/call`'s arguments on its span as `gen_ai.tool.call.arguments` (JSON).
+   * They may hold personal or payment data. @default false
+   */
+  recordArguments?: boolean;
+  /** Record each successful `tools/call`'s result on its span as `gen_ai.tool.call.result` (JSON). @default false */
+  recordResults?: boolean;
+  /**
+   * Key of the keyed hash (HMAC-SHA-256) that `workflow.instance.id` is. Give every replica
+   * the same one (from a secret) so an instance has one id across replicas and restarts.
+   * @default 32 random bytes per process
+   */
+  instanceDigestKey?: string | Uint8Array;
+}
+
+/**
  * Who may call (`McpModuleOptions.auth`): how the caller of an HTTP request is known, and what
  * the server says about it (the MCP authorization spec, 2025-11-25). Set exactly one of `jwt`
  * (bearer JWTs verified against the issuer's JWKS), `verifier` (opaque tokens, introspection)
@@ -494,6 +516,8 @@ export interface McpModuleOptions {
    * `logging/setLevel`) bypasses the gate, its menus and `list_changed`.
    */
   configureServer?: (server: Server, connection: { kind: 'stateful' | 'stateless' | 'stdio'; sessionId?: string }) => void;
+  /** Traces and metrics (OpenTelemetry). @default `{ enabled: true, recordArguments: false, recordResults: false }` */
+  telemetry?: McpTelemetryOptions;
   /** @deprecated Use `transports.http.singleTenant`. */
   singleTenant?: boolean;
   /** @deprecated Use `transports.http.sessions`. */

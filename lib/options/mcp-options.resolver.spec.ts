@@ -107,6 +107,13 @@ describe('resolveMcpOptions', () => {
     });
     expect(resolved.sessions).toMatchObject({ maxSessions: 1000, maxPerAddress: 100, eventRetentionMs: 0, clientAddress: clientAddressOf });
     expect(resolved.discovery).toEqual({ allowRequestScoped: true, workflowResources: false });
+    expect(resolved.telemetry).toEqual({
+      enabled: true,
+      recordArguments: false,
+      recordResults: false,
+      instanceDigestKey: expect.any(Buffer),
+    });
+    expect((resolved.telemetry.instanceDigestKey as Buffer).byteLength).toBe(32);
     expect(resolveMcpOptions({ name: 'a', version: '1' }).http).toMatchObject({
       path: '/mcp',
       stateless: false,
@@ -135,6 +142,19 @@ describe('resolveMcpOptions', () => {
     );
     expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { requestStateTtlMs: 10 } })).toThrow(
       'McpModule: inputRequests.requestStateTtlMs must be a number of at least 1000 (got 10).',
+    );
+  });
+});
+
+describe('resolveMcpOptions telemetry', () => {
+  it('keeps a digest key that is long enough, and refuses a shorter one naming the option', () => {
+    const key = 'a-secret-of-32-characters-------';
+    expect(resolveMcpOptions({ name: 'a', version: '1', telemetry: { instanceDigestKey: key } }).telemetry.instanceDigestKey).toBe(key);
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', telemetry: { instanceDigestKey: 'short' } })).toThrow(
+      'McpModule: telemetry.instanceDigestKey has 5 bytes; give at least 16',
+    );
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', telemetry: { instanceDigestKey: new Uint8Array(8) } })).toThrow(
+      /has 8 bytes/,
     );
   });
 });

@@ -19,6 +19,7 @@ import type {
   McpResolvedInputRequestOptions,
   McpResolvedOptions,
   McpResolvedSessionOptions,
+  McpResolvedTelemetryOptions,
 } from './mcp-resolved-options.interface.js';
 import * as messages from './options.messages.js';
 import { resolveAuth } from './auth-options.resolver.js';
@@ -45,6 +46,11 @@ export const DEFAULT_HTTP_DRAIN_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
+
+/** Fewest bytes a `telemetry.instanceDigestKey` may have. */
+const MIN_DIGEST_KEY_BYTES = 16;
+/** The digest key when none is given: one per process, so every McpModule of it agrees. */
+const PROCESS_DIGEST_KEY = randomBytes(32);
 
 const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 const DEFAULT_RETENTION_BATCH = 500;
@@ -125,6 +131,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       allowRequestScoped: options.allowRequestScoped ?? true,
       workflowResources: options.workflowResources ?? false,
     },
+    telemetry: resolveTelemetry(options.telemetry ?? {}),
     auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
     console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
   };
@@ -202,5 +209,19 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
     maxFollowersPerInstance: sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
     maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     clientAddress: sessions.clientAddress ?? clientAddressOf,
+  };
+}
+
+function resolveTelemetry(telemetry: NonNullable<McpModuleOptions['telemetry']>): McpResolvedTelemetryOptions {
+  const key = telemetry.instanceDigestKey ?? PROCESS_DIGEST_KEY;
+  const length = typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength;
+  if (length < MIN_DIGEST_KEY_BYTES) {
+    throw new Error(messages.digestKeyTooShort(length, MIN_DIGEST_KEY_BYTES));
+  }
+  return {
+    enabled: telemetry.enabled ?? true,
+    recordArguments: telemetry.recordArguments ?? false,
+    recordResults: telemetry.recordResults ?? false,
+    instanceDigestKey: key,
   };
 }

@@ -54,6 +54,14 @@ export interface McpResolvedSessionOptions {
   clientAddress: (request: IncomingMessage) => string;
 }
 
+/** `telemetry` with every default filled in. */
+export interface McpResolvedTelemetryOptions {
+  enabled: boolean;
+  recordArguments: boolean;
+  recordResults: boolean;
+  instanceDigestKey: string | Uint8Array;
+}
+
 /** `auth.jwt` with every default filled in (`audience` stays unset when it is the resource URL, known once the server listens). */
 export type McpResolvedJwtOptions = Required<Omit<McpJwtOptions, 'audience'>> & Pick<McpJwtOptions, 'audience'>;
 
@@ -116,6 +124,7 @@ export interface McpResolvedOptions {
   gate: WorkflowGateOptions;
   inputRequests: McpResolvedInputRequestOptions;
   discovery: McpDiscoveryOptions;
+  telemetry: McpResolvedTelemetryOptions;
   auth: McpResolvedAuthOptions;
   /** `null`: the console is off. */
   console: McpResolvedConsoleOptions | null;

@@ -4,6 +4,10 @@
 export const deprecatedOptions = (moved: readonly (readonly [string, string])[]): string =>
   `McpModule: these options have moved and their old names will go in a later release: ${moved.map(([from, to]) => `${from} → ${to}`).join(', ')}.`;
 
+/** Startup error: a `telemetry.instanceDigestKey` too short to key a hash that must not be reversible. */
+export const digestKeyTooShort = (length: number, minimum: number): string =>
+  `McpModule: telemetry.instanceDigestKey has ${length} bytes; give at least ${minimum} (for example 32 random bytes from a secret), so workflow.instance.id cannot be traced back to a handle or session.`;
+
 /** Startup error: more than one way of knowing the caller in `auth`. */
 export const authModesConflict = (given: readonly string[]): string =>
   `McpModule: auth sets ${given.map((name) => `auth.${name}`).join(' and ')}; set one: auth.jwt (bearer JWTs verified against the issuer's JWKS), auth.verifier (your own token verifier) or auth.fromRequest (the caller your middleware found).`;

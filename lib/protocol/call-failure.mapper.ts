@@ -9,6 +9,7 @@ import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_ACCESS_DENIED_CO
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 import { errorMessage, toolErrorResult } from '../results/tool-result.mapper.js';
+import { activeTraceId } from '../telemetry/otel-api.loader.js';
 
 const logger = new Logger('McpCall');
 
@@ -22,20 +23,27 @@ export interface McpCallFailure {
   readonly refusal: boolean;
 }
 
+/** An id for one failed call, told to its client and written in the log line about it. */
+const newErrorId = (): string => randomBytes(6).toString('hex');
+
 /**
  * What a call that threw answers, for tools and primitives alike: a protocol error as is, the
- * gate's refusal with its `data` (in `_meta` of a tool result), an `HttpException` with its
- * message, anything else as an internal error whose detail only the log gets (under an id the
- * client is told).
+ * gate's refusal with its `data` and an error id (in `_meta` of a tool result), an
+ * `HttpException` with its message, anything else as an internal error whose detail only the
+ * log gets (under an id the client is told). Refusals and internal errors are logged with their
+ * error id and the trace id of the call's span.
  */
 export function toCallFailure(definition: McpHandlerDefinition, error: unknown): McpCallFailure {
   if (error instanceof JsonRpcError) {
     return { error, refusal: false };
   }
   if (error instanceof WorkflowRefusal) {
+    const errorId = newErrorId();
+    const data = { ...error.data, errorId };
+    logger.log(messages.callRefused(definition.name, data.code, errorId, activeTraceId()));
     return {
-      error: new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, error.data),
-      toolResult: toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: error.data }),
+      error: new JsonRpcError(MCP_REFUSAL_JSONRPC_CODE, error.message, data),
+      toolResult: toolErrorResult(error.message, { [MCP_ERROR_META_KEY]: data }),
       refusal: true,
     };
   }
@@ -44,8 +52,8 @@ export function toCallFailure(definition: McpHandlerDefinition, error: unknown):
     const code = error.getStatus() >= 500 ? JSON_RPC_INTERNAL_ERROR : JSON_RPC_INVALID_REQUEST;
     return { error: new JsonRpcError(code, text), toolResult: toolErrorResult(text), refusal: false };
   }
-  const errorId = randomBytes(6).toString('hex');
-  logger.error(messages.handlerFailed(definition.name, errorId, error), error instanceof Error ? error.stack : undefined);
+  const errorId = newErrorId();
+  logger.error(messages.handlerFailed(definition.name, errorId, activeTraceId(), error), error instanceof Error ? error.stack : undefined);
   const text = messages.toolFailed(definition.name, errorId);
   return { error: new JsonRpcError(JSON_RPC_INTERNAL_ERROR, text), toolResult: toolErrorResult(text), refusal: false };
 }

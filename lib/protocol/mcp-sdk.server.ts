@@ -1,7 +1,10 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import * as messages from './protocol.messages.js';
@@ -12,27 +15,98 @@ type McpRequestHandler<T extends AnyObjectSchema> = (
   extra: Parameters<Parameters<Server['setRequestHandler']>[1]>[1],
 ) => ReturnType<Parameters<Server['setRequestHandler']>[1]>;
 
+/** The SDK's request extra, as every handler gets it. */
+type RequestExtra = Parameters<McpRequestHandler<AnyObjectSchema>>[1];
+
 /** A zod issue as both zod 3 and zod 4 report it. */
 type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+
+/** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
+const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+
+/** How a 2025-era connection is traced: the module's telemetry, and the transport (`pipe` for stdio). */
+export interface McpSdkServerTracing {
+  telemetry: McpTelemetry;
+  transport: 'pipe' | 'tcp';
+}
 
 /**
  * The SDK `Server`, except that a request whose params do not fit its method's schema is
  * refused with -32602 and one readable line naming each field
  * (`Invalid params for logging/setLevel: params.level: Invalid option: …`), where the SDK
- * answers -32603 with zod's JSON dump. It holds for every handler registered on it: the
- * module's, the SDK's own (`initialize`, `ping`), and those of `configureServer`.
+ * answers -32603 with zod's JSON dump; and that every request runs in its telemetry span. Both
+ * hold for every handler registered on it: the module's, the SDK's own (`initialize`, `ping`),
+ * and those of `configureServer`.
  */
 export class McpSdkServer extends Server {
+  /** The protocol version `initialize` negotiated (the SDK keeps none to read). */
+  protocolVersion?: string;
+  private readonly tracing: McpSdkServerTracing;
+
+  constructor(
+    info: Implementation,
+    options: ServerOptions,
+    tracing: McpSdkServerTracing = { telemetry: McpTelemetry.off, transport: 'tcp' },
+  ) {
+    super(info, options);
+    this.tracing = tracing;
+  }
+
   override setRequestHandler<T extends AnyObjectSchema>(requestSchema: T, handler: McpRequestHandler<T>): void {
     const method = getMethodLiteral(requestSchema);
     // The SDK parses a request with the schema its handler was registered with: this one only routes it here.
     const routing = z.looseObject({ method: z.literal(method) });
-    super.setRequestHandler(routing, (request, extra) => {
-      const parsed = safeParse(requestSchema, request);
-      if (!parsed.success) {
-        throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidParams(method, (parsed.error as { issues: Issues }).issues));
-      }
-      return handler(parsed.data as SchemaOutput<T>, extra);
-    });
+    super.setRequestHandler(
+      routing,
+      this.traced(method, (request, extra) => {
+        const parsed = safeParse(requestSchema, request);
+        if (!parsed.success) {
+          throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidParams(method, (parsed.error as { issues: Issues }).issues));
+        }
+        return handler(parsed.data as SchemaOutput<T>, extra);
+      }),
+    );
+  }
+
+  /**
+   * Registers the `tools/call` handler, which checks the params itself: the Server's own
+   * registration validates them with zod first and answers a malformed call with a zod dump.
+   */
+  setToolCallHandler(handler: (params: unknown, extra: RequestExtra) => Promise<unknown>): void {
+    Protocol.prototype.setRequestHandler.call(
+      this,
+      LenientCallToolRequestSchema,
+      this.traced('tools/call', (request: { params?: unknown }, extra) => handler(request.params, extra)),
+    );
+  }
+
+  /** `handler` run in the request's span; the version `initialize` answers is kept for the spans after it. */
+  private traced<R extends { method: string; params?: unknown }, T>(
+    method: string,
+    handler: (request: R, extra: RequestExtra) => T | Promise<T>,
+  ): (request: R, extra: RequestExtra) => Promise<T> {
+    return (request, extra) => {
+      // Read at request time: the SDK registers `initialize` and `ping` from the constructor, before `tracing` is set.
+      const { telemetry, transport } = this.tracing;
+      const headers = extra.requestInfo?.headers;
+      return telemetry.serve(
+        {
+          method,
+          params: request.params,
+          requestId: extra.requestId,
+          sessionId: extra.sessionId,
+          protocolVersion: this.protocolVersion ?? (headers?.['mcp-protocol-version'] as string | undefined),
+          transport,
+          headers,
+        },
+        async () => {
+          const result = await handler(request, extra);
+          if (method === 'initialize') {
+            this.protocolVersion = (result as { protocolVersion?: string }).protocolVersion;
+          }
+          return result;
+        },
+      );
+    };
   }
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteRequestSchema,
   GetPromptRequestSchema,
@@ -13,7 +12,6 @@ import {
   UnsubscribeRequestSchema,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
@@ -25,13 +23,11 @@ import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
 
 /** A 2025-11-25 call's answer: its rounds end with the handler's own result, as `McpInputRounds` asks the client itself. */
 const settled = <T>(result: Promise<T | McpInputRequired>): Promise<T> => result as Promise<T>;
-
-/** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
-const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 /**
  * Creates one SDK `Server` per connection (the SDK refuses a second `connect`): the lists
@@ -51,6 +47,7 @@ export class McpServerFactory {
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
     private readonly primitives: McpPrimitiveRegistry,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
@@ -58,16 +55,13 @@ export class McpServerFactory {
     const server = new McpSdkServer(
       { name: this.options.name, version: this.options.version },
       { capabilities, instructions: this.options.instructions },
+      { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
     );
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
     server.setRequestHandler(ListToolsRequestSchema, () =>
       this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
     );
-    // The Server's own tools/call registration validates params with zod first and answers a
-    // malformed call with a zod dump; the Protocol's registration leaves checking to us.
-    Protocol.prototype.setRequestHandler.call(server, LenientCallToolRequestSchema, (request, extra) =>
-      this.calls.handle(session, request.params, extra),
-    );
+    server.setToolCallHandler((params, extra) => this.calls.handle(session, params, extra));
     server.setRequestHandler(SetLevelRequestSchema, (request) => {
       session.logLevel = request.params.level;
       return {};
@@ -107,6 +101,9 @@ export class McpServerFactory {
       );
     }
     this.options.configureServer?.(server, { kind, sessionId: id });
+    if (kind !== 'stateless') {
+      this.measureSession(server, kind);
+    }
     return session;
   }
 
@@ -127,6 +124,16 @@ export class McpServerFactory {
       ...(prompts.length ? { prompts: lists } : {}),
       ...(resources.length ? { resources: era === 'legacy' ? { ...lists, subscribe: true } : lists } : {}),
       ...(completes ? { completions: {} } : {}),
+    };
+  }
+
+  /** Measures the connection from now until it closes (`mcp.server.session.duration`); an `onclose` set before is kept. */
+  private measureSession(server: McpSdkServer, kind: 'stateful' | 'stdio'): void {
+    const ended = this.telemetry.openSession(kind, () => server.protocolVersion);
+    const previous = server.onclose;
+    server.onclose = () => {
+      ended();
+      previous?.();
     };
   }
 

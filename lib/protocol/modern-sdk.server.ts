@@ -1,5 +1,6 @@
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
-import type { ModernSdk } from './modern-era.js';
+import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { MODERN_PROTOCOL_VERSION, type ModernSdk } from './modern-era.js';
 import * as messages from './protocol.messages.js';
 
 /** A zod issue as the SDK's JSON dump lists it. */
@@ -11,9 +12,10 @@ type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<R
  * The SDK v2 `Server` class of `sdk`, except that a request whose params do not fit its
  * method is refused with -32602 and one readable line naming each field, as the 2025 era does
  * (`McpSdkServer`); the SDK answers with zod's JSON dump (-32603, or -32602 with a prefix for
- * `tools/call`). It rewords what the SDK refused, and refuses nothing more.
+ * `tools/call`). It rewords what the SDK refused, and refuses nothing more. Every request runs
+ * in its telemetry span, as in the 2025 era.
  */
-export function readableParamsServer(sdk: ModernSdk): typeof sdk.server.Server {
+export function readableParamsServer(sdk: ModernSdk, telemetry: McpTelemetry): typeof sdk.server.Server {
   const { ProtocolError, ProtocolErrorCode } = sdk.server;
 
   /** The issues of the SDK's refusal of a request's params (a plain error, or -32602 `Invalid <method> request: `, with the dump). */
@@ -41,7 +43,7 @@ export function readableParamsServer(sdk: ModernSdk): typeof sdk.server.Server {
   return class ReadableParamsServer extends sdk.server.Server {
     protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
       const wrapped = super._wrapHandler(method, handler);
-      return async (request, ctx) => {
+      const readable = async (request: JSONRPCRequest, ctx: ServerContext) => {
         try {
           return await wrapped(request, ctx);
         } catch (error) {
@@ -49,6 +51,19 @@ export function readableParamsServer(sdk: ModernSdk): typeof sdk.server.Server {
           throw issues ? new ProtocolError(ProtocolErrorCode.InvalidParams, messages.invalidParams(method, issues)) : error;
         }
       };
+      return (request, ctx) =>
+        telemetry.serve(
+          {
+            method,
+            params: request.params,
+            requestId: request.id,
+            sessionId: undefined,
+            protocolVersion: MODERN_PROTOCOL_VERSION,
+            transport: 'tcp',
+            headers: ctx.http?.req?.headers,
+          },
+          () => readable(request, ctx),
+        );
     }
   };
 }

@@ -30,6 +30,7 @@ import { PrimitiveCallHandler } from './primitive-call.handler.js';
 import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { McpListMapper } from './mcp-list.mapper.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -57,12 +58,13 @@ export class ModernServerFactory {
     private readonly calls: ToolCallHandler,
     private readonly primitiveCalls: PrimitiveCallHandler,
     private readonly access: McpAccessPolicy,
+    private readonly telemetry: McpTelemetry,
     @Inject(MCP_INPUT_REQUEST_OPTIONS) private readonly inputRequests: McpResolvedInputRequestOptions,
   ) {}
 
   /** The Node HTTP handler of the 2026-07-28 era. */
   createHandler(sdk: ModernSdk): ModernHttpHandler {
-    const Server = readableParamsServer(sdk);
+    const Server = readableParamsServer(sdk, this.telemetry);
     const seal = new McpRequestStateSeal(sdk, this.inputRequests);
     if (this.inputRequests.requestStateKeyGenerated) {
       this.logger.log(messages.requestStateKeyGenerated());

@@ -21,9 +21,16 @@ export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: Pro
 export const toolFailed = (tool: string, errorId: string): string =>
   `"${tool}" failed with an internal error (error id ${errorId}); nothing in this message explains it, so report the id rather than retrying blindly.`;
 
+/** The ids a log line of a failed call carries: the one its client was told, and the trace's when there is one. */
+const callIds = (errorId: string, traceId: string | undefined): string => `error id ${errorId}${traceId ? `, trace ${traceId}` : ''}`;
+
 /** Log line: a handler (or a guard, pipe or interceptor) threw an unexpected error. */
-export const handlerFailed = (tool: string, errorId: string, error: unknown): string =>
-  `Tool "${tool}" failed (error id ${errorId}): ${reasonOf(error)}`;
+export const handlerFailed = (tool: string, errorId: string, traceId: string | undefined, error: unknown): string =>
+  `Tool "${tool}" failed (${callIds(errorId, traceId)}): ${reasonOf(error)}`;
+
+/** Log line: the gate refused a call (the client got the same error id in `_meta["nestjs-mcp-fsm/error"].errorId`). */
+export const callRefused = (tool: string, code: string, errorId: string, traceId: string | undefined): string =>
+  `Tool "${tool}" refused: ${code} (${callIds(errorId, traceId)})`;
 
 /** A list (`tools/list`, `prompts/list`, ...) failed because the store could not be read (no driver text). */
 export const menuUnavailable = (method: string): string =>

@@ -6,6 +6,14 @@ export interface RelayedTransition {
   state: string | null;
 }
 
+/** Whether a relay carries transitions now, as health checks report it. */
+export interface TransitionRelayHealth {
+  /** `true` while the relay can send and receive (its connection is up, its last poll worked). */
+  connected: boolean;
+  /** Why it cannot, when it cannot (the driver's message, or that it is not started). */
+  reason?: string;
+}
+
 /**
  * Carries transitions between the processes that share a store, so a session on one
  * instance gets `list_changed` when a call on another instance moved a handle it shows.
@@ -25,6 +33,8 @@ export interface TransitionRelay {
   publish(transition: RelayedTransition): void;
   /** Stops receiving and lets go of its connection. */
   stop(): Promise<void>;
+  /** Whether it carries transitions now (synchronous: what it knows of its connection). Optional: without it, health checks cannot tell. */
+  health?(): TransitionRelayHealth;
 }
 
 /** @deprecated Use {@link TransitionRelay}; the old name goes in 0.4. */

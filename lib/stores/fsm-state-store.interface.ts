@@ -30,6 +30,12 @@ export interface WorkflowStateStore {
   load(key: string): Promise<WorkflowSnapshot | undefined>;
   /** Stores the snapshot under `key`, replacing any earlier one. */
   save(key: string, snapshot: WorkflowSnapshot): Promise<void>;
+  /**
+   * Resolves when the store can serve calls now, rejects when it cannot, within the store's
+   * own time limit: what health checks run (see `McpHealthService`). Optional: without it,
+   * health checks `load` a key no instance has.
+   */
+  ping?(): Promise<void>;
 }
 
 /** Injection token of the module's {@link WorkflowStateStore}. */

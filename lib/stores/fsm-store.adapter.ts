@@ -24,6 +24,9 @@ import {
 } from './workflow-state-reader.interface.js';
 import { storeCannotRead } from './stores.messages.js';
 
+/** The key a health check loads from a store without `ping` (never an instance key: every one has a colon). */
+const HEALTH_PROBE_KEY = 'nestjs-mcp-fsm health probe';
+
 /** What the module's store can do beyond the full protocol every store gets through {@link FsmStoreAdapter}. */
 export interface FsmStoreSupport {
   /** Transactional mode: the claim as a row lock in a transaction the handler joins. */
@@ -81,6 +84,14 @@ export class FsmStoreAdapter {
   /** The store's class name, for messages. */
   get name(): string {
     return this.store.constructor.name;
+  }
+
+  /** Resolves when the store can serve calls, rejects when it cannot: its `ping`, or a `load` of a key no instance has. */
+  async ping(): Promise<void> {
+    if (this.store.ping) {
+      return this.store.ping();
+    }
+    await this.store.load(HEALTH_PROBE_KEY);
   }
 
   /** The snapshot of `key`, or `undefined` when there is none. */

@@ -84,6 +84,9 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
   }
 
   /** @inheritdoc */
+  /** Always up: the state is in this process. */
+  async ping(): Promise<void> {}
+
   async load(handle: string): Promise<WorkflowSnapshot | undefined> {
     const entry = this.live(handle);
     return entry && toSnapshot(entry);

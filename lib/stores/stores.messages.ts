@@ -83,6 +83,13 @@ export const relayBadPayload = (error: unknown): string => `Ignored a transition
 export const relayLost = (error: unknown, retryMs: number): string =>
   `Transition relay connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again in ${retryMs} ms.`;
 
+/** Health: a relay that was never started, or was stopped. */
+export const relayNotListening = (): string => 'not listening (not started, or stopped)';
+
+/** Health: why the LISTEN connection is down, until it listens again. */
+export const relayLostReason = (error: unknown): string =>
+  `connection lost (${error === undefined ? 'closed' : reasonOf(error)}); listening again`;
+
 /** Error of `runInSqliteTurn`: the DataSource's connection stayed taken for the whole wait. */
 export const sqliteTurnTimedOut = (timeoutMs: number): string =>
   `runInSqliteTurn: the SQLite connection was not free within ${timeoutMs} ms (a transactional call holds it until it commits; calling runInSqliteTurn from inside a transactional handler waits for itself: use ctx.manager there).`;

@@ -47,6 +47,12 @@ export function describeWorkflowStateStoreContract(
     });
     afterEach(() => fixture.cleanup());
 
+    it('answers ping while it can serve calls (when it implements ping)', async () => {
+      if (store.ping) {
+        await expect(store.ping()).resolves.toBeUndefined();
+      }
+    });
+
     it('round-trips load/save with context and replaces on save', async () => {
       const h = handle();
       const first = snapshot('draft', 'alice', { amount: 12.5, lines: [{ sku: 'a', qty: 2 }], note: null, paid: false });

@@ -18,6 +18,7 @@ describe('a plain load/save store (the seed interface)', () => {
     machine,
     state: null,
     allowedTools: [],
+    errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
   });
   const sessionKey = () => `invoice:session:${agent.transport.sessionId}`;
   const startPayment = async () => {

@@ -127,6 +127,7 @@ describe('confirmations on a 2025-11-25 session (stateful HTTP, SDK v1 client)',
       machine: 'payout',
       state: 'approved',
       allowedTools: ['payout.discharge', 'payout.hold'],
+      errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(0);
     expect(await agent.names()).toContain('payout.discharge');

@@ -68,6 +68,7 @@ describe('a subclassed gate', () => {
       machine: 'payment',
       state: null,
       allowedTools: ['payment.authorize'],
+      errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     expect(textOf(frozen)).toBe('FROZEN: payments are frozen, so "payment.capture" did not run.');
     expect(app.get(HandlerLog).count('payment.capture')).toBe(0);

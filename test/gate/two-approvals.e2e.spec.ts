@@ -86,6 +86,7 @@ describe.each(databaseTargets('two approvals e2e'))('two distinct approvers on $
       machine: 'approval',
       state: 'review',
       allowedTools: expect.arrayContaining(['approval.approve']),
+      errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     const text = textOf(result);
     expect(text).toMatch(/^GUARD_REJECTED: /);

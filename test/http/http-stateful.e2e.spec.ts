@@ -58,6 +58,7 @@ describe.each(HTTP_ADAPTERS)('stateful Streamable HTTP on %s', (adapter) => {
       machine: 'invoice',
       state: 'draft',
       allowedTools: ['invoice.submit', 'invoice.status'],
+      errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     expect(app.get(HandlerLog).count('invoice.discharge')).toBe(0);
   });

@@ -103,6 +103,7 @@ describe.each(configurations)('McpModule.forRootAsync with %s', (_label, mcp, se
       machine: 'invoice',
       state: 'draft',
       allowedTools: ['invoice.submit', 'invoice.status'],
+      errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     expect(app.get(HandlerLog).count('invoice.discharge')).toBe(0);
 
@@ -145,6 +146,7 @@ describe('McpModule options', () => {
         machine: 'invoice',
         state: 'draft',
         allowedTools: ['invoice.submit', 'invoice.status'],
+        errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
       });
       expect(app.get(HandlerLog).count('invoice.discharge')).toBe(0);
     });
@@ -258,6 +260,7 @@ describe('McpModule options', () => {
               machine: 'invoice',
               state: 'draft',
               allowedTools: ['invoice.submit', 'invoice.status'],
+              errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
             },
           },
           menu: menu('invoice.submit'),
@@ -296,6 +299,7 @@ describe('McpModule options', () => {
               machine: 'invoice',
               state: 'discharged',
               allowedTools: ['invoice.status'],
+              errorId: expect.stringMatching(/^[0-9a-f]{12}$/),
             },
           },
           menu: menu(),

@@ -21,13 +21,29 @@ function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<stri
 }
 
 describe('package entry points', () => {
-  it('the root entry needs neither typeorm, xstate, jose nor the SDK v2 server packages at load time (all optional peers)', () => {
+  it('the root entry needs neither typeorm, xstate, jose, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>
-      /^(typeorm|xstate|jose|@nestjs\/typeorm|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(spec),
+      /^(typeorm|xstate|jose|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
+        spec,
+      ),
     );
     expect(optional).toEqual([]);
-    expect([...imports.dynamic].sort()).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'jose', 'xstate']);
+    expect([...imports.dynamic].sort()).toEqual([
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/server',
+      '@opentelemetry/api',
+      'jose',
+      'xstate',
+    ]);
+  });
+
+  it('the terminus subpath is where @nestjs/terminus is loaded, and no OpenTelemetry SDK is loaded anywhere', () => {
+    expect(runtimeImports('lib/terminus.ts').static.has('@nestjs/terminus')).toBe(true);
+    for (const entry of ['lib/index.ts', 'lib/extend.ts', 'lib/typeorm.ts', 'lib/redis.ts', 'lib/terminus.ts', 'lib/testing.ts']) {
+      const { static: loaded, dynamic } = runtimeImports(entry);
+      expect([...loaded, ...dynamic].filter((spec) => spec.startsWith('@opentelemetry/') && spec !== '@opentelemetry/api')).toEqual([]);
+    }
   });
 
   it('the typeorm subpath is where typeorm is loaded', () => {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -118,6 +118,23 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
       throw new Error(replyRelayNotStarted(RedisTransitionRelay.name));
     }
     await this.publisher.publish(this.channel, replyMessage(this.origin, reply));
+  }
+
+  /** Connected while both its publisher and its subscriber are ready. */
+  health(): TransitionRelayHealth {
+    const { publisher, subscriber } = this;
+    if (!publisher || !subscriber) {
+      return { connected: false, reason: messages.redisNotStarted() };
+    }
+    for (const [role, client] of [
+      ['subscriber', subscriber],
+      ['publisher', publisher],
+    ] as const) {
+      if (client.status !== 'ready') {
+        return { connected: false, reason: messages.redisNotReady(role, client.status) };
+      }
+    }
+    return { connected: true };
   }
 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */

@@ -16,3 +16,9 @@ export const redisConnectionLost = (role: string, error: unknown): string =>
 
 /** Log line: a connection of the relay works again after an outage. */
 export const redisConnectionBack = (role: string): string => `Transition relay's Redis ${role} connection is back.`;
+
+/** Health: the relay was never started, or was stopped. */
+export const redisNotStarted = (): string => 'not subscribed (not started, or stopped)';
+
+/** Health: a connection of the relay is not ready (ioredis reconnects on its own). */
+export const redisNotReady = (role: string, status: string): string => `Redis ${role} connection is ${status}`;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { toRelayedReply } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -91,6 +91,8 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
   private replyListener?: (reply: RelayedReply) => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
+  /** What the last poll failed with; `undefined` once one worked. */
+  private pollError?: unknown;
   private lastSeenId = 0;
   private lastPruneAt = 0;
   private pruneBehind = false;
@@ -154,6 +156,16 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
       `INSERT INTO ${this.quotedTable} (origin, machine, store_key, state, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
       [this.origin, '', '', null, JSON.stringify(reply), Date.now()],
     );
+  }
+
+  /** Connected while started and its last poll worked. */
+  health(): TransitionRelayHealth {
+    if (!this.listener) {
+      return { connected: false, reason: messages.outboxNotPolling() };
+    }
+    return this.pollError === undefined
+      ? { connected: true }
+      : { connected: false, reason: messages.outboxPollFailing(this.table, this.pollError) };
   }
 
   /** Stops polling, then waits for the poll and the inserts in flight. */
@@ -237,12 +249,14 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
         this.lastPruneAt = Date.now();
         this.pruneBehind = (await this.prune()) === this.batchSize;
       }
+      this.pollError = undefined;
       if (this.failing) {
         this.failing = false;
         this.logger.log(messages.outboxPollRecovered(this.table));
         this.resync?.();
       }
     } catch (error) {
+      this.pollError = error;
       if (!this.failing) {
         this.failing = true;
         this.logger.warn(messages.outboxPollFailed(this.table, error, this.pollIntervalMs));

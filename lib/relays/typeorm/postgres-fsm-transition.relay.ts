@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { RelayedTransition, TransitionRelay } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -63,6 +63,8 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
   private resync?: () => void;
   private replyListener?: (reply: RelayedReply) => void;
   private reconnect?: NodeJS.Timeout;
+  /** Why the relay does not listen now, once it lost its connection. */
+  private lostReason?: string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -110,6 +112,14 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
     await this.client.query('SELECT pg_notify($1, $2)', [this.channel, replyMessage(this.origin, reply)]);
   }
 
+  /** Connected while its LISTEN connection is up. */
+  health(): TransitionRelayHealth {
+    if (this.client) {
+      return { connected: true };
+    }
+    return { connected: false, reason: this.lostReason ?? messages.relayNotListening() };
+  }
+
   async stop(): Promise<void> {
     this.listener = undefined;
     this.resync = undefined;
@@ -131,6 +141,7 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
     client.on('end', () => this.lost(client));
     await client.query(`LISTEN ${this.channel}`);
     this.client = client;
+    this.lostReason = undefined;
   }
 
   private receive(payload: string | undefined): void {
@@ -153,6 +164,7 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
       return;
     }
     this.client = undefined;
+    this.lostReason = messages.relayLostReason(error);
     client.release(error ?? true);
     this.logger.warn(messages.relayLost(error, this.reconnectMs));
     const retry = () => {

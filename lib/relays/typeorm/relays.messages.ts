@@ -16,3 +16,9 @@ export const outboxPollFailed = (table: string, error: unknown, retryMs: number)
 
 /** Log line: polling the outbox works again after an outage. */
 export const outboxPollRecovered = (table: string): string => `Transition relay polls ${table} again.`;
+
+/** Health: the outbox relay was never started, or was stopped. */
+export const outboxNotPolling = (): string => 'not polling (not started, or stopped)';
+
+/** Health: the last poll of the outbox failed. */
+export const outboxPollFailing = (table: string, error: unknown): string => `cannot poll ${table} (${reasonOf(error)})`;

@@ -73,6 +73,14 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
     }
   }
 
+  /**
+   * One `SELECT 1` on a connection of the pool (on better-sqlite3: in its turn), bounded by
+   * `timeoutMs` like every other operation: a database that is away rejects within it.
+   */
+  async ping(): Promise<void> {
+    await this.session('ping', (runner) => runner.query('SELECT 1'));
+  }
+
   /** @inheritdoc */
   load(handle: string): Promise<WorkflowSnapshot | undefined> {
     return this.session('load', (runner) => this.sql.load(runner, handle));

@@ -1,0 +1,15 @@
+/** What a health check reports about the module's store and relay: worded once. */
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The store did not answer its ping within the check's own time limit. */
+export const storePingTimedOut = (store: string, timeoutMs: number): string => `${store} did not answer within ${timeoutMs} ms`;
+
+/** The store's ping failed. */
+export const storePingFailed = (store: string, error: unknown): string => `${store} cannot serve calls: ${reasonOf(error)}`;
+
+/** No relay is configured: transitions reach this process's sessions only, which is not a fault. */
+export const noRelay = (): string => 'no transition relay configured (this process only)';
+
+/** The relay does not implement `health()`. */
+export const relayCannotTell = (relay: string): string => `${relay} does not report its connection`;

@@ -1,0 +1,87 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import { TRANSITION_RELAY } from '../relays/fsm-transition.bus.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import * as messages from './health.messages.js';
+
+/** The state store's health, as {@link McpHealthService.checkStore} found it. */
+export interface McpStoreHealth {
+  /** Whether the store answered its ping. */
+  up: boolean;
+  /** The store's class name. */
+  store: string;
+  /** How long the ping took (or how long was waited), in milliseconds. */
+  responseTimeMs: number;
+  /** Why it is down. */
+  reason?: string;
+}
+
+/** The transition relay's health, as {@link McpHealthService.checkRelay} found it. */
+export interface McpRelayHealth {
+  /** Whether a relay is configured (`transitionRelay`); without one, transitions reach this process only. */
+  configured: boolean;
+  /** Whether the relay carries transitions now (`true` without a relay, and for a relay that cannot tell). */
+  connected: boolean;
+  /** The relay's class name. */
+  relay?: string;
+  /** Why it is not connected, or why that cannot be told. */
+  reason?: string;
+}
+
+/** How long {@link McpHealthService.checkStore} waits for a store, whatever the store's own time limit. */
+export const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+
+/**
+ * The health of what the module depends on: the state store (a bounded round trip, its
+ * `ping`) and the transition relay (its connection). Framework-free: the `@nestjs/terminus`
+ * indicators of `nestjs-mcp-fsm/terminus` report it, and so can any other health endpoint.
+ *
+ * @example
+ * const store = await health.checkStore();
+ * if (!store.up) logger.warn(`workflow store down: ${store.reason}`);
+ */
+@Injectable()
+export class McpHealthService {
+  constructor(
+    private readonly store: FsmStoreAdapter,
+    @Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null,
+  ) {}
+
+  /**
+   * Pings the store: down when it fails or does not answer within `timeoutMs` (the TypeORM
+   * store also gives up within its own `timeoutMs`, closing the connection that hung).
+   */
+  async checkStore({ timeoutMs = DEFAULT_HEALTH_TIMEOUT_MS }: { timeoutMs?: number } = {}): Promise<McpStoreHealth> {
+    const store = this.store.name;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs).unref();
+    });
+    try {
+      const outcome = await Promise.race([this.store.ping(), timedOut]);
+      const responseTimeMs = Math.round(performance.now() - started);
+      return outcome === 'timeout'
+        ? { up: false, store, responseTimeMs, reason: messages.storePingTimedOut(store, timeoutMs) }
+        : { up: true, store, responseTimeMs };
+    } catch (error) {
+      return { up: false, store, responseTimeMs: Math.round(performance.now() - started), reason: messages.storePingFailed(store, error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** What the relay knows of its connection, at once (no round trip). */
+  checkRelay(): McpRelayHealth {
+    const { relay } = this;
+    if (!relay) {
+      return { configured: false, connected: true, reason: messages.noRelay() };
+    }
+    const name = relay.constructor.name;
+    if (!relay.health) {
+      return { configured: true, connected: true, relay: name, reason: messages.relayCannotTell(name) };
+    }
+    const { connected, reason } = relay.health();
+    return { configured: true, connected, relay: name, ...(reason === undefined ? {} : { reason }) };
+  }
+}
