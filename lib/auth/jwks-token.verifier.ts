@@ -5,7 +5,7 @@ import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
 import { McpInvalidTokenError } from './invalid-token.error.js';
 import type { JoseModule } from './jose.loader.js';
-import type { McpTokenVerifier } from './token-verifier.interface.js';
+import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /**
  * Verifies bearer JWTs (`auth.jwt`) with `jose`: the signature against the issuer's JWKS

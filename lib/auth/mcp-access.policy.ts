@@ -5,7 +5,7 @@ import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../options/mcp-re
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { lacksRole, missingScopes, NO_GRANTS, type McpGrants } from './access-requirement.js';
+import { lacksRole, missingScopes, NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
 import * as messages from './auth.messages.js';
 
 /** Why a caller may not use a tool, prompt or resource: the scopes its token lacks, or a role it does not hold. */

@@ -7,7 +7,7 @@ import {
   type McpResolvedAuthOptions,
   type McpServerIdentity,
 } from '../options/mcp-resolved-options.interface.js';
-import { lacksRole, missingScopes, type McpAccessRequirement, type McpGrants } from './access-requirement.js';
+import { lacksRole, missingScopes, type McpAccessRequirement, type McpGrants } from '../access/access-requirement.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
 import { bearerChallenge, bearerTokenOf, hasQueryToken, type McpBearerChallenge } from './bearer-challenge.js';
@@ -16,7 +16,7 @@ import { loadJose } from './jose.loader.js';
 import { McpJwksTokenVerifier } from './jwks-token.verifier.js';
 import { McpAccessPolicy, type McpAccessRefusal } from './mcp-access.policy.js';
 import { protectedResourceMetadataUrl, type McpProtectedResourceMetadata } from './protected-resource.metadata.js';
-import type { McpTokenVerifier } from './token-verifier.interface.js';
+import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /** A request refused before anything of MCP ran: its HTTP status, headers (`WWW-Authenticate`) and the message of its JSON-RPC error. */
 export interface McpAuthDenial {

@@ -1,5 +1,5 @@
 import { Reflector } from '@nestjs/core';
-import { defineAccess } from '../auth/define-access.js';
+import { defineAccess } from '../access/define-access.js';
 import { MCP_REQUIRE_METADATA, McpRequire, type McpRequireOptions } from './mcp-require.decorator.js';
 
 const access = defineAccess({ scopes: ['payments:refund'], roles: ['finance'] });

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { McpAccessDeclaration } from '../auth/define-access.js';
+import type { McpAccessDeclaration } from '../access/define-access.js';
 import { undeclaredAccess } from './decorators.messages.js';
 
 /** Metadata key written by `@McpRequire` on a class or method. */

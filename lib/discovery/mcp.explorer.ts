@@ -5,7 +5,7 @@ import { z, type ZodObject } from 'zod';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
-import { combineRequirements, isScopeToken, type McpAccessRequirement } from '../auth/access-requirement.js';
+import { combineRequirements, isScopeToken, type McpAccessRequirement } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { McpGrants } from '../auth/access-requirement.js';
+import type { McpGrants } from '../access/access-requirement.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';

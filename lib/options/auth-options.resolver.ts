@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isScopeToken } from '../auth/access-requirement.js';
+import { isScopeToken } from '../access/access-requirement.js';
 import type { McpAuthOptions, McpHttpTransportOptions, McpJwtOptions } from './mcp-module-options.interface.js';
 import type { McpResolvedAuthOptions, McpResolvedJwtOptions } from './mcp-resolved-options.interface.js';
 import * as messages from './options.messages.js';

@@ -22,3 +22,12 @@ export function clientAddressOf(request: IncomingMessage): string {
     .map((group) => parseInt(group, 16).toString(16))
     .join(':')}::/64`;
 }
+
+/** Whether `address` (as a socket reports it) is a loopback address. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) {
+    return false;
+  }
+  const plain = address.replace(/^::ffff:/, '');
+  return plain === '::1' || (isIP(plain) === 4 && plain.startsWith('127.'));
+}

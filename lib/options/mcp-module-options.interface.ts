@@ -7,7 +7,7 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { WorkflowGate } from '../gating/fsm-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import type { McpTokenVerifier } from '../auth/token-verifier.interface.js';
+import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /** Streamable HTTP transport options. */
 export interface McpHttpTransportOptions {

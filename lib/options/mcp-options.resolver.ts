@@ -4,7 +4,7 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
-import { isLoopbackAddress } from '../transports/host-origin.validator.js';
+import { isLoopbackAddress } from './client-address.js';
 import type {
   McpConsoleOptions,
   McpGateOptions,

@@ -11,7 +11,7 @@ import type {
   McpJwtOptions,
   McpModuleOptions,
 } from './mcp-module-options.interface.js';
-import type { McpTokenVerifier } from '../auth/token-verifier.interface.js';
+import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
 export interface McpServerIdentity {

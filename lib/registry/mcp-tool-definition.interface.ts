@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject, ZodType } from 'zod';
-import type { McpAccessRequirement } from '../auth/access-requirement.js';
+import type { McpAccessRequirement } from '../access/access-requirement.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 
 /** How a tool takes part in a workflow. */

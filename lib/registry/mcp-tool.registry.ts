@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NO_GRANTS, permits, type McpGrants } from '../auth/access-requirement.js';
+import { NO_GRANTS, permits, type McpGrants } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
 

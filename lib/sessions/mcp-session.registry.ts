@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpGrants } from '../auth/access-requirement.js';
+import type { McpGrants } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
 import {

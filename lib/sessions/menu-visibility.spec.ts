@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NO_GRANTS, type McpGrants } from '../auth/access-requirement.js';
+import { NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
 import { defineMachine } from '../machines/define-machine.js';
 import { TableFsmEngine } from '../machines/table-fsm.engine.js';
 import type { McpMachineConfig } from '../machines/machine.interface.js';

@@ -1,4 +1,4 @@
-import { permits, type McpGrants } from '../auth/access-requirement.js';
+import { permits, type McpGrants } from '../access/access-requirement.js';
 import type { MachineEngine } from '../machines/fsm-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { grantsSignature, permits, type McpGrants } from '../auth/access-requirement.js';
+import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';

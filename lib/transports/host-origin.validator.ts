@@ -1,18 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type { McpHttpTransportOptions } from '../options/mcp-module-options.interface.js';
+import { isLoopbackAddress } from '../options/client-address.js';
 import * as messages from './transports.messages.js';
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
-
-/** Whether `address` (as a socket reports it) is a loopback address. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) {
-    return false;
-  }
-  const plain = address.replace(/^::ffff:/, '');
-  return plain === '::1' || (isIP(plain) === 4 && plain.startsWith('127.'));
-}
 
 // A host as the Host header and an origin spell it: a DNS name or IPv4 address, or an IPv6 address in brackets.
 const NAME = /^[a-z0-9.-]+$/i;

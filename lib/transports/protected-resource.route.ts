@@ -4,7 +4,8 @@ import { resourceRequired } from '../auth/auth.messages.js';
 import type { McpAuthenticator } from '../auth/mcp.authenticator.js';
 import { protectedResourceMetadataPaths } from '../auth/protected-resource.metadata.js';
 import type { McpResolvedAuthOptions, McpResolvedHttpOptions } from '../options/mcp-resolved-options.interface.js';
-import { isLoopbackAddress, requireAllowedHosts } from './host-origin.validator.js';
+import { isLoopbackAddress } from '../options/client-address.js';
+import { requireAllowedHosts } from './host-origin.validator.js';
 import type { McpNodeRequest } from './mcp-body.reader.js';
 
 /** Browser-based clients read the metadata from another origin. */

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server as HttpServer, ServerResponse } from 'node:http';
-import type { McpGrants } from '../auth/access-requirement.js';
+import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
