@@ -134,17 +134,10 @@ export class PrimitiveCallHandler {
     if (!parsed.success) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
     }
+    const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const outcome = await runHandler(
-        definition,
-        session,
-        parsed.data as Record<string, unknown>,
-        context,
-        this.gate,
-        exchange,
-        this.drain.signal,
-      );
+      const outcome = await runHandler(definition, session, input, context, this.gate, exchange, this.drain.signal);
       await announceMenuChanges(this.menu, session, outcome.call, extra);
       if (!outcome.ok) {
         throw toCallFailure(definition, outcome.error).error;

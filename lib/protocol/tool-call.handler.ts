@@ -66,17 +66,10 @@ export class ToolCallHandler {
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
+    const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, tool.name, extra, round, async (current) => {
       const context = createCallContext(session, tool.name, extra, undefined, current);
-      const outcome = await runHandler(
-        tool,
-        session,
-        parsed.data as Record<string, unknown>,
-        context,
-        this.gate,
-        exchange,
-        this.drain.signal,
-      );
+      const outcome = await runHandler(tool, session, input, context, this.gate, exchange, this.drain.signal);
       const result = !outcome.ok
         ? this.failure(outcome.call, outcome.error)
         : isInputRequired(outcome.value)
