@@ -56,6 +56,9 @@ import { sampleTransport } from './transport.js';
               : {
                   http: {
                     path: '/mcp',
+                    // Served from Node's HTTP server ahead of Express or Fastify: the sample's MCP path
+                    // needs no middleware (callers are said by `auth`), and skips the framework's cost.
+                    direct: true,
                     stateless: transport === 'stateless',
                     drainMs: sampleDrainMs(),
                     // Sessions live in the database too: any sample process serves any session, across restarts.

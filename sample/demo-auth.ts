@@ -1,7 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** What the sample's demo verifier attaches to a request, as the SDK's `requireBearerAuth` does (`req.auth`). */
-type AuthenticatedRequest = IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[] } };
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * How the sample knows its callers, from `SAMPLE_AUTH`. `optional`: a DEMO bearer verifier,
@@ -14,11 +12,12 @@ export function sampleAuthMode(env: NodeJS.ProcessEnv = process.env): 'optional'
   return mode === 'optional' || mode === 'jwt' ? mode : 'off';
 }
 
-/** The demo verifier as Express-style middleware. */
-export function demoBearerAuth(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
+/**
+ * The demo verifier as `auth.fromRequest`: the caller `<name>` of `Authorization: Bearer <name>`,
+ * anonymous without the header. The module runs it on the MCP path of either adapter, which the
+ * sample serves ahead of the framework (`transports.http.direct`), where no middleware runs.
+ */
+export function demoBearer(req: IncomingMessage): AuthInfo | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  if (match) {
-    (req as AuthenticatedRequest).auth = { token: match[1], clientId: match[1], scopes: [] };
-  }
-  next();
+  return match ? { token: match[1], clientId: match[1], scopes: [] } : undefined;
 }

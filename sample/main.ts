@@ -6,7 +6,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpStderrLogger } from '../lib/index.js';
 import { AppModule } from './app.module.js';
-import { demoBearerAuth, sampleAuthMode } from './demo-auth.js';
 import { applySampleHttpLimits } from './http-limits.js';
 import { startSampleTelemetry } from './telemetry.js';
 import { sampleTransport } from './transport.js';
@@ -34,9 +33,6 @@ async function bootstrap(): Promise<void> {
   const app = await createHttpApp(logger);
   // On SIGTERM/SIGINT: calls in flight finish (up to SAMPLE_DRAIN_MS), then streams and the database close.
   app.enableShutdownHooks();
-  if (sampleAuthMode() === 'optional') {
-    app.use(demoBearerAuth);
-  }
   applySampleHttpLimits(app.getHttpServer() as Server);
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

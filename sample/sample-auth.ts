@@ -1,5 +1,5 @@
 import { defineAccess, McpRequire, type McpAuthOptions, type McpConsoleOptions } from '../lib/index.js';
-import { sampleAuthMode } from './demo-auth.js';
+import { demoBearer, sampleAuthMode } from './demo-auth.js';
 
 /** The sample's scopes: `payment.refund` needs `payments:refund`, `invoice.approve` `invoices:approve`, the console `workflows:read`. */
 export const sampleAccess = defineAccess({ scopes: ['payments:refund', 'invoices:approve', 'workflows:read'] });
@@ -19,10 +19,15 @@ export function RequireScopesWithJwt(...scopes: SampleScope[]): MethodDecorator 
  * The `auth` options of `SAMPLE_AUTH=jwt`: tokens of `SAMPLE_JWT_ISSUER`, signed with a key of
  * `SAMPLE_JWT_JWKS_URL`, for the audience `SAMPLE_JWT_AUDIENCE` (default: the sample's own
  * resource URL, `http://127.0.0.1:<port>/mcp` on the port it listens on); the principal is
- * `sub`, the scopes the space-separated `scope` claim. `undefined` in the other modes.
+ * `sub`, the scopes the space-separated `scope` claim. With `SAMPLE_AUTH=optional`, the demo
+ * bearer verifier; `undefined` otherwise.
  */
 export function sampleAuthOptions(env: NodeJS.ProcessEnv = process.env): McpAuthOptions | undefined {
-  if (sampleAuthMode(env) !== 'jwt') {
+  const mode = sampleAuthMode(env);
+  if (mode === 'optional') {
+    return { fromRequest: demoBearer };
+  }
+  if (mode !== 'jwt') {
     return undefined;
   }
   const issuer = env.SAMPLE_JWT_ISSUER?.trim();

@@ -2,7 +2,7 @@ import { WorkflowCall, type MutableToolContext } from '../gating/fsm-call.js';
 import type { WorkflowGate } from '../gating/fsm-gate.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { mcpHttpExchange } from './mcp-http-request.storage.js';
+import { httpExchangeOf, type McpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 
@@ -15,8 +15,9 @@ export type HandlerOutcome = { call: WorkflowCall; ok: true; value: unknown } | 
 
 /**
  * Runs a tool, prompt or resource handler through the Nest pipeline (the gate included) with
- * `[request, response, call]`: the HTTP exchange that carried it, or `{ headers: {} }` on stdio.
- * When `cutoff` aborts before the call began to commit, the outcome is its reason, at once.
+ * `[request, response, call]`: the HTTP exchange that carried it ({@link callExchange}), or
+ * `{ headers: {} }` on stdio. When `cutoff` aborts before the call began to commit, the
+ * outcome is its reason, at once.
  */
 export async function runHandler(
   definition: McpHandlerDefinition,
@@ -24,10 +25,10 @@ export async function runHandler(
   args: Record<string, unknown>,
   context: MutableToolContext,
   gate: WorkflowGate,
+  exchange: McpHttpExchange | undefined,
   cutoff?: AbortSignal,
 ): Promise<HandlerOutcome> {
   const call = new WorkflowCall(definition, session, args, context, cutoff);
-  const exchange = mcpHttpExchange.getStore();
   try {
     const value = await call.unlessAbandoned(() => definition.invoke([exchange?.request ?? { headers: {} }, exchange?.response, call]));
     const { refusal } = call.outcome;
@@ -37,6 +38,15 @@ export async function runHandler(
     const refusal = call.outcome.refusal ?? (error instanceof JsonRpcError ? undefined : await gate.refuseHidden(call));
     return { call, ok: false, error: refusal ?? error };
   }
+}
+
+/**
+ * The HTTP exchange that carried the request `extra` belongs to, taken when its handler starts
+ * (in the turn the SDK dispatched it, while its POST is surely open), so every round of the call
+ * gets it, also after the client's stream closed.
+ */
+export function callExchange(session: McpSession, extra: MutableToolContext['extra']): McpHttpExchange | undefined {
+  return httpExchangeOf(session, extra.requestId);
 }
 
 /**

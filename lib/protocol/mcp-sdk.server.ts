@@ -85,9 +85,20 @@ export class McpSdkServer extends Server {
     method: string,
     handler: (request: R, extra: RequestExtra) => T | Promise<T>,
   ): (request: R, extra: RequestExtra) => Promise<T> {
+    const negotiated = async (answer: T | Promise<T>): Promise<T> => {
+      const result = await answer;
+      if (method === 'initialize') {
+        this.protocolVersion = (result as { protocolVersion?: string }).protocolVersion;
+      }
+      return result;
+    };
     return (request, extra) => {
       // Read at request time: the SDK registers `initialize` and `ping` from the constructor, before `tracing` is set.
       const { telemetry, transport } = this.tracing;
+      if (!telemetry.records()) {
+        // Nothing to record: the handler alone, without the request's description or a closure.
+        return method === 'initialize' ? negotiated(handler(request, extra)) : Promise.resolve(handler(request, extra));
+      }
       const headers = extra.requestInfo?.headers;
       return telemetry.serve(
         {
@@ -99,13 +110,7 @@ export class McpSdkServer extends Server {
           transport,
           headers,
         },
-        async () => {
-          const result = await handler(request, extra);
-          if (method === 'initialize') {
-            this.protocolVersion = (result as { protocolVersion?: string }).protocolVersion;
-          }
-          return result;
-        },
+        () => negotiated(handler(request, extra)),
       );
     };
   }

@@ -52,18 +52,20 @@ export function readableParamsServer(sdk: ModernSdk, telemetry: McpTelemetry): t
         }
       };
       return (request, ctx) =>
-        telemetry.serve(
-          {
-            method,
-            params: request.params,
-            requestId: request.id,
-            sessionId: undefined,
-            protocolVersion: MODERN_PROTOCOL_VERSION,
-            transport: 'tcp',
-            headers: ctx.http?.req?.headers,
-          },
-          () => readable(request, ctx),
-        );
+        !telemetry.records()
+          ? readable(request, ctx)
+          : telemetry.serve(
+              {
+                method,
+                params: request.params,
+                requestId: request.id,
+                sessionId: undefined,
+                protocolVersion: MODERN_PROTOCOL_VERSION,
+                transport: 'tcp',
+                headers: ctx.http?.req?.headers,
+              },
+              () => readable(request, ctx),
+            );
     }
   };
 }

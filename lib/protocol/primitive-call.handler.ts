@@ -11,7 +11,7 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { announceMenuChanges, runHandler } from './handler-run.js';
+import { announceMenuChanges, callExchange, runHandler } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
 import { McpInputRounds } from './input-required.rounds.js';
@@ -128,14 +128,16 @@ export class PrimitiveCallHandler {
     uri?: string,
   ): Promise<McpCallResults[K] | McpInputRequired> {
     session.touch();
+    const exchange = callExchange(session, extra);
     await this.checkAccess(definition, extra);
     const parsed = definition.inputSchema.safeParse(args);
     if (!parsed.success) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.invalidArguments(definition.name, parsed.error.issues));
     }
+    const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const outcome = await runHandler(definition, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
+      const outcome = await runHandler(definition, session, input, context, this.gate, exchange, this.drain.signal);
       await announceMenuChanges(this.menu, session, outcome.call, extra);
       if (!outcome.ok) {
         throw toCallFailure(definition, outcome.error).error;

@@ -19,7 +19,7 @@ import { WorkflowGate } from '../gating/fsm-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
-import { announceMenuChanges, runHandler } from './handler-run.js';
+import { announceMenuChanges, callExchange, runHandler } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /**
@@ -52,6 +52,7 @@ export class ToolCallHandler {
     round: McpCallRound = {},
   ): Promise<CallToolResult | McpInputRequired> {
     session.touch();
+    const exchange = callExchange(session, extra);
     const { name, args } = this.readParams(params);
     const tool = this.tools.get(name);
     if (!tool) {
@@ -65,9 +66,10 @@ export class ToolCallHandler {
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
+    const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, tool.name, extra, round, async (current) => {
       const context = createCallContext(session, tool.name, extra, undefined, current);
-      const outcome = await runHandler(tool, session, parsed.data as Record<string, unknown>, context, this.gate, this.drain.signal);
+      const outcome = await runHandler(tool, session, input, context, this.gate, exchange, this.drain.signal);
       const result = !outcome.ok
         ? this.failure(outcome.call, outcome.error)
         : isInputRequired(outcome.value)

@@ -139,10 +139,10 @@ export class McpTelemetry {
    */
   serve<T>(request: McpTracedRequest, run: () => Promise<T>): Promise<T> {
     const { api, tracer } = this;
-    const tracing = this.tracerRegistered();
-    if (!api || !tracer || (!tracing && !this.measures)) {
+    if (!api || !tracer || !this.records()) {
       return run();
     }
+    const tracing = this.tracerRegistered();
     const started = performance.now();
     const target = targetOf(request.method, request.params);
     let span: Span | undefined;
@@ -175,6 +175,14 @@ export class McpTelemetry {
         throw error;
       },
     );
+  }
+
+  /**
+   * Whether {@link serve} records anything (a tracer provider or a meter provider is registered):
+   * when not, a caller may run a request's handler without describing the request.
+   */
+  records(): boolean {
+    return this.tracer !== undefined && (this.tracerRegistered() || this.measures);
   }
 
   /**

@@ -15,7 +15,7 @@ import {
   type McpResolvedHttpOptions,
   type McpResolvedSessionOptions,
 } from '../options/mcp-resolved-options.interface.js';
-import { mcpHttpExchange } from '../protocol/mcp-http-request.storage.js';
+import { mcpHttpExchange, withHttpExchange } from '../protocol/mcp-http-request.storage.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { invalidParams } from '../protocol/protocol.messages.js';
 import { claimsModernEra, loadModernSdk, MODERN_SDK_PACKAGES, type ModernHttpHandler } from '../protocol/modern-era.js';
@@ -350,10 +350,10 @@ export class StreamableHttpTransport implements OnModuleInit {
     await this.handle(session, req, res);
   }
 
-  /** Lets the session's SDK transport answer, with the HTTP exchange reachable from tool calls. */
+  /** Lets the session's SDK transport answer, with the HTTP exchange reachable from tool calls (by their request ids). */
   private handle(session: McpServedSession, req: Request, res: ServerResponse): Promise<void> {
     const transport = session.server.transport as NodeStreamableHttpServerTransport;
-    return mcpHttpExchange.run({ request: req, response: res }, () => transport.handleNodeRequest(req, res, req.body));
+    return withHttpExchange(session, req.body, { request: req, response: res }, () => transport.handleNodeRequest(req, res, req.body));
   }
 
   /** Answers a request the transport failed to serve; never throws, so a failure cannot take the process down. */

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { sqliteTurnTimedOut } from '../stores.messages.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.interface.js';
-import { sqliteWriteQueue } from './sqlite-write.queue.js';
+import { sqliteWriteQueue, type SerialQueue } from './sqlite-write.queue.js';
 
 /** Options of {@link runInSqliteTurn}. */
 export interface SqliteTurnOptions {
@@ -29,15 +29,19 @@ export interface SqliteTurnOptions {
  */
 export async function runInSqliteTurn<T>(dataSource: DataSource, work: () => Promise<T>, options: SqliteTurnOptions = {}): Promise<T> {
   if (dataSource.options.type !== 'better-sqlite3') return work();
-  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-  const endTurn = await sqliteWriteQueue(dataSource)
-    .acquire(AbortSignal.timeout(timeoutMs))
-    .catch(() => {
-      throw new Error(sqliteTurnTimedOut(timeoutMs));
-    });
+  const queue = sqliteWriteQueue(dataSource);
+  // A free turn waits for nothing: no deadline, so no timer and no AbortSignal per read.
+  const endTurn = queue.tryAcquire() ?? (await waitForTurn(queue, options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
   try {
     return await work();
   } finally {
     endTurn();
   }
+}
+
+/** The turn once the call holding it ends, or an error saying so after `timeoutMs`. */
+function waitForTurn(queue: SerialQueue, timeoutMs: number): Promise<() => void> {
+  return queue.acquire(AbortSignal.timeout(timeoutMs)).catch(() => {
+    throw new Error(sqliteTurnTimedOut(timeoutMs));
+  });
 }
