@@ -8,9 +8,11 @@ import { closeClient, median, openClient, type BenchClient } from './bench.load.
 import { summarizeProfile, type CpuProfile } from './bench.profile-summary.js';
 import { printTable } from './bench.table.js';
 
-/** The servers this profiles, each in a process of its own. */
-const TARGETS = ['sample-baseline', 'sample'] as const;
+/** The servers this profiles, each in a process of its own: the sample and its hand-written twin, or the bench tools' `McpModule` apps and the bare SDK gate (`--op loop`). */
+const TARGETS = ['sample-baseline', 'sample', 'baseline-gate', 'nest-memory', 'nest-memory-table', 'nest-sqlite'] as const;
 type ProfiledTarget = (typeof TARGETS)[number];
+/** The targets that serve the sample's tools; the others serve the bench tools. */
+const SAMPLE_TARGETS: readonly ProfiledTarget[] = ['sample-baseline', 'sample'];
 
 /**
  * What it profiles, one operation at a time, in a session with 10 captured payments (`pay`
@@ -33,6 +35,12 @@ const OPERATIONS = {
       return client.callTool({ name: 'payment.capture', arguments: { paymentId: authorized.structuredContent!.paymentId } });
     },
   },
+  /** The bench tools' gated flip/flop, one transition per request (a target that is not the sample). */
+  loop: {
+    posts: 1,
+    run: ({ client }: BenchClient, _paymentId: string, index: number) =>
+      client.callTool({ name: index % 2 === 0 ? 'loop.flip' : 'loop.flop', arguments: {} }),
+  },
 };
 type ProfiledOperation = keyof typeof OPERATIONS;
 
@@ -53,6 +61,10 @@ function options(): { targets: ProfiledTarget[]; operation: ProfiledOperation; r
     throw new Error(`--target takes ${TARGETS.join(' or ')} (or both, separated by a comma)`);
   }
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(' or ')}`);
+  const onSample = targets.map((target) => SAMPLE_TARGETS.includes(target as ProfiledTarget));
+  if (operation !== 'list' && onSample.includes(operation === 'loop')) {
+    throw new Error(`--op ${operation} takes ${operation === 'loop' ? 'the bench tools\' targets (baseline-gate, nest-*)' : 'the sample\'s targets (sample, sample-baseline)'}`);
+  }
   if (!Number.isInteger(requests) || requests < 1) throw new Error('--requests takes a whole number, at least 1');
   return { targets: targets as ProfiledTarget[], operation: operation as ProfiledOperation, requests, out: option('out', tmpdir()) };
 }
@@ -68,11 +80,13 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
   try {
     const { posts } = OPERATIONS[operation];
     // The warm-up runs in a session of its own, so that `pay` starts measuring in a session with 10 payments.
-    const warm = await prepareSession(server.url());
-    for (let index = 0; index < WARMUP; index++) await OPERATIONS[operation].run(warm.session, warm.paymentId);
+    const prepare = SAMPLE_TARGETS.includes(target) ? prepareSession : openSession;
+    const warm = await prepare(server.url());
+    for (let index = 0; index < WARMUP; index++) await OPERATIONS[operation].run(warm.session, warm.paymentId, index);
     await closeClient(warm.session);
-    const { session, paymentId } = await prepareSession(server.url());
-    const run = () => OPERATIONS[operation].run(session, paymentId);
+    const { session, paymentId } = await prepare(server.url());
+    let calls = 0;
+    const run = () => OPERATIONS[operation].run(session, paymentId, calls++);
 
     const file = join(out, `nestjs-mcp-fsm-${target}-${operation}-${process.pid}.cpuprofile`);
     await server.request({ cmd: 'profile-start' });
@@ -140,6 +154,11 @@ async function profile(target: ProfiledTarget, operation: ProfiledOperation, req
   } finally {
     await server.stop();
   }
+}
+
+/** A fresh session of the bench tools (no payment: `loop` takes none). */
+async function openSession(url: URL): Promise<{ session: BenchClient; paymentId: string }> {
+  return { session: await openClient(url), paymentId: '' };
 }
 
 /** A session that authorized and captured 10 payments, and the last of them. */
