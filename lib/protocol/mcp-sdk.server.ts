@@ -24,6 +24,22 @@ type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
 /** `tools/call` with any params: the call handler checks them and answers -32602 in plain words. */
 const LenientCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
+/**
+ * The schema that routes a method's requests to its handler, one per method for every session's
+ * server (methods are registered by code, so the map stays small): a zod schema holds about a
+ * kilobyte, and each session registers a dozen handlers.
+ */
+const routingSchemas = new Map<string, AnyObjectSchema>();
+
+function routingSchema(method: string): AnyObjectSchema {
+  let schema = routingSchemas.get(method);
+  if (!schema) {
+    schema = z.looseObject({ method: z.literal(method) });
+    routingSchemas.set(method, schema);
+  }
+  return schema;
+}
+
 /** How a 2025-era connection is traced: the module's telemetry, and the transport (`pipe` for stdio). */
 export interface McpSdkServerTracing {
   telemetry: McpTelemetry;
@@ -55,9 +71,8 @@ export class McpSdkServer extends Server {
   override setRequestHandler<T extends AnyObjectSchema>(requestSchema: T, handler: McpRequestHandler<T>): void {
     const method = getMethodLiteral(requestSchema);
     // The SDK parses a request with the schema its handler was registered with: this one only routes it here.
-    const routing = z.looseObject({ method: z.literal(method) });
     super.setRequestHandler(
-      routing,
+      routingSchema(method),
       this.traced(method, (request, extra) => {
         const parsed = safeParse(requestSchema, request);
         if (!parsed.success) {
