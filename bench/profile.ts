@@ -54,7 +54,7 @@ function option(name: string, fallback: string): string {
 }
 
 function options(): { targets: ProfiledTarget[]; operation: ProfiledOperation; requests: number; out: string } {
-  const targets = option('target', TARGETS.join(',')).split(',');
+  const targets = option('target', SAMPLE_TARGETS.join(',')).split(',');
   const operation = option('op', 'list');
   const requests = Number(option('requests', '3000'));
   if (!targets.every((target) => (TARGETS as readonly string[]).includes(target))) {
