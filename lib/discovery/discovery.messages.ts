@@ -71,6 +71,10 @@ export const transactionalNeedsStore = (source: string, decorator: string, store
 export const requestScopedRefused = (source: string): string =>
   `${source}: the provider is request-scoped (or depends on one), and McpModule's allowRequestScoped is false; make it a singleton or allow request scope.`;
 
+/** Call error: an app's pipe replaced the parameter through which a gated method's stand-in finds its call. */
+export const callParameterReplaced = (source: string): string =>
+  `${source}: a pipe of the app replaced the call parameter nestjs-mcp-fsm adds to the gated method's parameters, so the gate cannot decide and the method did not run; let pipes return values they do not handle unchanged.`;
+
 /** Description of the handle argument added to handle-keyed bound tools. */
 export const handleArgumentDescription = (machine: string): string => `Handle of the ${machine} workflow, as returned when it was started.`;
 

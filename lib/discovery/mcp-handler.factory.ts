@@ -22,12 +22,20 @@ export class McpHandlerFactory {
 
   constructor(private readonly contextCreator: ExternalContextCreator) {}
 
-  create(instance: object, callback: Method, methodName: string, contextId?: ContextId, inquirerId?: string): McpHandler {
+  /** `metadataKey`: where the method's parameters are declared (a gated stand-in's own key, see `gatedCallParameter`). */
+  create(
+    instance: object,
+    callback: Method,
+    methodName: string,
+    contextId?: ContextId,
+    inquirerId?: string,
+    metadataKey: string = ROUTE_ARGS_METADATA,
+  ): McpHandler {
     const run = this.contextCreator.create(
       instance as never,
       callback,
       methodName,
-      ROUTE_ARGS_METADATA,
+      metadataKey,
       this.paramsFactory,
       contextId,
       inquirerId,

@@ -7,6 +7,7 @@ import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-
 import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from '../nest-internals.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
+import { gatedCallParameter, type GatedCallParameter } from './gated-call.parameter.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -70,12 +71,17 @@ export class McpInvokerFactory {
   create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {
     const intercepted = this.hasInterceptors(metatype, method);
     const input = pipedInput(metatype, methodName);
-    const callback = !gated ? method : intercepted ? this.withGateInterceptor(method, input) : this.withGateAround(method, input);
-    // The method's stand-in finds its call in the running pipeline's async context.
-    const scoped = gated;
+    // A gated method's stand-in finds its call among its parameters.
+    const parameter = gated ? gatedCallParameter(metatype, methodName, source) : undefined;
+    const callback = !parameter
+      ? method
+      : intercepted
+        ? this.withGateInterceptor(method, input, parameter)
+        : this.withGateAround(method, input, parameter);
+    const metadataKey = parameter?.metadataKey;
     if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
-      const run = this.handlers.create(wrapper.instance as object, callback, methodName);
-      return scoped ? (args) => WorkflowCall.run(args[2] as WorkflowCall, () => run(...args)) : (args) => run(...args);
+      const run = this.handlers.create(wrapper.instance as object, callback, methodName, undefined, undefined, metadataKey);
+      return (args) => run(...args);
     }
     if (!this.options.allowRequestScoped) {
       throw new Error(messages.requestScopedRefused(source));
@@ -85,8 +91,7 @@ export class McpInvokerFactory {
       const call = args[2] as WorkflowCall;
       this.moduleRef.registerRequestByContextId({ args: call.args, context: call.context }, contextId);
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
-      const run = this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id);
-      return scoped ? WorkflowCall.run(call, () => run(...args)) : run(...args);
+      return this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id, metadataKey)(...args);
     };
   }
 
@@ -102,11 +107,11 @@ export class McpInvokerFactory {
    * method's interceptors: every guard runs before the gate claims anything, and the
    * method's own interceptors and pipes run inside the claim.
    */
-  private withGateInterceptor(method: Method, input: PipedInput): Method {
+  private withGateInterceptor(method: Method, input: PipedInput, parameter: GatedCallParameter): Method {
     const gate = this.gate;
     const callback = this.standIn(method, function (this: unknown, ...params: unknown[]) {
-      const call = WorkflowCall.current()!;
-      return gate.decideWith(call, input(call, params)).then(() => method.apply(this, params));
+      const { call, own } = parameter.split(params);
+      return gate.decideWith(call, input(call, own)).then(() => method.apply(this, own));
     });
     const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
     Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);
@@ -114,11 +119,11 @@ export class McpInvokerFactory {
   }
 
   /** A stand-in for a method without interceptors: the gate runs around it, after guards and pipes. */
-  private withGateAround(method: Method, input: PipedInput): Method {
+  private withGateAround(method: Method, input: PipedInput, parameter: GatedCallParameter): Method {
     const gate = this.gate;
     return this.standIn(method, function (this: unknown, ...params: unknown[]) {
-      const call = WorkflowCall.current()!;
-      return gate.handle(call, () => method.apply(this, params), input(call, params));
+      const { call, own } = parameter.split(params);
+      return gate.handle(call, () => method.apply(this, own), input(call, own));
     });
   }
 

@@ -1,6 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { FsmCallRecord, type WorkflowCallOutcome } from './fsm-call-outcome.js';
@@ -24,7 +23,6 @@ export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToo
 export let recordOf: (call: WorkflowCall) => FsmCallRecord;
 
 const callsByContext = new WeakMap<object, WorkflowCall>();
-const runningCall = new AsyncLocalStorage<WorkflowCall>();
 
 /**
  * One tool, prompt or resource call as the gate sees it: what the caller sent, and the
@@ -117,16 +115,6 @@ export class WorkflowCall {
   /** The call a tool context belongs to. */
   static of(context: object): WorkflowCall | undefined {
     return callsByContext.get(context);
-  }
-
-  /** Runs `work` (a tool's Nest pipeline) with `call` as the {@link WorkflowCall.current} call. */
-  static run<T>(call: WorkflowCall, work: () => T): T {
-    return runningCall.run(call, work);
-  }
-
-  /** The call whose pipeline is running, inside {@link WorkflowCall.run}. */
-  static current(): WorkflowCall | undefined {
-    return runningCall.getStore();
   }
 
   static {
