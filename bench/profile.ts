@@ -63,7 +63,9 @@ function options(): { targets: ProfiledTarget[]; operation: ProfiledOperation; r
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(' or ')}`);
   const onSample = targets.map((target) => SAMPLE_TARGETS.includes(target as ProfiledTarget));
   if (operation !== 'list' && onSample.includes(operation === 'loop')) {
-    throw new Error(`--op ${operation} takes ${operation === 'loop' ? 'the bench tools\' targets (baseline-gate, nest-*)' : 'the sample\'s targets (sample, sample-baseline)'}`);
+    throw new Error(
+      `--op ${operation} takes ${operation === 'loop' ? "the bench tools' targets (baseline-gate, nest-*)" : "the sample's targets (sample, sample-baseline)"}`,
+    );
   }
   if (!Number.isInteger(requests) || requests < 1) throw new Error('--requests takes a whole number, at least 1');
   return { targets: targets as ProfiledTarget[], operation: operation as ProfiledOperation, requests, out: option('out', tmpdir()) };
