@@ -8,6 +8,7 @@ import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { gatedCallParameter, type GatedCallParameter } from './gated-call.parameter.js';
+import { McpAppEnhancers } from './app-enhancers.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -60,16 +61,20 @@ export interface McpHandlerSite {
  */
 @Injectable()
 export class McpInvokerFactory {
+  private readonly enhancers: McpAppEnhancers;
+
   constructor(
     private readonly handlers: McpHandlerFactory,
     private readonly moduleRef: ModuleRef,
     private readonly gate: WorkflowGate,
-    private readonly appConfig: ApplicationConfig,
+    appConfig: ApplicationConfig,
     @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
-  ) {}
+  ) {
+    this.enhancers = new McpAppEnhancers(appConfig);
+  }
 
   create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {
-    const intercepted = this.hasInterceptors(metatype, method);
+    const intercepted = this.enhancers.intercepts(metatype, method);
     const input = pipedInput(metatype, methodName);
     // A gated method's stand-in finds its call among its parameters.
     const parameter = gated ? gatedCallParameter(metatype, methodName, source) : undefined;
@@ -93,13 +98,6 @@ export class McpInvokerFactory {
       const instance = await this.moduleRef.resolve(metatype, contextId, { strict: false });
       return this.handlers.create(instance as object, callback, methodName, contextId, wrapper.id, metadataKey)(...args);
     };
-  }
-
-  /** Whether any interceptor of the app applies to the method: global, on its class, or on itself. */
-  private hasInterceptors(metatype: Function, method: Method): boolean {
-    const declared = (target: object) => ((Reflect.getMetadata(INTERCEPTORS_METADATA, target) as unknown[] | undefined) ?? []).length > 0;
-    const global = this.appConfig.getGlobalInterceptors().length + this.appConfig.getGlobalRequestInterceptors().length > 0;
-    return global || declared(metatype) || declared(method);
   }
 
   /**
