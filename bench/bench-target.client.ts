@@ -78,10 +78,19 @@ export class BenchTargetProcess {
     return { heapUsed: heapUsed!, rss: rss!, gc: gc!, sessions: sessions! };
   }
 
-  /** Waits until at most `live` sessions are live (closing is asynchronous), at most 5 s; each check runs two full GCs. */
-  async settle(live = 0): Promise<void> {
+  /** Live sessions of all its servers, without a GC. */
+  async sessions(): Promise<number> {
+    return (await this.request({ cmd: 'sessions' })).sessions!;
+  }
+
+  /**
+   * Waits until at most `live` sessions are live (closing is asynchronous), at most 5 s; with
+   * `collect` (the default), each check runs two full GCs, so that what is left is what is reachable.
+   */
+  async settle(live = 0, collect = true): Promise<void> {
     const deadline = Date.now() + 5_000;
-    while ((await this.memory()).sessions > live && Date.now() < deadline) {
+    const count = async () => (collect ? (await this.memory()).sessions : await this.sessions());
+    while ((await count()) > live && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -36,6 +36,7 @@ export type BenchTarget = 'baseline' | 'baseline-gate' | 'sample-baseline' | 'sa
 export type TargetRequest =
   | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'mem' }
+  | { id: number; cmd: 'sessions' }
   | { id: number; cmd: 'retained'; keys: string[] }
   | { id: number; cmd: 'profile-start' }
   | { id: number; cmd: 'profile-stop'; file: string }
@@ -128,6 +129,8 @@ async function main(): Promise<void> {
           const memory = process.memoryUsage();
           return { id: request.id, gc, heapUsed: memory.heapUsed, rss: memory.rss, sessions: running.sessions() };
         }
+        case 'sessions':
+          return { id: request.id, sessions: running.sessions() };
         case 'retained':
           return { id: request.id, retained: await running.retained(request.keys) };
         case 'profile-start':

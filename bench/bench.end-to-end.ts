@@ -23,6 +23,9 @@ type Operation = (typeof OPERATIONS)[number];
 
 const AMOUNT = 12.34;
 
+/** Sessions each side keeps open through the runs: those of the sequential rows (the mixed workload's close after each round). */
+const KEPT_SESSIONS = 2;
+
 /** What a session whose invoice is in draft is shown, with or without a captured payment. */
 const menu = (refundable: boolean) => [
   'invoice.submit',
@@ -134,43 +137,50 @@ const SEQUENTIAL_ROWS: SequentialRow[] = [
 /**
  * The end-to-end rows: what a user sees from the sample (its real `AppModule` on SQLite, as
  * `npm run sample` serves it) against the same tools written by hand on the bare SDK
- * (`sample-baseline.server.ts`), both served by one child process, with the official
+ * (`sample-baseline.server.ts`), each served by a child process of its own, with the official
  * SDK client in the loop. Each run drives both sides in turn (the order alternates from run
  * to run, so that drift in machine load cancels): the mixed workload (`mixedClients`
  * concurrent clients, each in a new session, × `mixedIterations` of `tools/list` →
- * `payment.authorize` → `payment.status` → `payment.capture`), then one client making
- * `sequentialRequests` requests one at a time (`tools/list`, then `payment.status`) in a
- * session with `sequentialPayments` captured payments, then `tools/list` in a session with
- * `manyPayments`. Prints the figures; returns the rows, one ratio per run.
+ * `payment.authorize` → `payment.status` → `payment.capture`) on one side, then on the other;
+ * then one client making `sequentialRequests` requests one at a time on each side, in
+ * batches that alternate between them (`tools/list`, then `payment.status`, in a session with
+ * `sequentialPayments` captured payments, then `tools/list` in a session with
+ * `manyPayments`). Prints the figures; returns the rows, one ratio per run.
  */
 export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<BudgetRow[]> {
-  const servers = await BenchTargetProcess.start(...SIDES.map((side) => side.target));
-  started.add(servers);
+  // Each side serves from a process of its own: the garbage of a round is collected, and its
+  // CPU counted, in the process that made it, so no collection needs to be forced between
+  // rounds (a server at work never runs one, and the first requests after it pay to regrow the heap).
+  const servers = new Map<Side, BenchTargetProcess>();
   try {
+    for (const side of SIDES) {
+      const server = await BenchTargetProcess.start(side.target);
+      started.add(server);
+      servers.set(side, server);
+    }
     const prepared = new Map<Side, PreparedSessions>();
     for (const side of SIDES) {
+      const server = servers.get(side)!;
       prepared.set(side, {
-        few: await prepare(servers, side, SETTINGS.sequentialPayments),
-        many: await prepare(servers, side, SETTINGS.manyPayments),
+        few: await prepare(server, side, SETTINGS.sequentialPayments),
+        many: await prepare(server, side, SETTINGS.manyPayments),
       });
     }
-    const kept = prepared.size * 2;
     const mixed = new Map<Side, MixedRound[]>(SIDES.map((side) => [side, []]));
     const sequential = new Map<SequentialRow, Map<Side, SequentialRound[]>>(
       SEQUENTIAL_ROWS.map((row) => [row, new Map(SIDES.map((side) => [side, []]))]),
     );
     const run = async (order: Side[], record: boolean) => {
       for (const side of order) {
-        // The previous round's sessions closed and their garbage collected, so that neither lands in this round.
-        await servers.settle(kept);
-        const round = await mixedRound(servers, side);
+        const server = servers.get(side)!;
+        await server.settle(KEPT_SESSIONS, false);
+        const round = await mixedRound(server);
         if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.iterations} warm-up iterations failed`);
         if (record) mixed.get(side)!.push(round);
       }
       for (const row of SEQUENTIAL_ROWS) {
-        for (const side of order) {
-          await servers.settle(kept);
-          const round = await sequentialRound(servers, prepared.get(side)![row.session], row);
+        const rounds = await sequentialRounds(servers, prepared, row, order);
+        for (const [side, round] of rounds) {
           if (!record && round.errors) throw new Error(`${side.label}: ${round.errors} of ${round.requests} warm-up ${row.label} failed`);
           if (record) sequential.get(row)!.get(side)!.push(round);
         }
@@ -184,8 +194,10 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
     printSequential(sequential);
     return rows(mixed, sequential);
   } finally {
-    await servers.stop();
-    started.delete(servers);
+    for (const server of servers.values()) {
+      await server.stop();
+      started.delete(server);
+    }
   }
 }
 
@@ -193,8 +205,8 @@ export async function runEndToEnd(started: Set<BenchTargetProcess>): Promise<Bud
  * A session with `payments` payments authorized and captured (not timed): the first with the
  * session's SDK client, the rest over `fetch` in the same session, which spares the runner's CPU.
  */
-async function prepare(servers: BenchTargetProcess, side: Side, payments: number): Promise<Prepared> {
-  const url = servers.url(side.target);
+async function prepare(server: BenchTargetProcess, side: Side, payments: number): Promise<Prepared> {
+  const url = server.url();
   const session = await openClient(url);
   const sessionId = session.transport.sessionId!;
   let paymentId = await authorize(session);
@@ -207,8 +219,8 @@ async function prepare(servers: BenchTargetProcess, side: Side, payments: number
   return { session, paymentId };
 }
 
-async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<MixedRound> {
-  const clients = await Promise.all(Array.from({ length: SETTINGS.mixedClients }, () => openClient(servers.url(side.target))));
+async function mixedRound(server: BenchTargetProcess): Promise<MixedRound> {
+  const clients = await Promise.all(Array.from({ length: SETTINGS.mixedClients }, () => openClient(server.url())));
   const latenciesMs = Object.fromEntries(OPERATIONS.map((operation) => [operation, [] as number[]])) as Record<Operation, number[]>;
   const timed = async <T>(operation: Operation, work: () => Promise<T>): Promise<T> => {
     const before = performance.now();
@@ -227,7 +239,7 @@ async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<Mixe
   };
 
   let errors = 0;
-  const cpuBefore = await servers.cpuUs();
+  const cpuBefore = await server.cpuUs();
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
@@ -237,23 +249,46 @@ async function mixedRound(servers: BenchTargetProcess, side: Side): Promise<Mixe
     }),
   );
   const elapsedMs = performance.now() - started;
-  const cpuUs = (await servers.cpuUs()) - cpuBefore;
+  const cpuUs = (await server.cpuUs()) - cpuBefore;
   await Promise.all(clients.map(closeClient));
   return { iterations: SETTINGS.mixedClients * SETTINGS.mixedIterations, errors, elapsedMs, cpuUs, latenciesMs };
 }
 
-async function sequentialRound(servers: BenchTargetProcess, prepared: Prepared, row: SequentialRow): Promise<SequentialRound> {
-  const latenciesMs: number[] = [];
-  let errors = 0;
-  const cpuBefore = await servers.cpuUs();
-  for (let index = 0; index < SETTINGS.sequentialRequests; index++) {
-    const before = performance.now();
-    const ok = await row.operation(prepared).catch(() => false);
-    latenciesMs.push(performance.now() - before);
-    if (!ok) errors++;
+/**
+ * One sequential round of `row` on each side, in batches of `sequentialBatch` requests that
+ * alternate between the sides (first in `order`, then the other, then the other again…), so
+ * both see the same load; before them, `sequentialWarmup` requests on each side, unmeasured,
+ * collect the garbage the previous row left behind in that server's process.
+ */
+async function sequentialRounds(
+  servers: Map<Side, BenchTargetProcess>,
+  prepared: Map<Side, PreparedSessions>,
+  row: SequentialRow,
+  order: Side[],
+): Promise<Map<Side, SequentialRound>> {
+  const { sequentialRequests, sequentialBatch, sequentialWarmup } = SETTINGS;
+  const rounds = new Map<Side, SequentialRound>();
+  for (const side of order) {
+    await servers.get(side)!.settle(KEPT_SESSIONS, false);
+    for (let index = 0; index < sequentialWarmup; index++) await row.operation(prepared.get(side)![row.session]).catch(() => false);
+    rounds.set(side, { requests: 0, errors: 0, cpuUs: 0, latenciesMs: [] });
   }
-  const cpuUs = (await servers.cpuUs()) - cpuBefore;
-  return { requests: SETTINGS.sequentialRequests, errors, cpuUs, latenciesMs };
+  for (let batch = 0; batch * sequentialBatch < sequentialRequests; batch++) {
+    for (const side of batch % 2 ? [...order].reverse() : order) {
+      const server = servers.get(side)!;
+      const round = rounds.get(side)!;
+      const cpuBefore = await server.cpuUs();
+      for (let index = 0; index < sequentialBatch; index++) {
+        const before = performance.now();
+        const ok = await row.operation(prepared.get(side)![row.session]).catch(() => false);
+        round.latenciesMs.push(performance.now() - before);
+        round.requests++;
+        if (!ok) round.errors++;
+      }
+      round.cpuUs += (await server.cpuUs()) - cpuBefore;
+    }
+  }
+  return rounds;
 }
 
 const opsPerSec = (round: MixedRound) => (((round.iterations - round.errors) * OPERATIONS.length) / round.elapsedMs) * 1000;
@@ -287,9 +322,9 @@ function printMixed(mixed: Map<Side, MixedRound[]>): void {
 }
 
 function printSequential(sequential: Map<SequentialRow, Map<Side, SequentialRound[]>>): void {
-  const { sequentialRequests, sequentialPayments, manyPayments, runs } = SETTINGS;
+  const { sequentialRequests, sequentialBatch, sequentialWarmup, sequentialPayments, manyPayments, runs } = SETTINGS;
   console.log(
-    `\nOne client, sequential, end to end (${sequentialRequests} requests per round, one round per server per run, ${runs} runs, alternating; ` +
+    `\nOne client, sequential, end to end (${sequentialRequests} requests per server per run, in batches of ${sequentialBatch} alternating between them, after ${sequentialWarmup} unmeasured; ${runs} runs; ` +
       `a session with ${sequentialPayments} captured payments, or with ${manyPayments.toLocaleString('en')}; p50/p99: all runs pooled; server CPU: median of runs)`,
   );
   const lines: string[][] = [];

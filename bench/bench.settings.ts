@@ -74,8 +74,12 @@ export const SETTINGS = {
   mixedClients: 4,
   /** Iterations (list, authorize, status, capture) of each mixed-workload client in one round. */
   mixedIterations: 60,
-  /** Requests of one sequential end-to-end round (one client). */
-  sequentialRequests: QUICK ? 100 : 200,
+  /** Requests of one sequential end-to-end round (one client), per server. */
+  sequentialRequests: QUICK ? 200 : 400,
+  /** Requests of one batch of a sequential round: the batches alternate between the two servers. */
+  sequentialBatch: 20,
+  /** Unmeasured requests on each server before a sequential round. */
+  sequentialWarmup: 50,
   /** Payments the sequential client authorizes and captures before it is measured, so its menu follows live handles. */
   sequentialPayments: 10,
   /** Payments of the crowded sequential session: captured payments stay live (they can be refunded), so its menu follows them all. */

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     `this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`,
   );
   console.log(
-    `node ${process.version}, ${availableParallelism()} cores; all servers in one child process (--expose-gc), ` +
+    `node ${process.version}, ${availableParallelism()} cores; the CPU rows' servers in one child process (--expose-gc), the end-to-end rows' two servers in one each, ` +
       `${clients} SDK clients in this process, loopback HTTP; ${runs} runs of ${roundsPerRun} interleaved rounds × ${clients}×${perClient} requests ` +
       `per scenario after ${clients}×${warmupPerClient} warm-up`,
   );
