@@ -9,13 +9,16 @@ import type { BenchTarget } from './bench-target.process.js';
 
 /**
  * A/B of one server's CPU per request between two builds (two `.sample-dist` directories,
- * for example `main` and a branch), on a machine too loaded for absolute numbers: both run at
- * once, each in its own target process, and batches of requests alternate between them
- * (A, B, B, A, …) so that both see the same load. CPU is the whole target process's time on a
- * CPU, read from `/proc/<pid>/task/<tid>/schedstat` around each batch (Linux), so waiting for
- * a core costs nothing; lower quantiles tell the code's cost from the load's.
+ * for example `main` and a branch), or of two servers (`<dist>:<target>`, for example the
+ * sample and its hand-written twin in one build), on a machine too loaded for absolute
+ * numbers: both run at once, each in its own target process, and batches of requests
+ * alternate between them (A, B, B, A, …) so that both see the same load. CPU is the target
+ * process's time on a CPU, read from `/proc/<pid>/task/<tid>/schedstat` around each batch
+ * (Linux), so waiting for a core costs nothing: its main thread and its other threads (V8's
+ * garbage collection helpers, libuv's pool) apart. Lower quantiles tell the code's cost from
+ * the load's but mostly leave out the batches a collection landed in; the means count them.
  *
- *   node .sample-dist/bench/compare.js <dist A> <dist B> [--op status|list|pay|loop] [--target sample] [--batches 150] [--batch 10]
+ *   node .sample-dist/bench/compare.js <dist A>[:target] <dist B>[:target] [--op status|list|pay|loop] [--target sample] [--batches 150] [--batch 10]
  */
 
 const OPERATIONS = {
@@ -34,11 +37,14 @@ const OPERATIONS = {
 type Operation = keyof typeof OPERATIONS;
 
 interface Side {
-  dist: string;
+  /** `<dist>:<target>`, as printed. */
+  label: string;
   server: BenchTargetProcess;
   session: BenchClient;
   paymentId: string;
+  /** CPU per request of each batch, in µs: all threads, and the main thread. */
   cpuUs: number[];
+  mainUs: number[];
 }
 
 function checked(result: unknown): CallToolResult {
@@ -52,18 +58,22 @@ function option(name: string, fallback: string): string {
   return index < 0 ? fallback : (process.argv[index + 1] ?? '');
 }
 
-/** CPU time of every thread of `pid` so far, in µs. */
-function processCpuUs(pid: number): number {
-  let ns = 0;
+/** CPU time of `pid` so far, in µs: of its main thread, and of all its other threads. */
+function processCpuUs(pid: number): { main: number; other: number } {
+  const time = { main: 0, other: 0 };
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      const us = Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+      if (Number(task) === pid) time.main += us;
+      else time.other += us;
     } catch {
       // A thread that ended between the listing and the read.
     }
   }
-  return ns / 1000;
+  return time;
 }
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -87,22 +97,32 @@ async function start(dist: string, target: BenchTarget, operation: Operation): P
       checked(await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } }));
     }
   }
-  return { dist, server, session, paymentId, cpuUs: [] };
+  return { label: `${dist}:${target}`, server, session, paymentId, cpuUs: [], mainUs: [] };
+}
+
+/** `<dist>[:target]`: the build, and the server it runs (`fallback` when none is named). */
+function sideOf(spec: string, fallback: BenchTarget): { dist: string; target: BenchTarget } {
+  const colon = spec.lastIndexOf(':');
+  return colon > 0 ? { dist: spec.slice(0, colon), target: spec.slice(colon + 1) as BenchTarget } : { dist: spec, target: fallback };
 }
 
 async function main(): Promise<void> {
-  const [distA, distB] = process.argv.slice(2);
+  const [specA, specB] = process.argv.slice(2);
   const operation = option('op', 'status') as Operation;
   const target = option('target', 'sample') as BenchTarget;
   const batches = Number(option('batches', '150'));
   const batch = Number(option('batch', '10'));
-  if (!distA || !distB || distA.startsWith('--') || distB.startsWith('--'))
-    throw new Error('usage: compare.js <dist A> <dist B> [options]');
+  if (!specA || !specB || specA.startsWith('--') || specB.startsWith('--'))
+    throw new Error('usage: compare.js <dist A>[:target] <dist B>[:target] [options]');
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(', ')}`);
   console.log(
-    `re-run: node .sample-dist/bench/compare.js ${distA} ${distB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch}`,
+    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch}`,
   );
-  const sides = [await start(distA, target, operation), await start(distB, target, operation)];
+  const sides: Side[] = [];
+  for (const spec of [specA, specB]) {
+    const { dist, target: served } = sideOf(spec, target);
+    sides.push(await start(dist, served, operation));
+  }
   try {
     let index = 0;
     const run = async (side: Side, count: number) => {
@@ -114,21 +134,29 @@ async function main(): Promise<void> {
         const pid = (side.server as unknown as { child: ChildProcess }).child.pid!;
         const before = processCpuUs(pid);
         await run(side, batch);
-        side.cpuUs.push((processCpuUs(pid) - before) / batch);
+        const after = processCpuUs(pid);
+        side.cpuUs.push((after.main + after.other - before.main - before.other) / batch);
+        side.mainUs.push((after.main - before.main) / batch);
       }
     }
-    const [a, b] = sides.map((side) => side.cpuUs);
-    for (const [label, side] of [
-      ['A', sides[0]],
-      ['B', sides[1]],
+    const [a, b] = sides;
+    for (const [name, side] of [
+      ['A', a],
+      ['B', b],
     ] as const) {
       const q = (p: number) => quantile(side.cpuUs, p).toFixed(0);
-      console.log(`${label} ${side.dist}: server CPU per request (µs) p10 ${q(0.1)}, p25 ${q(0.25)}, median ${q(0.5)}`);
+      console.log(
+        `${name} ${side.label}: server CPU per request (µs) p10 ${q(0.1)}, p25 ${q(0.25)}, median ${q(0.5)}; ` +
+          `mean ${mean(side.cpuUs).toFixed(0)} (main thread ${mean(side.mainUs).toFixed(0)}, other threads ${(mean(side.cpuUs) - mean(side.mainUs)).toFixed(0)})`,
+      );
     }
-    const ratio = (p: number) => (quantile(b, p) / quantile(a, p)).toFixed(3);
+    const ratio = (p: number) => (quantile(b.cpuUs, p) / quantile(a.cpuUs, p)).toFixed(3);
+    const meanRatio = (pick: (side: Side) => number) => (pick(b) / pick(a)).toFixed(3);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(
-      `B/A: p10 ${ratio(0.1)}, p25 ${ratio(0.25)}, median ${ratio(0.5)} (${operation} on ${target}, ${batches} batches of ${batch}, load ${load})`,
+      `B/A: p10 ${ratio(0.1)}, p25 ${ratio(0.25)}, median ${ratio(0.5)}; mean ${meanRatio((side) => mean(side.cpuUs))} ` +
+        `(main thread ${meanRatio((side) => mean(side.mainUs))}, other threads ${meanRatio((side) => mean(side.cpuUs) - mean(side.mainUs))}) ` +
+        `(${operation}, ${batches} batches of ${batch}, load ${load})`,
     );
   } finally {
     for (const side of sides) await side.server.stop();
