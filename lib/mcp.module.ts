@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { McpAuthenticator } from './auth/mcp.authenticator.js';
+import { McpAppEnhancers } from './discovery/app-enhancers.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
@@ -73,6 +74,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     fsmTransitionRelayProvider,
     machineRegistryProvider,
     McpMetadataAccessor,
+    McpAppEnhancers,
     McpHandlerFactory,
     McpToolRegistry,
     McpPrimitiveRegistry,

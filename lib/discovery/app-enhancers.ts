@@ -1,4 +1,5 @@
-import type { ApplicationConfig } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
+import { ApplicationConfig } from '@nestjs/core';
 import { CUSTOM_ROUTE_ARGS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '../nest-internals.js';
 
 /** A parameter as Nest declares it under a method's route-args metadata key. */
@@ -14,6 +15,7 @@ const declares = (key: string, target: object) => ((Reflect.getMetadata(key, tar
  * request-scoped, `APP_GUARD`-style providers among them), those on the method's class and
  * those on the method itself.
  */
+@Injectable()
 export class McpAppEnhancers {
   constructor(private readonly config: ApplicationConfig) {}
 

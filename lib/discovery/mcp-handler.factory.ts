@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApplicationConfig, ExternalContextCreator, type ContextId } from '@nestjs/core';
+import { ExternalContextCreator, type ContextId } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
 import { ExecutionContextHost, ROUTE_ARGS_METADATA, type ExternalExceptionFilterContext } from '../nest-internals.js';
@@ -23,14 +23,11 @@ export type McpHandler = (...args: unknown[]) => Promise<unknown>;
 @Injectable()
 export class McpHandlerFactory {
   private readonly paramsFactory = new McpParamsFactory();
-  private readonly enhancers: McpAppEnhancers;
 
   constructor(
     private readonly contextCreator: ExternalContextCreator,
-    appConfig: ApplicationConfig,
-  ) {
-    this.enhancers = new McpAppEnhancers(appConfig);
-  }
+    private readonly enhancers: McpAppEnhancers,
+  ) {}
 
   /** `metadataKey`: where the method's parameters are declared (a gated stand-in's own key, see `gatedCallParameter`). */
   create(

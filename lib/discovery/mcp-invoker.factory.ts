@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApplicationConfig, createContextId, ModuleRef } from '@nestjs/core';
+import { createContextId, ModuleRef } from '@nestjs/core';
 import { McpParamtype, type McpParamMetadata } from '../decorators/tool-params.decorator.js';
 import { WorkflowCall } from '../gating/fsm-call.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
@@ -61,17 +61,13 @@ export interface McpHandlerSite {
  */
 @Injectable()
 export class McpInvokerFactory {
-  private readonly enhancers: McpAppEnhancers;
-
   constructor(
     private readonly handlers: McpHandlerFactory,
     private readonly moduleRef: ModuleRef,
     private readonly gate: WorkflowGate,
-    appConfig: ApplicationConfig,
+    private readonly enhancers: McpAppEnhancers,
     @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
-  ) {
-    this.enhancers = new McpAppEnhancers(appConfig);
-  }
+  ) {}
 
   create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {
     const intercepted = this.enhancers.intercepts(metatype, method);
