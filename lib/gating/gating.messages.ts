@@ -1,8 +1,15 @@
-import { echo } from '../client-input/client-input.echo.js';
+import { cutSessionId, echo } from '../client-input/client-input.echo.js';
+import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
  */
+
+/** An instance key as a log line names it: a session's id cut (see `cutSessionId`), other keys as they are. */
+export const loggedKey = (storeKey: string): string => {
+  const key = parseInstanceKey(storeKey);
+  return key.scope === 'session' ? formatInstanceKey({ ...key, id: cutSessionId(key.id) }) : echo(storeKey);
+};
 
 /** Formats a list of tool names for a message. */
 export const formatToolList = (tools: readonly string[]): string => (tools.length ? tools.join(', ') : '(none)');
@@ -128,7 +135,7 @@ export const storeFailed = (tool: string, machine: string, error: unknown): stri
 
 /** Log line, once per machine and state: instances are stored in a state the machine does not have. */
 export const unknownStateLogged = (machine: string, state: string, storeKey: string): string =>
-  `Machine "${machine}" has no state "${echo(state)}", but instance "${echo(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in docs/workflows.md).`;
+  `Machine "${machine}" has no state "${echo(state)}", but instance "${loggedKey(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in docs/workflows.md).`;
 
 /** Log line: a lease or transaction could not be released. */
 export const releaseFailed = (tool: string, error: unknown): string =>

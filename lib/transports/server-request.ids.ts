@@ -77,6 +77,11 @@ export class SessionServerRequests {
     private readonly deliver: (message: JSONRPCMessage) => void,
   ) {}
 
+  /** How many of the session's requests wait for an answer. */
+  get size(): number {
+    return this.wireIds.size;
+  }
+
   /** The message as it goes to the client: a request with a wire id, a cancellation of one naming it. */
   outbound(message: JSONRPCMessage): JSONRPCMessage {
     if ('method' in message && 'id' in message) {

@@ -287,11 +287,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session === 'unavailable') {
         return this.reply(res, 503, SERVER_ERROR, messages.sessionUnavailable(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
       }
+      // Another principal's session answers as an unknown one: a session id proves nothing to a stranger.
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
-      }
-      if (session.principal !== req.auth?.clientId) {
-        return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
       this.registry.regrant(session, grants);
       if (method === 'GET') {
@@ -316,6 +314,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     // Held until the initialize is answered: the session is live by then, or failed.
     res.once('close', () => slot.release());
     const session = await this.sessions.open(req.body, req.auth?.clientId, address);
+    if (session === 'unavailable') {
+      return this.reply(res, 503, SERVER_ERROR, messages.sessionNotOpenedReply(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+    }
     this.registry.regrant(session, grants);
     await this.handle(session, req, res);
   }
