@@ -379,6 +379,12 @@ export interface McpJwtOptions {
   jwksCacheMaxAgeMs?: number;
   /** How long a JWKS fetch may take; a slower one fails closed (HTTP 503). @default 5_000 */
   jwksTimeoutMs?: number;
+  /**
+   * The largest JWKS response read, in bytes; a larger one is not read further and fails
+   * closed (HTTP 503, the log says why). A JWKS of a dozen RSA keys is a few kilobytes.
+   * @default 262_144 (256 KiB)
+   */
+  jwksMaxBytes?: number;
 }
 
 /** A request to the workflow console, as `authorize` sees it: `auth` is set when the app's authentication ran (middleware, or `transports.http.authenticate`). */
