@@ -83,6 +83,10 @@ export const declined = (tool: string, machine: string, state: string, why: stri
 export const confirmationRequired = (tool: string, machine: string, state: string | null, why: string): string =>
   `CONFIRMATION_REQUIRED: "${tool}" runs only after a person at the client says yes, and ${why}. It did not run${state === null ? '' : `; ${machine} stays "${echo(state)}"`}.`;
 
+/** Why CONFIRMATION_REQUIRED: the session already waits for `limit` answers from its client. */
+export const tooManyWaiting = (limit: number): string =>
+  `this session already waits for ${limit} answers from its client (transports.http.sessions.maxPendingRequests), so no question was sent; answer or cancel those first`;
+
 /** Why DECLINED: the person chose no. */
 export const personDeclined = (): string => 'the person at the client declined';
 

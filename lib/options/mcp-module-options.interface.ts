@@ -257,6 +257,15 @@ export interface McpSessionOptions {
    */
   maxFollowersPerInstance?: number;
   /**
+   * Requests to its client one session may have waiting for an answer at once: confirmations
+   * (`@McpConfirm`), and a handler's own elicitations, sampling and roots requests. A request
+   * over it is not sent: a confirmation is refused with CONFIRMATION_REQUIRED, a handler's own
+   * request fails with an error naming this option. A client that never answers then holds
+   * this many, not any number.
+   * @default 8
+   */
+  maxPendingRequests?: number;
+  /**
    * Sessions one client address may open per minute (a token bucket refilled over the
    * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are
    * not affected. `Infinity` turns the limit off.

@@ -277,7 +277,7 @@ export class StatefulHttpSessions {
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
     };
-    const transport = this.replies.createTransport(options, id, record.principal);
+    const transport = this.replies.createTransport(options, id, record.principal, this.sessionOptions.maxPendingRequests);
     transport.onclose = () => this.registry.remove(id);
     await session.server.connect(transport);
     return session;
