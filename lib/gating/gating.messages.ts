@@ -159,3 +159,9 @@ export const retentionUnsupported = (store: string): string =>
 
 /** Log line: a retention sweep failed (it runs again at the next interval). */
 export const retentionFailed = (error: unknown): string => `Retention sweep failed; it runs again at the next interval: ${reasonOf(error)}`;
+
+/** Log line (at most once a minute): attempts the store did not record (it failed, or too many writes were in flight). */
+export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight: number, error: unknown): string =>
+  `Refused calls not recorded as attempts: ${failed} write${failed === 1 ? '' : 's'} failed${
+    error === undefined ? '' : ` (last: ${reasonOf(error)})`
+  }, ${dropped} dropped while ${maxInFlight} were in flight. The refusals themselves were answered as usual.`;

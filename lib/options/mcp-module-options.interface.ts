@@ -436,6 +436,16 @@ export interface McpConsoleOptions {
   heartbeatMs?: number;
   /** A live stream is closed after this long and the page reconnects (it re-reads what it shows). @default 300_000 (5 minutes) */
   streamMaxMs?: number;
+  /**
+   * The browser sign-in at `<path>/sign-in`, served when `auth` verifies bearer tokens (`jwt`,
+   * `verifier`): a form takes a token, checks it as a request's `Authorization` header is
+   * checked (the same verifier, `scopes` and `authorize`), and keeps it in an `HttpOnly;
+   * SameSite=Strict` cookie scoped to the console's path for at most this long (never beyond
+   * the token's own expiry); `<path>/sign-out` ends it. `0` turns the sign-in off. With
+   * `auth.fromRequest`, your own login is the sign-in: see docs/console.md.
+   * @default 3_600_000 (1 hour)
+   */
+  signInMaxAgeMs?: number;
 }
 
 /** Options of `McpModule.forRoot` / `forRootAsync`. */

@@ -150,6 +150,7 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     maxStreams: console.maxStreams ?? 32,
     heartbeatMs: console.heartbeatMs ?? 15_000,
     streamMaxMs: console.streamMaxMs ?? 300_000,
+    signInMaxAgeMs: console.signInMaxAgeMs ?? 3_600_000,
   };
 }
 
