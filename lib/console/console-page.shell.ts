@@ -56,7 +56,7 @@ export function renderPage(page: ConsolePage): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(page.title)} · Workflow console</title>
 <link rel="icon" href="data:,">
 <style>${CONSOLE_STYLE}</style>
