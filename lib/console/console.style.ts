@@ -98,6 +98,7 @@ svg.diagram [aria-current="step"] > .label { fill: var(--accent-fg); font-weight
 svg.diagram [aria-current="step"] > .label > .mark { display: inline; }
 svg.diagram [data-within] > .box { stroke: var(--accent); stroke-width: 3; stroke-dasharray: none; }
 svg.diagram .arrow { fill: none; stroke: var(--box-line); stroke-width: 1.5; }
+svg.diagram .arrow.internal { stroke-dasharray: 4 3; }
 svg.diagram .arrowhead, svg.diagram .initial { fill: var(--box-line); }
 svg.diagram .edge-label { fill: var(--fg); font-size: 12px; paint-order: stroke; stroke: var(--panel); stroke-width: 4px; stroke-linejoin: round; }
 `;
