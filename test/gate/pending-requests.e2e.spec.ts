@@ -56,14 +56,14 @@ describe('requests to a client that never answers are bounded per session (sessi
     expect(held).toHaveLength(DEFAULT_MAX_PENDING);
 
     // A handler's own request to the client (roots/list) is over the limit too: a tool error that says why.
-    const roots = await agent.call('payout.roots');
+    const roots = await agent.call('client.roots');
     expect(roots.isError).toBe(true);
     expect(textOf(roots)).toMatch(/already waits for 8 answers from its client \(transports\.http\.sessions\.maxPendingRequests\)/);
 
     // The person says no to every question: the session may ask again.
     for (const answer of held.splice(0)) answer({ action: 'decline' });
     for (const result of await Promise.all(waiting)) expect(codeOf(result)).toBe('DECLINED');
-    expect((await agent.call('payout.roots')).structuredContent).toEqual({ roots: ['file:///work'] });
+    expect((await agent.call('client.roots')).structuredContent).toEqual({ roots: ['file:///work'] });
     expect(app.get(ConfirmLog).count('payout.discharge')).toBe(0);
 
     // Another session is not affected by this one's questions.
