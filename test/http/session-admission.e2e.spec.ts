@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
