@@ -62,9 +62,10 @@ export class WorkflowConsoleSignIn {
 
   /** Whether `pathname` (below the console) is the sign-in or the sign-out. */
   isFormPath(pathname: string): boolean {
+    if (!this.enabled) return false;
     const root = this.options!.path.toLowerCase();
     const path = pathname.toLowerCase();
-    return this.enabled && (path === `${root}/sign-in` || path === `${root}/sign-out`);
+    return path === `${root}/sign-in` || path === `${root}/sign-out`;
   }
 
   /**
@@ -73,9 +74,9 @@ export class WorkflowConsoleSignIn {
    */
   adopt(req: IncomingMessage): ConsoleBrowser {
     if (!this.enabled) return { cookies: [] };
-    const token = cookiesOf(req).get(CONSOLE_TOKEN_COOKIE);
+    const token = tokenOf(cookiesOf(req).get(CONSOLE_TOKEN_COOKIE));
     if (!token || req.headers.authorization !== undefined) return { cookies: [] };
-    req.headers.authorization = `Bearer ${decodeURIComponent(token)}`;
+    req.headers.authorization = `Bearer ${token}`;
     const csrf = csrfTokenOf(req);
     return { signOut: { root: this.options!.path, csrf: csrf.token }, cookies: csrf.fresh ? [this.csrfCookie(req, csrf.token)] : [] };
   }
@@ -131,6 +132,17 @@ export class WorkflowConsoleSignIn {
   private send(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]>): void {
     res.writeHead(status, { ...headers, ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
     res.end(html);
+  }
+}
+
+/** The token a cookie value holds; `undefined` for none, or for a value this console did not write. */
+function tokenOf(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const token = decodeURIComponent(value);
+    return token.length <= MAX_SIGN_IN_TOKEN_LENGTH && !/[\s;,]/.test(token) ? token : undefined;
+  } catch {
+    return undefined;
   }
 }
 

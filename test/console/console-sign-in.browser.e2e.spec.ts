@@ -161,6 +161,8 @@ describe('signing in to the console with a bearer token, in a real browser (the 
     expect(accepted.cookies.find((line) => line.startsWith('mcp_console_token='))).toMatch(
       /; Path=\/workflows; Max-Age=\d+; HttpOnly; SameSite=Strict$/,
     );
+    // A cookie this console did not write is no token: 401, as without one (never a 500).
+    expect((await fetch(consoleUrl(), { headers: { cookie: 'mcp_console_token=%E0%A4%A' } })).status).toBe(401);
     const proxied = await postForm(url, { token: bearer, csrf: field }, { cookie, 'x-forwarded-proto': 'https' });
     expect(proxied.cookies.find((line) => line.startsWith('mcp_console_token='))).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
   });
