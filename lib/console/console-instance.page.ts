@@ -96,7 +96,9 @@ function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean):
   return [...attempts]
     .reverse()
     .map(
-      (attempt) => `<tr data-attempt data-tool="${escapeHtml(attempt.tool)}" data-code="${escapeHtml(attempt.code)}">
+      (
+        attempt,
+      ) => `<tr data-attempt data-tool="${escapeHtml(attempt.tool)}" data-code="${escapeHtml(attempt.code)}" data-principal="${escapeHtml(attempt.principal ?? '')}" data-at="${escapeHtml(attempt.at)}">
 <td><time datetime="${escapeHtml(attempt.at)}">${escapeHtml(consoleTime(attempt.at))}</time></td>
 <td class="mono tool">${escapeHtml(attempt.tool)}</td>
 <td class="mono code"><span class="badge refused">${escapeHtml(attempt.code)}</span></td>

@@ -38,6 +38,7 @@ describe('refused attempts and the list on the console, in a real browser (the s
         code: row.getAttribute('data-code'),
         principal: row.querySelector('.principal')?.textContent,
         time: row.querySelector('time')?.getAttribute('datetime'),
+        hooks: [row.getAttribute('data-principal'), row.getAttribute('data-at')],
       })),
     );
   const attemptRows = () => {
@@ -89,7 +90,9 @@ describe('refused attempts and the list on the console, in a real browser (the s
 
     await page.goto(consoleUrl(`/workflows/payment/${paymentId}`));
     const shown = await attempts();
-    expect(shown).toEqual([{ tool: 'payment.refund', code: 'FORBIDDEN', principal: 'alice', time: expect.any(String) }]);
+    expect(shown).toEqual([
+      { tool: 'payment.refund', code: 'FORBIDDEN', principal: 'alice', time: expect.any(String), hooks: ['alice', shown[0].time] },
+    ]);
     expect(Date.parse(shown[0].time!)).toBeGreaterThanOrEqual(before - 1000);
     expect(await page.locator('tr[data-attempt] td').allTextContents()).not.toContain(paymentId);
   });
@@ -103,7 +106,9 @@ describe('refused attempts and the list on the console, in a real browser (the s
     const sessionId = carol.transport.sessionId!;
 
     await page.goto(consoleUrl(`/workflows/invoice/${sessionId}`));
-    expect(await attempts()).toEqual([{ tool: 'invoice.discharge', code: 'DECLINED', principal: 'carol', time: expect.any(String) }]);
+    expect(await attempts()).toEqual([
+      { tool: 'invoice.discharge', code: 'DECLINED', principal: 'carol', time: expect.any(String), hooks: ['carol', expect.any(String)] },
+    ]);
     // The session's invoice names its caller.
     expect(await page.locator('.facts dd.mono').first().textContent()).toBe('carol');
     expect(textOf(declined)).toMatch(/^DECLINED/);
@@ -120,7 +125,13 @@ describe('refused attempts and the list on the console, in a real browser (the s
     expect(errorCode(await frank.call('invoice.discharge'))).toBe('CONFIRMATION_REQUIRED');
     await page.goto(consoleUrl(`/workflows/invoice/${frank.transport.sessionId!}`));
     expect(await attempts()).toEqual([
-      { tool: 'invoice.discharge', code: 'CONFIRMATION_REQUIRED', principal: 'frank', time: expect.any(String) },
+      {
+        tool: 'invoice.discharge',
+        code: 'CONFIRMATION_REQUIRED',
+        principal: 'frank',
+        time: expect.any(String),
+        hooks: ['frank', expect.any(String)],
+      },
     ]);
   });
 
