@@ -63,6 +63,8 @@ export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.in
 export {
   isWorkflowStateReader,
   type WorkflowHistoryPage,
+  matchesSearch,
+  type WorkflowInstanceCount,
   type WorkflowInstanceCursor,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
@@ -70,6 +72,7 @@ export {
   type WorkflowStateReader,
 } from './stores/workflow-state-reader.interface.js';
 export type { FsmTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './stores/workflow-attempt.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
 export {

@@ -13,6 +13,7 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { WorkflowRefusals } from './gating/fsm-refusals.js';
+import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpInputRounds } from './protocol/input-required.rounds.js';
 import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
@@ -23,6 +24,7 @@ import { ConfigurableModuleClass } from './mcp.module-definition.js';
 import { WorkflowConsoleData } from './console/console-data.js';
 import { WorkflowConsoleStreams } from './console/console-events.stream.js';
 import { WorkflowConsoleRoutes } from './console/console.routes.js';
+import { WorkflowConsoleSignIn } from './console/console-sign-in.js';
 import {
   fsmGateProvider,
   fsmStateStoreProvider,
@@ -85,6 +87,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     McpExplorer,
     UnknownStateReporter,
     WorkflowRefusals,
+    WorkflowAttemptRecorder,
     WorkflowConfirmations,
     WorkflowTransitionBus,
     FsmRetentionSweeper,
@@ -110,6 +113,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     WorkflowConsoleData,
     WorkflowConsoleStreams,
     WorkflowConsoleRoutes,
+    WorkflowConsoleSignIn,
     McpHealthService,
   ],
   exports: [

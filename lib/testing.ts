@@ -12,3 +12,4 @@
  */
 export * from './testing/workflow-state-store.contract.js';
 export * from './testing/mcp-session-store.contract.js';
+export * from './testing/workflow-attempt-log.contract.js';

@@ -37,8 +37,8 @@ import { sampleTransport } from './transport.js';
             'Payments: payment.authorize returns a paymentId; pass it to payment.capture, payment.void, ' +
             'payment.refund and payment.status. Tools appear and disappear as the workflows move.',
           machines: [invoiceMachine, paymentMachine],
-          // History rows back `invoice.status`.
-          store: new TypeOrmWorkflowStateStore(dataSource, { history: true, timeoutMs: sampleStoreTimeoutMs() }),
+          // History rows back `invoice.status`; refused and declined calls show on the console.
+          store: new TypeOrmWorkflowStateStore(dataSource, { history: true, attempts: true, timeoutMs: sampleStoreTimeoutMs() }),
           // Several sample processes on one database tell each other's sessions about transitions.
           transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.

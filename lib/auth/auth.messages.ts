@@ -26,6 +26,13 @@ export const tokenExpired = (): string => 'The access token expired.';
 /** `error_description` of a token whose `nbf` is in the future. */
 export const tokenNotYetValid = (): string => 'The access token is not valid yet (nbf).';
 
+/** `error_description` of a token whose `iat` is later than now (beyond the clock tolerance). */
+export const tokenIssuedInFuture = (): string => 'The access token was issued in the future (iat).';
+
+/** Why a JWKS fetch failed: its response was larger than `auth.jwt.jwksMaxBytes`. */
+export const jwksTooLarge = (maxBytes: number): string =>
+  `the JWKS response is larger than ${maxBytes} bytes (auth.jwt.jwksMaxBytes) and was not read further`;
+
 /** `error_description` of a token minted for another audience. */
 export const wrongAudience = (): string => 'The access token was not issued for this resource (aud).';
 

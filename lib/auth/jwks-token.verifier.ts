@@ -3,6 +3,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { McpResolvedJwtOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
+import { boundedJwksFetch } from './bounded-jwks.fetch.js';
 import { McpInvalidTokenError } from './invalid-token.error.js';
 import type { JoseModule } from './jose.loader.js';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
@@ -10,8 +11,9 @@ import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 /**
  * Verifies bearer JWTs (`auth.jwt`) with `jose`: the signature against the issuer's JWKS
  * (fetched once, kept for `jwksCacheMaxAgeMs`, fetched again for an unknown `kid` once
- * `jwksCooldownMs` passed), an algorithm of the allow-list, `iss`, `aud`, `exp` (required)
- * and `nbf` with `clockToleranceMs`. A JWKS that cannot be fetched is
+ * `jwksCooldownMs` passed; a response over `jwksMaxBytes` is not read), an algorithm of the
+ * allow-list, `iss`, `aud`, `exp` (required), and `nbf` and `iat` (never later than now) with
+ * `clockToleranceMs`. A JWKS that cannot be fetched is
  * {@link McpAuthUnavailableError}; every other failure is {@link McpInvalidTokenError}.
  */
 export class McpJwksTokenVerifier implements McpTokenVerifier {
@@ -26,6 +28,7 @@ export class McpJwksTokenVerifier implements McpTokenVerifier {
       cooldownDuration: options.jwksCooldownMs,
       cacheMaxAge: options.jwksCacheMaxAgeMs,
       timeoutDuration: options.jwksTimeoutMs,
+      [jose.customFetch]: boundedJwksFetch(options.jwksMaxBytes),
     });
     this.keys = async (header, token) => {
       try {
@@ -52,6 +55,10 @@ export class McpJwksTokenVerifier implements McpTokenVerifier {
       }));
     } catch (error) {
       throw error instanceof McpAuthUnavailableError ? error : new McpInvalidTokenError(this.describe(error), { cause: error });
+    }
+    // jose checks that `iat` is a number, not that it is past: a token from the future is as suspect as one not valid yet.
+    if (typeof payload.iat === 'number' && payload.iat * 1000 > Date.now() + options.clockToleranceMs) {
+      throw new McpInvalidTokenError(messages.tokenIssuedInFuture());
     }
     const principal = payload[options.principalClaim];
     if (typeof principal !== 'string' || principal === '') {

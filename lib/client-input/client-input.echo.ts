@@ -18,3 +18,18 @@ export function echo(value: unknown): string {
 /** zod issues as `path: message; path: message`. */
 export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
   issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');
+
+/** How many leading characters of a session id a log line keeps: enough to tell sessions apart, not enough to use one. */
+export const LOGGED_SESSION_ID_LENGTH = 8;
+
+/**
+ * A session id as a log line names it: its first {@link LOGGED_SESSION_ID_LENGTH} characters and
+ * an ellipsis. Without authentication a session id is the only thing a request needs to act
+ * as its session, so a whole one never goes to a log.
+ */
+export function cutSessionId(id: string | undefined): string {
+  if (id === undefined) {
+    return '(none)';
+  }
+  return id.length <= LOGGED_SESSION_ID_LENGTH ? echo(id) : `${echo(id.slice(0, LOGGED_SESSION_ID_LENGTH))}…`;
+}

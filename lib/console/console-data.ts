@@ -4,9 +4,10 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowHistoryPage, WorkflowInstanceCursor, WorkflowInstanceSummary } from '../stores/workflow-state-reader.interface.js';
-import { badCursor, unknownMachine, unknownState } from './console.messages.js';
+import { badCursor, searchTooLong, unknownMachine, unknownState } from './console.messages.js';
 import { diagramMarks, type DiagramMarks } from './console-diagram.svg.js';
 import { consoleStoreKey } from './console-instance-ref.js';
 
@@ -24,7 +25,14 @@ export interface ConsoleListFilter {
   machine?: string;
   state?: string;
   after?: string;
+  /** A handle (or its first characters) or an owner. */
+  search?: string;
 }
+
+/** The total the list counts up to; beyond it the page says "at least". */
+export const CONSOLE_COUNT_MAX = 10_000;
+/** The longest search the list takes: no handle, session id or owner is longer. */
+const MAX_SEARCH_LENGTH = 255;
 
 /** One page of the list, or why the filter cannot be answered. */
 export type ConsoleListView =
@@ -32,6 +40,8 @@ export type ConsoleListView =
       ok: true;
       filter: ConsoleListFilter;
       instances: WorkflowInstanceSummary[];
+      /** How many instances match the filter, up to {@link CONSOLE_COUNT_MAX}; `undefined` when the store cannot count. */
+      total?: number;
       /** The stored values the state filter matches (a parent state matches its descendants); none: any state. */
       states?: string[];
       /** `after` of the next page's link. */
@@ -47,6 +57,10 @@ export interface ConsoleInstanceView {
   instance: string;
   snapshot?: WorkflowSnapshot;
   history: WorkflowHistoryPage;
+  /** Its most recent refused and declined calls, oldest first (none when the store keeps none). */
+  attempts: WorkflowAttemptRecord[];
+  /** Whether the store keeps attempts. */
+  attemptsKept: boolean;
   marks: DiagramMarks;
   final: boolean;
 }
@@ -100,20 +114,39 @@ export class WorkflowConsoleData {
     if (states?.length === 0) return { ok: false, filter, error: unknownState(filter.state!, filter.machine) };
     const after = filter.after === undefined ? undefined : decodeCursor(filter.after);
     if (after === null) return { ok: false, filter, error: badCursor() };
-    const page = await this.store.listInstances({ machine: filter.machine, states, limit: this.options.pageSize, after });
-    return { ok: true, filter, instances: page.instances, states, next: page.next && encodeCursor(page.next) };
+    const search = filter.search?.trim() || undefined;
+    if (search !== undefined && search.length > MAX_SEARCH_LENGTH) return { ok: false, filter, error: searchTooLong(MAX_SEARCH_LENGTH) };
+    const query = { machine: filter.machine, states, search };
+    const [page, total] = await Promise.all([
+      this.store.listInstances({ ...query, limit: this.options.pageSize, after }),
+      this.store.countInstances({ ...query, max: CONSOLE_COUNT_MAX }),
+    ]);
+    return {
+      ok: true,
+      filter: { ...filter, search },
+      instances: page.instances,
+      total,
+      states,
+      next: page.next && encodeCursor(page.next),
+    };
   }
 
   /** One instance's page: its snapshot (none when it is gone), recent history and diagram marks. */
   async instance(machine: McpMachine, instance: string): Promise<ConsoleInstanceView> {
     const key = consoleStoreKey(machine, instance);
-    const [snapshot, history] = await Promise.all([this.store.load(key), this.store.recentHistory(key, this.options.historyLimit)]);
+    const [snapshot, history, attempts] = await Promise.all([
+      this.store.load(key),
+      this.store.recentHistory(key, this.options.historyLimit),
+      this.store.recentAttempts(key, this.options.historyLimit),
+    ]);
     return {
       machine,
       key,
       instance,
       snapshot,
       history,
+      attempts,
+      attemptsKept: this.store.supports.attempts,
       marks: diagramMarks(machine, snapshot?.state),
       final: this.isFinal(machine.id, snapshot?.state),
     };

@@ -1,4 +1,7 @@
-import { isAncestor, pathOf, type DiagramEdge, type DiagramNode } from '../diagram/machine-graph.js';
+import { pathOf, type DiagramNode } from '../diagram/machine-graph.js';
+import { arrowLabel, routeArrows, type DiagramArrow } from './console-diagram.arrows.js';
+
+export type { DiagramArrow } from './console-diagram.arrows.js';
 
 /** One state drawn as a box, in SVG user units (absolute). */
 export interface DiagramBox {
@@ -12,18 +15,6 @@ export interface DiagramBox {
   readonly height: number;
   /** Whether other states are drawn inside it (a compound or parallel state, or a region of one). */
   readonly container: boolean;
-}
-
-/** One transition drawn as a path from one box to another (or back to itself). */
-export interface DiagramArrow {
-  /** SVG path data. */
-  readonly d: string;
-  /** The event (`'CAPTURE'`), `always` or `onDone`. */
-  readonly label: string;
-  /** The label with its guard, for the tooltip. */
-  readonly title: string;
-  readonly labelX: number;
-  readonly labelY: number;
 }
 
 /** The start of a container: a dot with an arrow to its initial state. */
@@ -56,7 +47,7 @@ const ROW_GAP = 30;
 const REGION_GAP = 12;
 const INITIAL_ROOM = 34;
 const MIN_COLUMN_GAP = 76;
-const MAX_COLUMN_GAP = 200;
+const MAX_COLUMN_GAP = 260;
 const LOOP_HEIGHT = 30;
 const MARGIN = 12;
 
@@ -96,7 +87,7 @@ export function layoutDiagram(root: DiagramNode): DiagramLayout {
   };
   place(top, MARGIN, MARGIN + LOOP_HEIGHT);
   const byNode = new Map(boxes.map((box) => [box.node, box]));
-  const arrows = arrowsOf(root, byNode);
+  const arrows = routeArrows(root, byNode);
   const initials = initialsOf(root, byNode);
   const ys = arrows.flatMap((arrow) => [arrow.labelY - 14, arrow.labelY + 10, ...numbersOf(arrow.d).filter((_, index) => index % 2 === 1)]);
   const bottom = Math.max(MARGIN + LOOP_HEIGHT + top.height, ...ys) + MARGIN;
@@ -223,97 +214,8 @@ function columnGap(node: DiagramNode): number {
 
 function liftedLabels(node: DiagramNode): string[] {
   const labels: string[] = [];
-  for (const child of node.children) for (const edge of child.edges) labels.push(edgeLabel(edge));
+  for (const child of node.children) for (const edge of child.edges) labels.push(arrowLabel(edge));
   return labels;
-}
-
-function edgeLabel(edge: DiagramEdge): string {
-  return edge.kind === 'on' ? edge.event : edge.kind;
-}
-
-function arrowsOf(root: DiagramNode, boxes: ReadonlyMap<DiagramNode, DiagramBox>): DiagramArrow[] {
-  const arrows: DiagramArrow[] = [];
-  const seen = new Set<string>();
-  const visit = (source: DiagramNode): void => {
-    const from = boxes.get(source);
-    for (const edge of source.edges) {
-      for (const target of edge.targets) {
-        const to = boxes.get(target);
-        const title = edge.guard ? `${edgeLabel(edge)} [${edge.guard}]` : edgeLabel(edge);
-        const id = `${from?.path}>${to?.path}>${title}`;
-        if (!from || !to || seen.has(id)) continue;
-        seen.add(id);
-        arrows.push({ ...geometry(from, to, boxes), label: edgeLabel(edge), title });
-      }
-    }
-    source.children.forEach(visit);
-  };
-  visit(root);
-  return arrows;
-}
-
-/**
- * The path from `from` to `to`: forward to the right (over the states in between, when one is
- * in the way), back below, straight within a column, a loop above for a self-transition.
- */
-function geometry(
-  from: DiagramBox,
-  to: DiagramBox,
-  boxes: ReadonlyMap<DiagramNode, DiagramBox>,
-): Pick<DiagramArrow, 'd' | 'labelX' | 'labelY'> {
-  const fixed = (value: number) => Math.round(value * 10) / 10;
-  const path = (...points: number[]) => points.map(fixed);
-  if (from === to || isAncestor(from.node, to.node) || isAncestor(to.node, from.node)) {
-    const box = from.width <= to.width ? from : to;
-    const sx = box.x + box.width * 0.62;
-    const ex = box.x + box.width * 0.88;
-    const top = box.y - LOOP_HEIGHT + 4;
-    const [a, b, c, d, e] = path(sx, box.y, top, ex, box.y);
-    return { d: `M ${a} ${b} C ${a} ${c}, ${d} ${c}, ${d} ${e}`, labelX: fixed((sx + ex) / 2), labelY: fixed(top + 2) };
-  }
-  const fromCenter = from.y + from.height / 2;
-  const toCenter = to.y + to.height / 2;
-  if (to.x >= from.x + from.width) {
-    const [sx, sy, ex, ey] = [from.x + from.width, fromCenter, to.x, toCenter];
-    const inTheWay = [...boxes.values()].filter(
-      (box) =>
-        !box.container && box.x < ex && box.x + box.width > sx && box.y < Math.max(sy, ey) + 4 && box.y + box.height > Math.min(sy, ey) - 4,
-    );
-    if (inTheWay.length) {
-      // Over the states in the way, or under them when the target lies lower. A cubic whose
-      // control points share one height reaches (start + 6 × control + end) / 8 at its middle.
-      const peak =
-        ey > sy + ATOMIC_HEIGHT / 2
-          ? Math.max(...inTheWay.map((box) => box.y + box.height)) + 16
-          : Math.min(...inTheWay.map((box) => box.y)) - LOOP_HEIGHT - 10;
-      const control = (8 * peak - sy - ey) / 6;
-      const [a, b, c, d, e, f, g] = path(sx, sy, sx + 30, control, ex - 30, ex, ey);
-      return {
-        d: `M ${a} ${b} C ${c} ${d}, ${e} ${d}, ${f} ${g}`,
-        labelX: fixed((sx + ex) / 2),
-        labelY: fixed(ey > sy + ATOMIC_HEIGHT / 2 ? peak + 14 : peak - 5),
-      };
-    }
-    const half = (ex - sx) / 2;
-    const [a, b, c, d, e, f] = path(sx, sy, sx + half, ex - half, ex, ey);
-    return { d: `M ${a} ${b} C ${c} ${b}, ${d} ${f}, ${e} ${f}`, labelX: fixed((sx + ex) / 2), labelY: fixed((sy + ey) / 2 - 6) };
-  }
-  if (to.x + to.width <= from.x) {
-    const [sx, sy, ex, ey] = [from.x + from.width / 2, from.y + from.height, to.x + to.width / 2, to.y + to.height];
-    const low = Math.max(sy, ey) + 34 + Math.abs(sx - ex) * 0.08;
-    const [a, b, c, d, e] = path(sx, sy, low, ex, ey);
-    return {
-      d: `M ${a} ${b} C ${a} ${c}, ${d} ${c}, ${d} ${e}`,
-      labelX: fixed((sx + ex) / 2),
-      labelY: fixed((sy + 6 * low + ey) / 8 + 14),
-    };
-  }
-  const down = to.y > from.y;
-  const [sx, sy, ex, ey] = down
-    ? [from.x + from.width / 2, from.y + from.height, to.x + to.width / 2, to.y]
-    : [from.x + from.width / 2, from.y, to.x + to.width / 2, to.y + to.height];
-  const [a, b, c, d] = path(sx, sy, ex, ey);
-  return { d: `M ${a} ${b} L ${c} ${d}`, labelX: fixed((sx + ex) / 2 + 8), labelY: fixed((sy + ey) / 2 + 4) };
 }
 
 function initialsOf(root: DiagramNode, boxes: ReadonlyMap<DiagramNode, DiagramBox>): DiagramInitial[] {

@@ -67,7 +67,9 @@ export function renderDiagram(machine: McpMachine, marks: DiagramMarks): string 
     ),
     ...layout.arrows.map(
       (arrow) =>
-        `<g><title>${escapeHtml(arrow.title)}</title><path class="arrow" d="${arrow.d}" marker-end="url(#arrowhead)"/>` +
+        `<g class="edge" data-from="${escapeHtml(arrow.from)}" data-to="${escapeHtml(arrow.to)}"${arrow.internal ? ' data-internal=""' : ''}>` +
+        `<title>${escapeHtml(arrow.title)}${arrow.internal ? ' (no target: stays)' : ''}</title>` +
+        `<path class="arrow${arrow.internal ? ' internal' : ''}" d="${arrow.d}" marker-end="url(#arrowhead)"/>` +
         `<text class="edge-label" x="${arrow.labelX}" y="${arrow.labelY}" text-anchor="middle">${escapeHtml(arrow.label)}</text></g>`,
     ),
     '</g>',

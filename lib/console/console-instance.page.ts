@@ -1,5 +1,6 @@
 import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { instanceNotFound } from './console.messages.js';
+import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
+import { anonymousPrincipal, attemptsNotKept, instanceNotFound, noAttempts } from './console.messages.js';
 import type { ConsoleInstanceView } from './console-data.js';
 import { renderDiagram } from './console-diagram.svg.js';
 import { consoleTime, escapeHtml } from './console-html.js';
@@ -16,9 +17,11 @@ export function contextText(context: Record<string, unknown> | undefined): strin
 /**
  * One instance: its state (a large badge), owner and last change; its machine's diagram with
  * the current state marked; its recent history, newest first (`data-history-entry`,
- * `data-tool`); its XState context as escaped JSON. Live: all of these follow its transitions.
+ * `data-tool`); its refused and declined calls, newest first (`data-attempt`, `data-tool`,
+ * `data-code`); its XState context as escaped JSON. Live: all but the attempts follow its
+ * transitions (attempts show on the next load).
  */
-export function renderInstancePage(view: ConsoleInstanceView, root: string): string {
+export function renderInstancePage(view: ConsoleInstanceView, root: string, signOut?: { root: string; csrf: string }): string {
   const { machine, snapshot } = view;
   const title = `${machine.id} ${view.instance}`;
   const self = consoleInstancePath(root, machine.id, view.key);
@@ -53,11 +56,23 @@ ${historyRows(view.history.entries)}
 </table>
 ${view.history.truncated ? `<p class="summary">Older transitions are not shown (the most recent ${view.history.entries.length}).</p>` : ''}
 </section>
+<section aria-labelledby="attempts-heading">
+<h2 id="attempts-heading">Refused attempts</h2>
+<div class="table-scroll">
+<table>
+<caption class="visually-hidden">Refused and declined calls of this instance, newest first</caption>
+<thead><tr><th scope="col">Time (UTC)</th><th scope="col">Tool</th><th scope="col">Code</th><th scope="col">Principal</th></tr></thead>
+<tbody id="attempts">
+${attemptRows(view.attempts, view.attemptsKept)}
+</tbody>
+</table>
+</div>
+</section>
 <section aria-labelledby="context-heading">
 <h2 id="context-heading">Context</h2>
 <pre class="context mono" id="context" data-live-region tabindex="0" aria-label="XState context as JSON">${escapeHtml(contextText(snapshot?.context))}</pre>
 </section>`;
-  return renderPage({ title, root, kind: 'instance', stream: `${self}/events`, main, templates: historyTemplate() });
+  return renderPage({ title, root, kind: 'instance', stream: `${self}/events`, main, templates: historyTemplate(), signOut });
 }
 
 function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
@@ -71,6 +86,23 @@ function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
 <td class="mono event">${escapeHtml(entry.event ?? '—')}</td>
 <td class="mono from-to">${escapeHtml(entry.from ?? '∅')} → ${escapeHtml(entry.to)}</td>
 <td class="mono principal">${escapeHtml(entry.principal ?? '—')}</td>
+</tr>`,
+    )
+    .join('\n');
+}
+
+function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean): string {
+  if (!attempts.length) return `<tr><td colspan="4" class="empty">${escapeHtml(kept ? noAttempts() : attemptsNotKept())}</td></tr>`;
+  return [...attempts]
+    .reverse()
+    .map(
+      (
+        attempt,
+      ) => `<tr data-attempt data-tool="${escapeHtml(attempt.tool)}" data-code="${escapeHtml(attempt.code)}" data-principal="${escapeHtml(attempt.principal ?? '')}" data-at="${escapeHtml(attempt.at)}">
+<td><time datetime="${escapeHtml(attempt.at)}">${escapeHtml(consoleTime(attempt.at))}</time></td>
+<td class="mono tool">${escapeHtml(attempt.tool)}</td>
+<td class="mono code"><span class="badge refused">${escapeHtml(attempt.code)}</span></td>
+<td class="mono principal">${escapeHtml(attempt.principal ?? anonymousPrincipal())}</td>
 </tr>`,
     )
     .join('\n');

@@ -1,5 +1,5 @@
 import { listSummary, listTitle } from './console.messages.js';
-import type { ConsoleListView, ConsoleMachine } from './console-data.js';
+import { CONSOLE_COUNT_MAX, type ConsoleListView, type ConsoleMachine } from './console-data.js';
 import { consoleTime, embeddedJson, escapeHtml } from './console-html.js';
 import { consoleInstanceId, consoleInstancePath } from './console-instance-ref.js';
 import { renderPage } from './console-page.shell.js';
@@ -11,22 +11,26 @@ export interface ConsoleListContext {
   machines: readonly ConsoleMachine[];
   pageSize: number;
   isFinal: (machine: string, state: string) => boolean;
+  /** The header's sign-out form, for a browser signed in with the console's cookie. */
+  signOut?: { root: string; csrf: string };
 }
 
 const ENDED = 'ended';
 const NO_OWNER = '—';
 
 /**
- * The list of instances: the filter form (works without JavaScript), a table with one row per
- * instance (`data-instance`, `data-machine`, `data-state`; a real link to its page), newest
- * first, and links to older pages. Live: the rows of the first page move as transitions arrive.
+ * The list of instances: the filter form with a search by handle or owner (works without
+ * JavaScript), how many match in all, a table with one row per instance (`data-instance`,
+ * `data-machine`, `data-state`; a real link to its page), newest first, and links to older
+ * pages. Live: the rows of the first page move as transitions arrive (not while searching).
  */
 export function renderListPage(view: ConsoleListView, context: ConsoleListContext): string {
   const { filter } = view;
   const query = new URLSearchParams();
   if (filter.machine) query.set('machine', filter.machine);
   if (filter.state) query.set('state', filter.state);
-  const stream = `${context.root}/events${query.size ? `?${query}` : ''}`;
+  const stream = filter.search ? undefined : `${context.root}/events${query.size ? `?${query}` : ''}`;
+  if (filter.search) query.set('q', filter.search);
   const main = [
     `<h1>${listTitle()}</h1>`,
     filterForm(view, context),
@@ -40,11 +44,12 @@ export function renderListPage(view: ConsoleListView, context: ConsoleListContex
     stream: view.ok ? stream : undefined,
     main,
     templates: rowTemplate(),
+    signOut: context.signOut,
   });
 }
 
 function filterForm(view: ConsoleListView, context: ConsoleListContext): string {
-  const { machine, state } = view.filter;
+  const { machine, state, search } = view.filter;
   const machineOptions = context.machines
     .map((known) => `<option value="${escapeHtml(known.id)}"${known.id === machine ? ' selected' : ''}>${escapeHtml(known.id)}</option>`)
     .join('');
@@ -60,6 +65,7 @@ function filterForm(view: ConsoleListView, context: ConsoleListContext): string 
   return `<form class="filter" method="get" action="${escapeHtml(context.root)}" role="search" aria-label="Filter instances">
 <label for="filter-machine">Machine<select id="filter-machine" name="machine"><option value="">All machines</option>${machineOptions}</select></label>
 <label for="filter-state">State<select id="filter-state" name="state"><option value="">Any state</option>${stateGroups}</select></label>
+<label for="filter-search">Handle or owner<input id="filter-search" name="q" type="search" maxlength="255" autocomplete="off" spellcheck="false" value="${escapeHtml(search ?? '')}" placeholder="paymentId, session id or sub"></label>
 <button type="submit">Filter</button>
 <a href="${escapeHtml(context.root)}">Clear filter</a>
 </form>`;
@@ -80,14 +86,19 @@ function table(view: Extract<ConsoleListView, { ok: true }>, context: ConsoleLis
   });
   const empty = `<tr class="empty-row"><td colspan="5" class="empty">No instances.</td></tr>`;
   const states = view.states ? ` data-states="${escapeHtml(embeddedJson(view.states))}"` : '';
-  return `<p class="summary" id="summary" data-live-region>${escapeHtml(listSummary(view.instances.length, view.filter.machine, view.filter.state, !first))}</p>
-<table aria-describedby="summary">
+  const total = view.total === undefined ? undefined : { count: view.total, max: CONSOLE_COUNT_MAX };
+  const summary = listSummary(view.instances.length, view.filter.machine, view.filter.state, !first, view.filter.search, total);
+  const counted = view.total === undefined ? '' : ` data-total="${view.total}"`;
+  return `<p class="summary" id="summary" data-live-region${counted}>${escapeHtml(summary)}</p>
+<div class="table-scroll">
+<table class="instances" aria-describedby="summary">
 <caption class="visually-hidden">Workflow instances, newest first</caption>
 <thead><tr><th scope="col">Instance</th><th scope="col">Machine</th><th scope="col">State</th><th scope="col">Owner</th><th scope="col">Last change (UTC)</th></tr></thead>
 <tbody id="instances" data-live-region data-first="${first}" data-limit="${context.pageSize}"${states}>
 ${rows.length ? rows.join('\n') : empty}
 </tbody>
-</table>`;
+</table>
+</div>`;
 }
 
 function pages(view: Extract<ConsoleListView, { ok: true }>, root: string, query: URLSearchParams): string {

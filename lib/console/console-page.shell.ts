@@ -35,6 +35,14 @@ export interface ConsolePage {
   main: string;
   /** Templates the script clones, already escaped. */
   templates?: string;
+  /** The sign-out form in the header, for a browser signed in with the console's cookie. */
+  signOut?: { root: string; csrf: string };
+}
+
+/** The header's sign-out button (a POST with the CSRF token), or nothing. */
+function signOutForm(signOut: ConsolePage['signOut']): string {
+  if (!signOut) return '';
+  return `<form class="sign-out" method="post" action="${escapeHtml(`${signOut.root}/sign-out`)}"><input type="hidden" name="csrf" value="${escapeHtml(signOut.csrf)}"><button type="submit">Sign out</button></form>`;
 }
 
 /** A whole console page: landmarks, a skip link, the live indicator, the `aria-live` region, the inline stylesheet and script. */
@@ -48,14 +56,14 @@ export function renderPage(page: ConsolePage): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(page.title)} · Workflow console</title>
 <link rel="icon" href="data:,">
 <style>${CONSOLE_STYLE}</style>
 </head>
 <body data-page="${page.kind}"${stream} data-title="${escapeHtml(page.title)}" data-moved="${movedAnnouncement}">
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><a class="brand" href="${escapeHtml(page.root)}">Workflow console</a>${live}</header>
+<header class="top"><a class="brand" href="${escapeHtml(page.root)}">Workflow console</a>${live}${signOutForm(page.signOut)}</header>
 <main id="main" tabindex="-1">
 ${page.main}
 <div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>

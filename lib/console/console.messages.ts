@@ -7,10 +7,33 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 /** Page title of the list. */
 export const listTitle = (): string => 'Workflow instances';
 
-/** What the list shows, under its title. */
-export const listSummary = (count: number, machine: string | undefined, state: string | undefined, older: boolean): string =>
+/** What the list shows, under its title: the page, and (when the store counts) how many match in all, `max` meaning at least that many. */
+export const listSummary = (
+  count: number,
+  machine: string | undefined,
+  state: string | undefined,
+  older: boolean,
+  search?: string,
+  total?: { count: number; max: number },
+): string =>
   `${count === 0 ? 'No' : count} ${older ? 'older ' : count === 0 ? '' : 'most recently changed '}instance${count === 1 ? '' : 's'}` +
-  `${machine ? ` of ${machine}` : ''}${state ? ` in ${state}` : ''}, newest first.`;
+  `${machine ? ` of ${machine}` : ''}${state ? ` in ${state}` : ''}${search ? ` matching "${echo(search)}"` : ''}, newest first.` +
+  (total === undefined
+    ? ''
+    : ` ${total.count >= total.max ? `At least ${total.max.toLocaleString('en')}` : total.count.toLocaleString('en')} in all.`);
+
+/** HTTP 400: a search longer than any handle or owner. */
+export const searchTooLong = (max: number): string => `A search is at most ${max} characters (a handle, a session id or an owner).`;
+
+/** The attempts table when the store keeps none. */
+export const attemptsNotKept = (): string =>
+  'The store does not keep refused calls (turn on its attempts option: TypeOrmWorkflowStateStore and InMemoryWorkflowStateStore take attempts: true).';
+
+/** The attempts table when there are none. */
+export const noAttempts = (): string => 'No refused or declined calls.';
+
+/** What an attempt of an anonymous caller shows as its principal. */
+export const anonymousPrincipal = (): string => 'anonymous';
 
 /** HTTP 400: a filter names a machine this app does not serve. */
 export const unknownMachine = (machine: string): string => `No machine "${echo(machine)}" is served by this app.`;
@@ -60,6 +83,26 @@ export const invalidConsoleNumber = (option: string, value: unknown): string =>
 /** Startup log line: where the console is. */
 export const consoleServed = (path: string): string =>
   `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
+
+/** Title of the sign-in page. */
+export const signInTitle = (): string => 'Sign in';
+
+/** What the sign-in page says above its form. */
+export const signInIntro = (maxAgeMs: number): string =>
+  `Paste a bearer token for this server. It is checked as the Authorization header of a request is, then kept in an HttpOnly cookie of this console only, for at most ${Math.max(1, Math.round(maxAgeMs / 60_000))} minutes and never beyond its expiry.`;
+
+/** The 401 page's pointer to the sign-in. */
+export const signInHint = (): string => 'Sign in with a bearer token';
+
+/** HTTP 403: a form that changes something came without this console's CSRF token. */
+export const csrfRefused = (): string =>
+  'Forbidden: this form did not come from this console (its CSRF token is missing or wrong). Reload the page and send it again.';
+
+/** HTTP 400: the sign-in form carried no token, or one too long to keep in a cookie. */
+export const signInTokenInvalid = (max: number): string => `Paste a bearer token of at most ${max} characters.`;
+
+/** HTTP 413: a sign-in form larger than any. */
+export const signInFormTooLarge = (): string => 'The form is too large.';
 
 /** Text of the live indicator (hidden until the page's script runs: without it the page does not update). */
 export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 'Not live' } as const;

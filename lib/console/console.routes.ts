@@ -21,23 +21,17 @@ import { escapeHtml } from './console-html.js';
 import { renderInstancePage } from './console-instance.page.js';
 import { renderListPage } from './console-list.page.js';
 import { consoleStoreKey } from './console-instance-ref.js';
-import { CONSOLE_CONTENT_SECURITY_POLICY, renderPage } from './console-page.shell.js';
+import { renderPage } from './console-page.shell.js';
+import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { type ConsoleBrowser, type ConsoleRefusal, WorkflowConsoleSignIn } from './console-sign-in.js';
+import { signInHint } from './console.messages.js';
 
 /** The part of a Fastify instance the console registers its GET routes on. */
 interface FastifyGetRoutes {
   route(route: { method: string; url: string; handler: (request: unknown, reply: unknown) => void }): unknown;
 }
 
-/** Headers of every console response: nothing cached (pages carry handles), nothing framed, no Referer leaving with a handle in it. */
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': CONSOLE_CONTENT_SECURITY_POLICY,
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
-
+const SECURITY_HEADERS = CONSOLE_SECURITY_HEADERS;
 const STREAM_RETRY_AFTER_S = 2;
 
 /**
@@ -59,6 +53,7 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     private readonly data: WorkflowConsoleData,
     private readonly streams: WorkflowConsoleStreams,
     private readonly authenticator: McpAuthenticator,
+    private readonly signIn: WorkflowConsoleSignIn,
   ) {}
 
   onModuleInit(): void {
@@ -72,6 +67,15 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     if (!this.store.supports.read) throw new Error(storeCannotRead(this.store.name));
     const { path } = options;
     const routes = [path, `${path}/events`, `${path}/:machine/:instance`, `${path}/:machine/:instance/events`];
+    if (this.signIn.enabled) {
+      routes.push(`${path}/sign-in`);
+      // The forms are read here, ahead of the framework (whatever body parsers the app has), on every HTTP adapter.
+      interceptRequests(
+        adapter.getHttpServer() as HttpServer,
+        (url) => this.signIn.isFormPath(url.split('?')[0]),
+        (req, res, passOn) => (req.method === 'POST' ? this.postSafely(req, res) : passOn()),
+      );
+    }
     if (this.http?.direct) {
       interceptRequests(
         adapter.getHttpServer() as HttpServer,
@@ -92,6 +96,18 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     this.serveSafely(req, res);
   }
 
+  private postSafely(req: McpNodeRequest, res: ServerResponse): void {
+    const rejection = rejectHostOrOrigin(req, this.http ?? {});
+    if (rejection) return this.page(res, 403, rejection);
+    this.signIn
+      .post(req, res, (request) => this.authorize(request))
+      .catch((error: unknown) => {
+        this.logger.error(messages.consoleFailedLog(error), error instanceof Error ? error.stack : undefined);
+        if (!res.headersSent) this.page(res, 500, messages.consoleFailed());
+        else res.destroy();
+      });
+  }
+
   private serveSafely(req: McpNodeRequest, res: ServerResponse): void {
     this.serve(req, res).catch((error: unknown) => {
       this.logger.error(messages.consoleFailedLog(error), error instanceof Error ? error.stack : undefined);
@@ -104,21 +120,24 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     const options = this.options!;
     const rejection = rejectHostOrOrigin(req, this.http ?? {});
     if (rejection) return this.page(res, 403, rejection);
-    const refusal = await this.authorize(req);
-    if (refusal) return this.page(res, refusal.status, refusal.message, refusal.headers);
     const url = new URL(req.url ?? '/', 'http://console.invalid');
+    if (this.signIn.isFormPath(url.pathname) && url.pathname.toLowerCase().endsWith('/sign-in')) return this.signIn.page(req, res);
+    const browser = this.signIn.adopt(req);
+    const refusal = await this.authorize(req);
+    if (refusal) return this.page(res, refusal.status, refusal.message, refusal.headers, refusal.status === 401 && this.signIn.enabled);
     const segments = this.segmentsOf(url.pathname);
     if (segments === undefined) return this.page(res, 404, messages.pageNotFound());
     const query = (name: string) => url.searchParams.get(name) || undefined;
     if (segments.length === 0) {
-      const view = await this.data.list({ machine: query('machine'), state: query('state'), after: query('after') });
+      const view = await this.data.list({ machine: query('machine'), state: query('state'), after: query('after'), search: query('q') });
       const html = renderListPage(view, {
         root: options.path,
         machines: this.data.machines(),
         pageSize: options.pageSize,
         isFinal: (machine, state) => this.data.isFinal(machine, state),
+        signOut: browser.signOut,
       });
-      return this.html(res, view.ok ? 200 : 400, html);
+      return this.html(res, view.ok ? 200 : 400, html, cookieHeaders(browser));
     }
     if (segments.length === 1 && segments[0] === 'events') {
       return this.stream(req, res, { list: true, machine: query('machine') });
@@ -130,16 +149,14 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     if (segments.length === 3) return this.stream(req, res, { list: false, key: consoleStoreKey(machine, segments[1]) });
     const view = await this.data.instance(machine, segments[1]);
     const found = view.snapshot !== undefined || view.history.entries.length > 0;
-    return this.html(res, found ? 200 : 404, renderInstancePage(view, options.path));
+    return this.html(res, found ? 200 : 404, renderInstancePage(view, options.path, browser.signOut), cookieHeaders(browser));
   }
 
   /**
    * Why the request may not see the console (the module's `auth` and `console.scopes` first,
    * with their challenge headers, then `console.authorize`); `undefined` when it may.
    */
-  private async authorize(
-    req: McpNodeRequest,
-  ): Promise<{ status: number; message: string; headers?: Readonly<Record<string, string>> } | undefined> {
+  private async authorize(req: McpNodeRequest): Promise<ConsoleRefusal | undefined> {
     try {
       const authorization = await this.authenticator.authorize(req, { scopes: this.options!.scopes });
       if (!authorization.ok) return authorization;
@@ -184,15 +201,22 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     return this.segmentsOf(query === -1 ? url : url.slice(0, query)) !== undefined;
   }
 
-  private page(res: ServerResponse, status: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
+  private page(res: ServerResponse, status: number, message: string, headers: Readonly<Record<string, string>> = {}, signIn = false): void {
+    const root = this.options!.path;
     const main = `<h1>${escapeHtml(status === 404 ? 'Not found' : status === 403 || status === 401 ? 'Not allowed' : 'Cannot show this page')}</h1>
 <p class="notice" role="alert">${escapeHtml(message)}</p>
-<p><a href="${escapeHtml(this.options!.path)}">All instances</a></p>`;
+${signIn ? `<p><a id="sign-in-link" href="${escapeHtml(`${root}/sign-in`)}">${escapeHtml(signInHint())}</a></p>` : ''}
+<p><a href="${escapeHtml(root)}">All instances</a></p>`;
     this.html(res, status, renderPage({ title: `${status}`, root: this.options!.path, kind: 'error', main }), headers);
   }
 
-  private html(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string>> = {}): void {
+  private html(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string | string[]>> = {}): void {
     res.writeHead(status, { ...headers, ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
     res.end(html);
   }
+}
+
+/** The `Set-Cookie` headers a page of `browser` carries. */
+function cookieHeaders(browser: ConsoleBrowser): Record<string, string[]> {
+  return browser.cookies.length ? { 'Set-Cookie': browser.cookies } : {};
 }

@@ -42,7 +42,7 @@ h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .95em; }
 form.filter { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem 1rem; padding: .75rem 1rem; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }
 form.filter label { display: flex; flex-direction: column; font-weight: 600; font-size: .9rem; gap: .25rem; }
-select, button { font: inherit; padding: .4rem .6rem; border-radius: 6px; border: 1px solid var(--box-line); background: var(--bg); color: var(--fg); min-width: 10rem; }
+select, button, input { font: inherit; padding: .4rem .6rem; border-radius: 6px; border: 1px solid var(--box-line); background: var(--bg); color: var(--fg); min-width: 10rem; }
 button { min-width: 0; background: var(--accent); color: var(--accent-fg); border-color: var(--accent); font-weight: 600; cursor: pointer; }
 .ago { color: var(--muted); font-size: .9rem; }
 .summary { color: var(--muted); margin: 1rem 0 .5rem; }
@@ -68,6 +68,23 @@ nav.crumbs li + li::before { content: "›"; margin-right: .5rem; color: var(--m
 figure { margin: 0; overflow-x: auto; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .5rem; }
 figcaption { color: var(--muted); font-size: .9rem; padding: .25rem .5rem; }
 pre.context { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; overflow-x: auto; margin: 0; }
+input[type="search"], input[type="password"] { min-width: 16rem; }
+form.sign-in { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem; }
+form.sign-in label { display: flex; flex-direction: column; font-weight: 600; gap: .25rem; }
+form.sign-out { margin-left: auto; }
+.live + form.sign-out { margin-left: 1rem; }
+.badge.refused { background: transparent; color: var(--fg); border-style: solid; font-size: .9rem; }
+.table-scroll { overflow-x: auto; }
+#instances th[scope="row"] a, td.owner, td.principal { overflow-wrap: anywhere; }
+@media (max-width: 40rem) {
+  header.top { padding: .5rem .75rem; }
+  main { padding: .75rem .75rem 2rem; }
+  th, td { padding: .4rem .35rem; }
+  table.instances th:nth-child(2), table.instances td.machine, table.instances th:nth-child(5), table.instances td:nth-child(5) { display: none; }
+  #instances th[scope="row"] a { word-break: break-all; }
+  .badge { font-size: .9rem; padding: .1rem .5rem; }
+  form.filter label, form.filter select, form.filter input, form.sign-in label, form.sign-in input { width: 100%; min-width: 0; }
+}
 svg.diagram { display: block; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 14px; }
 svg.diagram .box { fill: var(--box); stroke: var(--box-line); stroke-width: 1.5; }
 svg.diagram .compound > .box, svg.diagram .parallel > .box { fill: var(--container); stroke-dasharray: 6 4; }
@@ -81,6 +98,7 @@ svg.diagram [aria-current="step"] > .label { fill: var(--accent-fg); font-weight
 svg.diagram [aria-current="step"] > .label > .mark { display: inline; }
 svg.diagram [data-within] > .box { stroke: var(--accent); stroke-width: 3; stroke-dasharray: none; }
 svg.diagram .arrow { fill: none; stroke: var(--box-line); stroke-width: 1.5; }
+svg.diagram .arrow.internal { stroke-dasharray: 4 3; }
 svg.diagram .arrowhead, svg.diagram .initial { fill: var(--box-line); }
 svg.diagram .edge-label { fill: var(--fg); font-size: 12px; paint-order: stroke; stroke: var(--panel); stroke-width: 4px; stroke-linejoin: round; }
 `;

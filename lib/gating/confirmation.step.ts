@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { formatIssues } from '../client-input/client-input.echo.js';
 import type { McpToolConfirmation } from '../registry/mcp-tool-definition.interface.js';
 import { McpInputRequired } from '../results/input-required.result.js';
+import { McpPendingRequestsError } from '../transports/pending-requests.error.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
 import { recordOf, type WorkflowCall } from './fsm-call.js';
@@ -126,6 +127,10 @@ export class WorkflowConfirmations {
         signal: extra.signal,
       });
     } catch (error) {
+      if (error instanceof McpPendingRequestsError) {
+        const { machine } = call.outcome.instance!;
+        throw this.refusals.confirmationRequired(call, machine, call.outcome.admitted!.state, messages.tooManyWaiting(error.limit));
+      }
       const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
       throw this.declined(call, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
     }

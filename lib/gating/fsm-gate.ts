@@ -408,8 +408,12 @@ export class WorkflowGate implements NestInterceptor {
     engine: MachineEngine,
   ): WorkflowClaimRequest {
     const { allowedStates, fromInitial } = this.claimStates(binding, engine);
+    // A session's (or a principal's) instance is its caller's: it records who that is (the console's owner).
+    const owner = instance.scope === 'session' || instance.scope === 'principal' ? call.principal : undefined;
     const createWith =
-      instance.scope !== 'handle' && fromInitial ? { ...engine.initial(), updatedAt: new Date().toISOString() } : undefined;
+      instance.scope !== 'handle' && fromInitial
+        ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
+        : undefined;
     return {
       handle: instance.storeKey,
       allowedStates,

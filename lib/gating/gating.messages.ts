@@ -1,8 +1,15 @@
-import { echo } from '../client-input/client-input.echo.js';
+import { cutSessionId, echo } from '../client-input/client-input.echo.js';
+import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 
 /**
  * What the model reads when the gate refuses a call, and the gate's log lines: worded once.
  */
+
+/** An instance key as a log line names it: a session's id cut (see `cutSessionId`), other keys as they are. */
+export const loggedKey = (storeKey: string): string => {
+  const key = parseInstanceKey(storeKey);
+  return key.scope === 'session' ? formatInstanceKey({ ...key, id: cutSessionId(key.id) }) : echo(storeKey);
+};
 
 /** Formats a list of tool names for a message. */
 export const formatToolList = (tools: readonly string[]): string => (tools.length ? tools.join(', ') : '(none)');
@@ -76,6 +83,10 @@ export const declined = (tool: string, machine: string, state: string, why: stri
 export const confirmationRequired = (tool: string, machine: string, state: string | null, why: string): string =>
   `CONFIRMATION_REQUIRED: "${tool}" runs only after a person at the client says yes, and ${why}. It did not run${state === null ? '' : `; ${machine} stays "${echo(state)}"`}.`;
 
+/** Why CONFIRMATION_REQUIRED: the session already waits for `limit` answers from its client. */
+export const tooManyWaiting = (limit: number): string =>
+  `this session already waits for ${limit} answers from its client (transports.http.sessions.maxPendingRequests), so no question was sent; answer or cancel those first`;
+
 /** Why DECLINED: the person chose no. */
 export const personDeclined = (): string => 'the person at the client declined';
 
@@ -128,7 +139,7 @@ export const storeFailed = (tool: string, machine: string, error: unknown): stri
 
 /** Log line, once per machine and state: instances are stored in a state the machine does not have. */
 export const unknownStateLogged = (machine: string, state: string, storeKey: string): string =>
-  `Machine "${machine}" has no state "${echo(state)}", but instance "${echo(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in docs/workflows.md).`;
+  `Machine "${machine}" has no state "${echo(state)}", but instance "${loggedKey(storeKey)}" (and maybe others) is stored in it; its calls are refused with UNKNOWN_STATE and it is left out of menus. Move such instances to a known state (see "Renaming or retiring a state" in docs/workflows.md).`;
 
 /** Log line: a lease or transaction could not be released. */
 export const releaseFailed = (tool: string, error: unknown): string =>
@@ -148,3 +159,9 @@ export const retentionUnsupported = (store: string): string =>
 
 /** Log line: a retention sweep failed (it runs again at the next interval). */
 export const retentionFailed = (error: unknown): string => `Retention sweep failed; it runs again at the next interval: ${reasonOf(error)}`;
+
+/** Log line (at most once a minute): attempts the store did not record (it failed, or too many writes were in flight). */
+export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight: number, error: unknown): string =>
+  `Refused calls not recorded as attempts: ${failed} write${failed === 1 ? '' : 's'} failed${
+    error === undefined ? '' : ` (last: ${reasonOf(error)})`
+  }, ${dropped} dropped while ${maxInFlight} were in flight. The refusals themselves were answered as usual.`;

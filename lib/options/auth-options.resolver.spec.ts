@@ -23,6 +23,7 @@ describe('resolveAuth', () => {
       jwksCooldownMs: 30_000,
       jwksCacheMaxAgeMs: 600_000,
       jwksTimeoutMs: 5_000,
+      jwksMaxBytes: 262_144,
     });
   });
 

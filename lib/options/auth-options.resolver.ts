@@ -14,6 +14,8 @@ export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
 export const DEFAULT_JWKS_CACHE_MAX_AGE_MS = 600_000;
 /** Default time a JWKS fetch may take. */
 export const DEFAULT_JWKS_TIMEOUT_MS = 5_000;
+/** Default `auth.jwt.jwksMaxBytes`: the largest JWKS response read. */
+export const DEFAULT_JWKS_MAX_BYTES = 256 * 1024;
 
 /**
  * `auth` with its defaults filled in and checked (part of `resolveMcpOptions`); `authenticate`
@@ -70,7 +72,11 @@ function resolveJwt(jwt: McpJwtOptions): McpResolvedJwtOptions {
     jwksCooldownMs: jwt.jwksCooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
     jwksCacheMaxAgeMs: jwt.jwksCacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
     jwksTimeoutMs: jwt.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS,
+    jwksMaxBytes: jwt.jwksMaxBytes ?? DEFAULT_JWKS_MAX_BYTES,
   };
+  if (!Number.isSafeInteger(resolved.jwksMaxBytes) || resolved.jwksMaxBytes <= 0) {
+    throw new Error(messages.authSizeInvalid('auth.jwt.jwksMaxBytes', resolved.jwksMaxBytes));
+  }
   for (const option of ['clockToleranceMs', 'jwksCooldownMs', 'jwksCacheMaxAgeMs', 'jwksTimeoutMs'] as const) {
     const value = resolved[option];
     if (!Number.isSafeInteger(value) || value < 0) {

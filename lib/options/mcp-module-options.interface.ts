@@ -257,6 +257,15 @@ export interface McpSessionOptions {
    */
   maxFollowersPerInstance?: number;
   /**
+   * Requests to its client one session may have waiting for an answer at once: confirmations
+   * (`@McpConfirm`), and a handler's own elicitations, sampling and roots requests. A request
+   * over it is not sent: a confirmation is refused with CONFIRMATION_REQUIRED, a handler's own
+   * request fails with an error naming this option. A client that never answers then holds
+   * this many, not any number.
+   * @default 8
+   */
+  maxPendingRequests?: number;
+  /**
    * Sessions one client address may open per minute (a token bucket refilled over the
    * minute); an `initialize` beyond it gets HTTP 503 with `Retry-After`. Other addresses are
    * not affected. `Infinity` turns the limit off.
@@ -379,6 +388,12 @@ export interface McpJwtOptions {
   jwksCacheMaxAgeMs?: number;
   /** How long a JWKS fetch may take; a slower one fails closed (HTTP 503). @default 5_000 */
   jwksTimeoutMs?: number;
+  /**
+   * The largest JWKS response read, in bytes; a larger one is not read further and fails
+   * closed (HTTP 503, the log says why). A JWKS of a dozen RSA keys is a few kilobytes.
+   * @default 262_144 (256 KiB)
+   */
+  jwksMaxBytes?: number;
 }
 
 /** A request to the workflow console, as `authorize` sees it: `auth` is set when the app's authentication ran (middleware, or `transports.http.authenticate`). */
@@ -421,6 +436,16 @@ export interface McpConsoleOptions {
   heartbeatMs?: number;
   /** A live stream is closed after this long and the page reconnects (it re-reads what it shows). @default 300_000 (5 minutes) */
   streamMaxMs?: number;
+  /**
+   * The browser sign-in at `<path>/sign-in`, served when `auth` verifies bearer tokens (`jwt`,
+   * `verifier`): a form takes a token, checks it as a request's `Authorization` header is
+   * checked (the same verifier, `scopes` and `authorize`), and keeps it in an `HttpOnly;
+   * SameSite=Strict` cookie scoped to the console's path for at most this long (never beyond
+   * the token's own expiry); `<path>/sign-out` ends it. `0` turns the sign-in off. With
+   * `auth.fromRequest`, your own login is the sign-in: see docs/console.md.
+   * @default 3_600_000 (1 hour)
+   */
+  signInMaxAgeMs?: number;
 }
 
 /** Options of `McpModule.forRoot` / `forRootAsync`. */

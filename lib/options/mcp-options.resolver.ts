@@ -38,6 +38,8 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_MAX_SESSIONS_SHARE = 0.1;
 /** Default number of sessions of a process told of one instance's transitions. */
 export const DEFAULT_MAX_FOLLOWERS_PER_INSTANCE = 16;
+/** Default number of requests to its client one session may have waiting for an answer. */
+export const DEFAULT_MAX_PENDING_REQUESTS = 8;
 /** Default number of sessions one client address may open per minute. */
 export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 /** Default time a graceful shutdown waits for requests in flight. */
@@ -148,6 +150,7 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     maxStreams: console.maxStreams ?? 32,
     heartbeatMs: console.heartbeatMs ?? 15_000,
     streamMaxMs: console.streamMaxMs ?? 300_000,
+    signInMaxAgeMs: console.signInMaxAgeMs ?? 3_600_000,
   };
 }
 
@@ -207,6 +210,7 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
     maxPerAddress: sessions.maxPerAddress ?? share,
     maxPerPrincipal: sessions.maxPerPrincipal ?? share,
     maxFollowersPerInstance: sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
+    maxPendingRequests: sessions.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS,
     maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     clientAddress: sessions.clientAddress ?? clientAddressOf,
   };

@@ -50,6 +50,7 @@ export interface McpResolvedSessionOptions {
   maxPerAddress: number;
   maxPerPrincipal: number;
   maxFollowersPerInstance: number;
+  maxPendingRequests: number;
   maxNewPerMinutePerClient: number;
   clientAddress: (request: IncomingMessage) => string;
 }

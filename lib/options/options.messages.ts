@@ -27,6 +27,9 @@ export const scopeInvalid = (option: string, scope: string): string =>
 /** Startup error: a non-positive or non-integer duration of `auth.jwt`. */
 export const authDurationInvalid = (option: string, value: unknown): string =>
   `McpModule: ${option} must be a whole number of milliseconds, 0 or more; got ${JSON.stringify(value)}.`;
+/** Startup error: a size option of `auth` is not a positive whole number of bytes. */
+export const authSizeInvalid = (option: string, value: unknown): string =>
+  `McpModule: ${option} must be a positive whole number of bytes; got ${JSON.stringify(value)}.`;
 /** Startup error: `inputRequests.requestStateKey` is too short for HMAC-SHA256. */
 export const requestStateKeyTooShort = (bytes: number, least: number): string =>
   `McpModule: inputRequests.requestStateKey has ${bytes} bytes; it needs at least ${least} (for example 64 hex characters from \`openssl rand -hex 32\`), the same on every replica.`;

@@ -16,6 +16,7 @@ import { McpInputRounds } from './input-required.rounds.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/fsm-gate.js';
+import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
@@ -36,6 +37,7 @@ export class ToolCallHandler {
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
     private readonly access: McpAccessPolicy,
+    private readonly attempts: WorkflowAttemptRecorder,
     private readonly rounds: McpInputRounds,
   ) {}
 
@@ -60,6 +62,7 @@ export class ToolCallHandler {
     }
     const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
     if (denied) {
+      this.attempts.accessRefused(tool, args, extra.authInfo?.clientId, session, denied);
       throw accessRefused(denied);
     }
     const parsed = tool.inputSchema.safeParse(args);

@@ -1,18 +1,19 @@
+import { cutSessionId } from '../client-input/client-input.echo.js';
 import { reasonOf } from '../gating/gating.messages.js';
 
 /** What an operator reads about sessions (following, notifying, sweeping, closing): worded once. */
 
 /** Log line: a list_changed notification could not be sent. */
 export const notifyFailed = (session: string | undefined, error: unknown): string =>
-  `Could not send list_changed to session ${session ?? '(stdio)'}: ${reasonOf(error)}`;
+  `Could not send list_changed to session ${session === undefined ? '(stdio)' : cutSessionId(session)}: ${reasonOf(error)}`;
 
 /** Log line: the session store could not record a handle the session started or stopped following. */
 export const followsNotStored = (session: string, error: unknown): string =>
-  `Could not store the handles session ${session} follows (other processes learn them when it uses them again): ${reasonOf(error)}`;
+  `Could not store the handles session ${cutSessionId(session)} follows (other processes learn them when it uses them again): ${reasonOf(error)}`;
 
 /** Log line: the session store could not say which handles a session follows (its lists show those this process knows). */
 export const followsNotRead = (session: string, error: unknown): string =>
-  `Could not read the handles session ${session} follows from the session store; listing those this process knows: ${reasonOf(error)}`;
+  `Could not read the handles session ${cutSessionId(session)} follows from the session store; listing those this process knows: ${reasonOf(error)}`;
 
 /** Log line: the session store could not say which sessions follow an instance (those of this process that know it are told). */
 export const followersNotRead = (error: unknown): string =>
@@ -33,4 +34,5 @@ export const recheckFailed = (done: number, error: unknown): string =>
 export const sweepFailed = (error: unknown): string => `Could not sweep idle sessions: ${reasonOf(error)}`;
 
 /** Log line: closing an idle session failed. */
-export const closeFailed = (session: string, error: unknown): string => `Could not close idle session ${session}: ${reasonOf(error)}`;
+export const closeFailed = (session: string, error: unknown): string =>
+  `Could not close idle session ${cutSessionId(session)}: ${reasonOf(error)}`;

@@ -30,7 +30,7 @@ describe('FsmStoreAdapter', () => {
     });
 
     it('supports neither transactions, nor deletes, nor sweeps, nor reads', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false });
+      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false, attempts: false });
       expect(adapter.name).toBe('MapStore');
     });
 
@@ -80,8 +80,11 @@ describe('FsmStoreAdapter', () => {
 
     afterEach(() => store.onApplicationShutdown());
 
-    it('supports deletes, sweeps and reads, not transactions', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true });
+    it('supports deletes, sweeps and reads, not transactions; attempts once the store keeps them', () => {
+      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true, attempts: false });
+      const keeping = new InMemoryWorkflowStateStore({ attempts: true });
+      expect(new FsmStoreAdapter(keeping).supports.attempts).toBe(true);
+      keeping.onApplicationShutdown();
     });
 
     it('claims with a lease: a second call is busy, not queued', async () => {

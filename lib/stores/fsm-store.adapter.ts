@@ -15,8 +15,10 @@ import {
   type WorkflowTransaction,
   type TransactionalWorkflowStateStore,
 } from './transactional-fsm-state-store.interface.js';
+import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
   isWorkflowStateReader,
+  type WorkflowInstanceCount,
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
@@ -37,6 +39,8 @@ export interface FsmStoreSupport {
   readonly sweep: boolean;
   /** The read methods of the workflow console (`WorkflowStateReader`). */
   readonly read: boolean;
+  /** Keeping refused and declined calls (`WorkflowAttemptLog`, turned on). */
+  readonly attempts: boolean;
 }
 
 /**
@@ -56,6 +60,8 @@ export class FsmStoreAdapter {
   private readonly transactional?: TransactionalWorkflowStateStore;
   /** The store when it has the read methods. */
   private readonly reader?: WorkflowStateReader;
+  /** The store when it keeps attempts. */
+  private readonly attemptLog?: WorkflowAttemptLog;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -73,11 +79,15 @@ export class FsmStoreAdapter {
     if (isWorkflowStateReader(store)) {
       this.reader = store;
     }
+    if (isWorkflowAttemptLog(store)) {
+      this.attemptLog = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
       sweep: Boolean(this.atomic?.sweep),
       read: Boolean(this.reader),
+      attempts: Boolean(this.attemptLog),
     };
   }
 
@@ -143,6 +153,21 @@ export class FsmStoreAdapter {
   /** The most recent `limit` transitions of an instance, oldest first; throws like {@link listInstances} when the store cannot. */
   async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
     return this.readable().recentHistory(key, limit);
+  }
+
+  /** How many instances match, up to `query.max`; `undefined` when the store cannot count. */
+  async countInstances(query: WorkflowInstanceCount): Promise<number | undefined> {
+    return this.reader?.countInstances?.(query);
+  }
+
+  /** Records a refused or declined call on an instance `caller` may see (see `WorkflowAttemptLog`); `false` when the store keeps none. */
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+    return this.attemptLog ? this.attemptLog.recordAttempt(attempt, caller) : false;
+  }
+
+  /** The most recent `limit` attempts of an instance, oldest first (none when the store keeps none). */
+  async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+    return this.attemptLog ? this.attemptLog.recentAttempts(key, limit) : [];
   }
 
   /** Deletes instances (their history stays); nothing when the store cannot (`supports.delete`). */

@@ -11,8 +11,11 @@ import { isOwnedBy } from './fsm-instance-owner.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
+import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
   isAfterCursor,
+  matchesSearch,
+  type WorkflowInstanceCount,
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
@@ -34,6 +37,10 @@ export interface InMemoryWorkflowStateStoreOptions {
   history?: boolean;
   /** History rows kept per instance; older rows are dropped first. @default 1_000 */
   maxHistoryPerHandle?: number;
+  /** Keep the refused and declined calls of each instance (no arguments), for the workflow console. @default false */
+  attempts?: boolean;
+  /** Attempts kept per instance; older ones are dropped first. @default 50 */
+  maxAttemptsPerInstance?: number;
   /** Clock in epoch milliseconds, for leases and idle expiry (tests inject a fake one). @default Date.now */
   clock?: () => number;
 }
@@ -57,9 +64,15 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * handle run the handler once within this process; state is lost on restart and is not
  * shared between processes (use `TypeOrmWorkflowStateStore` for that).
  */
-export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, WorkflowStateReader, OnApplicationShutdown {
+export class InMemoryWorkflowStateStore
+  implements AtomicWorkflowStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationShutdown
+{
+  /** Whether refused and declined calls are kept (the `attempts` option). */
+  readonly keepsAttempts: boolean;
   private readonly entries = new Map<string, Entry>();
   private readonly records = new Map<string, WorkflowTransitionRecord[]>();
+  private readonly attempts = new Map<string, WorkflowAttemptRecord[]>();
+  private readonly maxAttempts: number;
   private readonly maxEntries: number;
   private readonly idleTtlMs: number;
   private readonly keepHistory: boolean;
@@ -72,6 +85,8 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
     this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
     this.keepHistory = options.history ?? false;
     this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.keepsAttempts = options.attempts ?? false;
+    this.maxAttempts = options.maxAttemptsPerInstance ?? 50;
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.sweepTimer = setInterval(() => this.expireIdle(), interval);
@@ -175,7 +190,10 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
   }
 
   async delete(handles: readonly string[]): Promise<void> {
-    for (const handle of handles) this.entries.delete(handle);
+    for (const handle of handles) {
+      this.entries.delete(handle);
+      this.attempts.delete(handle);
+    }
   }
 
   /** @inheritdoc */
@@ -220,15 +238,8 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
   }
 
   /** @inheritdoc */
-  async listInstances({ machine, states, limit, after }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    const allowed = states && new Set(states);
-    const matching: WorkflowInstanceSummary[] = [];
-    for (const key of [...this.entries.keys()]) {
-      const entry = this.live(key);
-      if (!entry || (allowed && !allowed.has(entry.state))) continue;
-      const summary = toSummary(key, entry);
-      if ((machine === undefined || summary.machine === machine) && isAfterCursor(summary, after)) matching.push(summary);
-    }
+  async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    const matching = this.matching(filter).filter((summary) => isAfterCursor(summary, after));
     matching.sort(newestFirst);
     const instances = matching.slice(0, limit);
     const last = instances.at(-1);
@@ -236,9 +247,44 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
   }
 
   /** @inheritdoc */
+  async countInstances({ max, ...filter }: WorkflowInstanceCount): Promise<number> {
+    return Math.min(max, this.matching(filter).length);
+  }
+
+  /** @inheritdoc */
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+    const entry = this.keepsAttempts ? this.live(attempt.handle) : undefined;
+    if (!entry || !isOwnedBy(entry.owner, caller)) return false;
+    const rows = this.attempts.get(attempt.handle) ?? [];
+    rows.push({ ...attempt });
+    if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
+    this.attempts.set(attempt.handle, rows);
+    return true;
+  }
+
+  /** @inheritdoc */
+  async recentAttempts(handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+    const rows = this.attempts.get(handle) ?? [];
+    return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
+  }
+
+  /** @inheritdoc */
   async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
     const rows = this.records.get(handle) ?? [];
     return { entries: rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row })), truncated: rows.length > limit };
+  }
+
+  /** The live instances that match a list's filter, unsorted. */
+  private matching({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): WorkflowInstanceSummary[] {
+    const allowed = states && new Set(states);
+    const matching: WorkflowInstanceSummary[] = [];
+    for (const key of [...this.entries.keys()]) {
+      const entry = this.live(key);
+      if (!entry || (allowed && !allowed.has(entry.state)) || !matchesSearch(key, entry.owner, search)) continue;
+      const summary = toSummary(key, entry);
+      if (machine === undefined || summary.machine === machine) matching.push(summary);
+    }
+    return matching;
   }
 
   private live(handle: string): Entry | undefined {
@@ -288,6 +334,7 @@ export class InMemoryWorkflowStateStore implements AtomicWorkflowStateStore, Wor
   private drop(handle: string): void {
     this.entries.delete(handle);
     this.records.delete(handle);
+    this.attempts.delete(handle);
   }
 }
 

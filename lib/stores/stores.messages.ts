@@ -58,6 +58,10 @@ export const storeInvalidTimeout = (component: string, timeoutMs: unknown): stri
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmWorkflowStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).`;
 
+/** Bootstrap error: `attempts` is on and the attempt table is missing. */
+export const storeAttemptsNotReady = (table: string, error: unknown): string =>
+  `TypeOrmWorkflowStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmAttempt1765843200000 (createWorkflowAttemptMigration for custom table names), or turn attempts off.`;
+
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string => `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
 

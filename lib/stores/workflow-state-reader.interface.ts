@@ -1,3 +1,4 @@
+import { parseInstanceKey } from './fsm-instance-key.js';
 import type { WorkflowStateStore } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 
@@ -19,7 +20,18 @@ export interface WorkflowInstanceQuery {
   limit: number;
   /** Start after this instance (the `next` of the previous page). @default the newest */
   after?: WorkflowInstanceCursor;
+  /**
+   * Only instances whose handle (the id part of the store key: a minted handle, a session id)
+   * starts with this text, or whose owner is exactly this text. @default no search
+   */
+  search?: string;
 }
+
+/** Which instances {@link WorkflowStateReader.countInstances} counts: a query's filter, without its page. */
+export type WorkflowInstanceCount = Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'> & {
+  /** Counting stops here: the answer is `max` when at least that many match. */
+  max: number;
+};
 
 /** One instance as a list shows it: no context, which a list never reads. */
 export interface WorkflowInstanceSummary {
@@ -60,6 +72,18 @@ export interface WorkflowStateReader {
   listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage>;
   /** The most recent `limit` history rows of one instance, oldest first (none when history is off). */
   recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage>;
+  /** How many instances match `query`, up to `query.max`. Optional: without it the console shows no total. */
+  countInstances?(query: WorkflowInstanceCount): Promise<number>;
+}
+
+/**
+ * Whether instance `key` (owned by `owner`) matches a search (see
+ * {@link WorkflowInstanceQuery.search}): its handle starts with `search`, or its owner is
+ * `search`. Stores that filter in memory use it; SQL stores say the same in a WHERE clause.
+ */
+export function matchesSearch(key: string, owner: string | undefined, search: string | undefined): boolean {
+  if (search === undefined) return true;
+  return parseInstanceKey(key).id.startsWith(search) || owner === search;
 }
 
 /** Whether `store` implements the read methods of {@link WorkflowStateReader}. */

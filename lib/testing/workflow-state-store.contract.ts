@@ -21,9 +21,10 @@ export interface WorkflowStoreFixture<S extends AtomicWorkflowStateStore = Atomi
   cleanup: () => Promise<void>;
 }
 
-/** Makes a store under test; `history` switches its history rows on. */
+/** Makes a store under test; `history` switches its history rows on, `attempts` its attempt log (`WorkflowAttemptLog`). */
 export type WorkflowStoreFactory<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> = (options: {
   history: boolean;
+  attempts?: boolean;
 }) => Promise<WorkflowStoreFixture<S>>;
 
 /**
@@ -529,6 +530,41 @@ export function describeWorkflowStateReaderContract(name: string, factory: Workf
       expect(await store.recentHistory(h, 5)).toEqual({ entries: rows, truncated: false });
       expect(await store.recentHistory(h, 2)).toEqual({ entries: rows.slice(3), truncated: true });
       expect(await store.recentHistory(handle(), 5)).toEqual({ entries: [], truncated: false });
+    });
+
+    it('searches by the first characters of a handle or a session id, or by the exact owner; no character is a wildcard', async () => {
+      const m = machine();
+      const [handleKey, sessionKey, owned, literal] = [
+        `${m}:Ab${randomUUID()}`,
+        `${m}:session:Ab${randomUUID()}`,
+        `${m}:${randomUUID()}`,
+        `${m}:${randomUUID()}`,
+      ];
+      await store.create(handleKey, { state: 'draft', updatedAt: at(1_000) });
+      await store.save(sessionKey, { state: 'draft', updatedAt: at(2_000) });
+      await store.create(owned, { state: 'draft', updatedAt: at(3_000), owner: 'Ab-owner' });
+      await store.create(literal, { state: 'draft', updatedAt: at(4_000), owner: 'a%b_c' });
+      expect(keys(await store.listInstances({ machine: m, search: 'Ab', limit: 10 }))).toEqual([sessionKey, handleKey]);
+      expect(keys(await store.listInstances({ machine: m, search: 'ab', limit: 10 }))).toEqual([]);
+      expect(keys(await store.listInstances({ machine: m, search: 'Ab-owner', limit: 10 }))).toEqual([owned]);
+      expect(keys(await store.listInstances({ machine: m, search: 'Ab-own', limit: 10 }))).toEqual([]);
+      expect(keys(await store.listInstances({ machine: m, search: 'session', limit: 10 }))).toEqual([]);
+      expect(keys(await store.listInstances({ machine: m, search: '%', limit: 10 }))).toEqual([]);
+      expect(keys(await store.listInstances({ machine: m, search: 'a%b_c', limit: 10 }))).toEqual([literal]);
+      expect(keys(await store.listInstances({ machine: m, search: handleKey.slice(m.length + 1), limit: 10 }))).toEqual([handleKey]);
+    });
+
+    it('counts the instances a filter matches, up to the given most (when it has countInstances)', async () => {
+      if (!store.countInstances) return;
+      const m = machine();
+      for (let i = 0; i < 5; i++) await store.create(`${m}:${randomUUID()}`, { state: i < 3 ? 'draft' : 'review', updatedAt: at(i) });
+      await store.create(`${m}:Zz${randomUUID()}`, { state: 'review', updatedAt: at(9), owner: 'bob' });
+      expect(await store.countInstances({ machine: m, max: 100 })).toBe(6);
+      expect(await store.countInstances({ machine: m, states: ['review'], max: 100 })).toBe(3);
+      expect(await store.countInstances({ machine: m, search: 'bob', max: 100 })).toBe(1);
+      expect(await store.countInstances({ machine: m, search: 'Zz', max: 100 })).toBe(1);
+      expect(await store.countInstances({ machine: m, max: 4 })).toBe(4);
+      expect(await store.countInstances({ machine: m, states: [], max: 100 })).toBe(0);
     });
 
     it('answers no history when history is off', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JSONRPCErrorResponse, JSONRPCMessage, JSONRPCResultResponse, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { McpPendingRequestsError } from './pending-requests.error.js';
 
 /** A request id on the wire: the tag of the process that sent it, `-`, a number of that process. */
 const WIRE_ID = /^([0-9a-f]{16})-(\d{1,15})$/;
@@ -32,9 +33,14 @@ export class ServerRequestIds {
     return typeof id === 'string' ? WIRE_ID.exec(id)?.[1] : undefined;
   }
 
-  /** The requests of one session, for its SDK transport. */
-  forSession(sessionId: string, principal: string | undefined, deliver: (message: JSONRPCMessage) => void): SessionServerRequests {
-    return new SessionServerRequests(this, sessionId, principal, deliver);
+  /** The requests of one session, for its SDK transport; at most `maxPending` wait at once. */
+  forSession(
+    sessionId: string,
+    principal: string | undefined,
+    deliver: (message: JSONRPCMessage) => void,
+    maxPending = Infinity,
+  ): SessionServerRequests {
+    return new SessionServerRequests(this, sessionId, principal, deliver, maxPending);
   }
 
   /** The request of this process that waits for the answer with wire id `id`, if any. */
@@ -64,7 +70,8 @@ export class ServerRequestIds {
  * The server-to-client requests of one session: outgoing requests get a wire id of the process
  * (and a cancellation the same id), an answer goes back to the SDK under the SDK's own id, and
  * a request stops waiting when it is answered, cancelled (the SDK's timeout), fails to send or
- * the session's transport closes: nothing is kept for a request nobody waits for.
+ * the session's transport closes: nothing is kept for a request nobody waits for. A request
+ * beyond `maxPending` waiting ones is refused ({@link McpPendingRequestsError}), not sent.
  */
 export class SessionServerRequests {
   /** Wire id of each waiting request, by the SDK's id. */
@@ -75,11 +82,20 @@ export class SessionServerRequests {
     private readonly sessionId: string,
     private readonly principal: string | undefined,
     private readonly deliver: (message: JSONRPCMessage) => void,
+    private readonly maxPending: number,
   ) {}
 
-  /** The message as it goes to the client: a request with a wire id, a cancellation of one naming it. */
+  /** How many of the session's requests wait for an answer. */
+  get size(): number {
+    return this.wireIds.size;
+  }
+
+  /** The message as it goes to the client: a request with a wire id, a cancellation of one naming it; throws for a request over the limit. */
   outbound(message: JSONRPCMessage): JSONRPCMessage {
     if ('method' in message && 'id' in message) {
+      if (this.wireIds.size >= this.maxPending) {
+        throw new McpPendingRequestsError(this.maxPending);
+      }
       const localId = message.id;
       const wireId = this.ids.register({
         sessionId: this.sessionId,

@@ -7,7 +7,7 @@ type Named = McpAdmissionView & { name: string };
 
 /** A used, idle session last seen `idleMs` ago. */
 function session(name: string, address: string, idleMs: number, extra: Partial<McpAdmissionView> = {}): Named {
-  return { name, address, lastSeen: NOW - idleMs, openedAt: NOW - idleMs - 1_000, used: true, busy: false, ...extra };
+  return { name, address, lastSeen: NOW - idleMs, openedAt: NOW - idleMs - 1_000, used: true, busy: false, holds: false, ...extra };
 }
 
 const names = (sessions: readonly Named[]) => sessions.map((entry) => entry.name);
@@ -18,7 +18,7 @@ describe('decideAdmission', () => {
     expect(decision).toEqual({ admitted: true, evict: [] });
   });
 
-  it('at maxSessions, evicts the least recently used idle session, never a busy one', () => {
+  it('at maxSessions, evicts a session never used after initialize first, however recent, never a busy one', () => {
     const sessions = [
       session('busy-oldest', 'b', 90_000, { busy: true }),
       session('idle-old', 'c', 60_000),
@@ -26,7 +26,46 @@ describe('decideAdmission', () => {
       session('unused-recent', 'e', 2_000, { used: false }),
     ];
     const decision = decideAdmission({ address: 'a' }, sessions, limits, NOW);
+    expect(decision.admitted && names(decision.evict)).toEqual(['unused-recent']);
+  });
+
+  it('with no unused session, evicts the least recently used one that holds nothing', () => {
+    const sessions = [
+      session('busy-oldest', 'b', 90_000, { busy: true }),
+      session('idle-old', 'c', 60_000),
+      session('idle-recent', 'd', 1_000),
+      session('holding-older', 'e', 80_000, { holds: true }),
+    ];
+    const decision = decideAdmission({ address: 'a' }, sessions, limits, NOW);
     expect(decision.admitted && names(decision.evict)).toEqual(['idle-old']);
+  });
+
+  it('never evicts a session that holds work, used or not, however long idle: refuses instead', () => {
+    const sessions = [
+      session('approved-invoice', 'b', 2_000, { holds: true }),
+      session('followed-handle', 'c', 500_000, { holds: true }),
+      session('get-stream-only', 'd', 90_000, { used: false, holds: true }),
+      session('answering', 'e', 5, { busy: true }),
+    ];
+    expect(decideAdmission({ address: 'a' }, sessions, limits, NOW)).toEqual({
+      admitted: false,
+      limit: 'maxSessions',
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    });
+  });
+
+  it('evicts unused sessions oldest first, then used ones that hold nothing, as many as it takes', () => {
+    const sessions = [
+      session('used-old', 'b', 70_000),
+      session('unused-new', 'c', 1_000, { used: false, openedAt: NOW - 1_000 }),
+      session('unused-old', 'd', 5_000, { used: false, openedAt: NOW - 5_000 }),
+      session('holding', 'e', 99_000, { holds: true }),
+      session('used-new', 'f', 3_000),
+    ];
+    const decision = decideAdmission({ address: 'a' }, sessions, limits, NOW);
+    expect(decision.admitted && names(decision.evict)).toEqual(['unused-old', 'unused-new']);
+    const more = decideAdmission({ address: 'a' }, sessions, { ...limits, maxSessions: 2 }, NOW);
+    expect(more.admitted && names(more.evict)).toEqual(['unused-old', 'unused-new', 'used-old', 'used-new']);
   });
 
   it('may evict a session of the same address or principal while those are under their own limits', () => {
@@ -101,7 +140,7 @@ describe('decideAdmission', () => {
   });
 
   it('never counts a connection without an address (stdio) against an address, but counts it against maxSessions', () => {
-    const stdio: Named = { name: 'stdio', lastSeen: NOW, openedAt: NOW, used: true, busy: true };
+    const stdio: Named = { name: 'stdio', lastSeen: NOW, openedAt: NOW, used: true, busy: true, holds: true };
     const sessions = [stdio, session('s1', 'b', 1_000), session('s2', 'c', 2_000), session('s3', 'd', 3_000)];
     const decision = decideAdmission({ address: '' }, sessions, { ...limits, maxPerAddress: 1 }, NOW);
     expect(decision.admitted && names(decision.evict)).toEqual(['s3']);

@@ -29,6 +29,12 @@ export interface McpAdmissionView {
   used: boolean;
   /** Answering a request now, still opening, or not a stateful HTTP session: never evicted. */
   busy: boolean;
+  /**
+   * Holds something its client would lose: workflow state (a session-keyed instance out of its
+   * initial state, or a followed handle), a live GET stream, or a request to its client that
+   * waits for an answer. Never evicted.
+   */
+  holds: boolean;
 }
 
 /** Who asks for a new session. */
@@ -41,14 +47,17 @@ export interface McpAdmissionCandidate {
 export type McpAdmissionDecision<T extends McpAdmissionView> =
   { admitted: true; evict: T[] } | { admitted: false; limit: McpSessionLimitName; retryAfterSeconds: number };
 
-/** What a client is told to wait when every session in its way is busy: calls end within seconds, mostly. */
+/** What a client is told to wait when no session in its way can be evicted: calls end within seconds, mostly. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Decides whether `candidate` gets a new session among `sessions`. An address or a principal
  * that already holds its limit is refused (its own sessions are its business, never evicted
- * for it). At `maxSessions`, the least recently used idle sessions make room; only when every
- * session is busy is the candidate refused. Pure: the caller ends the evicted sessions.
+ * for it). At `maxSessions`, room is made by evicting, in this order: sessions that never did
+ * anything after `initialize` (oldest first), then used sessions that hold nothing (least
+ * recently used first). A session that is busy or {@link McpAdmissionView.holds holds} work is
+ * never evicted: when those fill the room, the candidate is refused. Pure: the caller ends the
+ * evicted sessions.
  */
 export function decideAdmission<T extends McpAdmissionView>(
   candidate: McpAdmissionCandidate,
@@ -71,11 +80,14 @@ export function decideAdmission<T extends McpAdmissionView>(
   if (excess <= 0) {
     return { admitted: true, evict: [] };
   }
-  const idle = all.filter((session) => !session.busy).sort((a, b) => a.lastSeen - b.lastSeen);
-  if (idle.length < excess) {
+  const evictable = all.filter((session) => !session.busy && !session.holds);
+  const unused = evictable.filter((session) => !session.used).sort((a, b) => a.openedAt - b.openedAt);
+  const idle = evictable.filter((session) => session.used).sort((a, b) => a.lastSeen - b.lastSeen);
+  const order = [...unused, ...idle];
+  if (order.length < excess) {
     return { admitted: false, limit: 'maxSessions', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
   }
-  return { admitted: true, evict: idle.slice(0, excess) };
+  return { admitted: true, evict: order.slice(0, excess) };
 }
 
 /** Whole seconds (at least 1) until the first idle one of `sessions` ends by itself: unused ones after `unusedTtlMs`, used ones after `idleTtlMs`. */

@@ -48,13 +48,14 @@ export class SessionReplyForwarder {
     }
   }
 
-  /** The SDK transport of the stateful session `sessionId` of `principal`. */
+  /** The SDK transport of the stateful session `sessionId` of `principal`, which may have `maxPending` requests to its client waiting. */
   createTransport(
     options: WebStandardStreamableHTTPServerTransportOptions,
     sessionId: string,
     principal: string | undefined,
+    maxPending: number,
   ): SessionReplyTransport {
-    return new SessionReplyTransport(options, this.ids, sessionId, principal);
+    return new SessionReplyTransport(options, this.ids, sessionId, principal, maxPending);
   }
 
   /**

@@ -17,11 +17,13 @@ export class SessionReplyTransport extends NodeStreamableHttpServerTransport {
     ids: ServerRequestIds,
     sessionId: string,
     principal: string | undefined,
+    maxPending: number,
   ) {
     super(options);
-    this.requests = ids.forSession(sessionId, principal, (message) => this.onmessage?.(message));
+    this.requests = ids.forSession(sessionId, principal, (message) => this.onmessage?.(message), maxPending);
   }
 
+  /** Sends a message to the client; a request over `sessions.maxPendingRequests` is refused (`McpPendingRequestsError`) and not sent. */
   override async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
     const outgoing = this.requests.outbound(message);
     try {

@@ -75,11 +75,12 @@ export class StatefulHttpSessions {
   }
 
   /**
-   * A new session for an `initialize` request, recorded in the store first: a store that fails
-   * fails the request (HTTP 500, logged) before any session exists. The record keeps the
-   * version the SDK answers the client with, which any process replays.
+   * A new session for an `initialize` request, recorded in the store first: when the store
+   * fails, no session exists and the answer is `'unavailable'` (HTTP 503 with `Retry-After`, as
+   * `/health` says; one WARN line). The record keeps the version the SDK answers the client
+   * with, which any process replays.
    */
-  async open(initialize: InitializeRequest, principal: string | undefined, address: string): Promise<McpServedSession> {
+  async open(initialize: InitializeRequest, principal: string | undefined, address: string): Promise<McpServedSession | 'unavailable'> {
     const now = Date.now();
     const record: McpSessionRecord = {
       id: randomUUID(),
@@ -89,40 +90,43 @@ export class StatefulHttpSessions {
       createdAt: now,
       lastSeenAt: now,
     };
-    await this.store.create(record);
+    try {
+      await this.store.create(record);
+    } catch (error) {
+      this.logger.warn(messages.sessionNotOpened(error));
+      return 'unavailable';
+    }
     return this.connect(record, new McpSessionUsage(address, now, false));
   }
 
   /**
    * The session `id` as this process serves `req` (answered through `res`) with it: its live
    * connection, or one rebuilt from the store's record (see {@link McpResumedSession}). A live
-   * connection whose session ended elsewhere is closed.
+   * connection whose session ended elsewhere is closed. A session of another principal is
+   * `undefined`, as an unknown one is, and nothing of it is touched: its id tells a stranger nothing.
    */
   resume(id: string, req: Request, res: ServerResponse): McpServedSession | undefined | Promise<McpResumedSession> {
     const use = isSessionUse(req);
+    const principal = req.auth?.clientId;
     const live = this.registry.get(id);
     // Only stateful HTTP sessions have a usage: another connection's key (stdio) is no session id.
     if (live?.usage) {
-      return this.attend(live, use, res);
+      return live.principal === principal ? this.attend(live, use, res) : undefined;
     }
     if (this.registry.isEnding(id)) {
       return undefined;
     }
     let rebuilt = this.rebuilding.get(id);
     if (!rebuilt) {
-      const address = this.sessionOptions.clientAddress(req);
-      const slot = this.admission.admit(address, req.auth?.clientId);
-      if (slot instanceof McpSessionRefusal) {
-        return Promise.resolve(slot);
-      }
-      rebuilt = this.rebuild(id, address, use).finally(() => {
-        slot.release();
-        this.rebuilding.delete(id);
-      });
+      rebuilt = this.rebuild(id, this.sessionOptions.clientAddress(req), principal, use).finally(() => this.rebuilding.delete(id));
       this.rebuilding.set(id, rebuilt);
     }
     return rebuilt.then((session) =>
-      typeof session === 'object' && !(session instanceof McpSessionRefusal) ? this.attend(session, use, res) : session,
+      typeof session === 'object' && !(session instanceof McpSessionRefusal)
+        ? session.principal === principal
+          ? this.attend(session, use, res)
+          : undefined
+        : session,
     );
   }
 
@@ -170,12 +174,14 @@ export class StatefulHttpSessions {
   }
 
   /**
-   * A session of the store rebuilt in this process: its record's `initialize` replayed to a
-   * fresh transport, the handles it follows adopted, its instances' states read. A record that
-   * cannot be replayed ends the session (404); a store that fails leaves it for a retry (503).
-   * Either way one WARN line says why.
+   * A session of the store rebuilt in this process for a request of `principal`: its record's
+   * `initialize` replayed to a fresh transport, the handles it follows adopted, its instances'
+   * states read. Admitted (see {@link McpSessionAdmission}) only once the record is found to be
+   * the principal's, so that no id a client makes up costs another session its place. A record
+   * that cannot be replayed ends the session (404); a store that fails leaves it for a retry
+   * (503). Either way one WARN line says why.
    */
-  private async rebuild(id: string, address: string, use: boolean): Promise<McpResumedSession> {
+  private async rebuild(id: string, address: string, principal: string | undefined, use: boolean): Promise<McpResumedSession> {
     let record: McpSessionRecord | undefined;
     let handles: string[];
     try {
@@ -183,9 +189,22 @@ export class StatefulHttpSessions {
     } catch (error) {
       return error instanceof McpSessionRecordError ? this.unrebuildable(id, error.message) : this.unavailable(id, error);
     }
-    if (!record || record.serverId !== this.identity.serverId) {
+    if (!record || record.serverId !== this.identity.serverId || (record.principal ?? undefined) !== principal) {
       return undefined;
     }
+    const slot = this.admission.admit(address, principal);
+    if (slot instanceof McpSessionRefusal) {
+      return slot;
+    }
+    try {
+      return await this.replay(id, record, handles, address, use);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /** The admitted session `id` rebuilt from its record (see {@link rebuild}). */
+  private async replay(id: string, record: McpSessionRecord, handles: string[], address: string, use: boolean): Promise<McpResumedSession> {
     const initialize = replayableInitialize(record.initialize);
     if (typeof initialize === 'string') {
       return this.unrebuildable(id, initialize);
@@ -258,7 +277,7 @@ export class StatefulHttpSessions {
       onsessioninitialized: () => this.registry.add(id, session, () => session.server.close()),
       onsessionclosed: () => this.registry.end(id),
     };
-    const transport = this.replies.createTransport(options, id, record.principal);
+    const transport = this.replies.createTransport(options, id, record.principal, this.sessionOptions.maxPendingRequests);
     transport.onclose = () => this.registry.remove(id);
     await session.server.connect(transport);
     return session;

@@ -6,6 +6,7 @@ import type { Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
+import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import {
   MCP_AUTH_OPTIONS,
@@ -81,6 +82,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly authenticator: McpAuthenticator,
     private readonly access: McpAccessPolicy,
     private readonly replies: SessionReplyForwarder,
+    private readonly attempts: WorkflowAttemptRecorder,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -260,6 +262,13 @@ export class StreamableHttpTransport implements OnModuleInit {
     // HTTP 403 before the SDK answers (an SSE stream starts with 200): the client steps up on it.
     const refusal = method === 'POST' ? this.access.refusalInBody(req.body, grants) : undefined;
     if (refusal) {
+      const sessionId = req.headers['mcp-session-id'];
+      this.attempts.refusedInBody(
+        req.body,
+        refusal,
+        principal,
+        typeof sessionId === 'string' && !(this.modern && claimsModernEra(req)) ? sessionId : undefined,
+      );
       return this.deny(res, this.authenticator.refused(refusal, req.auth), req);
     }
     if (this.modern && claimsModernEra(req)) {
@@ -287,11 +296,9 @@ export class StreamableHttpTransport implements OnModuleInit {
       if (session === 'unavailable') {
         return this.reply(res, 503, SERVER_ERROR, messages.sessionUnavailable(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
       }
+      // Another principal's session answers as an unknown one: a session id proves nothing to a stranger.
       if (!session) {
         return this.reply(res, 404, SESSION_NOT_FOUND, messages.sessionNotFound(sessionId), req);
-      }
-      if (session.principal !== req.auth?.clientId) {
-        return this.reply(res, 403, SERVER_ERROR, messages.sessionPrincipalMismatch(sessionId), req);
       }
       this.registry.regrant(session, grants);
       if (method === 'GET') {
@@ -316,6 +323,9 @@ export class StreamableHttpTransport implements OnModuleInit {
     // Held until the initialize is answered: the session is live by then, or failed.
     res.once('close', () => slot.release());
     const session = await this.sessions.open(req.body, req.auth?.clientId, address);
+    if (session === 'unavailable') {
+      return this.reply(res, 503, SERVER_ERROR, messages.sessionNotOpenedReply(), req, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+    }
     this.registry.regrant(session, grants);
     await this.handle(session, req, res);
   }

@@ -1,4 +1,4 @@
-import { echo } from '../client-input/client-input.echo.js';
+import { cutSessionId, echo } from '../client-input/client-input.echo.js';
 
 /** What an HTTP client or an operator reads from the transports: worded once. */
 
@@ -21,10 +21,6 @@ export const allowedHostsRequired = (address: string): string =>
 export const originRejected = (origin: string): string =>
   `Forbidden: Origin "${echo(origin)}" is not allowed for this MCP server (DNS rebinding protection): without transports.http.allowedOrigins, an Origin must name this server's own host and port; add it to transports.http.allowedOrigins.`;
 
-/** HTTP 403: a request on a session opened by another principal. */
-export const sessionPrincipalMismatch = (id: string): string =>
-  `Forbidden: session "${echo(id)}" was opened by another principal; a session is bound to the client that opened it. Send a new initialize request.`;
-
 /** HTTP 405 on a stateless server. */
 export const statelessMethod = (method: string): string =>
   `Method ${echo(method)} is not allowed: this MCP server is stateless (POST only, no sessions).`;
@@ -45,7 +41,7 @@ export const sessionLimitReached = (
 ): string => {
   switch (limit) {
     case 'maxSessions':
-      return `Service Unavailable: this MCP server holds ${value} live sessions (transports.http.sessions.maxSessions), its maximum, and every one is answering a request; retry after ${retryAfterSeconds} s.`;
+      return `Service Unavailable: this MCP server holds ${value} live sessions (transports.http.sessions.maxSessions), its maximum, and none can be ended for a new one: each holds workflow state, a live stream or a request being answered; retry after ${retryAfterSeconds} s.`;
     case 'maxPerAddress':
       return `Service Unavailable: this client address holds ${value} live sessions (transports.http.sessions.maxPerAddress), the most one address may hold; end one (HTTP DELETE) or retry after ${retryAfterSeconds} s.`;
     case 'maxPerPrincipal':
@@ -53,9 +49,11 @@ export const sessionLimitReached = (
   }
 };
 
-/** Log line: a session was ended to make room for a new one. */
-export const sessionEvicted = (id: string, maxSessions: number, idleMs: number): string =>
-  `Session ${id} evicted: ${maxSessions} live sessions (transports.http.sessions.maxSessions) reached, and it was the least recently used idle one (idle ${Math.round(idleMs / 1000)} s); its client gets 404 and re-initializes.`;
+/** Log line: a session that held nothing was ended to make room for a new one (`used`: it made requests after initialize). */
+export const sessionEvicted = (id: string, maxSessions: number, idleMs: number, used: boolean): string =>
+  `Session ${cutSessionId(id)} evicted: ${maxSessions} live sessions (transports.http.sessions.maxSessions) reached, and it ${
+    used ? 'was the least recently used one that holds nothing' : 'was the oldest one never used after initialize'
+  } (idle ${Math.round(idleMs / 1000)} s); its client gets 404 and re-initializes.`;
 
 /** HTTP 503: one client address opened too many sessions in the last minute. */
 export const tooManyNewSessions = (limit: number, retryAfterSeconds: number): string =>
@@ -113,7 +111,7 @@ export const modernEraOnly = (): string =>
 
 /** Log line: a reconnecting GET stream asked for events this session no longer keeps (or never had). */
 export const replayMiss = (session: string, eventId: string): string =>
-  `Session ${session}: Last-Event-ID ${echo(eventId)} is not a kept event; the stream resumes without replay.`;
+  `Session ${cutSessionId(session)}: Last-Event-ID ${echo(eventId)} is not a kept event; the stream resumes without replay.`;
 
 /** Startup warning, written to stderr: stdio is on and the application's logger writes to stdout. */
 export const stdioLogsToStdout = (): string =>
@@ -128,12 +126,24 @@ export const replayRefused = (method: string, status: number): string => `the SD
 
 /** Log line (WARN): a stored session cannot be rebuilt, so it ends and its client is answered 404. */
 export const sessionNotRebuilt = (id: string, reason: string): string =>
-  `Session ${echo(id)} cannot be rebuilt: ${reason}. It is ended and its requests get 404, so its client starts a new session.`;
+  `Session ${cutSessionId(id)} cannot be rebuilt: ${reason}. It is ended and its requests get 404, so its client starts a new session.`;
 
 /** Log line (WARN): a store failed while a stored session was rebuilt; its request gets 503 and the session stays. */
 export const sessionRebuildUnavailable = (id: string, error: unknown): string =>
-  `Session ${echo(id)} cannot be rebuilt now, a store failed (${reasonOf(error)}); its request gets 503 and the session stays for a retry.`;
+  `Session ${cutSessionId(id)} cannot be rebuilt now, a store failed (${reasonOf(error)}); its request gets 503 and the session stays for a retry.`;
 
 /** HTTP 503: a store failed while the session was rebuilt on this process. */
 export const sessionUnavailable = (): string =>
   'Service Unavailable: this session cannot be served right now (its store did not answer); retry shortly with the same Mcp-Session-Id.';
+
+/** Log line (WARN): the session store failed at `initialize`; no session was opened and the client gets 503. */
+export const sessionNotOpened = (error: unknown): string =>
+  `A new session was not opened, the session store failed (${reasonOf(error)}); its initialize gets 503 with Retry-After.`;
+
+/** HTTP 503: the session store failed at `initialize`. */
+export const sessionNotOpenedReply = (): string =>
+  'Service Unavailable: a new session cannot be opened right now (its store did not answer); retry the initialize shortly.';
+
+/** A request to the client not sent: the session already waits for `limit` answers. */
+export const pendingRequestsLimit = (limit: number): string =>
+  `This session already waits for ${limit} answers from its client (transports.http.sessions.maxPendingRequests), so no further request was sent to it; answer or cancel the confirmations, elicitations, sampling or roots requests it was asked, then retry.`;

@@ -121,6 +121,16 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
         /expected issuer/,
       ],
       ['not yet valid', await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, notBefore: 3600 }), /not valid yet/],
+      [
+        'issued an hour from now',
+        await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, issuedAt: 3600 }),
+        /issued in the future \(iat\)/,
+      ],
+      [
+        'issued beyond the clock tolerance',
+        await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, issuedAt: 30 }),
+        /issued in the future \(iat\)/,
+      ],
     ];
     for (const [, bearer, description] of cases) {
       const reply = await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` });
@@ -130,6 +140,11 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
       );
       expect(reply.wwwAuthenticate).toMatch(description);
     }
+  });
+
+  it('accepts a token issued a little later than now, within the clock tolerance (as nbf is)', async () => {
+    const bearer = await issuer.sign({ sub: 'alice', scope: '' }, { audience: resource, issuedAt: 3 });
+    expect((await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` })).status).toBe(200);
   });
 
   it('refuses alg none, an HS256 token signed with the public key, an unknown kid and garbage', async () => {
@@ -193,10 +208,29 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
     expect(app.get(HandlerLog).count('payment.refund')).toBe(1);
   });
 
-  it('binds the session to sub, not to one token: another sub on it gets 403', async () => {
+  it('binds the session to sub, not to one token: another sub on it gets 404, exactly as an unknown session id does', async () => {
     const agent = await connect(await token('alice', ''));
-    agent.token = await token('bob', 'payments:refund');
-    expect(await httpStatusOf(agent.names())).toBe(403);
+    const bob = await token('bob', 'payments:refund');
+    agent.token = bob;
+    expect(await httpStatusOf(agent.names())).toBe(404);
+    const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
+    const answer = async (sessionId: string) => {
+      const reply = await postJsonRpc(resource, list, {
+        Authorization: `Bearer ${bob}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      });
+      const headers = Object.fromEntries([...reply.headers].filter(([name]) => name !== 'date'));
+      const body = JSON.stringify(reply.body).replaceAll(sessionId, '<id>');
+      return { status: reply.status, headers, body };
+    };
+    const alices = agent.transport.sessionId!;
+    const unknown = [...alices].map((char) => (/[0-9a-f]/.test(char) ? ((parseInt(char, 16) + 1) % 16).toString(16) : char)).join('');
+    expect(await answer(alices)).toEqual(await answer(unknown));
+    expect((await answer(alices)).status).toBe(404);
+    // Alice's session was not touched: she carries on in it.
+    agent.token = await token('alice', '');
+    expect(await agent.names()).toContain('payment.start');
   });
 
   it('gives roles from the roles claim to @McpRequire({ roles }) on a class, and scopes on top for a method', async () => {
@@ -274,6 +308,26 @@ describe.each(VARIANTS)('an MCP resource server verifying bearer JWTs against th
       expect(reply.wwwAuthenticate).toMatch(/error="invalid_token".*not in the issuer's key set/);
     }
     expect(issuer.jwksFetches).toBe(fetched);
+  });
+
+  it('reads no more of a JWKS than jwksMaxBytes: an endless or a 60 MB one fails closed with 503 and a log line naming the cap', async () => {
+    await app.close();
+    await start({ jwksMaxBytes: 64 * 1024 });
+    const bearer = await token('alice', '');
+    for (const mode of ['huge', 'declared'] as const) {
+      issuer.jwksMode = mode;
+      const reply = await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` });
+      expect(reply.status).toBe(503);
+      expect(reply.headers.get('retry-after')).toBe('5');
+      expect(reply.body).toMatchObject({ error: { message: expect.stringContaining('cannot be checked right now') } });
+    }
+    // The endless one was cut off long before its end (the socket buffers some megabytes at most).
+    expect(issuer.hugeBytesWritten).toBeLessThan(32 * 1024 * 1024);
+    expect(
+      logs.matching('error', /could not be fetched \(.*the JWKS response is larger than 65536 bytes \(auth\.jwt\.jwksMaxBytes\)/),
+    ).toHaveLength(1);
+    issuer.jwksMode = 'ok';
+    expect((await postJsonRpc(resource, INITIALIZE, { Authorization: `Bearer ${bearer}` })).status).toBe(200);
   });
 
   it('fails closed with 503 and one clear log line when the JWKS cannot be fetched; the token is never logged', async () => {

@@ -165,7 +165,7 @@ describe('the workflow console in a real browser (headless Chromium, the sample 
     await page.selectOption('#filter-state', 'captured');
     expect(await page.locator('#live-status').isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForURL('**/workflows?machine=payment&state=captured');
+    await page.waitForURL('**/workflows?machine=payment&state=captured&q=');
     const states = await page.locator('tbody#instances tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
     expect(new Set(states)).toEqual(new Set(['captured']));
     expect(await page.locator(`tr[data-instance="${captured}"]`).count()).toBe(1);

@@ -264,23 +264,25 @@ describe("the app's own guards protect tools", () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 99, ...body }),
       });
 
-    it("answers 403 to another principal and to an anonymous request on alice's session; alice carries on", async () => {
+    it("answers another principal and an anonymous request on alice's session 404, as for an unknown session; alice carries on", async () => {
       const alice = await connectWith({ Authorization: 'Bearer alice' });
       const sessionId = alice.transport.sessionId!;
       expect(sessionId).toEqual(expect.any(String));
 
       const asBob = await post(sessionId, { method: 'tools/list' }, { Authorization: 'Bearer bob' });
-      expect(asBob.status).toBe(403);
-      expect(((await asBob.json()) as { error: { message: string } }).error.message).toMatch(/opened by another principal/);
+      expect(asBob.status).toBe(404);
+      expect(((await asBob.json()) as { error: { message: string } }).error.message).toBe(
+        `Session "${sessionId}" was not found (closed, expired or never opened); send a new initialize request without Mcp-Session-Id.`,
+      );
       const anonymous = await post(sessionId, { method: 'tools/list' });
-      expect(anonymous.status).toBe(403);
+      expect(anonymous.status).toBe(404);
       await anonymous.text();
       const bobCalls = await post(
         sessionId,
         { method: 'tools/call', params: { name: 'invoice.submit', arguments: {} } },
         { Authorization: 'Bearer bob' },
       );
-      expect(bobCalls.status).toBe(403);
+      expect(bobCalls.status).toBe(404);
       await bobCalls.text();
       expect(app.get(HandlerLog).count('invoice.submit')).toBe(0);
 

@@ -3,6 +3,7 @@ import { WorkflowStateStore } from '../../lib/index.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
+import { RawSession } from '../utils/loopback-post.js';
 import { createApp, HTTP_ADAPTERS, listenApp } from '../utils/test-app.js';
 
 async function errorMessageOf(response: Response): Promise<string> {
@@ -95,14 +96,15 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     app = await createApp([billingModule()], adapter);
   });
 
-  it('at maxSessions, gives a new session the place of the least recently used idle one, whose client then gets 404', async () => {
+  it('at maxSessions, gives a new session the place of a used one that holds nothing, whose client then gets 404', async () => {
     await start({ transports: { http: { sessions: { maxSessions: 1, maxPerAddress: 2 } } } });
-    const idle = await connect();
-    await idle.names();
+    // No GET stream, nothing but a list: it holds nothing its client could lose.
+    const idle = await RawSession.open(url, '127.0.0.1');
+    expect((await idle.request('tools/list')).status).toBe(200);
     const admitted = await postMcp(url, RAW_INITIALIZE);
     expect(admitted.status).toBe(200);
     expect(app.get(McpSessionRegistry).size).toBe(1);
-    await expect(idle.names()).rejects.toMatchObject({ code: 404 });
+    expect((await idle.request('tools/list')).status).toBe(404);
   });
 
   it('evicts idle sessions', async () => {

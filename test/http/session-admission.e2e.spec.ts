@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import {
   InMemoryWorkflowStateStore,
@@ -17,50 +17,12 @@ import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { databaseTargets, uniqueSuffix, type DatabaseTarget } from '../utils/databases.js';
 import { connectClient, eventually, mcpUrl, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
+import { postFrom, RawSession, type RawReply } from '../utils/loopback-post.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { HTTP_ADAPTERS, listenApp } from '../utils/test-app.js';
 
 /** The flood's source addresses: 127.0.0.2 to 127.0.0.21 (every 127/8 address is loopback on Linux). */
 const FLOOD_ADDRESSES = Array.from({ length: 20 }, (_, n) => `127.0.0.${n + 2}`);
-
-interface RawReply {
-  status: number;
-  retryAfter?: string;
-  sessionId?: string;
-  body: string;
-}
-
-/** POSTs `body` to the MCP endpoint from the loopback address `localAddress`, as a client on that address would. */
-function postFrom(url: URL, localAddress: string, body: unknown, headers: Record<string, string> = {}): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        localAddress,
-        agent: false,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: res.headers['retry-after'] as string | undefined,
-            sessionId: res.headers['mcp-session-id'] as string | undefined,
-            body: text,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 /** The JSON-RPC error message of a reply that is one. */
 const errorOf = (reply: RawReply): string => (JSON.parse(reply.body) as { error: { message: string } }).error.message;
@@ -102,8 +64,9 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
 
   /**
    * Two processes on `sessionStore`, maxSessions 2 on the first: a third session there evicts
-   * the least recently used idle one, which then answers 404 on both, loses its session-keyed
-   * instance, and whose SDK client initializes again.
+   * the least recently used one that holds nothing (its invoice is back in draft, the initial
+   * state), which then answers 404 on both, loses its session-keyed instance, and whose SDK
+   * client initializes again.
    */
   const expectEvictionEverywhere = async (sessionStore: McpSessionStoreType) => {
     const store = new InMemoryWorkflowStateStore();
@@ -111,22 +74,31 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     const first = await start(shared);
     const second = await start(shared);
     try {
-      const evictee = await connect(first.url);
-      expect((await evictee.call('invoice.submit')).isError).toBeFalsy();
-      const evicteeId = evictee.transport.sessionId!;
-      expect((await store.load(`invoice:session:${evicteeId}`))?.state).toBe('review');
+      // A raw client (no GET stream) whose invoice went back to draft, the initial state: it holds nothing.
+      const evictee = await RawSession.open(first.url, '127.0.0.1');
+      expect((await evictee.call('invoice.submit')).result?.isError).toBeFalsy();
+      expect((await evictee.call('invoice.reject')).result?.isError).toBeFalsy();
+      const evicteeId = evictee.id;
+      expect((await store.load(`invoice:session:${evicteeId}`))?.state).toBe('draft');
+      // An SDK client: its GET stream is live, so it is never evicted.
       const recent = await connect(first.url);
       await recent.names();
 
-      // A third session on the first process: the least recently used idle one makes room.
-      await connect(first.url);
+      // A third session on the first process: the least recently used one that holds nothing makes room.
+      const third = await connect(first.url);
       expect(first.registry.get(evicteeId)).toBeUndefined();
       expect(first.registry.get(recent.transport.sessionId!)).toBeDefined();
       await eventually(async () => (await sessionStore.find(evicteeId)) === undefined);
       await eventually(async () => (await store.load(`invoice:session:${evicteeId}`)) === undefined);
-      expect(logs.matching('log', new RegExp(`^Session ${evicteeId} evicted: .*its client gets 404 and re-initializes\\.$`))).toHaveLength(
-        1,
-      );
+      expect(
+        logs.matching(
+          'log',
+          new RegExp(
+            `^Session ${evicteeId.slice(0, 8)}… evicted: .*the least recently used one that holds nothing .*its client gets 404 and re-initializes\\.$`,
+          ),
+        ),
+      ).toHaveLength(1);
+      expect(logs.lines.map((line) => line.message).join('\n')).not.toContain(evicteeId);
 
       // The other process does not rebuild it from the store.
       const elsewhere = await postFrom(
@@ -139,14 +111,14 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
         },
       );
       expect(elsewhere.status).toBe(404);
-      expect(await statusOfFailure(evictee.names())).toBe(404);
+      expect((await evictee.request('tools/list')).status).toBe(404);
 
-      // What a client does on 404: initialize again, and carry on in a new session.
-      await evictee.client.close();
-      const transport = new StreamableHTTPClientTransport(first.url);
-      await evictee.client.connect(transport);
-      expect(transport.sessionId).not.toBe(evicteeId);
-      expect((await evictee.client.listTools()).tools.map((tool) => tool.name)).toContain('invoice.submit');
+      // What a client does on 404: initialize again, and carry on in a new session (once there is room).
+      await third.transport.terminateSession();
+      const again = await RawSession.open(first.url, '127.0.0.1');
+      expect(again.id).not.toBe(evicteeId);
+      const tools = (await again.request('tools/list')).result?.tools as Array<{ name: string }>;
+      expect(tools.map((tool) => tool.name)).toContain('invoice.submit');
     } finally {
       store.onApplicationShutdown();
     }
@@ -200,7 +172,9 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     expect(
       logs.matching(
         'log',
-        new RegExp(`^Session ${evicted[0]} evicted: 100 live sessions \\(transports\\.http\\.sessions\\.maxSessions\\) reached`),
+        new RegExp(
+          `^Session ${evicted[0].slice(0, 8)}… evicted: 100 live sessions \\(transports\\.http\\.sessions\\.maxSessions\\) reached`,
+        ),
       ),
     ).toHaveLength(1);
     const gone = await postFrom(
@@ -274,17 +248,45 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
     const { url, app, registry } = await start({ sessions: { maxSessions: 2, maxPerAddress: 10 } });
     // The fixture's handlers wait this long: the calls are in flight while the newcomer asks.
     app.get(HandlerLog).delayMs = 3_000;
-    const callers = [await connect(url), await connect(url)];
+    // Raw clients, without GET streams: only their calls in flight keep them.
+    const callers = [await RawSession.open(url, '127.0.0.1'), await RawSession.open(url, '127.0.0.1')];
     const calls = callers.map((caller) => caller.call('invoice.submit'));
     await eventually(() => [...registry.sessions()].every((session) => session.usage?.busy));
     const refused = await postFrom(url, '127.0.0.2', RAW_INITIALIZE);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toBe('5');
     expect(errorOf(refused)).toBe(
-      'Service Unavailable: this MCP server holds 2 live sessions (transports.http.sessions.maxSessions), its maximum, and every one is answering a request; retry after 5 s.',
+      'Service Unavailable: this MCP server holds 2 live sessions (transports.http.sessions.maxSessions), its maximum, and none can be ended for a new one: each holds workflow state, a live stream or a request being answered; retry after 5 s.',
     );
-    for (const result of await Promise.all(calls)) expect(result.isError).toBeFalsy();
+    for (const { result } of await Promise.all(calls)) expect(result?.isError).toBeFalsy();
+    // Answered, each holds an invoice in review; back in draft, they hold nothing.
+    expect((await postFrom(url, '127.0.0.2', RAW_INITIALIZE)).status).toBe(503);
+    for (const caller of callers) expect((await caller.call('invoice.reject')).result?.isError).toBeFalsy();
     expect((await postFrom(url, '127.0.0.2', RAW_INITIALIZE)).status).toBe(200);
+  });
+
+  it('at maxSessions with every session holding work (an invoice out of draft, a followed payment), refuses with 503 and Retry-After rather than evict one', async () => {
+    const { url, registry } = await start({ sessions: { maxSessions: 2, maxPerAddress: 10, unusedTtlMs: 600_000 } });
+    const invoice = await RawSession.open(url, '127.0.0.2');
+    expect((await invoice.call('invoice.submit')).result?.isError).toBeFalsy();
+    const payer = await RawSession.open(url, '127.0.0.3');
+    expect((await payer.call('payment.authorize', { amount: 5, currency: 'EUR' })).result?.isError).toBeFalsy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const refused = await postFrom(url, '127.0.0.4', RAW_INITIALIZE);
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).toBe('5');
+    expect(errorOf(refused)).toBe(
+      'Service Unavailable: this MCP server holds 2 live sessions (transports.http.sessions.maxSessions), its maximum, and none can be ended for a new one: each holds workflow state, a live stream or a request being answered; retry after 5 s.',
+    );
+    expect(registry.get(invoice.id)).toBeDefined();
+    expect(registry.get(payer.id)).toBeDefined();
+
+    // Once the invoice goes back to draft, its session holds nothing and makes room.
+    expect((await invoice.call('invoice.reject')).result?.isError).toBeFalsy();
+    expect((await postFrom(url, '127.0.0.4', RAW_INITIALIZE)).status).toBe(200);
+    expect(registry.get(invoice.id)).toBeUndefined();
+    expect(registry.get(payer.id)).toBeDefined();
   });
 
   it('an evicted session answers 404 on every process sharing the store, its instances end, and its client re-initializes', async () => {

@@ -332,7 +332,8 @@ describe('answers to server-to-client requests on two processes behind a round-r
         'mcp-session-id': alice.sessionId,
         'mcp-protocol-version': '2025-11-25',
       });
-      expect(hijack.status).toBe(403);
+      // Alice's session answers mallory as an unknown one would, and takes nothing.
+      expect(hijack.status).toBe(404);
       expect(forwarder(askedBy).ids.size).toBe(1);
 
       routeToTheOther(askedBy);

@@ -150,7 +150,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     await expect(client.names()).rejects.toThrow(/404|not found/);
   });
 
-  it('answers 500 to an initialize whose session cannot be recorded, and opens sessions again once the store is back', async () => {
+  it('answers 503 with Retry-After to an initialize whose session cannot be recorded, and opens sessions again once the store is back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
     const database = new DataSource({
       type: 'better-sqlite3',
@@ -164,7 +164,8 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     apps.push(app);
     await database.destroy();
     const refused = await postMcp(await mcpUrl(app), RAW_INITIALIZE);
-    expect(refused.status).toBe(500);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('mcp-session-id')).toBeNull();
     expect(await refused.text()).not.toMatch(/sqlite|database/i);
     await database.initialize();
@@ -178,7 +179,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a stored session to another principal', async () => {
+  it('answers a stored session of another principal as an unknown one (404), and leaves it alone', async () => {
     const opened = await postMcp(proxy.url, RAW_INITIALIZE);
     const sessionId = opened.headers.get('mcp-session-id')!;
     await opened.text();
@@ -189,7 +190,8 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { 'mcp-session-id': 'someone-elses', 'mcp-protocol-version': '2025-06-18' },
     );
-    expect(response.status).toBe(403);
+    expect(response.status).toBe(404);
+    expect(await sessionStore.find('someone-elses')).toBeDefined();
   });
 
   it('gives a GET stream that reconnects with Last-Event-ID, on the other process, the list_changed it missed', async () => {

@@ -124,8 +124,9 @@ describe('a sample process restarted under a client, its sessions in its SQLite 
     const warnings = sample
       .stderr()
       .split('\n')
-      .filter((line) => line.includes(sessionId));
+      .filter((line) => line.includes(`Session ${sessionId.slice(0, 8)}…`));
     expect(warnings).toHaveLength(1);
+    expect(sample.stderr()).not.toContain(sessionId);
     expect(warnings[0]).toMatch(/WARN/);
     expect(warnings[0]).toMatch(reason);
     expect(await database.query('SELECT id FROM mcp_session WHERE id = ?', [sessionId])).toEqual([]);

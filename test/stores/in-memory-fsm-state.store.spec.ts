@@ -1,14 +1,20 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryWorkflowStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
-import { describeWorkflowStateReaderContract, describeWorkflowStateStoreContract, type WorkflowStoreFactory } from '../../lib/testing.js';
+import {
+  describeWorkflowAttemptLogContract,
+  describeWorkflowStateReaderContract,
+  describeWorkflowStateStoreContract,
+  type WorkflowStoreFactory,
+} from '../../lib/testing.js';
 
-const inMemory: WorkflowStoreFactory = async ({ history }) => {
-  const store = new InMemoryWorkflowStateStore({ history });
+const inMemory: WorkflowStoreFactory = async ({ history, attempts }) => {
+  const store = new InMemoryWorkflowStateStore({ history, attempts });
   return { store, cleanup: async () => store.onApplicationShutdown() };
 };
 describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', inMemory);
 describeWorkflowStateReaderContract('InMemoryWorkflowStateStore', inMemory);
+describeWorkflowAttemptLogContract('InMemoryWorkflowStateStore', inMemory, 50);
 
 describe('InMemoryWorkflowStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });

@@ -3,11 +3,13 @@ import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm'
 import { CountingLogger } from '../utils/counting-logger.js';
 import {
   TypeOrmWorkflowStateStore,
+  createWorkflowAttemptMigration,
   createWorkflowContextMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
 import {
+  describeWorkflowAttemptLogContract,
   describeWorkflowStateReaderContract,
   describeWorkflowStateStoreContract,
   type WorkflowStoreBusinessTable,
@@ -35,14 +37,14 @@ export interface ExpectedRoundTrips {
  */
 export class TypeOrmTestDatabase {
   readonly logger = new CountingLogger();
-  readonly tables: { tableName: string; historyTableName: string };
+  readonly tables: { tableName: string; historyTableName: string; attemptTableName: string };
   private readonly ledger: string;
   private readonly migrationsTable: string;
   private source?: DataSource;
 
   constructor(private readonly options: DataSourceOptions) {
     const prefix = `fsm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-    this.tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition` };
+    this.tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition`, attemptTableName: `${prefix}_attempt` };
     this.ledger = `${prefix}_ledger`;
     this.migrationsTable = `${prefix}_migrations`;
   }
@@ -52,8 +54,8 @@ export class TypeOrmTestDatabase {
   }
 
   /** Stores on this database. */
-  readonly factory: WorkflowStoreFactory<TypeOrmWorkflowStateStore> = async ({ history }) => ({
-    store: new TypeOrmWorkflowStateStore(this.dataSource, { ...this.tables, history }),
+  readonly factory: WorkflowStoreFactory<TypeOrmWorkflowStateStore> = async ({ history, attempts }) => ({
+    store: new TypeOrmWorkflowStateStore(this.dataSource, { ...this.tables, history, attempts }),
     cleanup: async () => undefined,
   });
 
@@ -76,6 +78,7 @@ export class TypeOrmTestDatabase {
         createWorkflowStateMigration(this.tables),
         createWorkflowContextMigration(this.tables),
         createWorkflowListIndexMigration(this.tables),
+        createWorkflowAttemptMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -88,6 +91,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
@@ -109,6 +113,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
 
   describeWorkflowStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
   describeWorkflowStateReaderContract(name, database.factory);
+  describeWorkflowAttemptLogContract(name, database.factory, 50);
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({

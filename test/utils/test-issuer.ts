@@ -18,6 +18,8 @@ export interface TestTokenOptions {
   expiresIn?: number;
   /** `nbf`, seconds from now. */
   notBefore?: number;
+  /** `iat`, seconds from now. @default 0 */
+  issuedAt?: number;
   /** Another issuer than this one's. */
   issuer?: string;
   /** Sign with a key the JWKS does not publish (yet). */
@@ -41,8 +43,14 @@ interface PendingCode {
 export class TestIssuer {
   /** How many times the JWKS was fetched. */
   jwksFetches = 0;
-  /** `'ok'`, or how the JWKS fails: HTTP 500, or the connection dropped. */
-  jwksMode: 'ok' | 'error' | 'drop' = 'ok';
+  /**
+   * `'ok'`, or how the JWKS fails: HTTP 500, the connection dropped, or an endless answer
+   * (`'huge'`: 64 KiB chunks for as long as the client reads, without Content-Length;
+   * `'declared'`: a Content-Length of 60 MB).
+   */
+  jwksMode: 'ok' | 'error' | 'drop' | 'huge' | 'declared' = 'ok';
+  /** Bytes of the last `'huge'` answer written before the client stopped reading. */
+  hugeBytesWritten = 0;
   /** The subject of the tokens the authorization-code flow issues. */
   subject = 'alice';
   /** Scopes requested in the authorization-code flow, one entry per authorization. */
@@ -98,7 +106,7 @@ export class TestIssuer {
       .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'at+jwt' })
       .setIssuer(options.issuer ?? this.issuer)
       .setAudience(options.audience)
-      .setIssuedAt(now)
+      .setIssuedAt(now + (options.issuedAt ?? 0))
       .setExpirationTime(now + (options.expiresIn ?? 600));
     if (options.notBefore !== undefined) {
       jwt.setNotBefore(now + options.notBefore);
@@ -170,7 +178,27 @@ export class TestIssuer {
     if (this.jwksMode === 'error') {
       return json(res, 500, { error: 'down' });
     }
+    if (this.jwksMode === 'huge' || this.jwksMode === 'declared') {
+      return this.serveEndlessJwks(res, this.jwksMode === 'declared');
+    }
     json(res, 200, { keys: this.keys.map((key) => key.publicJwk) });
+  }
+
+  /** A JWKS that never ends: its keys, then padding in 64 KiB chunks until the client stops reading (or 100 MB). */
+  private serveEndlessJwks(res: ServerResponse, declared: boolean): void {
+    res.writeHead(200, { 'Content-Type': 'application/json', ...(declared ? { 'Content-Length': String(60 * 1024 * 1024) } : {}) });
+    const head = `{"keys":${JSON.stringify(this.keys.map((key) => key.publicJwk))},"padding":"`;
+    const chunk = 'x'.repeat(64 * 1024);
+    this.hugeBytesWritten = head.length;
+    res.write(head);
+    const pump = () => {
+      while (!res.destroyed && this.hugeBytesWritten < 100 * 1024 * 1024) {
+        this.hugeBytesWritten += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+    };
+    res.on('error', () => undefined);
+    pump();
   }
 
   /** Grants at once whatever the client asks for: redirects back with a code. */

@@ -4,7 +4,7 @@ import { parseInstanceKey } from '../fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
-import type { WorkflowHistoryPage, WorkflowInstancePage, WorkflowInstanceQuery } from '../workflow-state-reader.interface.js';
+import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js';
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
 import { isDuplicateKey } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
@@ -250,9 +250,14 @@ export class FsmStateSql {
    * Retention: picks up to `limit` instances that match the request and no live lease holds,
    * deletes them (checking the condition again, so a concurrent transition or claim keeps its
    * row), then the history of those that are gone. Three statements, each safe to run from
-   * several processes at once; answers how many instances it deleted.
+   * several processes at once; answers how many instances it deleted, and the handles it
+   * picked (those deleted among them, for the other tables kept by handle).
    */
-  async sweep(runner: QueryRunner, { finished, idle, limit }: WorkflowSweepRequest, now: number): Promise<number> {
+  async sweep(
+    runner: QueryRunner,
+    { finished, idle, limit }: WorkflowSweepRequest,
+    now: number,
+  ): Promise<{ deleted: number; picked: string[] }> {
     const conditions: SqlStatement[] = [];
     for (const { machine, states } of finished?.machines ?? []) {
       if (states.length) {
@@ -268,7 +273,7 @@ export class FsmStateSql {
         params: [...idle.machines, idle.before],
       });
     }
-    if (!conditions.length || limit <= 0) return 0;
+    if (!conditions.length || limit <= 0) return { deleted: 0, picked: [] };
     const where = `(${conditions.map((condition) => condition.sql).join(' OR ')}) AND (lease_until IS NULL OR lease_until < ?)`;
     const params = [...conditions.flatMap((condition) => condition.params), now];
     const { records } = await this.run<{ handle: string }>(runner, {
@@ -276,7 +281,7 @@ export class FsmStateSql {
       params: [...params, limit],
     });
     const handles = records.map((row) => row.handle);
-    if (!handles.length) return 0;
+    if (!handles.length) return { deleted: 0, picked: [] };
     const { affected } = await this.run(runner, {
       sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()} AND ${where}`,
       params: [this.listParameter(handles), ...params],
@@ -285,7 +290,7 @@ export class FsmStateSql {
       sql: `DELETE FROM ${this.history} WHERE ${this.handleIn()} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.history}.handle)`,
       params: [this.listParameter(handles)],
     });
-    return affected;
+    return { deleted: affected, picked: handles };
   }
 
   /**
@@ -340,40 +345,6 @@ export class FsmStateSql {
     return records.map(toRecord);
   }
 
-  /**
-   * One page of instances, newest first: one SELECT of the summary columns (never `context`)
-   * with `LIMIT limit + 1` (the extra row says whether a next page exists), keyset-paged on
-   * `(updated_at, handle)`, so a page costs the same however deep it is.
-   */
-  async list(runner: QueryRunner, { machine, states, limit, after }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    const conditions: SqlStatement[] = [];
-    if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
-    if (states)
-      conditions.push(states.length ? { sql: this.stateIn(), params: [this.listParameter(states)] } : { sql: '1 = 0', params: [] });
-    if (after) {
-      const at = Date.parse(after.updatedAt);
-      // The first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond.
-      conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
-    }
-    const where = conditions.length ? `WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}` : '';
-    const { records } = await this.run<FsmSnapshotRow & { handle: string; machine: string }>(runner, {
-      sql: `SELECT handle, machine, state, owner, updated_at FROM ${this.state} ${where} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
-      params: [...conditions.flatMap((condition) => condition.params), limit + 1],
-    });
-    const instances = records.slice(0, limit).map((row) => {
-      const summary: WorkflowInstancePage['instances'][number] = {
-        key: row.handle,
-        machine: row.machine,
-        state: row.state,
-        updatedAt: new Date(Number(row.updated_at)).toISOString(),
-      };
-      if (row.owner !== null) summary.owner = row.owner;
-      return summary;
-    });
-    const last = instances.at(-1);
-    return records.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
-  }
-
   /** The most recent `limit` history rows of one instance, oldest first: one SELECT of `limit + 1` rows on the `(handle, at)` index. */
   async recentRecords(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowHistoryPage> {
     const { records } = await this.run<HistoryRow>(runner, {
@@ -381,15 +352,6 @@ export class FsmStateSql {
       params: [handle, limit + 1],
     });
     return { entries: records.slice(0, limit).reverse().map(toRecord), truncated: records.length > limit };
-  }
-
-  /** `state` is one of a list bound as one parameter (as `handleIn`). */
-  private stateIn(): string {
-    return {
-      postgres: 'state = ANY(?)',
-      mysql: 'state IN (?)',
-      sqlite: 'state IN (SELECT value FROM json_each(?))',
-    }[this.dialect];
   }
 
   private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {

@@ -6,6 +6,16 @@ export interface TypeOrmWorkflowStateStoreOptions {
   historyTableName?: string;
   /** Write one history row per committed transition that carries a record. @default false */
   history?: boolean;
+  /** Table of refused and declined calls (optionally `schema.table`). @default 'mcp_fsm_attempt' */
+  attemptTableName?: string;
+  /**
+   * Keep the refused and declined calls of each instance (tool, refusal code, principal, time;
+   * never arguments), for the workflow console. Needs the attempt table
+   * (`CreateMcpFsmAttempt1765843200000`). @default false
+   */
+  attempts?: boolean;
+  /** Attempts kept per instance; older ones are deleted as new ones come. @default 50 */
+  maxAttemptsPerInstance?: number;
   /**
    * Time limit, in milliseconds, of every store operation (waiting for a connection included)
    * and of every transaction from its BEGIN to its COMMIT: a transactional call's row lock,
@@ -23,6 +33,10 @@ export interface TypeOrmWorkflowStateStoreOptions {
 export const DEFAULT_WORKFLOW_STATE_TABLE = 'mcp_fsm_state';
 /** Default table of transition history. */
 export const DEFAULT_WORKFLOW_TRANSITION_TABLE = 'mcp_fsm_transition';
+/** Default table of refused and declined calls. */
+export const DEFAULT_WORKFLOW_ATTEMPT_TABLE = 'mcp_fsm_attempt';
+/** Default number of attempts kept per instance. */
+export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */
 export const DEFAULT_STORE_TIMEOUT_MS = 5000;
 

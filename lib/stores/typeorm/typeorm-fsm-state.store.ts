@@ -10,18 +10,24 @@ import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import type {
   WorkflowHistoryPage,
+  WorkflowInstanceCount,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
   WorkflowStateReader,
 } from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
+import { FsmAttemptSql } from './fsm-attempt.sql.js';
+import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
 import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {
+  DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
+  DEFAULT_WORKFLOW_ATTEMPT_TABLE,
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
   type TypeOrmWorkflowStateStoreOptions,
@@ -41,10 +47,17 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, WorkflowStateReader, OnApplicationBootstrap {
+export class TypeOrmWorkflowStateStore
+  implements TransactionalWorkflowStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationBootstrap
+{
+  /** Whether refused and declined calls are kept (the `attempts` option). */
+  readonly keepsAttempts: boolean;
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
+  private readonly listSql: FsmInstanceListSql;
+  private readonly attemptSql: FsmAttemptSql;
   private readonly keepHistory: boolean;
+  private readonly maxAttempts: number;
   private readonly limits: TransactionLimits;
 
   constructor(
@@ -53,23 +66,32 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
   ) {
     const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
     this.queries = queries;
-    this.sql = new FsmStateSql(
+    const stateTable = queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE);
+    this.sql = new FsmStateSql(queries.dialect, stateTable, queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE));
+    this.listSql = new FsmInstanceListSql(queries.dialect, stateTable);
+    this.attemptSql = new FsmAttemptSql(
       queries.dialect,
-      queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE),
-      queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE),
+      stateTable,
+      queries.table(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE),
     );
     this.keepHistory = options.history ?? false;
+    this.keepsAttempts = options.attempts ?? false;
+    this.maxAttempts = options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE;
     this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
   }
 
   /**
    * Checks, when the application starts, that the state table has every column this version
-   * uses (a forgotten migration fails the bootstrap with the migrations to run, instead of
-   * every gated call failing closed). Skipped while the DataSource is not initialized yet.
+   * uses, and that the attempt table exists when `attempts` is on (a forgotten migration fails
+   * the bootstrap with the migrations to run, instead of every gated call failing closed).
+   * Skipped while the DataSource is not initialized yet.
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.dataSource.isInitialized) {
-      await this.session('the schema check', (runner) => this.sql.assertSchema(runner));
+      await this.session('the schema check', async (runner) => {
+        await this.sql.assertSchema(runner);
+        if (this.keepsAttempts) await this.attemptSql.assertSchema(runner);
+      });
     }
   }
 
@@ -135,14 +157,21 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
     );
   }
 
-  /** @inheritdoc */
+  /** Deletes instances, with their attempts (their history stays). */
   delete(handles: readonly string[]): Promise<void> {
-    return this.session('delete', (runner) => this.sql.delete(runner, handles));
+    return this.session('delete', async (runner) => {
+      await this.sql.delete(runner, handles);
+      if (this.keepsAttempts) await this.attemptSql.forget(runner, handles);
+    });
   }
 
   /** @inheritdoc */
   sweep(request: WorkflowSweepRequest): Promise<number> {
-    return this.session('sweep', (runner) => this.sql.sweep(runner, request, Date.now()));
+    return this.session('sweep', async (runner) => {
+      const { deleted, picked } = await this.sql.sweep(runner, request, Date.now());
+      if (deleted > 0 && this.keepsAttempts) await this.attemptSql.forget(runner, picked);
+      return deleted;
+    });
   }
 
   /** @inheritdoc */
@@ -172,7 +201,24 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
 
   /** One SELECT of `limit + 1` summary rows (see docs/console.md#the-store-methods-behind-it for the index it uses). */
   listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    return this.session('listInstances', (runner) => this.sql.list(runner, query));
+    return this.session('listInstances', (runner) => this.listSql.list(runner, query));
+  }
+
+  /** One SELECT that counts at most `query.max` rows. */
+  countInstances(query: WorkflowInstanceCount): Promise<number> {
+    return this.session('countInstances', (runner) => this.listSql.count(runner, query));
+  }
+
+  /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+    if (!this.keepsAttempts) return false;
+    return this.session('recordAttempt', (runner) => this.attemptSql.record(runner, attempt, caller, this.maxAttempts), true);
+  }
+
+  /** @inheritdoc */
+  async recentAttempts(handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+    if (!this.keepsAttempts) return [];
+    return this.session('recentAttempts', (runner) => this.attemptSql.recent(runner, handle, limit));
   }
 
   /** @inheritdoc */

@@ -1,0 +1,11 @@
+import { CONSOLE_CONTENT_SECURITY_POLICY } from './console-page.shell.js';
+
+/** Headers of every console response: nothing cached (pages carry handles), nothing framed, no Referer leaving for another origin with a handle in it (same-origin: the forms send their Origin). */
+export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONSOLE_CONTENT_SECURITY_POLICY,
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};

@@ -1,0 +1,166 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { McpAccessRefusal } from '../auth/mcp-access.policy.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
+import type { WorkflowCall, WorkflowCaller } from './fsm-call.js';
+import type { WorkflowGateObserver } from './fsm-gate-observer.interface.js';
+import { isWellFormedHandle } from './fsm-handle.js';
+import * as messages from './gating.messages.js';
+
+/** Refusals that name no instance a caller tried: the store was down, or there is no session to key one by. */
+const NOT_ATTEMPTS = new Set(['STATE_UNAVAILABLE', 'NO_SESSION']);
+/** Attempt writes in flight at most; beyond, attempts are dropped (counted in the next warning) rather than queued. */
+const MAX_WRITES_IN_FLIGHT = 256;
+/** At most one warning about failed or dropped attempt writes per this long. */
+const WARN_INTERVAL_MS = 60_000;
+
+/**
+ * Records the refused and declined calls of instances in the store (`WorkflowAttemptLog`),
+ * for the console: as the gate's observer it reads each call's refusal once the gate is done,
+ * and the transport and call handler tell it of calls refused for a missing scope or role. An
+ * attempt names the tool, the code, the caller's principal and the time, never the arguments;
+ * the store writes it only on an instance that exists and that the caller may see, so a caller
+ * can add rows only to instances it could act on (a forged handle adds none), and each instance
+ * keeps a bounded number. The write never delays the refusal: it runs after, and a failure is
+ * logged, not answered.
+ */
+@Injectable()
+export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicationShutdown {
+  private readonly logger = new Logger('McpGate');
+  private readonly writes = new Set<Promise<void>>();
+  private failed = 0;
+  private dropped = 0;
+  private warnedAt = -Infinity;
+
+  constructor(
+    private readonly store: FsmStoreAdapter,
+    private readonly machines: McpMachineRegistry,
+    private readonly tools: McpToolRegistry,
+  ) {}
+
+  claim<T>(_call: WorkflowCall, work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
+  commit<T>(_call: WorkflowCall, work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
+  /** Records the call's refusal, if it was refused on an instance. */
+  settled(call: WorkflowCall): void {
+    const refusal = call.outcome.refusal;
+    if (!this.store.supports.attempts || !refusal || NOT_ATTEMPTS.has(refusal.data.code)) {
+      return;
+    }
+    const storeKey = call.outcome.instance?.storeKey ?? this.instanceKey(call.tool, call.args, call.caller);
+    if (storeKey) {
+      this.record(call.tool.name, refusal.data.machine, storeKey, refusal.data.code, call.principal);
+    }
+  }
+
+  /**
+   * Records a call of `tool` refused because its caller lacks a scope (`INSUFFICIENT_SCOPE`)
+   * or a role (`INSUFFICIENT_ROLE`) it requires, on the instance its arguments (or its
+   * session, `caller`) name.
+   */
+  accessRefused(
+    tool: McpHandlerDefinition,
+    args: Record<string, unknown>,
+    principal: string | undefined,
+    caller: Pick<WorkflowCaller, 'sessionStoreKey'>,
+    refusal: McpAccessRefusal,
+  ): void {
+    if (!this.store.supports.attempts || tool.kind !== 'tool') {
+      return;
+    }
+    const storeKey = this.instanceKey(tool, args, caller);
+    const machine = tool.binding?.machine ?? tool.reads;
+    if (storeKey && machine) {
+      this.record(tool.name, machine, storeKey, refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE', principal);
+    }
+  }
+
+  /**
+   * Records the `tools/call` of an HTTP request body that was refused before it reached a
+   * session (`refusal`, for its missing scope or role), on the instance its arguments name, or
+   * the instance of the session `sessionId` (the 2026-07-28 era: of the principal).
+   */
+  refusedInBody(body: unknown, refusal: McpAccessRefusal, principal: string | undefined, sessionId: string | undefined): void {
+    if (!this.store.supports.attempts || refusal.kind !== 'tool') {
+      return;
+    }
+    const scope =
+      sessionId !== undefined
+        ? { scope: 'session' as const, id: sessionId }
+        : principal !== undefined
+          ? { scope: 'principal' as const, id: principal }
+          : undefined;
+    const caller = { sessionStoreKey: (machine: string) => scope && formatInstanceKey({ machine, ...scope }) };
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+      const tool = method === 'tools/call' && params?.name === refusal.name ? this.tools.get(refusal.name) : undefined;
+      if (tool) {
+        const args =
+          typeof params!.arguments === 'object' && params!.arguments !== null ? (params!.arguments as Record<string, unknown>) : {};
+        return this.accessRefused(tool, args, principal, caller, refusal);
+      }
+    }
+  }
+
+  /** Waits for the attempt writes in flight. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.writes]);
+  }
+
+  /** The store key of the instance a call of `tool` names: its handle argument, or its caller's session instance. */
+  private instanceKey(
+    tool: McpHandlerDefinition,
+    args: Record<string, unknown>,
+    caller: Pick<WorkflowCaller, 'sessionStoreKey'>,
+  ): string | undefined {
+    const machine = tool.binding?.machine ?? tool.reads;
+    if (!machine || !this.machines.has(machine)) {
+      return undefined;
+    }
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    if (!handleKey) {
+      return caller.sessionStoreKey(machine);
+    }
+    const handle = args[handleKey];
+    return isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
+  }
+
+  private record(tool: string, machine: string, handle: string, code: string, principal: string | undefined): void {
+    if (this.writes.size >= MAX_WRITES_IN_FLIGHT) {
+      this.dropped += 1;
+      this.warn();
+      return;
+    }
+    const attempt: WorkflowAttemptRecord = { machine, handle, tool, code, principal: principal ?? null, at: new Date().toISOString() };
+    const write = this.store
+      .recordAttempt(attempt, principal)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.failed += 1;
+          this.warn(error);
+        },
+      )
+      .finally(() => this.writes.delete(write));
+    this.writes.add(write);
+  }
+
+  private warn(error?: unknown): void {
+    const now = Date.now();
+    if (now - this.warnedAt < WARN_INTERVAL_MS) {
+      return;
+    }
+    this.warnedAt = now;
+    this.logger.warn(messages.attemptsNotRecorded(this.failed, this.dropped, MAX_WRITES_IN_FLIGHT, error));
+    this.failed = this.dropped = 0;
+  }
+}

@@ -1,0 +1,105 @@
+import type { QueryRunner } from 'typeorm';
+import { storeAttemptsNotReady } from '../stores.messages.js';
+import type { WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
+import { columnIn, listParameter } from './sql-lists.js';
+import { type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
+
+interface AttemptRow {
+  machine: string;
+  handle: string;
+  tool: string;
+  code: string;
+  principal: string | null;
+  at: string | number;
+}
+
+/**
+ * The SQL of the attempt table (refused and declined calls) in one dialect. An attempt is
+ * inserted only for an instance that exists and that the caller may see (one INSERT … SELECT
+ * from the state table), and the instance's rows beyond the bound are deleted right after.
+ */
+export class FsmAttemptSql {
+  private readonly state: string;
+  private readonly attempts: string;
+
+  /** The table names as `BoundedQueries.table` returns them. */
+  constructor(
+    readonly dialect: FsmSqlDialect,
+    stateTableName: string,
+    attemptTableName: string,
+  ) {
+    this.state = quoteTableName(dialect, stateTableName);
+    this.attempts = quoteTableName(dialect, attemptTableName);
+  }
+
+  /** Throws, naming the migration to run, when the attempt table is missing. */
+  async assertSchema(runner: QueryRunner): Promise<void> {
+    try {
+      await runSql(runner, this.dialect, {
+        sql: `SELECT machine, handle, tool, code, principal, at FROM ${this.attempts} WHERE 1 = 0`,
+        params: [],
+      });
+    } catch (error) {
+      throw new Error(storeAttemptsNotReady(this.attempts, error), { cause: error });
+    }
+  }
+
+  /**
+   * Inserts the attempt when its instance exists and has no owner or `caller` as its owner,
+   * then keeps only the instance's `keep` most recent rows. One statement when nothing is
+   * inserted, two otherwise; answers whether it inserted.
+   */
+  async record(runner: QueryRunner, attempt: WorkflowAttemptRecord, caller: string | undefined, keep: number): Promise<boolean> {
+    const cast = this.dialect === 'postgres' ? (type: string) => `?::${type}` : () => '?';
+    const { affected } = await runSql(runner, this.dialect, {
+      sql:
+        `INSERT INTO ${this.attempts} (machine, handle, tool, code, principal, at) ` +
+        `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint'].map(cast).join(', ')} FROM ${this.state} ` +
+        'WHERE handle = ? AND (owner IS NULL OR owner = ?)',
+      params: [
+        attempt.machine,
+        attempt.handle,
+        attempt.tool,
+        attempt.code,
+        attempt.principal,
+        Date.parse(attempt.at),
+        attempt.handle,
+        caller ?? null,
+      ],
+    });
+    if (affected === 0) return false;
+    // The derived table lets MySQL read the table it deletes from.
+    await runSql(runner, this.dialect, {
+      sql:
+        `DELETE FROM ${this.attempts} WHERE handle = ? AND id <= ` +
+        `(SELECT id FROM (SELECT id FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT 1 OFFSET ?) cut)`,
+      params: [attempt.handle, attempt.handle, keep],
+    });
+    return true;
+  }
+
+  /** The most recent `limit` attempts of one instance, oldest first. */
+  async recent(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+    const { records } = await runSql<AttemptRow>(runner, this.dialect, {
+      sql: `SELECT machine, handle, tool, code, principal, at FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT ?`,
+      params: [handle, limit],
+    });
+    return records.reverse().map((row) => ({
+      machine: row.machine,
+      handle: row.handle,
+      tool: row.tool,
+      code: row.code,
+      principal: row.principal,
+      at: new Date(Number(row.at)).toISOString(),
+    }));
+  }
+
+  /** Deletes the attempts of instances that are gone (of `handles`, which were deleted). */
+  async forget(runner: QueryRunner, handles: readonly string[]): Promise<void> {
+    if (!handles.length) return;
+    await runSql(runner, this.dialect, {
+      sql: `DELETE FROM ${this.attempts} WHERE ${columnIn(this.dialect, 'handle')} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.attempts}.handle)`,
+      params: [listParameter(this.dialect, handles)],
+    });
+  }
+}

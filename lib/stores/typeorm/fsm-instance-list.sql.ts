@@ -1,0 +1,106 @@
+import type { QueryRunner } from 'typeorm';
+import type { WorkflowInstanceCount, WorkflowInstancePage, WorkflowInstanceQuery } from '../workflow-state-reader.interface.js';
+import type { FsmSnapshotRow } from './fsm-state.rows.js';
+import { columnIn, listParameter } from './sql-lists.js';
+import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
+
+/** The scopes of a store key whose id follows `<machine>:<scope>:` (a handle's id follows `<machine>:` alone). */
+const SCOPES = ['session:', 'attachment:', 'principal:'];
+
+/**
+ * The SQL of the console's list of instances (page and count) in one dialect: each method is
+ * one statement. A search compares the id part of each key exactly (never `LIKE`, so no
+ * character of the search is a wildcard), or the owner.
+ */
+export class FsmInstanceListSql {
+  private readonly state: string;
+
+  /** `tableName` as `BoundedQueries.table` returns it. */
+  constructor(
+    readonly dialect: FsmSqlDialect,
+    tableName: string,
+  ) {
+    this.state = quoteTableName(dialect, tableName);
+  }
+
+  /**
+   * One page of instances, newest first: one SELECT of the summary columns (never `context`)
+   * with `LIMIT limit + 1` (the extra row says whether a next page exists), keyset-paged on
+   * `(updated_at, handle)`, so a page costs the same however deep it is.
+   */
+  async list(runner: QueryRunner, query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    const { limit, after } = query;
+    const conditions = this.filter(query);
+    if (after) {
+      const at = Date.parse(after.updatedAt);
+      // The first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond.
+      conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
+    }
+    const { records } = await runSql<FsmSnapshotRow & { handle: string; machine: string }>(runner, this.dialect, {
+      sql: `SELECT handle, machine, state, owner, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
+      params: [...conditions.flatMap((condition) => condition.params), limit + 1],
+    });
+    const instances = records.slice(0, limit).map((row) => {
+      const summary: WorkflowInstancePage['instances'][number] = {
+        key: row.handle,
+        machine: row.machine,
+        state: row.state,
+        updatedAt: new Date(Number(row.updated_at)).toISOString(),
+      };
+      if (row.owner !== null) summary.owner = row.owner;
+      return summary;
+    });
+    const last = instances.at(-1);
+    return records.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+  }
+
+  /** How many instances match, counted up to `max` (one SELECT over at most `max` rows). */
+  async count(runner: QueryRunner, query: WorkflowInstanceCount): Promise<number> {
+    const conditions = this.filter(query);
+    const { records } = await runSql<{ n: string | number }>(runner, this.dialect, {
+      sql: `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM ${this.state} ${where(conditions)} LIMIT ?) capped`,
+      params: [...conditions.flatMap((condition) => condition.params), query.max],
+    });
+    return Number(records[0]?.n ?? 0);
+  }
+
+  private filter({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): SqlStatement[] {
+    const conditions: SqlStatement[] = [];
+    if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
+    if (states) {
+      conditions.push(
+        states.length
+          ? { sql: columnIn(this.dialect, 'state'), params: [listParameter(this.dialect, states)] }
+          : { sql: '1 = 0', params: [] },
+      );
+    }
+    if (search !== undefined) conditions.push(this.search(search));
+    return conditions;
+  }
+
+  /** The key's id starts with `search` (whatever its scope, as `parseInstanceKey` reads it), or the owner is `search`. */
+  private search(search: string): SqlStatement {
+    const length = this.dialect === 'mysql' ? 'CHAR_LENGTH' : 'LENGTH';
+    const rest = `SUBSTR(handle, ${length}(machine) + 2)`;
+    const startsWith = (prefix: string): SqlStatement => ({ sql: `SUBSTR(${rest}, 1, ?) = ?`, params: [[...prefix].length, prefix] });
+    const scoped = SCOPES.map((scope) => startsWith(`${scope}${search}`));
+    // A handle's id is the whole rest, unless the rest names a scope.
+    const unscoped = [startsWith(search), ...SCOPES.map((scope) => startsWith(scope))];
+    const handle = {
+      sql: `(${unscoped[0].sql}${unscoped
+        .slice(1)
+        .map((condition) => ` AND NOT ${condition.sql}`)
+        .join('')})`,
+      params: unscoped.flatMap((condition) => condition.params),
+    };
+    const any = [handle, ...scoped];
+    return {
+      sql: `(${any.map((condition) => condition.sql).join(' OR ')} OR owner = ?)`,
+      params: [...any.flatMap((condition) => condition.params), search],
+    };
+  }
+}
+
+function where(conditions: readonly SqlStatement[]): string {
+  return conditions.length ? `WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}` : '';
+}

@@ -1,0 +1,42 @@
+import type { WorkflowStateStore } from './fsm-state-store.interface.js';
+
+/** One refused or declined call of an instance: who tried which tool, what the refusal said, when. No arguments. */
+export interface WorkflowAttemptRecord {
+  /** Machine id. */
+  machine: string;
+  /** Store key of the instance. */
+  handle: string;
+  /** The tool that was called. */
+  tool: string;
+  /** The refusal code (`FORBIDDEN`, `DECLINED`, `INSUFFICIENT_SCOPE`, ...). */
+  code: string;
+  /** Auth client id of the caller; `null` for an anonymous one (a session id is never written here). */
+  principal: string | null;
+  /** ISO-8601 time of the call. */
+  at: string;
+}
+
+/**
+ * Where a store keeps the refused and declined calls of its instances, for operators (the
+ * workflow console). Optional: a store without it gates every call, and the console shows no
+ * attempts. Both shipped stores implement it (turned on by their `attempts` option).
+ */
+export interface WorkflowAttemptLog {
+  /**
+   * Records `attempt` when an instance with key `attempt.handle` exists and `caller` may see it
+   * (it has no owner, or `caller` is its owner); keeps the most recent ones per instance (the
+   * store's bound) and drops older ones. Answers whether it recorded it. Nothing is written
+   * for a key no instance has: a forged handle leaves no row.
+   */
+  recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean>;
+  /** The most recent `limit` attempts of one instance, oldest first. */
+  recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]>;
+}
+
+/** Whether `store` implements {@link WorkflowAttemptLog} and keeps attempts. */
+export function isWorkflowAttemptLog(store: WorkflowStateStore): store is WorkflowStateStore & WorkflowAttemptLog {
+  const candidate = store as Partial<WorkflowAttemptLog> & { keepsAttempts?: boolean };
+  return (
+    typeof candidate.recordAttempt === 'function' && typeof candidate.recentAttempts === 'function' && candidate.keepsAttempts !== false
+  );
+}

@@ -1,0 +1,103 @@
+/// <reference types="jest" />
+import { randomBytes } from 'node:crypto';
+import type { AtomicWorkflowStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
+import type { WorkflowStoreFactory, WorkflowStoreFixture } from './workflow-state-store.contract.js';
+
+/**
+ * The cases of `WorkflowAttemptLog` (refused and declined calls, for the console), for stores
+ * that keep attempts: `factory` is called with `{ history: true, attempts: true }` and the store's
+ * bound left at `maxAttempts` per instance. An attempt is written only on an instance that exists
+ * and that its caller may see, never beyond the bound, and goes with its instance.
+ *
+ * @example
+ * describeWorkflowAttemptLogContract('MyStore', factory, 50);
+ */
+export function describeWorkflowAttemptLogContract(name: string, factory: WorkflowStoreFactory, maxAttempts: number): void {
+  describe(`${name}: WorkflowAttemptLog contract`, () => {
+    let fixture: WorkflowStoreFixture;
+    let store: AtomicWorkflowStateStore & WorkflowAttemptLog;
+    const key = () => `attempt:${randomBytes(16).toString('base64url')}`;
+    const attempt = (
+      handle: string,
+      code = 'FORBIDDEN',
+      at = new Date().toISOString(),
+      principal: string | null = 'alice',
+    ): WorkflowAttemptRecord => ({
+      machine: 'attempt',
+      handle,
+      tool: 'attempt.capture',
+      code,
+      principal,
+      at,
+    });
+
+    beforeEach(async () => {
+      fixture = await factory({ history: true, attempts: true });
+      if (!isWorkflowAttemptLog(fixture.store)) {
+        await fixture.cleanup();
+        throw new Error(`${name} keeps no attempts: it does not implement WorkflowAttemptLog, or its attempts option is off.`);
+      }
+      store = fixture.store as AtomicWorkflowStateStore & WorkflowAttemptLog;
+    });
+    afterEach(() => fixture.cleanup());
+
+    it('records an attempt on an instance and answers the most recent ones, oldest first, as recorded', async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const first = attempt(h, 'FORBIDDEN', new Date(Date.UTC(2026, 0, 1, 10)).toISOString(), null);
+      const second = attempt(h, 'DECLINED', new Date(Date.UTC(2026, 0, 1, 11)).toISOString());
+      expect(await store.recordAttempt(first, undefined)).toBe(true);
+      expect(await store.recordAttempt(second, 'alice')).toBe(true);
+      expect(await store.recentAttempts(h, 10)).toEqual([first, second]);
+      expect(await store.recentAttempts(h, 1)).toEqual([second]);
+    });
+
+    it('writes nothing for a key no instance has (a forged handle)', async () => {
+      const forged = key();
+      expect(await store.recordAttempt(attempt(forged), undefined)).toBe(false);
+      expect(await store.recentAttempts(forged, 10)).toEqual([]);
+    });
+
+    it("writes nothing on another principal's instance: only its owner, or anyone on an instance without owner", async () => {
+      const [owned, open] = [key(), key()];
+      await store.create(owned, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'alice' });
+      await store.create(open, { state: 'authorized', updatedAt: new Date().toISOString() });
+      expect(await store.recordAttempt(attempt(owned, 'FORBIDDEN', undefined, 'bob'), 'bob')).toBe(false);
+      expect(await store.recordAttempt(attempt(owned, 'FORBIDDEN', undefined, null), undefined)).toBe(false);
+      expect(await store.recordAttempt(attempt(owned), 'alice')).toBe(true);
+      expect(await store.recordAttempt(attempt(open, 'BUSY', undefined, 'bob'), 'bob')).toBe(true);
+      expect((await store.recentAttempts(owned, 10)).map((row) => row.principal)).toEqual(['alice']);
+      expect((await store.recentAttempts(open, 10)).map((row) => row.principal)).toEqual(['bob']);
+    });
+
+    it(`keeps at most ${maxAttempts} attempts per instance, the most recent`, async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const base = Date.UTC(2026, 0, 1);
+      for (let i = 0; i < maxAttempts + 5; i++)
+        await store.recordAttempt(attempt(h, `CODE_${i}`, new Date(base + i).toISOString()), 'alice');
+      const kept = await store.recentAttempts(h, maxAttempts + 10);
+      expect(kept).toHaveLength(maxAttempts);
+      expect(kept[0].code).toBe('CODE_5');
+      expect(kept.at(-1)!.code).toBe(`CODE_${maxAttempts + 4}`);
+    }, 60_000);
+
+    it('forgets the attempts of a deleted or swept instance, not those of others', async () => {
+      const [deleted, swept, kept] = [key(), key(), key()];
+      const old = new Date(Date.UTC(2020, 0, 1)).toISOString();
+      await store.create(deleted, { state: 'authorized', updatedAt: new Date().toISOString() });
+      await store.create(swept, { state: 'voided', updatedAt: old });
+      await store.create(kept, { state: 'authorized', updatedAt: new Date().toISOString() });
+      for (const h of [deleted, swept, kept]) await store.recordAttempt(attempt(h), 'alice');
+      await store.delete!([deleted]);
+      await store.sweep!({ finished: { machines: [{ machine: 'attempt', states: ['voided'] }], before: Date.UTC(2021, 0, 1) }, limit: 10 });
+      expect(await store.recentAttempts(deleted, 10)).toEqual([]);
+      expect(await store.recentAttempts(swept, 10)).toEqual([]);
+      expect(await store.recentAttempts(kept, 10)).toHaveLength(1);
+      // A new instance under a deleted key starts without the old attempts.
+      await store.create(deleted, { state: 'authorized', updatedAt: new Date().toISOString() });
+      expect(await store.recentAttempts(deleted, 10)).toEqual([]);
+    });
+  });
+}
