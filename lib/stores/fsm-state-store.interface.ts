@@ -39,7 +39,7 @@ export interface WorkflowStateStore {
 }
 
 /** Injection token of the module's {@link WorkflowStateStore}. */
-export const WorkflowStateStore = Symbol('nestjs-mcp-fsm:WorkflowStateStore');
+export const WorkflowStateStore = Symbol.for('nestjs-mcp-fsm:WorkflowStateStore');
 
 /** @deprecated Use {@link WorkflowSnapshot}; the old name goes in 0.4. */
 export type FsmSnapshot = WorkflowSnapshot;
