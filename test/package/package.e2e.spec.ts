@@ -45,20 +45,20 @@ export const doorMachine = defineMachine({
 });
 `,
   'door.tools.ts': `import { Injectable } from '@nestjs/common';
-import { McpBindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
+import { BindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
 import { doorMachine } from './door.machine.js';
 
 @Injectable()
 @McpWorkflow(doorMachine)
 export class DoorTools {
   @McpTool({ name: 'door.open', description: 'Open the closed door' })
-  @McpBindState('closed', 'OPEN')
+  @BindState('closed', 'OPEN')
   open() {
     return { opened: true };
   }
 
   @McpTool({ name: 'door.close', description: 'Close the open door' })
-  @McpBindState('open', 'CLOSE')
+  @BindState('open', 'CLOSE')
   close() {
     return { closed: true };
   }
