@@ -77,7 +77,7 @@ export const outputSchemaNotObject = (source: string): string =>
 
 /** Bootstrap error: transactional mode with a store that has no transactions. */
 export const transactionalNeedsStore = (source: string, decorator: string, store: string): string =>
-  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.`;
+  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.`;
 
 /** Bootstrap error: request-scoped tool providers were refused. */
 export const requestScopedRefused = (source: string): string =>

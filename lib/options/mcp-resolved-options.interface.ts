@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type {
   McpAuthOptions,
@@ -114,7 +114,7 @@ export interface McpResolvedOptions {
   server: McpServerIdentity;
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
-  store: WorkflowStateStore;
+  store: FsmStateStore;
   transitionRelay?: TransitionRelay;
   /** `null`: HTTP is off. */
   http: McpResolvedHttpOptions | null;

@@ -2,7 +2,7 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import {
   BindState,
   defineMachine,
@@ -12,7 +12,7 @@ import {
   StartWorkflow,
   McpStartWorkflow,
   type WorkflowSnapshot,
-  type WorkflowStateStore,
+  type FsmStateStore,
   type McpModuleOptions,
 } from '../../lib/index.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
@@ -217,7 +217,7 @@ class PaymentStartTools {
 }
 
 /** A custom store that keeps only the state and the time, as a hand-written `{ load, save }` might. */
-class StateOnlyStore implements WorkflowStateStore {
+class StateOnlyStore implements FsmStateStore {
   private readonly rows = new Map<string, { state: string; updatedAt: string }>();
 
   async load(key: string): Promise<WorkflowSnapshot | undefined> {
@@ -230,7 +230,7 @@ class StateOnlyStore implements WorkflowStateStore {
 }
 
 /** A custom store that keeps the whole snapshot. */
-class WholeSnapshotStore implements WorkflowStateStore {
+class WholeSnapshotStore implements FsmStateStore {
   private readonly rows = new Map<string, string>();
 
   async load(key: string): Promise<WorkflowSnapshot | undefined> {
@@ -320,9 +320,9 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('TypeOrmWorkflowStateStore without a DataSource (a forgotten inject)', () => {
-    expect(() => new TypeOrmWorkflowStateStore(undefined as unknown as DataSource)).toThrow(
-      'TypeOrmWorkflowStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmWorkflowStateStore(dataSource).',
+  it('TypeOrmFsmStateStore without a DataSource (a forgotten inject)', () => {
+    expect(() => new TypeOrmFsmStateStore(undefined as unknown as DataSource)).toThrow(
+      'TypeOrmFsmStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmFsmStateStore(dataSource).',
     );
   });
 
@@ -351,13 +351,13 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
 
   it('gate.transactional: true (module option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([SubmitTools], { gate: { transactional: true } })])).toBe(
-      'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
+      'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
   it('transactional: true (@BindState option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([TransactionalSubmitTools])])).toBe(
-      'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
+      'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
@@ -388,8 +388,8 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     }).initialize();
     try {
       await dataSource.runMigrations();
-      expect(await bootstrapError([appWith([], { store: new TypeOrmWorkflowStateStore(dataSource) })])).toBe(
-        'TypeOrmWorkflowStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
+      expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
+        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
       );
     } finally {
       await dataSource.destroy();

@@ -1,21 +1,21 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
-import { InMemoryWorkflowStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
-import { describeWorkflowStateReaderContract, describeWorkflowStateStoreContract, type WorkflowStoreFactory } from '../../lib/testing.js';
+import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
+import { describeWorkflowStateReaderContract, describeFsmStateStoreContract, type FsmStoreFactory } from '../../lib/testing.js';
 
-const inMemory: WorkflowStoreFactory = async ({ history }) => {
-  const store = new InMemoryWorkflowStateStore({ history });
+const inMemory: FsmStoreFactory = async ({ history }) => {
+  const store = new InMemoryFsmStateStore({ history });
   return { store, cleanup: async () => store.onApplicationShutdown() };
 };
-describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', inMemory);
-describeWorkflowStateReaderContract('InMemoryWorkflowStateStore', inMemory);
+describeFsmStateStoreContract('InMemoryFsmStateStore', inMemory);
+describeWorkflowStateReaderContract('InMemoryFsmStateStore', inMemory);
 
-describe('InMemoryWorkflowStateStore bounds', () => {
+describe('InMemoryFsmStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });
   let now: number;
-  let store: InMemoryWorkflowStateStore;
-  const open = (options: ConstructorParameters<typeof InMemoryWorkflowStateStore>[0]) =>
-    (store = new InMemoryWorkflowStateStore({ clock: () => now, ...options }));
+  let store: InMemoryFsmStateStore;
+  const open = (options: ConstructorParameters<typeof InMemoryFsmStateStore>[0]) =>
+    (store = new InMemoryFsmStateStore({ clock: () => now, ...options }));
 
   beforeEach(() => (now = 1_000_000));
   afterEach(() => store.onApplicationShutdown());

@@ -114,7 +114,7 @@ describe("createMcpTestClient on the sample's AppModule (state in its SQLite fil
     const sessions = [...app.get(McpSessionRegistry).sessions()];
     expect(sessions).toHaveLength(2);
     const keys = sessions.map((session) => session.sessionStoreKey('invoice'));
-    expect(keys.map(storedState).sort()).toEqual(['review', undefined]);
+    expect(keys.map((key) => storedState(key!)).sort()).toEqual(['review', undefined]);
   });
 
   it('asks the user of a client that declares elicitation, and discharges after a yes', async () => {

@@ -9,7 +9,7 @@ import type {
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
-import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type {
   WorkflowHistoryPage,
   WorkflowInstancePage,
@@ -24,7 +24,7 @@ import { TransactionLimits } from './transaction-limits.js';
 import {
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
-  type TypeOrmWorkflowStateStoreOptions,
+  type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 
@@ -38,10 +38,10 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
- *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
+ *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStore, WorkflowStateReader, OnApplicationBootstrap {
+export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, WorkflowStateReader, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly keepHistory: boolean;
@@ -49,9 +49,9 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
 
   constructor(
     private readonly dataSource: DataSource,
-    options: TypeOrmWorkflowStateStoreOptions = {},
+    options: TypeOrmFsmStateStoreOptions = {},
   ) {
-    const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
+    const queries = new BoundedQueries(dataSource, TypeOrmFsmStateStore.name, options.timeoutMs);
     this.queries = queries;
     this.sql = new FsmStateSql(
       queries.dialect,
@@ -228,8 +228,7 @@ export class TypeOrmWorkflowStateStore implements TransactionalWorkflowStateStor
     return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }
-
-/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
-export const TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
-/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
-export type TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
+/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
+export const TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;
+/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
+export type TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;
