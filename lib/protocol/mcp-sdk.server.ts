@@ -2,11 +2,12 @@ import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/ind
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import type { McpHttpExchange } from './mcp-http-request.storage.js';
 import * as messages from './protocol.messages.js';
 
 /** A handler as `Server.setRequestHandler` takes it, for requests of `T`. */
@@ -40,10 +41,12 @@ function routingSchema(method: string): AnyObjectSchema {
   return schema;
 }
 
-/** How a 2025-era connection is traced: the module's telemetry, and the transport (`pipe` for stdio). */
+/** How a 2025-era connection is traced: the module's telemetry, the transport (`pipe` for stdio), and the HTTP request of a request id. */
 export interface McpSdkServerTracing {
   telemetry: McpTelemetry;
   transport: 'pipe' | 'tcp';
+  /** The HTTP exchange that carried the request `requestId` (HTTP sessions). */
+  exchange?: (requestId: RequestId) => McpHttpExchange | undefined;
 }
 
 /**
@@ -109,7 +112,7 @@ export class McpSdkServer extends Server {
     };
     return (request, extra) => {
       // Read at request time: the SDK registers `initialize` and `ping` from the constructor, before `tracing` is set.
-      const { telemetry, transport } = this.tracing;
+      const { telemetry, transport, exchange } = this.tracing;
       if (!telemetry.records()) {
         // Nothing to record: the handler alone, without the request's description or a closure.
         return method === 'initialize' ? negotiated(handler(request, extra)) : Promise.resolve(handler(request, extra));
@@ -124,6 +127,7 @@ export class McpSdkServer extends Server {
           protocolVersion: this.protocolVersion ?? (headers?.['mcp-protocol-version'] as string | undefined),
           transport,
           headers,
+          http: exchange?.(extra.requestId)?.request,
         },
         () => negotiated(handler(request, extra)),
       );

@@ -10,12 +10,14 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type RequestId,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import { httpExchangeOf } from './mcp-http-request.storage.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
@@ -52,12 +54,15 @@ export class McpServerFactory {
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
     const capabilities = this.declaredCapabilities('legacy');
+    // The HTTP exchange of a request is found once the session exists (the transport serves it under the session).
+    let session: McpServedSession | undefined;
+    const exchange = kind === 'stdio' ? undefined : (requestId: RequestId) => (session ? httpExchangeOf(session, requestId) : undefined);
     const server = new McpSdkServer(
       { name: this.options.name, version: this.options.version },
       { capabilities, instructions: this.options.instructions },
-      { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
+      { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp', exchange },
     );
-    const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
+    session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
     server.setRequestHandler(ListToolsRequestSchema, () =>
       this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
     );
