@@ -75,7 +75,13 @@ describe('typed workflows (the compiler checks what users write)', () => {
       );
 
     it('has the files of an app', () => {
-      expect(Object.keys(quickStartFiles()).sort()).toEqual(['app.module.ts', 'invoice.machine.ts', 'invoice.tools.ts', 'main.ts']);
+      expect(Object.keys(quickStartFiles()).sort()).toEqual([
+        'app.module.ts',
+        'invoice-short.tools.ts',
+        'invoice.machine.ts',
+        'invoice.tools.ts',
+        'main.ts',
+      ]);
     });
 
     it('compiles as it stands', () => {
