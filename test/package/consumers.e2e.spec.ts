@@ -132,6 +132,7 @@ describe('apps of both Nest lines install the packed package and pass their own 
 
     it('is the ES module app it claims to be', () => {
       expect(manifest.type).toBe('module');
+      expect(manifest.devDependencies.jest).toMatch(/^30\./);
       expect(manifest.dependencies).toMatchObject({
         '@nestjs/common': expect.stringMatching(/^12\./),
         typeorm: expect.stringMatching(/^1\./),
@@ -143,6 +144,15 @@ describe('apps of both Nest lines install the packed package and pass their own 
     it('compiles its tools file in the card form and passes its unit tests (npm test)', async () => {
       const dir = await installed['nest12-esm'];
       expect(await npm(dir, 'test')).toMatch(/Tests\s+1 passed \(1\)/);
+    }, 120_000);
+
+    it('passes the same unit and e2e specs under Jest in ES module mode (npm run test:jest)', async () => {
+      const dir = await installed['nest12-esm'];
+      const output = await npm(dir, 'run', 'test:jest', '--', '--verbose');
+      expect(output).toMatch(/Test Suites:\s+2 passed, 2 total/);
+      expect(output).toContain(
+        '✓ shows the tools of each state, refuses a hidden one with FORBIDDEN, and tells the client when the menu changes',
+      );
     }, 120_000);
 
     it('passes its e2e test (npm run test:e2e): the app through createMcpTestClient, state in SQLite', async () => {
