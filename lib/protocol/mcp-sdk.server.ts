@@ -41,12 +41,10 @@ function routingSchema(method: string): AnyObjectSchema {
   return schema;
 }
 
-/** How a 2025-era connection is traced: the module's telemetry, the transport (`pipe` for stdio), and the HTTP request of a request id. */
+/** How a 2025-era connection is traced: the module's telemetry, and the transport (`pipe` for stdio). */
 export interface McpSdkServerTracing {
   telemetry: McpTelemetry;
   transport: 'pipe' | 'tcp';
-  /** The HTTP exchange that carried the request `requestId` (HTTP sessions). */
-  exchange?: (requestId: RequestId) => McpHttpExchange | undefined;
 }
 
 /**
@@ -61,6 +59,8 @@ export class McpSdkServer extends Server {
   /** The protocol version `initialize` negotiated (the SDK keeps none to read). */
   protocolVersion?: string;
   private readonly tracing: McpSdkServerTracing;
+  /** The HTTP exchange that carried a request, by its id (HTTP connections): what its span says of the client. */
+  private exchangeOf?: (requestId: RequestId) => McpHttpExchange | undefined;
 
   constructor(
     info: Implementation,
@@ -69,6 +69,11 @@ export class McpSdkServer extends Server {
   ) {
     super(info, options);
     this.tracing = tracing;
+  }
+
+  /** Where the spans of this connection's requests find the HTTP exchange that carried each (its client's address, the HTTP version). */
+  findExchangesWith(lookup: (requestId: RequestId) => McpHttpExchange | undefined): void {
+    this.exchangeOf = lookup;
   }
 
   override setRequestHandler<T extends AnyObjectSchema>(requestSchema: T, handler: McpRequestHandler<T>): void {
@@ -112,7 +117,7 @@ export class McpSdkServer extends Server {
     };
     return (request, extra) => {
       // Read at request time: the SDK registers `initialize` and `ping` from the constructor, before `tracing` is set.
-      const { telemetry, transport, exchange } = this.tracing;
+      const { telemetry, transport } = this.tracing;
       if (!telemetry.records()) {
         // Nothing to record: the handler alone, without the request's description or a closure.
         return method === 'initialize' ? negotiated(handler(request, extra)) : Promise.resolve(handler(request, extra));
@@ -127,7 +132,7 @@ export class McpSdkServer extends Server {
           protocolVersion: this.protocolVersion ?? (headers?.['mcp-protocol-version'] as string | undefined),
           transport,
           headers,
-          http: exchange?.(extra.requestId)?.request,
+          http: this.exchangeOf?.(extra.requestId)?.request,
         },
         () => negotiated(handler(request, extra)),
       );

@@ -10,7 +10,6 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type RequestId,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
@@ -54,15 +53,16 @@ export class McpServerFactory {
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
     const capabilities = this.declaredCapabilities('legacy');
-    // The HTTP exchange of a request is found once the session exists (the transport serves it under the session).
-    let session: McpServedSession | undefined;
-    const exchange = kind === 'stdio' ? undefined : (requestId: RequestId) => (session ? httpExchangeOf(session, requestId) : undefined);
     const server = new McpSdkServer(
       { name: this.options.name, version: this.options.version },
       { capabilities, instructions: this.options.instructions },
-      { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp', exchange },
+      { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
     );
-    session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
+    const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
+    if (kind !== 'stdio') {
+      // The HTTP transport serves each request under its session: the exchange is found by the request's id there.
+      server.findExchangesWith((requestId) => httpExchangeOf(session, requestId));
+    }
     server.setRequestHandler(ListToolsRequestSchema, () =>
       this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
     );
