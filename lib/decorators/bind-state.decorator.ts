@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_BIND_STATE_METADATA } from '../mcp.constants.js';
 import type { EventsAccepted, SchemaOf } from '../machines/machine-schema.js';
+import { machineFirst } from './decorators.messages.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@BindState` (the card's form). */
@@ -67,6 +68,9 @@ export function McpBindState<TMachine extends { readonly id: string }, const TSt
   transition?: EventsAccepted<SchemaOf<TMachine>['accepts'], TStates>,
   options: McpTypedBindStateOptions = {},
 ): MethodDecorator {
+  if (typeof machine !== 'object' || machine === null) {
+    throw new TypeError(machineFirst('@McpBindState', machine, `@BindState(${JSON.stringify(machine)}, ...)`));
+  }
   return bind(states as string | readonly string[], transition as string | undefined, { ...options, machine }, '@McpBindState');
 }
 

@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_START_WORKFLOW_METADATA } from '../mcp.constants.js';
 import type { SchemaOf } from '../machines/machine-schema.js';
+import { machineFirst } from './decorators.messages.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@McpStartWorkflow`. */
@@ -52,6 +53,9 @@ export function McpStartWorkflow<TMachine extends { readonly id: string }>(
   transition?: SchemaOf<TMachine>['startEvents'],
   options: McpStartWorkflowOptions = {},
 ): MethodDecorator {
+  if (typeof machine !== 'object' || machine === null) {
+    throw new TypeError(machineFirst('@McpStartWorkflow', machine, '@StartWorkflow(machineId?, event?)'));
+  }
   return start(machine, transition as string | undefined, options, '@McpStartWorkflow');
 }
 
