@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/global-setup.js'],
+    files: ['test/global-setup.js', 'scripts/build-package.js'],
     languageOptions: { globals: { process: 'readonly' } },
   },
 );

@@ -7,6 +7,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }],
   },
   testMatch: ['<rootDir>/lib/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  // The consumer apps run their own test runners, in the installs test/package/consumers.e2e.spec.ts makes.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumers/'],
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/global-setup.js',
 };

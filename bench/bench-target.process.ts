@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { WorkflowStateStore } from '../lib/index.js';
+import { FsmStateStore } from '../lib/index.js';
 import { McpSessionRegistry } from '../lib/extend.js';
 import { startBaselineServer } from './baseline.server.js';
 import { AsyncCounter, type AsyncCounts } from './bench.async-counter.js';
@@ -12,7 +12,7 @@ import { startSampleBaselineServer } from './sample-baseline.server.js';
 /**
  * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
  * copy that one scenario crowds with idle sessions, and one whose sessions finish many docs),
- * `TypeOrmWorkflowStateStore` on better-sqlite3, and on PostgreSQL with 1,000 and 100,000 rows.
+ * `TypeOrmFsmStateStore` on better-sqlite3, and on PostgreSQL with 1,000 and 100,000 rows.
  */
 const NEST_TARGETS = {
   'nest-memory': { store: 'memory' },
@@ -78,7 +78,7 @@ async function start(target: BenchTarget): Promise<Running> {
   }
   const nest = target === 'sample' ? await startSampleApp() : await startNestApp(NEST_TARGETS[target]);
   const registry = nest.app.get(McpSessionRegistry, { strict: false });
-  const store = nest.app.get<symbol, WorkflowStateStore>(WorkflowStateStore, { strict: false });
+  const store = nest.app.get<symbol, FsmStateStore>(FsmStateStore, { strict: false });
   return {
     port: nest.port,
     sessions: () => registry.size,

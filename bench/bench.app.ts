@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../lib/typeorm.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/typeorm.js';
 import { docMachine, loopMachine } from './bench.machines.js';
 import { openPostgresDataSource } from './bench.postgres.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';
@@ -44,7 +44,7 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
     transports: {
       http: { path: '/mcp', direct: target.route !== 'express', sessions: { maxSessions: 100_000, maxNewPerMinutePerClient: Infinity } },
     },
-    ...(database ? { store: new TypeOrmWorkflowStateStore(database.dataSource) } : {}),
+    ...(database ? { store: new TypeOrmFsmStateStore(database.dataSource) } : {}),
   };
 
   @Module({

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs } from '../lib/index.js';
+import { BindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs } from '../lib/index.js';
 import { BENCH_TOOLS, docMachine, loopMachine } from './bench.machines.js';
 
 /** The trivial unbound tool: same answer as the bare SDK server's `echo`. */
@@ -16,13 +16,13 @@ export class EchoTools {
 @McpWorkflow(loopMachine)
 export class LoopTools {
   @McpTool(BENCH_TOOLS.flip)
-  @McpBindState('a', 'FLIP')
+  @BindState('a', 'FLIP')
   flip() {
     return 'ok';
   }
 
   @McpTool(BENCH_TOOLS.flop)
-  @McpBindState('b', 'FLOP')
+  @BindState('b', 'FLOP')
   flop() {
     return 'ok';
   }
@@ -39,13 +39,13 @@ export class DocTools {
   }
 
   @McpTool(BENCH_TOOLS.edit)
-  @McpBindState('draft')
+  @BindState('draft')
   edit(@McpArgs('docId') docId: string) {
     return docId;
   }
 
   @McpTool(BENCH_TOOLS.publish)
-  @McpBindState('draft', 'PUBLISH')
+  @BindState('draft', 'PUBLISH')
   publish(@McpArgs('docId') docId: string) {
     return docId;
   }

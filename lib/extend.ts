@@ -32,32 +32,32 @@ export { WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './gating/fsm-
 export type { FsmRelayedTransition, FsmTransitionRelay } from './relays/fsm-transition-relay.interface.js';
 export type { RelayedReply, SessionReplyRelay } from './relays/session-reply-relay.interface.js';
 export {
-  isAtomicWorkflowStateStore,
-  type AtomicWorkflowStateStore,
+  isAtomicFsmStateStore,
+  type AtomicFsmStateStore,
   type WorkflowClaimRequest,
   type WorkflowClaimResult,
   type WorkflowCommit,
   type WorkflowSweepRequest,
 } from './stores/atomic-fsm-state-store.interface.js';
 export {
-  isAtomicFsmStateStore,
-  type AtomicFsmStateStore,
+  isAtomicWorkflowStateStore,
+  type AtomicWorkflowStateStore,
   type FsmClaimRequest,
   type FsmClaimResult,
   type FsmCommit,
   type FsmSweepRequest,
 } from './stores/atomic-fsm-state-store.interface.js';
 export {
-  isTransactionalWorkflowStateStore,
-  type TransactionalWorkflowStateStore,
+  isTransactionalFsmStateStore,
+  type TransactionalFsmStateStore,
   type WorkflowLockRequest,
   type WorkflowTransaction,
 } from './stores/transactional-fsm-state-store.interface.js';
 export {
-  isTransactionalFsmStateStore,
+  isTransactionalWorkflowStateStore,
   type FsmLockRequest,
   type FsmTransaction,
-  type TransactionalFsmStateStore,
+  type TransactionalWorkflowStateStore,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.interface.js';
 export {

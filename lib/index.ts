@@ -55,10 +55,10 @@ export type {
 } from './machines/machine.interface.js';
 export type { McpStateValue } from './machines/state-value.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
-export { WorkflowStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
-export { FsmStateStore, type FsmSnapshot } from './stores/fsm-state-store.interface.js';
-export { InMemoryWorkflowStateStore, type InMemoryWorkflowStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
+export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
+export { WorkflowStateStore, type FsmSnapshot } from './stores/fsm-state-store.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
+export { InMemoryWorkflowStateStore, type InMemoryWorkflowStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';

@@ -18,3 +18,6 @@ export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 export const MCP_RESOURCE_METADATA = 'nestjs-mcp-fsm:resource';
 /** Metadata key written by `@McpConfirm` on a method. */
 export const MCP_CONFIRM_METADATA = 'nestjs-mcp-fsm:confirm';
+
+/** This package's version (the instrumentation scope's version); test/package checks it against package.json. */
+export const PACKAGE_VERSION = '0.3.0';

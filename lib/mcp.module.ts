@@ -49,6 +49,7 @@ import { McpSessionAdmission } from './transports/session-admission.js';
 import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
 import { SessionReplyForwarder } from './transports/session-reply.forwarder.js';
 import { StdioTransport } from './transports/stdio.transport.js';
+import { McpInMemoryConnections } from './transports/in-memory.connections.js';
 import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
 import { telemetryProviders } from './telemetry/telemetry.providers.js';
 import { McpHealthService } from './health/mcp-health.service.js';
@@ -110,6 +111,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     SessionReplyForwarder,
     StreamableHttpTransport,
     StdioTransport,
+    McpInMemoryConnections,
     WorkflowConsoleData,
     WorkflowConsoleStreams,
     WorkflowConsoleRoutes,

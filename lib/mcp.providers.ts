@@ -22,7 +22,7 @@ import {
   type McpResolvedOptions,
 } from './options/mcp-resolved-options.interface.js';
 import { deprecatedOptions } from './options/options.messages.js';
-import { WorkflowStateStore } from './stores/fsm-state-store.interface.js';
+import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 
@@ -70,7 +70,7 @@ export const optionSliceProviders: Provider[] = [
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
-  provide: WorkflowStateStore,
+  provide: FsmStateStore,
   useFactory: (options: McpResolvedOptions) => options.store,
   inject: [MCP_RESOLVED_OPTIONS],
 };
@@ -78,8 +78,8 @@ export const fsmStateStoreProvider: Provider = {
 /** The store as the module uses it: wrapped once in the full protocol, whatever it implements. */
 export const fsmStoreAdapterProvider: Provider = {
   provide: FsmStoreAdapter,
-  useFactory: (store: WorkflowStateStore) => new FsmStoreAdapter(store),
-  inject: [WorkflowStateStore],
+  useFactory: (store: FsmStateStore) => new FsmStoreAdapter(store),
+  inject: [FsmStateStore],
 };
 
 /** The session store of the options, or a new in-memory one. */

@@ -1,15 +1,20 @@
 /**
- * `nestjs-mcp-fsm/testing`: the contract suites a store of your own runs in its jest specs
- * (the shipped stores run the same ones). Each `describe…Contract` call declares the cases.
+ * `nestjs-mcp-fsm/testing`: what your tests use. `createMcpTestClient(app, options?)` connects
+ * an official SDK `Client` to your app in memory (docs/testing.md); the contract suites prove a
+ * store of your own in Jest (the shipped stores run the same ones): each `describe…Contract`
+ * call declares the cases.
  *
  * @example
- * import { describeWorkflowStateStoreContract } from 'nestjs-mcp-fsm/testing';
+ * import { createMcpTestClient, describeFsmStateStoreContract } from 'nestjs-mcp-fsm/testing';
  *
- * describeWorkflowStateStoreContract('MyStore', async () => {
+ * const client = await createMcpTestClient(app, { auth: { clientId: 'alice', scopes: [] } });
+ *
+ * describeFsmStateStoreContract('MyStore', async () => {
  *   const store = new MyStore(await connect());
  *   return { store, cleanup: () => store.close() };
  * });
  */
+export * from './testing/mcp-test-client.js';
 export * from './testing/workflow-state-store.contract.js';
 export * from './testing/mcp-session-store.contract.js';
 export * from './testing/workflow-attempt-log.contract.js';

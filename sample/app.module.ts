@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
-import { TypeOrmWorkflowStateStore, TypeOrmMcpSessionStore } from '../lib/typeorm.js';
+import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore } from '../lib/typeorm.js';
 import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
 import { sampleDrainMs } from './http-limits.js';
 import { invoiceMachine } from './invoice.machine.js';
@@ -38,7 +38,7 @@ import { sampleTransport } from './transport.js';
             'payment.refund and payment.status. Tools appear and disappear as the workflows move.',
           machines: [invoiceMachine, paymentMachine],
           // History rows back `invoice.status`; refused and declined calls show on the console.
-          store: new TypeOrmWorkflowStateStore(dataSource, { history: true, attempts: true, timeoutMs: sampleStoreTimeoutMs() }),
+          store: new TypeOrmFsmStateStore(dataSource, { history: true, attempts: true, timeoutMs: sampleStoreTimeoutMs() }),
           // Several sample processes on one database tell each other's sessions about transitions.
           transitionRelay: sampleTransitionRelay(dataSource),
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.

@@ -6,6 +6,10 @@ import { echo } from '../client-input/client-input.echo.js';
 export const joseMissing = (): string =>
   'McpModule: auth.jwt verifies tokens with the optional peer "jose", which is not installed: npm install jose';
 
+/** Startup error, then the reason of every 503: `jose` is installed but this runtime cannot load it. */
+export const joseUnloadable = (reason: string): string =>
+  `McpModule: auth.jwt verifies tokens with "jose", an ES module this runtime could not load (${reason.split('\n')[0]}); requests with a bearer token get HTTP 503 until it can. Under Jest in CommonJS mode, run Jest with ES modules, or test tools through createMcpTestClient (docs/testing.md).`;
+
 /** Startup error: no resource URL for a server that listens beyond loopback. */
 export const resourceRequired = (address: string): string =>
   `McpModule: the HTTP server listens on ${address}, beyond loopback, so this server cannot tell the URL clients reach it at; set auth.resource, e.g. auth.resource: 'https://mcp.example.com/mcp' (the audience tokens are minted for, RFC 8707).`;

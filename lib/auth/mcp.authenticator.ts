@@ -51,6 +51,8 @@ export class McpAuthenticator implements OnModuleInit {
   private readonly logger = new Logger('McpAuth');
   private verifier?: McpTokenVerifier;
   private jose?: Awaited<ReturnType<typeof loadJose>>;
+  /** Why `jose` could not be loaded here, when it could not. */
+  private joseUnavailable?: McpAuthUnavailableError;
   /** The loopback listener's URL, when `auth.resource` is not set. */
   private listeningResource?: string;
   private lastUnavailableLog = 0;
@@ -61,10 +63,18 @@ export class McpAuthenticator implements OnModuleInit {
     private readonly access: McpAccessPolicy,
   ) {}
 
-  /** Loads `jose` for `auth.jwt` (a clear error when it is not installed). */
+  /**
+   * Loads `jose` for `auth.jwt` (a clear error when it is not installed). A runtime that cannot
+   * load it (Jest in CommonJS mode) boots, says so once, and answers every token with 503.
+   */
   async onModuleInit(): Promise<void> {
     if (this.options.mode === 'jwt') {
-      this.jose = await loadJose();
+      this.jose = await loadJose().catch((error: unknown) => {
+        if (!(error instanceof McpAuthUnavailableError)) throw error;
+        this.joseUnavailable = error;
+        this.logger.error(error.message);
+        return undefined;
+      });
     }
     this.verifier = this.options.verifier;
   }
@@ -203,6 +213,9 @@ export class McpAuthenticator implements OnModuleInit {
   /** The verifier of `auth.jwt` (made once the resource URL, its default audience, is known) or `auth.verifier`. */
   private tokenVerifier(): McpTokenVerifier {
     if (!this.verifier) {
+      if (this.joseUnavailable) {
+        throw this.joseUnavailable;
+      }
       const jwt = this.options.jwt!;
       const audience = jwt.audience ?? this.resource;
       if (audience === undefined) {

@@ -27,7 +27,7 @@ export const searchTooLong = (max: number): string => `A search is at most ${max
 
 /** The attempts table when the store keeps none. */
 export const attemptsNotKept = (): string =>
-  'The store does not keep refused calls (turn on its attempts option: TypeOrmWorkflowStateStore and InMemoryWorkflowStateStore take attempts: true).';
+  'The store does not keep refused calls (turn on its attempts option: TypeOrmFsmStateStore and InMemoryFsmStateStore take attempts: true).';
 
 /** The attempts table when there are none. */
 export const noAttempts = (): string => 'No refused or declined calls.';

@@ -29,7 +29,7 @@ export interface McpPromptOptions {
  *
  * @example
  * \@McpPrompt({ name: 'invoice.review-checklist', description: 'What to check before approving' })
- * \@McpBindState('review')
+ * \@BindState('review')
  * checklist(\@McpContext() ctx: McpToolContext) { return `Check the invoice in ${ctx.state}: ...`; }
  */
 export const McpPrompt = (options: McpPromptOptions): MethodDecorator => SetMetadata(MCP_PROMPT_METADATA, options);

@@ -46,7 +46,7 @@ export type McpResourceOptions = McpFixedResourceOptions | McpResourceTemplateOp
  *
  * @example
  * \@McpResource({ name: 'payment-receipt', uriTemplate: 'payment://{paymentId}/receipt', mimeType: 'application/json' })
- * \@McpBindState(['captured', 'refunded'])
+ * \@BindState(['captured', 'refunded'])
  * receipt(\@McpArgs('paymentId') paymentId: string) { return this.ledger.receipt(paymentId); }
  */
 export const McpResource = (options: McpResourceOptions): MethodDecorator => SetMetadata(MCP_RESOURCE_METADATA, options);

@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_START_WORKFLOW_METADATA } from '../mcp.constants.js';
 import type { SchemaOf } from '../machines/machine-schema.js';
+import { machineFirst } from './decorators.messages.js';
 import type { McpMachineRef } from './machine-ref.type.js';
 
 /** Options of `@McpStartWorkflow`. */
@@ -9,19 +10,38 @@ export interface McpStartWorkflowOptions {
   transactional?: boolean;
 }
 
-/** Metadata stored by `@McpStartWorkflow`. */
+/** Metadata stored by `@StartWorkflow` and `@McpStartWorkflow`. */
 export interface McpStartWorkflowMetadata {
   machine?: McpMachineRef;
   transition?: string;
   transactional?: boolean;
+  /** Which of the two decorators wrote it, for bootstrap errors. @default '@McpStartWorkflow' */
+  decorator?: '@StartWorkflow' | '@McpStartWorkflow';
 }
 
 /**
- * Marks the tool that starts an instance of a handle-keyed machine. Before the handler runs
- * the server mints a handle (128 random bits, in `ctx.handle`); on success it stores the
- * initial state, fires `transition` when given (the compiler accepts only events of the
- * machine's initial state), and returns the handle under the machine's `stateHandleKey`.
- * A start tool is always listed.
+ * Marks the tool that starts an instance of a handle-keyed machine: the class's
+ * `@McpWorkflow` machine, or the machine with id `machine`. Before the handler runs the
+ * server mints a handle (128 random bits, in `ctx.handle`); on success it stores the initial
+ * state, fires `transition` when given, and returns the handle under the machine's
+ * `stateHandleKey`. A start tool is always listed. The names are checked at bootstrap (an
+ * event the initial state does not accept fails it); `@McpStartWorkflow(machine, event)` has
+ * the compiler check them too.
+ *
+ * @example
+ * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
+ * \@StartWorkflow('payment', 'AUTHORIZE')
+ * authorize(\@ToolArgs() input: { amount: number; currency: string }) { ... }
+ */
+export function StartWorkflow(machine?: string, transition?: string, options: McpStartWorkflowOptions = {}): MethodDecorator {
+  return start(machine, transition, options, '@StartWorkflow');
+}
+
+/**
+ * Marks the tool that starts an instance of `machine` (handle-keyed), as `@StartWorkflow`
+ * does, with the event checked by the compiler: it accepts only events of the machine's
+ * initial state (any of its events for an XState machine, whose type does not say which
+ * state handles which; bootstrap checks those).
  *
  * @example
  * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
@@ -31,26 +51,28 @@ export interface McpStartWorkflowMetadata {
 export function McpStartWorkflow<TMachine extends { readonly id: string }>(
   machine: TMachine,
   transition?: SchemaOf<TMachine>['startEvents'],
-  options?: McpStartWorkflowOptions,
-): MethodDecorator;
-/**
- * Marks the start tool of the class's `@McpWorkflow` machine, or of the machine with id
- * `machine`, with an event name the compiler does not check.
- *
- * @deprecated Pass the machine itself, `@McpStartWorkflow(machine, event)`: the compiler then
- *   checks the event name.
- */
-export function McpStartWorkflow(machine?: string, transition?: string, options?: McpStartWorkflowOptions): MethodDecorator;
-export function McpStartWorkflow(machine?: McpMachineRef, transition?: string, options: McpStartWorkflowOptions = {}): MethodDecorator {
+  options: McpStartWorkflowOptions = {},
+): MethodDecorator {
+  if (typeof machine !== 'object' || machine === null) {
+    throw new TypeError(machineFirst('@McpStartWorkflow', machine, '@StartWorkflow(machineId?, event?)'));
+  }
+  return start(machine, transition as string | undefined, options, '@McpStartWorkflow');
+}
+
+function start(
+  machine: McpMachineRef | undefined,
+  transition: string | undefined,
+  options: McpStartWorkflowOptions,
+  decorator: NonNullable<McpStartWorkflowMetadata['decorator']>,
+): MethodDecorator {
   return SetMetadata<string, McpStartWorkflowMetadata>(MCP_START_WORKFLOW_METADATA, {
     machine,
     transition,
     transactional: options.transactional,
+    decorator,
   });
 }
 
-/** @deprecated Use {@link McpStartWorkflow}; the old name goes in 0.4. */
-export const StartWorkflow = McpStartWorkflow;
 /** @deprecated Use {@link McpStartWorkflowOptions}; the old name goes in 0.4. */
 export type StartWorkflowOptions = McpStartWorkflowOptions;
 /** @deprecated Use {@link McpStartWorkflowMetadata}; the old name goes in 0.4. */

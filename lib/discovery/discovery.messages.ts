@@ -35,25 +35,37 @@ export const unknownState = (source: string, decorator: string, machine: string,
   `${source}: ${decorator} names state "${state}", which machine "${machine}" does not have (states: ${formatList(known)}).`;
 
 /** Bootstrap error: `@McpBindState` with an empty state list. */
-export const noStates = (source: string): string => `${source}: @McpBindState needs at least one state.`;
+export const noStates = (source: string, decorator: string): string => `${source}: ${decorator} needs at least one state.`;
 
 /** Bootstrap error: a decorator names an event no transition of the machine uses. */
 export const unknownEvent = (source: string, decorator: string, machine: string, event: string, known: readonly string[]): string =>
   `${source}: ${decorator} fires event "${event}", which no transition of machine "${machine}" accepts (events: ${formatList(known)}).`;
 
-/** Bootstrap error: `@McpBindState` fires an event that none of its states accepts (guards aside). */
+/** Bootstrap error: `@BindState` or `@McpBindState` fires an event that none of its states accepts (guards aside). */
 export const eventNotAcceptedFrom = (
   source: string,
+  decorator: string,
   machine: string,
   event: string,
   states: readonly string[],
   accepting: readonly string[],
 ): string =>
-  `${source}: @McpBindState fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
+  `${source}: ${decorator} fires event "${event}" from ${states.length === 1 ? 'state' : 'states'} ${formatList(states)}, but machine "${machine}" accepts it only in ${formatList(accepting)}; the tool would be listed there and refuse every call. Bind it to the states that accept "${event}".`;
 
-/** Bootstrap error: `@McpStartWorkflow` on a session-keyed machine. */
-export const startNeedsHandleKey = (source: string, machine: string): string =>
-  `${source}: @McpStartWorkflow needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
+/** Bootstrap error: `@StartWorkflow` or `@McpStartWorkflow` fires an event that the machine's initial state does not accept (guards aside). */
+export const startEventNotAccepted = (
+  source: string,
+  decorator: string,
+  machine: string,
+  event: string,
+  initial: string,
+  accepted: readonly string[],
+): string =>
+  `${source}: ${decorator} fires event "${event}" when it starts an instance, but machine "${machine}" starts in state "${initial}", which does not accept it (${accepted.length ? `it accepts ${formatList(accepted)}` : 'it accepts no event'}); every call would be refused. Fire an event of "${initial}", or none.`;
+
+/** Bootstrap error: `@StartWorkflow` or `@McpStartWorkflow` on a session-keyed machine. */
+export const startNeedsHandleKey = (source: string, decorator: string, machine: string): string =>
+  `${source}: ${decorator} needs a handle-keyed machine, but "${machine}" has no stateHandleKey; use defineMachine(config, { stateHandleKey: '...' }).`;
 
 /** Bootstrap error: the input schema is not a zod object. */
 export const inputSchemaNotObject = (source: string): string =>
@@ -65,7 +77,7 @@ export const outputSchemaNotObject = (source: string): string =>
 
 /** Bootstrap error: transactional mode with a store that has no transactions. */
 export const transactionalNeedsStore = (source: string, decorator: string, store: string): string =>
-  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.`;
+  `${source}: ${decorator} runs in transactional mode, but the store (${store}) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.`;
 
 /** Bootstrap error: request-scoped tool providers were refused. */
 export const requestScopedRefused = (source: string): string =>

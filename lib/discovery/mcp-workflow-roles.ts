@@ -4,6 +4,7 @@ import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from '../gating/confirmation-options.interface.js';
+import type { MachineEngine } from '../machines/fsm-engine.interface.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpHandlerKind, McpToolBinding, McpToolConfirmation, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
@@ -101,31 +102,27 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(
-      source,
-      meta.machine ? '@McpBindState' : '@McpWorkflow',
-      meta.machine ?? classMachine,
-      '@McpBindState',
-    );
+    const decorator = meta.decorator ?? '@McpBindState';
+    const machine = this.requireMachineId(source, meta.machine ? decorator : '@McpWorkflow', meta.machine ?? classMachine, decorator);
     const engine = this.machines.engine(machine);
     const paths = new Set(engine.statePaths());
     for (const state of meta.states) {
       if (!paths.has(state)) {
-        throw new Error(messages.unknownState(source, '@McpBindState', machine, state, [...paths]));
+        throw new Error(messages.unknownState(source, decorator, machine, state, [...paths]));
       }
     }
     if (meta.states.length === 0) {
-      throw new Error(messages.noStates(source));
+      throw new Error(messages.noStates(source, decorator));
     }
-    this.assertEvent(source, '@McpBindState', machine, meta.transition);
+    this.assertEvent(source, decorator, machine, meta.transition);
     if (meta.transition !== undefined) {
-      this.assertAcceptedFrom(source, machine, meta.states, meta.transition);
+      this.assertAcceptedFrom(source, decorator, machine, meta.states, meta.transition);
     }
     return {
       machine,
       states: meta.states,
       transition: meta.transition,
-      transactional: this.transactional(source, '@McpBindState', meta.transactional),
+      transactional: this.transactional(source, decorator, meta.transactional),
     };
   }
 
@@ -134,18 +131,17 @@ export class McpWorkflowRoles {
     if (!meta) {
       return undefined;
     }
-    const machine = this.requireMachineId(
-      source,
-      meta.machine ? '@McpStartWorkflow' : '@McpWorkflow',
-      meta.machine ?? classMachine,
-      '@McpStartWorkflow',
-    );
+    const decorator = meta.decorator ?? '@McpStartWorkflow';
+    const machine = this.requireMachineId(source, meta.machine ? decorator : '@McpWorkflow', meta.machine ?? classMachine, decorator);
     const handleKey = this.handleKey(machine);
     if (!handleKey) {
-      throw new Error(messages.startNeedsHandleKey(source, machine));
+      throw new Error(messages.startNeedsHandleKey(source, decorator, machine));
     }
-    this.assertEvent(source, '@McpStartWorkflow', machine, meta.transition);
-    const transactional = this.transactional(source, '@McpStartWorkflow', meta.transactional);
+    this.assertEvent(source, decorator, machine, meta.transition);
+    if (meta.transition !== undefined) {
+      this.assertAcceptedAtStart(source, decorator, machine, meta.transition);
+    }
+    const transactional = this.transactional(source, decorator, meta.transactional);
     return { machine, handleKey, transition: meta.transition, transactional };
   }
 
@@ -165,18 +161,23 @@ export class McpWorkflowRoles {
   }
 
   /** A bound event that none of the bound states accepts would list the tool and refuse every call. */
-  private assertAcceptedFrom(source: string, machine: string, states: readonly string[], event: string): void {
+  private assertAcceptedFrom(source: string, decorator: string, machine: string, states: readonly string[], event: string): void {
     const engine = this.machines.engine(machine);
-    const accepts = (state: string): boolean => {
-      const descriptors = engine.eventsWhile(state);
-      return descriptors === undefined || descriptors.some((descriptor) => matchesEventDescriptor(event, descriptor));
-    };
-    if (states.some(accepts)) {
+    if (states.some((state) => accepts(engine, state, event))) {
       return;
     }
-    const accepting = engine.statePaths().filter(accepts);
+    const accepting = engine.statePaths().filter((state) => accepts(engine, state, event));
     const outermost = accepting.filter((path) => !accepting.some((other) => path.startsWith(`${other}.`)));
-    throw new Error(messages.eventNotAcceptedFrom(source, machine, event, states, outermost));
+    throw new Error(messages.eventNotAcceptedFrom(source, decorator, machine, event, states, outermost));
+  }
+
+  /** A start event that the initial state does not accept would store the instance and refuse every call of the tool. */
+  private assertAcceptedAtStart(source: string, decorator: string, machine: string, event: string): void {
+    const engine = this.machines.engine(machine);
+    const initial = initialStatePath(engine, this.machines.machine(machine).config.initial);
+    if (!accepts(engine, initial, event)) {
+      throw new Error(messages.startEventNotAccepted(source, decorator, machine, event, initial, engine.eventsWhile(initial) ?? []));
+    }
   }
 
   private requireMachineId(source: string, decorator: string, machine: McpMachineRef | undefined, user: string): string {
@@ -196,5 +197,25 @@ export class McpWorkflowRoles {
       throw new Error(messages.unknownMachine(source, decorator, id, this.machines.ids()));
     }
     return id;
+  }
+}
+
+/** Whether a transition for `event` can be taken while `state` is active, guards aside (or there are too many configurations to tell). */
+function accepts(engine: MachineEngine, state: string, event: string): boolean {
+  const descriptors = engine.eventsWhile(state);
+  return descriptors === undefined || descriptors.some((descriptor) => matchesEventDescriptor(event, descriptor));
+}
+
+/**
+ * The state path a new instance starts in (its leaf, after XState's initial transitions), or
+ * the top-level `initial` state when the engine cannot tell without the start tool's input
+ * (a context factory that reads it) or the initial state is a parallel one.
+ */
+function initialStatePath(engine: MachineEngine, topLevel: string): string {
+  try {
+    const { state } = engine.initial();
+    return state.startsWith('{') ? topLevel : state;
+  } catch {
+    return topLevel;
   }
 }

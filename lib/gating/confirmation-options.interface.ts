@@ -7,4 +7,4 @@ export interface WorkflowConfirmationOptions {
 }
 
 /** Injection token of the resolved {@link WorkflowConfirmationOptions}. */
-export const WORKFLOW_CONFIRMATION_OPTIONS = Symbol('nestjs-mcp-fsm:WorkflowConfirmationOptions');
+export const WORKFLOW_CONFIRMATION_OPTIONS = Symbol.for('nestjs-mcp-fsm:WorkflowConfirmationOptions');

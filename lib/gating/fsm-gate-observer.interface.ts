@@ -19,7 +19,7 @@ export interface WorkflowGateObserver {
 }
 
 /** Injection token of the {@link WorkflowGateObserver} the gate reports to. */
-export const WORKFLOW_GATE_OBSERVER = Symbol('nestjs-mcp-fsm:WorkflowGateObserver');
+export const WORKFLOW_GATE_OBSERVER = Symbol.for('nestjs-mcp-fsm:WorkflowGateObserver');
 
 /** Runs the work, records nothing: the gate's observer when none is provided. */
 export const SILENT_GATE_OBSERVER: WorkflowGateObserver = {

@@ -17,7 +17,7 @@ export interface WorkflowGateOptions {
 }
 
 /** Injection token of the resolved {@link WorkflowGateOptions}. */
-export const WORKFLOW_GATE_OPTIONS = Symbol('nestjs-mcp-fsm:WorkflowGateOptions');
+export const WORKFLOW_GATE_OPTIONS = Symbol.for('nestjs-mcp-fsm:WorkflowGateOptions');
 
 /** @deprecated Use {@link WorkflowGateOptions}; the old name goes in 0.4. */
 export type FsmGateOptions = WorkflowGateOptions;

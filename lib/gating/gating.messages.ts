@@ -147,7 +147,7 @@ export const releaseFailed = (tool: string, error: unknown): string =>
 
 /** Error of `McpWorkflowService.end` on a store without `delete`. */
 export const endNeedsDelete = (store: string): string =>
-  `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryWorkflowStateStore, TypeOrmWorkflowStateStore).`;
+  `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryFsmStateStore, TypeOrmFsmStateStore).`;
 
 /** Error of `McpWorkflowService` called without a workflow to act on. */
 export const noWorkflowInCall = (tool: string): string =>
@@ -155,7 +155,7 @@ export const noWorkflowInCall = (tool: string): string =>
 
 /** Log line: `retention` is set but the store cannot sweep. */
 export const retentionUnsupported = (store: string): string =>
-  `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmWorkflowStateStore or InMemoryWorkflowStateStore, or implement sweep().`;
+  `retention is set, but the store (${store}) has no sweep(): nothing will be deleted. Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement sweep().`;
 
 /** Log line: a retention sweep failed (it runs again at the next interval). */
 export const retentionFailed = (error: unknown): string => `Retention sweep failed; it runs again at the next interval: ${reasonOf(error)}`;

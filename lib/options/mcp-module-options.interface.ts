@@ -1,4 +1,4 @@
-import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { Type } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -470,8 +470,8 @@ export interface McpModuleOptions {
    * @default 'auto'
    */
   engine?: 'auto' | 'xstate' | 'table';
-  /** Where workflow state lives. @default a new `InMemoryWorkflowStateStore` */
-  store?: WorkflowStateStore;
+  /** Where workflow state lives. @default a new `InMemoryFsmStateStore` */
+  store?: FsmStateStore;
   /**
    * Who may call: bearer tokens verified here (`jwt`, `verifier`) or by your middleware
    * (`fromRequest`), the protected-resource metadata, and the roles of a caller; see docs/auth.md.

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WorkflowGate } from '../gating/fsm-gate.js';
-import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
@@ -9,7 +9,7 @@ import { movedOptionsIn, resolveMcpOptions } from './mcp-options.resolver.js';
 @Injectable()
 class OwnGate extends WorkflowGate {}
 
-const store = new InMemoryWorkflowStateStore();
+const store = new InMemoryFsmStateStore();
 const sessionStore = new InMemoryMcpSessionStore();
 const clientAddress = () => 'proxy';
 /** New in 0.3, so the same in both shapes; given, so that the two resolutions compare equal (the default key is random). */

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { WorkflowGate } from '../gating/fsm-gate.js';
-import { InMemoryWorkflowStateStore } from '../stores/in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import { isLoopbackAddress } from './client-address.js';
@@ -110,7 +110,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     },
     machines: options.machines ?? [],
     engine: options.engine ?? 'auto',
-    store: options.store ?? new InMemoryWorkflowStateStore(),
+    store: options.store ?? new InMemoryFsmStateStore(),
     transitionRelay: options.transitionRelay,
     http: http === false ? null : resolveHttp(http ?? {}, options, attachmentId),
     stdio: options.transports?.stdio ? { attachmentId } : null,

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import type { WorkflowStateStore } from '../stores/fsm-state-store.interface.js';
+import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type {
   McpAuthOptions,
@@ -115,7 +115,7 @@ export interface McpResolvedOptions {
   server: McpServerIdentity;
   machines: readonly McpMachine[];
   engine: 'auto' | 'xstate' | 'table';
-  store: WorkflowStateStore;
+  store: FsmStateStore;
   transitionRelay?: TransitionRelay;
   /** `null`: HTTP is off. */
   http: McpResolvedHttpOptions | null;
@@ -132,20 +132,20 @@ export interface McpResolvedOptions {
 }
 
 /** Injection token of the whole {@link McpResolvedOptions} (the module's own providers build the slices from it). */
-export const MCP_RESOLVED_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedOptions');
+export const MCP_RESOLVED_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedOptions');
 /** Injection token of the {@link McpServerIdentity}. */
-export const MCP_SERVER_IDENTITY = Symbol('nestjs-mcp-fsm:McpServerIdentity');
+export const MCP_SERVER_IDENTITY = Symbol.for('nestjs-mcp-fsm:McpServerIdentity');
 /** Injection token of the {@link McpResolvedHttpOptions} (`null` when HTTP is off). */
-export const MCP_HTTP_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedHttpOptions');
+export const MCP_HTTP_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedHttpOptions');
 /** Injection token of the {@link McpResolvedStdioOptions} (`null` when stdio is off). */
-export const MCP_STDIO_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedStdioOptions');
+export const MCP_STDIO_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedStdioOptions');
 /** Injection token of the {@link McpResolvedSessionOptions}. */
-export const MCP_SESSION_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedSessionOptions');
+export const MCP_SESSION_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedSessionOptions');
 /** Injection token of the {@link McpResolvedAuthOptions}. */
-export const MCP_AUTH_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedAuthOptions');
+export const MCP_AUTH_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedAuthOptions');
 /** Injection token of the {@link McpResolvedInputRequestOptions}. */
-export const MCP_INPUT_REQUEST_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedInputRequestOptions');
+export const MCP_INPUT_REQUEST_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedInputRequestOptions');
 /** Injection token of the {@link McpDiscoveryOptions}. */
-export const MCP_DISCOVERY_OPTIONS = Symbol('nestjs-mcp-fsm:McpDiscoveryOptions');
+export const MCP_DISCOVERY_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpDiscoveryOptions');
 /** Injection token of the {@link McpResolvedConsoleOptions} (`null` when the console is off). */
-export const MCP_CONSOLE_OPTIONS = Symbol('nestjs-mcp-fsm:McpResolvedConsoleOptions');
+export const MCP_CONSOLE_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedConsoleOptions');

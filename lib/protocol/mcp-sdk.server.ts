@@ -2,11 +2,12 @@ import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/ind
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import type { McpHttpExchange } from './mcp-http-request.storage.js';
 import * as messages from './protocol.messages.js';
 
 /** A handler as `Server.setRequestHandler` takes it, for requests of `T`. */
@@ -58,6 +59,8 @@ export class McpSdkServer extends Server {
   /** The protocol version `initialize` negotiated (the SDK keeps none to read). */
   protocolVersion?: string;
   private readonly tracing: McpSdkServerTracing;
+  /** The HTTP exchange that carried a request, by its id (HTTP connections): what its span says of the client. */
+  private exchangeOf?: (requestId: RequestId) => McpHttpExchange | undefined;
 
   constructor(
     info: Implementation,
@@ -66,6 +69,11 @@ export class McpSdkServer extends Server {
   ) {
     super(info, options);
     this.tracing = tracing;
+  }
+
+  /** Where the spans of this connection's requests find the HTTP exchange that carried each (its client's address, the HTTP version). */
+  findExchangesWith(lookup: (requestId: RequestId) => McpHttpExchange | undefined): void {
+    this.exchangeOf = lookup;
   }
 
   override setRequestHandler<T extends AnyObjectSchema>(requestSchema: T, handler: McpRequestHandler<T>): void {
@@ -124,6 +132,7 @@ export class McpSdkServer extends Server {
           protocolVersion: this.protocolVersion ?? (headers?.['mcp-protocol-version'] as string | undefined),
           transport,
           headers,
+          http: this.exchangeOf?.(extra.requestId)?.request,
         },
         () => negotiated(handler(request, extra)),
       );

@@ -16,6 +16,7 @@ import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-reso
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from './json-rpc.error.js';
+import { httpExchangeOf } from './mcp-http-request.storage.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
 import { PrimitiveCallHandler } from './primitive-call.handler.js';
@@ -58,6 +59,10 @@ export class McpServerFactory {
       { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
     );
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
+    if (kind !== 'stdio') {
+      // The HTTP transport serves each request under its session: the exchange is found by the request's id there.
+      server.findExchangesWith((requestId) => httpExchangeOf(session, requestId));
+    }
     server.setRequestHandler(ListToolsRequestSchema, () =>
       this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
     );

@@ -15,19 +15,43 @@ export type ModernSdk = {
 /** The package names an app installs to serve 2026-07-28 (optional peers). */
 export const MODERN_SDK_PACKAGES = ['@modelcontextprotocol/server', '@modelcontextprotocol/node'] as const;
 
-/** The SDK v2 server packages, or `undefined` when the app did not install them. */
-export async function loadModernSdk(): Promise<ModernSdk | undefined> {
+/** Imports the SDK v2 server packages, one after the other: they share module files, and loading them at once trips jest's ESM loader. */
+async function importModernSdk(): Promise<ModernSdk> {
+  const server = await import('@modelcontextprotocol/server');
+  const node = await import('@modelcontextprotocol/node');
+  return { server, node };
+}
+
+/**
+ * The SDK v2 server packages, or `undefined` when the app did not install them.
+ *
+ * @param importer how to import them; tests pass one that fails.
+ * @throws any other failure (a broken install, a runtime that cannot load them) as it is.
+ */
+export async function loadModernSdk(importer: () => Promise<ModernSdk> = importModernSdk): Promise<ModernSdk | undefined> {
   try {
-    // One after the other: the two packages share module files, and loading them at once trips jest's ESM loader.
-    const server = await import('@modelcontextprotocol/server');
-    const node = await import('@modelcontextprotocol/node');
-    return { server, node };
+    return await importer();
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+    if (isModernSdkNotFound(error)) {
       return undefined;
     }
     throw error;
   }
+}
+
+/**
+ * Whether `error` says one of the packages is not installed: Node's ESM loader says
+ * ERR_MODULE_NOT_FOUND, `require` and Jest's resolver MODULE_NOT_FOUND. Only the bare package
+ * name counts: a file missing inside an installed package is named by its path and means a
+ * broken install.
+ */
+function isModernSdkNotFound(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    MODERN_SDK_PACKAGES.some((name) => message.includes(`'${name}'`) || message.includes(`"${name}"`))
+  );
 }
 
 /**

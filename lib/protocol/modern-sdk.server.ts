@@ -1,5 +1,6 @@
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { mcpHttpExchange } from './mcp-http-request.storage.js';
 import { MODERN_PROTOCOL_VERSION, type ModernSdk } from './modern-era.js';
 import * as messages from './protocol.messages.js';
 
@@ -63,6 +64,7 @@ export function readableParamsServer(sdk: ModernSdk, telemetry: McpTelemetry): t
                 protocolVersion: MODERN_PROTOCOL_VERSION,
                 transport: 'tcp',
                 headers: ctx.http?.req?.headers,
+                http: mcpHttpExchange.getStore()?.request,
               },
               () => readable(request, ctx),
             );

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Opti
 import type { RelayedTransition, TransitionRelay } from './fsm-transition-relay.interface.js';
 
 /** Injection token of the optional {@link TransitionRelay} (the module option `transitionRelay`). */
-export const TRANSITION_RELAY = Symbol('nestjs-mcp-fsm:TransitionRelay');
+export const TRANSITION_RELAY = Symbol.for('nestjs-mcp-fsm:TransitionRelay');
 
 /** "Instance `storeKey` of `machine` is now in `state`" (`null`: it ended), published after every stored change. */
 export interface WorkflowTransitionEvent extends RelayedTransition {

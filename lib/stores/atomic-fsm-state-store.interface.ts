@@ -1,4 +1,4 @@
-import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 
 /** A request to take the lease of one instance before a gated handler runs. */
@@ -36,7 +36,7 @@ export type WorkflowClaimResult =
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
 
-/** Which instances a retention sweep deletes (see `AtomicWorkflowStateStore.sweep`). */
+/** Which instances a retention sweep deletes (see `AtomicFsmStateStore.sweep`). */
 export interface WorkflowSweepRequest {
   /** Instances of these machines in one of these (final) state values, last changed before `before` (epoch ms). */
   finished?: { machines: ReadonlyArray<{ machine: string; states: readonly string[] }>; before: number };
@@ -58,7 +58,7 @@ export interface WorkflowCommit {
  * a store offers it, so concurrent calls on one handle run the handler once,
  * also across processes that share the store.
  */
-export interface AtomicWorkflowStateStore extends WorkflowStateStore {
+export interface AtomicFsmStateStore extends FsmStateStore {
   /** Creates a new instance; rejects when `key` already exists. */
   create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void>;
   /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
@@ -98,8 +98,8 @@ export interface AtomicWorkflowStateStore extends WorkflowStateStore {
 }
 
 /** Whether `store` implements the atomic protocol. */
-export function isAtomicWorkflowStateStore(store: WorkflowStateStore): store is AtomicWorkflowStateStore {
-  const candidate = store as Partial<AtomicWorkflowStateStore>;
+export function isAtomicFsmStateStore(store: FsmStateStore): store is AtomicFsmStateStore {
+  const candidate = store as Partial<AtomicFsmStateStore>;
   return (
     typeof candidate.claim === 'function' &&
     typeof candidate.commit === 'function' &&
@@ -117,7 +117,7 @@ export type FsmClaimResult = WorkflowClaimResult;
 export type FsmSweepRequest = WorkflowSweepRequest;
 /** @deprecated Use {@link WorkflowCommit}; the old name goes in 0.4. */
 export type FsmCommit = WorkflowCommit;
-/** @deprecated Use {@link AtomicWorkflowStateStore}; the old name goes in 0.4. */
-export type AtomicFsmStateStore = AtomicWorkflowStateStore;
-/** @deprecated Use {@link isAtomicWorkflowStateStore}; the old name goes in 0.4. */
-export const isAtomicFsmStateStore = isAtomicWorkflowStateStore;
+/** @deprecated Use {@link AtomicFsmStateStore}; the 0.3 name goes in 0.4. */
+export type AtomicWorkflowStateStore = AtomicFsmStateStore;
+/** @deprecated Use {@link isAtomicFsmStateStore}; the 0.3 name goes in 0.4. */
+export const isAtomicWorkflowStateStore = isAtomicFsmStateStore;

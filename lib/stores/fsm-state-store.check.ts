@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
-import { isAtomicWorkflowStateStore } from './atomic-fsm-state-store.interface.js';
-import { WorkflowStateStore, type WorkflowSnapshot } from './fsm-state-store.interface.js';
+import { isAtomicFsmStateStore } from './atomic-fsm-state-store.interface.js';
+import { FsmStateStore, type WorkflowSnapshot } from './fsm-state-store.interface.js';
 import { storeDropsFields } from './stores.messages.js';
 
 /** The key of the round trip: no instance has it, since every instance key starts with a machine id. */
@@ -15,11 +15,11 @@ export const FSM_STORE_CHECK_KEY = ':nestjs-mcp-fsm:store-check';
  */
 @Injectable()
 export class FsmStateStoreCheck implements OnApplicationBootstrap {
-  constructor(@Inject(WorkflowStateStore) private readonly store: WorkflowStateStore) {}
+  constructor(@Inject(FsmStateStore) private readonly store: FsmStateStore) {}
 
   /** Saves a snapshot with every field under {@link FSM_STORE_CHECK_KEY}, loads it back, and throws naming what was lost. */
   async onApplicationBootstrap(): Promise<void> {
-    if (isAtomicWorkflowStateStore(this.store)) {
+    if (isAtomicFsmStateStore(this.store)) {
       return;
     }
     const probe: WorkflowSnapshot = {

@@ -17,15 +17,15 @@ export interface WorkflowSnapshot {
  * Where workflow state lives: any object with `load` and `save` that keeps the whole
  * {@link WorkflowSnapshot} (checked by a round trip at startup), with the limits docs/extending.md
  * describes (one process; calls on one instance are serialised by an in-process mutex).
- * Stores that can do better also implement `AtomicWorkflowStateStore` (`nestjs-mcp-fsm/extend`).
+ * Stores that can do better also implement `AtomicFsmStateStore` (`nestjs-mcp-fsm/extend`).
  *
  * @example
- * class MyStore implements WorkflowStateStore {
+ * class MyStore implements FsmStateStore {
  *   async load(key: string) { return rows.get(key); }
  *   async save(key: string, snapshot: WorkflowSnapshot) { rows.set(key, structuredClone(snapshot)); }
  * }
  */
-export interface WorkflowStateStore {
+export interface FsmStateStore {
   /** The snapshot stored under `key` (an instance key, `"<machine>:<handle>"` or `"<machine>:session:<id>"`), or `undefined` when there is none. */
   load(key: string): Promise<WorkflowSnapshot | undefined>;
   /** Stores the snapshot under `key`, replacing any earlier one. */
@@ -38,12 +38,12 @@ export interface WorkflowStateStore {
   ping?(): Promise<void>;
 }
 
-/** Injection token of the module's {@link WorkflowStateStore}. */
-export const WorkflowStateStore = Symbol('nestjs-mcp-fsm:WorkflowStateStore');
+/** Injection token of the module's {@link FsmStateStore}. */
+export const FsmStateStore = Symbol.for('nestjs-mcp-fsm:FsmStateStore');
 
 /** @deprecated Use {@link WorkflowSnapshot}; the old name goes in 0.4. */
 export type FsmSnapshot = WorkflowSnapshot;
-/** @deprecated Use {@link WorkflowStateStore}; the old name goes in 0.4. */
-export const FsmStateStore = WorkflowStateStore;
-/** @deprecated Use {@link WorkflowStateStore}; the old name goes in 0.4. */
-export type FsmStateStore = WorkflowStateStore;
+/** @deprecated Use {@link FsmStateStore}; the 0.3 name goes in 0.4. */
+export const WorkflowStateStore = FsmStateStore;
+/** @deprecated Use {@link FsmStateStore}; the 0.3 name goes in 0.4. */
+export type WorkflowStateStore = FsmStateStore;

@@ -1,10 +1,10 @@
-import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './fsm-store.adapter.js';
-import { InMemoryWorkflowStateStore } from './in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from './in-memory-fsm-state.store.js';
 import { storeCannotRead } from './stores.messages.js';
 
 /** The smallest store a user may write: `load` and `save` over a map. */
-class MapStore implements WorkflowStateStore {
+class MapStore implements FsmStateStore {
   readonly snapshots = new Map<string, WorkflowSnapshot>();
 
   async load(handle: string): Promise<WorkflowSnapshot | undefined> {
@@ -70,11 +70,11 @@ describe('FsmStoreAdapter', () => {
   });
 
   describe('around an atomic store', () => {
-    let store: InMemoryWorkflowStateStore;
+    let store: InMemoryFsmStateStore;
     let adapter: FsmStoreAdapter;
 
     beforeEach(() => {
-      store = new InMemoryWorkflowStateStore({ history: true });
+      store = new InMemoryFsmStateStore({ history: true });
       adapter = new FsmStoreAdapter(store);
     });
 
@@ -82,7 +82,7 @@ describe('FsmStoreAdapter', () => {
 
     it('supports deletes, sweeps and reads, not transactions; attempts once the store keeps them', () => {
       expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true, attempts: false });
-      const keeping = new InMemoryWorkflowStateStore({ attempts: true });
+      const keeping = new InMemoryFsmStateStore({ attempts: true });
       expect(new FsmStoreAdapter(keeping).supports.attempts).toBe(true);
       keeping.onApplicationShutdown();
     });

@@ -1,19 +1,19 @@
 import {
-  isAtomicWorkflowStateStore,
-  type AtomicWorkflowStateStore,
+  isAtomicFsmStateStore,
+  type AtomicFsmStateStore,
   type WorkflowClaimRequest,
   type WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
-import type { WorkflowSnapshot, WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
 import { LeaseLocker } from './locks/lease.locker.js';
 import { MutexLocker } from './locks/mutex.locker.js';
 import { TransactionLocker } from './locks/transaction.locker.js';
 import {
-  isTransactionalWorkflowStateStore,
+  isTransactionalFsmStateStore,
   type WorkflowTransaction,
-  type TransactionalWorkflowStateStore,
+  type TransactionalFsmStateStore,
 } from './transactional-fsm-state-store.interface.js';
 import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
@@ -44,7 +44,7 @@ export interface FsmStoreSupport {
 }
 
 /**
- * The module's store as the rest of the module uses it: any {@link WorkflowStateStore} wrapped
+ * The module's store as the rest of the module uses it: any {@link FsmStateStore} wrapped
  * once, at its provider, in the full protocol. An atomic store's claims are leases (renewed
  * while a handler runs), a transactional store also locks rows in a transaction, and a plain
  * `load`/`save` store gets an in-process mutex per instance (one process only). What a store
@@ -55,9 +55,9 @@ export class FsmStoreAdapter {
   /** What the store can do, found once. */
   readonly supports: FsmStoreSupport;
   /** The store when it is atomic. */
-  private readonly atomic?: AtomicWorkflowStateStore;
+  private readonly atomic?: AtomicFsmStateStore;
   /** The store when it is transactional. */
-  private readonly transactional?: TransactionalWorkflowStateStore;
+  private readonly transactional?: TransactionalFsmStateStore;
   /** The store when it has the read methods. */
   private readonly reader?: WorkflowStateReader;
   /** The store when it keeps attempts. */
@@ -65,14 +65,14 @@ export class FsmStoreAdapter {
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
-  constructor(readonly store: WorkflowStateStore) {
-    if (isAtomicWorkflowStateStore(store)) {
+  constructor(readonly store: FsmStateStore) {
+    if (isAtomicFsmStateStore(store)) {
       this.atomic = store;
       this.locker = new LeaseLocker(store);
     } else {
       this.locker = new MutexLocker(store);
     }
-    if (isTransactionalWorkflowStateStore(store)) {
+    if (isTransactionalFsmStateStore(store)) {
       this.transactional = store;
       this.transactionLocker = new TransactionLocker(store);
     }

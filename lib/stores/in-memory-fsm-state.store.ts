@@ -1,6 +1,6 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
-  AtomicWorkflowStateStore,
+  AtomicFsmStateStore,
   WorkflowClaimRequest,
   WorkflowClaimResult,
   WorkflowCommit,
@@ -23,8 +23,8 @@ import {
   type WorkflowStateReader,
 } from './workflow-state-reader.interface.js';
 
-/** Options of {@link InMemoryWorkflowStateStore}. */
-export interface InMemoryWorkflowStateStoreOptions {
+/** Options of {@link InMemoryFsmStateStore}. */
+export interface InMemoryFsmStateStoreOptions {
   /**
    * Most instances held at once. Idle instances are dropped first; when the store is still
    * full, creating an instance throws (live workflow state is never evicted).
@@ -62,11 +62,9 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * The module's default store: workflow state in process memory, bounded in size and idle
  * time. It implements the atomic protocol (claims with leases), so concurrent calls on one
  * handle run the handler once within this process; state is lost on restart and is not
- * shared between processes (use `TypeOrmWorkflowStateStore` for that).
+ * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
-export class InMemoryWorkflowStateStore
-  implements AtomicWorkflowStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationShutdown
-{
+export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationShutdown {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
   private readonly entries = new Map<string, Entry>();
@@ -80,7 +78,7 @@ export class InMemoryWorkflowStateStore
   private readonly clock: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
 
-  constructor(options: InMemoryWorkflowStateStoreOptions = {}) {
+  constructor(options: InMemoryFsmStateStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 10_000;
     this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
     this.keepHistory = options.history ?? false;
@@ -369,10 +367,9 @@ function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): nu
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return context === undefined ? undefined : structuredClone(context);
 }
-
-/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
-export const InMemoryFsmStateStore = InMemoryWorkflowStateStore;
-/** @deprecated Use {@link InMemoryWorkflowStateStore}; the old name goes in 0.4. */
-export type InMemoryFsmStateStore = InMemoryWorkflowStateStore;
-/** @deprecated Use {@link InMemoryWorkflowStateStoreOptions}; the old name goes in 0.4. */
-export type InMemoryFsmStateStoreOptions = InMemoryWorkflowStateStoreOptions;
+/** @deprecated Use {@link InMemoryFsmStateStore}; the 0.3 name goes in 0.4. */
+export const InMemoryWorkflowStateStore = InMemoryFsmStateStore;
+/** @deprecated Use {@link InMemoryFsmStateStore}; the 0.3 name goes in 0.4. */
+export type InMemoryWorkflowStateStore = InMemoryFsmStateStore;
+/** @deprecated Use {@link InMemoryFsmStateStoreOptions}; the 0.3 name goes in 0.4. */
+export type InMemoryWorkflowStateStoreOptions = InMemoryFsmStateStoreOptions;

@@ -85,4 +85,4 @@ export interface McpSessionStore {
 }
 
 /** Injection token of the module's {@link McpSessionStore}. */
-export const McpSessionStore = Symbol('nestjs-mcp-fsm:McpSessionStore');
+export const McpSessionStore = Symbol.for('nestjs-mcp-fsm:McpSessionStore');

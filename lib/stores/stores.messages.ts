@@ -9,7 +9,7 @@ export const storeHandleExists = (handle: string): string => `Workflow instance 
 
 /** Store error: the in-memory store holds `maxEntries` live instances and refuses a new one. */
 export const storeFull = (maxEntries: number): string =>
-  `InMemoryWorkflowStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmWorkflowStateStore).`;
+  `InMemoryFsmStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmFsmStateStore).`;
 
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>
@@ -25,7 +25,7 @@ export const storeDropsFields = (store: string, fields: readonly string[]): stri
 
 /** Error (at startup, with the console on): the store has no read methods for the workflow console. */
 export const storeCannotRead = (store: string): string =>
-  `${store} cannot list workflow instances: the workflow console needs a store with the read methods listInstances(query) and recentHistory(key, limit) (WorkflowStateReader from nestjs-mcp-fsm/extend; InMemoryWorkflowStateStore and TypeOrmWorkflowStateStore have them). Implement them, use one of those stores, or turn the console off.`;
+  `${store} cannot list workflow instances: the workflow console needs a store with the read methods listInstances(query) and recentHistory(key, limit) (WorkflowStateReader from nestjs-mcp-fsm/extend; InMemoryFsmStateStore and TypeOrmFsmStateStore have them). Implement them, use one of those stores, or turn the console off.`;
 
 /** Bootstrap error: a TypeORM store, relay or migration was given no DataSource. */
 export const storeNeedsDataSource = (component: string, value: unknown): string =>
@@ -44,7 +44,7 @@ export const storeTimedOut = (component: string, operation: string, timeoutMs: n
 
 /** Store error: a transaction was still open at its deadline; it was rolled back (or its connection closed). */
 export const storeTransactionExpired = (timeoutMs: number): string =>
-  `TypeOrmWorkflowStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
+  `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${timeoutMs} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`;
 
 /** Error of a query still running on a connection that `component` closed (a deadline, or a transaction that did not end cleanly). */
 export const storeConnectionAbandoned = (component: string): string =>
@@ -56,11 +56,11 @@ export const storeInvalidTimeout = (component: string, timeoutMs: unknown): stri
 
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
-  `TypeOrmWorkflowStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).`;
+  `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).`;
 
 /** Bootstrap error: `attempts` is on and the attempt table is missing. */
 export const storeAttemptsNotReady = (table: string, error: unknown): string =>
-  `TypeOrmWorkflowStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmAttempt1765843200000 (createWorkflowAttemptMigration for custom table names), or turn attempts off.`;
+  `TypeOrmFsmStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmAttempt1765843200000 (createWorkflowAttemptMigration for custom table names), or turn attempts off.`;
 
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string => `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;

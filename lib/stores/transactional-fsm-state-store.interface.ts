@@ -1,9 +1,4 @@
-import type {
-  AtomicWorkflowStateStore,
-  WorkflowClaimRequest,
-  WorkflowClaimResult,
-  WorkflowCommit,
-} from './atomic-fsm-state-store.interface.js';
+import type { AtomicFsmStateStore, WorkflowClaimRequest, WorkflowClaimResult, WorkflowCommit } from './atomic-fsm-state-store.interface.js';
 
 /** A lock request inside a transaction: the claim request (same semantics) without its lease fields. */
 export type WorkflowLockRequest = Omit<WorkflowClaimRequest, 'token' | 'leaseMs'>;
@@ -29,21 +24,21 @@ export interface WorkflowTransaction {
 }
 
 /** A store that can run the claim as a row lock inside a transaction the handler joins. */
-export interface TransactionalWorkflowStateStore extends AtomicWorkflowStateStore {
+export interface TransactionalFsmStateStore extends AtomicFsmStateStore {
   /** Opens a transaction on a connection of its own. */
   beginTransaction(): Promise<WorkflowTransaction>;
 }
 
 /** Whether `store` supports transactional mode. */
-export function isTransactionalWorkflowStateStore(store: object): store is TransactionalWorkflowStateStore {
-  return typeof (store as Partial<TransactionalWorkflowStateStore>).beginTransaction === 'function';
+export function isTransactionalFsmStateStore(store: object): store is TransactionalFsmStateStore {
+  return typeof (store as Partial<TransactionalFsmStateStore>).beginTransaction === 'function';
 }
 
 /** @deprecated Use {@link WorkflowLockRequest}; the old name goes in 0.4. */
 export type FsmLockRequest = WorkflowLockRequest;
 /** @deprecated Use {@link WorkflowTransaction}; the old name goes in 0.4. */
 export type FsmTransaction = WorkflowTransaction;
-/** @deprecated Use {@link TransactionalWorkflowStateStore}; the old name goes in 0.4. */
-export type TransactionalFsmStateStore = TransactionalWorkflowStateStore;
-/** @deprecated Use {@link isTransactionalWorkflowStateStore}; the old name goes in 0.4. */
-export const isTransactionalFsmStateStore = isTransactionalWorkflowStateStore;
+/** @deprecated Use {@link TransactionalFsmStateStore}; the 0.3 name goes in 0.4. */
+export type TransactionalWorkflowStateStore = TransactionalFsmStateStore;
+/** @deprecated Use {@link isTransactionalFsmStateStore}; the 0.3 name goes in 0.4. */
+export const isTransactionalWorkflowStateStore = isTransactionalFsmStateStore;

@@ -1,4 +1,4 @@
-import type { WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { FsmStateStore } from './fsm-state-store.interface.js';
 
 /** One refused or declined call of an instance: who tried which tool, what the refusal said, when. No arguments. */
 export interface WorkflowAttemptRecord {
@@ -34,7 +34,7 @@ export interface WorkflowAttemptLog {
 }
 
 /** Whether `store` implements {@link WorkflowAttemptLog} and keeps attempts. */
-export function isWorkflowAttemptLog(store: WorkflowStateStore): store is WorkflowStateStore & WorkflowAttemptLog {
+export function isWorkflowAttemptLog(store: FsmStateStore): store is FsmStateStore & WorkflowAttemptLog {
   const candidate = store as Partial<WorkflowAttemptLog> & { keepsAttempts?: boolean };
   return (
     typeof candidate.recordAttempt === 'function' && typeof candidate.recentAttempts === 'function' && candidate.keepsAttempts !== false

@@ -1,5 +1,5 @@
 import { parseInstanceKey } from './fsm-instance-key.js';
-import type { WorkflowStateStore } from './fsm-state-store.interface.js';
+import type { FsmStateStore } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
 
 /** Where a page of instances starts: after this instance in the order newest first. */
@@ -65,7 +65,7 @@ export interface WorkflowHistoryPage {
  * Read methods for operators (the workflow console): a bounded, paged list of instances and
  * the recent history of one. Optional: a store without them still gates every call; the
  * console needs them and says so at startup. Both shipped stores implement them; prove a store
- * of your own with `describeWorkflowStateStoreContract` from `nestjs-mcp-fsm/testing`.
+ * of your own with `describeFsmStateStoreContract` from `nestjs-mcp-fsm/testing`.
  */
 export interface WorkflowStateReader {
   /** One page of instances matching `query`, newest first; never more than `query.limit`. */
@@ -87,7 +87,7 @@ export function matchesSearch(key: string, owner: string | undefined, search: st
 }
 
 /** Whether `store` implements the read methods of {@link WorkflowStateReader}. */
-export function isWorkflowStateReader(store: WorkflowStateStore): store is WorkflowStateStore & WorkflowStateReader {
+export function isWorkflowStateReader(store: FsmStateStore): store is FsmStateStore & WorkflowStateReader {
   const candidate = store as Partial<WorkflowStateReader>;
   return typeof candidate.listInstances === 'function' && typeof candidate.recentHistory === 'function';
 }

@@ -1,6 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { Attributes, Context, Histogram, Span, TextMapGetter, Tracer, TracerProvider } from '@opentelemetry/api';
 import { SILENT_GATE_OBSERVER, type WorkflowGateObserver } from '../gating/fsm-gate-observer.interface.js';
-import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
+import { MCP_ERROR_META_KEY, PACKAGE_VERSION } from '../mcp.constants.js';
 import type { McpResolvedTelemetryOptions } from '../options/mcp-resolved-options.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { instanceDigest } from './instance-digest.js';
@@ -20,6 +21,8 @@ export interface McpTracedRequest {
   transport: 'pipe' | 'tcp';
   /** The HTTP request's headers (Node's or the Fetch API's): where the trace context comes from when `params._meta` has none. */
   headers?: McpRequestHeaders;
+  /** The Node HTTP request that carried it, when the transport knows it: the client's address and port, the HTTP version. */
+  http?: Pick<IncomingMessage, 'socket' | 'httpVersion'>;
 }
 
 /** Request headers as Node (lower-case names) or the Fetch API gives them. */
@@ -88,8 +91,8 @@ export class McpTelemetry {
       return;
     }
     this.tracerProvider = api.trace.getTracerProvider();
-    this.tracer = api.trace.getTracer(names.INSTRUMENTATION_SCOPE);
-    const meter = api.metrics.getMeter(names.INSTRUMENTATION_SCOPE);
+    this.tracer = api.trace.getTracer(names.INSTRUMENTATION_SCOPE, PACKAGE_VERSION);
+    const meter = api.metrics.getMeter(names.INSTRUMENTATION_SCOPE, PACKAGE_VERSION);
     const advice = { explicitBucketBoundaries: names.DURATION_BUCKETS };
     this.operationDuration = meter.createHistogram(names.MCP_SERVER_OPERATION_DURATION, {
       unit: 's',
@@ -232,6 +235,11 @@ export class McpTelemetry {
     const attributes = this.commonAttributes(request, target);
     if (request.requestId !== undefined && request.requestId !== null) attributes[names.JSONRPC_REQUEST_ID] = String(request.requestId);
     if (request.sessionId) attributes[names.MCP_SESSION_ID] = request.sessionId;
+    const socket = request.http?.socket;
+    if (socket?.remoteAddress) {
+      attributes[names.CLIENT_ADDRESS] = socket.remoteAddress;
+      if (socket.remotePort !== undefined) attributes[names.CLIENT_PORT] = socket.remotePort;
+    }
     const uri = (request.params as { uri?: unknown } | undefined)?.uri;
     if (typeof uri === 'string') attributes[names.MCP_RESOURCE_URI] = this.withoutHandle(uri);
     if (this.options!.recordArguments && request.method === 'tools/call') {
@@ -266,6 +274,9 @@ export class McpTelemetry {
     }
     if (request.protocolVersion) attributes[names.MCP_PROTOCOL_VERSION] = request.protocolVersion;
     if (request.transport === 'tcp') attributes[names.NETWORK_PROTOCOL_NAME] = 'http';
+    // Node says `2.0` for HTTP/2, which the convention spells `2`.
+    const httpVersion = request.http?.httpVersion;
+    if (httpVersion) attributes[names.NETWORK_PROTOCOL_VERSION] = httpVersion === '2.0' ? '2' : httpVersion;
     return attributes;
   }
 
@@ -287,7 +298,14 @@ export class McpTelemetry {
       return;
     }
     const failure = failureOf(settled);
+    // `initialize` negotiates the version: its answer says which one this request used.
+    const negotiated =
+      request.method === 'initialize' && settled.ok
+        ? (settled.result as { protocolVersion?: unknown } | undefined)?.protocolVersion
+        : undefined;
+    const version: Attributes = typeof negotiated === 'string' ? { [names.MCP_PROTOCOL_VERSION]: negotiated } : {};
     if (span?.isRecording()) {
+      span.setAttributes(version);
       if (failure) {
         span.setAttribute(names.ERROR_TYPE, failure.type);
         if (failure.code !== undefined) span.setAttribute(names.RPC_RESPONSE_STATUS_CODE, failure.code);
@@ -300,7 +318,7 @@ export class McpTelemetry {
     }
     span?.end();
     if (this.measures) {
-      const attributes = this.commonAttributes(request, target);
+      const attributes: Attributes = { ...this.commonAttributes(request, target), ...version };
       if (failure) attributes[names.ERROR_TYPE] = failure.type;
       this.operationDuration!.record((performance.now() - started) / 1000, attributes);
     }
@@ -332,29 +350,31 @@ function metaOf(params: unknown): Record<string, unknown> | undefined {
   return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined;
 }
 
-/** How a request failed, as the convention records it; `undefined` when it did not. */
+/**
+ * How a request failed, as the convention records it; `undefined` when it did not. A tool
+ * result with `isError` is `tool_error` (a refusal too: the gate puts its code in
+ * `workflow.refusal.code`), a JSON-RPC error its code.
+ */
 function failureOf(settled: Settled): { type: string; code?: string; message?: string; exception?: Error } | undefined {
   if (settled.ok) {
     const result = settled.result as { isError?: unknown; _meta?: Record<string, unknown> } | undefined;
     if (result?.isError !== true) {
       return undefined;
     }
-    // A refusal is a tool error too: its code says more than `tool_error`, with as few values.
-    // The result's text is not the status description: a refusal's may echo a handle, a handler's anything.
+    // The result's text is not the status description: a refusal's may echo a handle, a handler's anything. A refusal's code may be.
     const refusal = result._meta?.[MCP_ERROR_META_KEY] as { code?: unknown } | undefined;
-    return typeof refusal?.code === 'string' ? { type: refusal.code, message: refusal.code } : { type: names.TOOL_ERROR };
+    return { type: names.TOOL_ERROR, message: typeof refusal?.code === 'string' ? refusal.code : undefined };
   }
   const { error } = settled;
   const { code, data, message } = (error ?? {}) as { code?: unknown; data?: unknown; message?: unknown };
   // The SDK answers an error without a JSON-RPC code as -32603.
   const rpcCode = String(Number.isSafeInteger(code) ? code : -32603);
   const refusalCode = (data as { code?: unknown } | undefined)?.code;
-  const refused = typeof refusalCode === 'string';
   return {
-    type: refused ? refusalCode : rpcCode,
+    type: rpcCode,
     code: rpcCode,
     // A refusal's message may echo the handle it was given: its code describes it instead.
-    message: refused ? refusalCode : typeof message === 'string' ? message : undefined,
+    message: typeof refusalCode === 'string' ? refusalCode : typeof message === 'string' ? message : undefined,
     exception: Number.isSafeInteger(code) || !(error instanceof Error) ? undefined : error,
   };
 }

@@ -31,8 +31,14 @@ export const ERROR_TYPE = 'error.type';
 export const NETWORK_TRANSPORT = 'network.transport';
 /** `http` on HTTP. */
 export const NETWORK_PROTOCOL_NAME = 'network.protocol.name';
+/** The HTTP version of the request that carried it: `1.1`, `2`. */
+export const NETWORK_PROTOCOL_VERSION = 'network.protocol.version';
+/** The address of the HTTP client (the peer of the connection). */
+export const CLIENT_ADDRESS = 'client.address';
+/** The port of the HTTP client. */
+export const CLIENT_PORT = 'client.port';
 
-/** `error.type` of a tool result with `isError: true` that is not a refusal, as the convention says. */
+/** `error.type` of a tool result with `isError: true` (a refusal's included), as the convention says. */
 export const TOOL_ERROR = 'tool_error';
 
 // The workflow attributes of a gated call (this module's own).

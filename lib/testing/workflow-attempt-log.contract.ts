@@ -1,8 +1,8 @@
 /// <reference types="jest" />
 import { randomBytes } from 'node:crypto';
-import type { AtomicWorkflowStateStore } from '../stores/atomic-fsm-state-store.interface.js';
+import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
-import type { WorkflowStoreFactory, WorkflowStoreFixture } from './workflow-state-store.contract.js';
+import type { FsmStoreFactory, FsmStoreFixture } from './workflow-state-store.contract.js';
 
 /**
  * The cases of `WorkflowAttemptLog` (refused and declined calls, for the console), for stores
@@ -13,10 +13,10 @@ import type { WorkflowStoreFactory, WorkflowStoreFixture } from './workflow-stat
  * @example
  * describeWorkflowAttemptLogContract('MyStore', factory, 50);
  */
-export function describeWorkflowAttemptLogContract(name: string, factory: WorkflowStoreFactory, maxAttempts: number): void {
+export function describeWorkflowAttemptLogContract(name: string, factory: FsmStoreFactory, maxAttempts: number): void {
   describe(`${name}: WorkflowAttemptLog contract`, () => {
-    let fixture: WorkflowStoreFixture;
-    let store: AtomicWorkflowStateStore & WorkflowAttemptLog;
+    let fixture: FsmStoreFixture;
+    let store: AtomicFsmStateStore & WorkflowAttemptLog;
     const key = () => `attempt:${randomBytes(16).toString('base64url')}`;
     const attempt = (
       handle: string,
@@ -38,7 +38,7 @@ export function describeWorkflowAttemptLogContract(name: string, factory: Workfl
         await fixture.cleanup();
         throw new Error(`${name} keeps no attempts: it does not implement WorkflowAttemptLog, or its attempts option is off.`);
       }
-      store = fixture.store as AtomicWorkflowStateStore & WorkflowAttemptLog;
+      store = fixture.store as AtomicFsmStateStore & WorkflowAttemptLog;
     });
     afterEach(() => fixture.cleanup());
 

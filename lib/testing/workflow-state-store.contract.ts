@@ -1,14 +1,14 @@
 /// <reference types="jest" />
 import { randomUUID } from 'node:crypto';
 import { storeHandleExists } from '../stores/stores.messages.js';
-import type { AtomicWorkflowStateStore, WorkflowClaimRequest, WorkflowClaimResult } from '../stores/atomic-fsm-state-store.interface.js';
+import type { AtomicFsmStateStore, WorkflowClaimRequest, WorkflowClaimResult } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import type { WorkflowLockRequest, TransactionalWorkflowStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowLockRequest, TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import { isWorkflowStateReader, type WorkflowInstanceQuery, type WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
-export interface WorkflowStoreBusinessTable {
+export interface FsmStoreBusinessTable {
   /** Inserts row `id` through `manager` (the transaction's entity manager). */
   write(manager: unknown, id: string): Promise<void>;
   /** Committed rows with `id`. */
@@ -16,31 +16,31 @@ export interface WorkflowStoreBusinessTable {
 }
 
 /** One store under test and how to dispose of it. */
-export interface WorkflowStoreFixture<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> {
+export interface FsmStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateStore> {
   store: S;
   cleanup: () => Promise<void>;
 }
 
 /** Makes a store under test; `history` switches its history rows on, `attempts` its attempt log (`WorkflowAttemptLog`). */
-export type WorkflowStoreFactory<S extends AtomicWorkflowStateStore = AtomicWorkflowStateStore> = (options: {
+export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
   history: boolean;
   attempts?: boolean;
-}) => Promise<WorkflowStoreFixture<S>>;
+}) => Promise<FsmStoreFixture<S>>;
 
 /**
  * The cases every store passes: run them with `factory` making the
- * store. Pass `transactional` for stores that implement `TransactionalWorkflowStateStore`.
+ * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
  * Stores with the read methods of `WorkflowStateReader` also run
  * {@link describeWorkflowStateReaderContract}.
  */
-export function describeWorkflowStateStoreContract(
+export function describeFsmStateStoreContract(
   name: string,
-  factory: WorkflowStoreFactory,
-  transactional?: { factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>; business: WorkflowStoreBusinessTable },
+  factory: FsmStoreFactory,
+  transactional?: { factory: FsmStoreFactory<TransactionalFsmStateStore>; business: FsmStoreBusinessTable },
 ): void {
-  describe(`${name}: WorkflowStateStore contract`, () => {
-    let fixture: WorkflowStoreFixture;
-    let store: AtomicWorkflowStateStore;
+  describe(`${name}: FsmStateStore contract`, () => {
+    let fixture: FsmStoreFixture;
+    let store: AtomicFsmStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });
@@ -401,18 +401,18 @@ export function describeWorkflowStateStoreContract(
 
 /**
  * The cases of the read methods of `WorkflowStateReader` (what the workflow console lists), for
- * stores that implement them, with the same `factory` as {@link describeWorkflowStateStoreContract}.
+ * stores that implement them, with the same `factory` as {@link describeFsmStateStoreContract}.
  * Each case lists its own machine (a fresh id), so the rows of other cases on a shared table
  * stay out of its pages; the one case without a machine filter writes rows dated 2300.
  *
  * @example
- * describeWorkflowStateStoreContract('MyStore', factory);
+ * describeFsmStateStoreContract('MyStore', factory);
  * describeWorkflowStateReaderContract('MyStore', factory);
  */
-export function describeWorkflowStateReaderContract(name: string, factory: WorkflowStoreFactory): void {
+export function describeWorkflowStateReaderContract(name: string, factory: FsmStoreFactory): void {
   describe(`${name}: WorkflowStateReader contract`, () => {
-    let fixture: WorkflowStoreFixture;
-    let store: AtomicWorkflowStateStore & WorkflowStateReader;
+    let fixture: FsmStoreFixture;
+    let store: AtomicFsmStateStore & WorkflowStateReader;
     const machine = () => `list${randomUUID().slice(0, 8)}`;
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
     const keys = (page: { instances: { key: string }[] }) => page.instances.map((instance) => instance.key);
@@ -572,7 +572,7 @@ export function describeWorkflowStateReaderContract(name: string, factory: Workf
       try {
         const h = handle();
         await quiet.store.create(h, snapshot('draft'), record(h, null, 'draft', null));
-        expect(await (quiet.store as AtomicWorkflowStateStore & WorkflowStateReader).recentHistory(h, 5)).toEqual({
+        expect(await (quiet.store as AtomicFsmStateStore & WorkflowStateReader).recentHistory(h, 5)).toEqual({
           entries: [],
           truncated: false,
         });
@@ -585,12 +585,12 @@ export function describeWorkflowStateReaderContract(name: string, factory: Workf
 
 function describeTransactionalContract(
   name: string,
-  factory: WorkflowStoreFactory<TransactionalWorkflowStateStore>,
-  business: WorkflowStoreBusinessTable,
+  factory: FsmStoreFactory<TransactionalFsmStateStore>,
+  business: FsmStoreBusinessTable,
 ): void {
-  describe(`${name}: TransactionalWorkflowStateStore contract`, () => {
-    let fixture: WorkflowStoreFixture<TransactionalWorkflowStateStore>;
-    let store: TransactionalWorkflowStateStore;
+  describe(`${name}: TransactionalFsmStateStore contract`, () => {
+    let fixture: FsmStoreFixture<TransactionalFsmStateStore>;
+    let store: TransactionalFsmStateStore;
 
     beforeEach(async () => {
       fixture = await factory({ history: true });

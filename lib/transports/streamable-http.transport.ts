@@ -184,7 +184,15 @@ export class StreamableHttpTransport implements OnModuleInit {
     if (eras && !eras.includes('2026-07-28')) {
       return undefined;
     }
-    const sdk = await loadModernSdk();
+    const sdk = await loadModernSdk().catch((error: unknown) => {
+      // Installed but not loadable here (a broken install, a runtime that cannot load them): serve the 2025 era, unless 2026-07-28 was asked for.
+      if (eras) throw error;
+      this.logger.warn(messages.modernSdkUnloadable(MODERN_SDK_PACKAGES, error));
+      return null;
+    });
+    if (sdk === null) {
+      return undefined;
+    }
     if (!sdk) {
       if (eras) {
         throw new Error(messages.modernSdkMissing(MODERN_SDK_PACKAGES));

@@ -101,6 +101,10 @@ export const transportFailedReply = (): string => 'Internal error while serving 
 export const legacyEraOnly = (packages: readonly string[]): string =>
   `Serving MCP 2025-11-25 and earlier only; install ${packages.join(' and ')} to serve 2026-07-28 clients on the same endpoint.`;
 
+/** Startup warning: the SDK v2 packages are installed but failed to load, so only the 2025 era is served. */
+export const modernSdkUnloadable = (packages: readonly string[], error: unknown): string =>
+  `Serving MCP 2025-11-25 and earlier only: ${packages.join(' and ')} are installed but could not be loaded here (${error instanceof Error ? error.message : String(error)}); 2026-07-28 clients are not served.`;
+
 /** Bootstrap error: `transports.http.protocolEras` asks for 2026-07-28 without the SDK v2 packages. */
 export const modernSdkMissing = (packages: readonly string[]): string =>
   `McpModule: transports.http.protocolEras includes "2026-07-28", which runs on ${packages.join(' and ')}; install them (npm install ${packages.join(' ')}) or remove the era.`;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.js';
 import type { INestApplication } from '@nestjs/common';
-import { InMemoryWorkflowStateStore } from '../../lib/index.js';
+import { InMemoryFsmStateStore } from '../../lib/index.js';
 import { notAuthorized } from '../../lib/console/console.messages.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -193,7 +193,7 @@ describe('the workflow console in a real browser after its stream drops', () => 
     browser = await launchChromium();
     app = await listenApp([
       billingModule({
-        store: new InMemoryWorkflowStateStore({ history: true }),
+        store: new InMemoryFsmStateStore({ history: true }),
         // Streams end after a second (the page reconnects); `open` shuts the console for a while.
         console: { streamMaxMs: 1000, authorize: () => open },
       }),

@@ -1,6 +1,6 @@
 import { ConsoleLogger, Logger, UnauthorizedException, type INestApplication } from '@nestjs/common';
 import { request as httpRequest } from 'node:http';
-import { InMemoryWorkflowStateStore, type McpModuleOptions, type WorkflowSnapshot, type WorkflowStateStore } from '../../lib/index.js';
+import { InMemoryFsmStateStore, type McpModuleOptions, type WorkflowSnapshot, type FsmStateStore } from '../../lib/index.js';
 import { badCursor, invalidConsoleNumber, invalidConsolePath, notAuthorized, unknownMachine } from '../../lib/console/console.messages.js';
 import { escapeHtml } from '../../lib/console/console-html.js';
 import { storeCannotRead } from '../../lib/stores/stores.messages.js';
@@ -11,7 +11,7 @@ import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError, HTTP_ADAPTERS, listenApp, type HttpAdapterName } from '../utils/test-app.js';
 
 /** A `{ load, save }` store without the read methods. */
-class PlainStore implements WorkflowStateStore {
+class PlainStore implements FsmStateStore {
   private readonly rows = new Map<string, WorkflowSnapshot>();
   async load(key: string) {
     return this.rows.get(key);
@@ -38,10 +38,10 @@ function get(url: URL, headers: Record<string, string> = {}): Promise<{ status: 
 describe('the workflow console (HTTP)', () => {
   let app: INestApplication | undefined;
   let clients: TestClient[] = [];
-  let store: InMemoryWorkflowStateStore;
+  let store: InMemoryFsmStateStore;
 
   const start = async (options: Partial<McpModuleOptions>, adapter: HttpAdapterName = 'express') => {
-    store = new InMemoryWorkflowStateStore({ history: true });
+    store = new InMemoryFsmStateStore({ history: true });
     app = await listenApp([billingModule({ store, ...options })], { adapter });
     return mcpUrl(app);
   };
@@ -242,7 +242,7 @@ describe('the workflow console (HTTP)', () => {
   });
 
   it('still moves the list rows while the store cannot be read, and logs no handle', async () => {
-    const failing = new (class extends InMemoryWorkflowStateStore {
+    const failing = new (class extends InMemoryFsmStateStore {
       failLoads = false;
       override async load(key: string) {
         if (this.failLoads) throw new Error('database went away');

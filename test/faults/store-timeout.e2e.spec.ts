@@ -1,4 +1,4 @@
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { LedgerBehaviour } from '../fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { textOf } from '../utils/http-client.js';
@@ -22,7 +22,7 @@ describe.each(databaseTargets('store timeout e2e'))('a transactional handler tha
     const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
     const behaviour = app.get(LedgerBehaviour);
-    const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+    const store = new TypeOrmFsmStateStore(dataSource, tables);
     const ledger = async () =>
       (await dataSource.getRepository(entity).find({ where: { paymentId }, order: { id: 'ASC' } })).map((row) => row.kind);
 

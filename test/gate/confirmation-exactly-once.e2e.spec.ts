@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { ConfirmLog, confirmModule } from '../fixtures/confirm.app.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -39,7 +39,7 @@ describeNetworkedTargets('confirmations exactly once')(
     beforeEach(async () => {
       apps = [];
       for (let i = 0; i < 2; i++) {
-        const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+        const store = new TypeOrmFsmStateStore(dataSource, tables);
         apps.push(await listenApp([confirmModule({ store, inputRequests: { requestStateKey } })]));
       }
       legacy = [];
@@ -75,7 +75,7 @@ describeNetworkedTargets('confirmations exactly once')(
       expect(refusals.every((code) => code === 'FORBIDDEN' || code === 'BUSY')).toBe(true);
       expect(apps.reduce((runs, app) => runs + app.get(ConfirmLog).count('transfer.execute'), 0)).toBe(1);
       expect(legacy.every((client) => client.asked.length <= 1)).toBe(true);
-      const stored = await new TypeOrmWorkflowStateStore(dataSource, tables).load(`transfer:${transferId}`);
+      const stored = await new TypeOrmFsmStateStore(dataSource, tables).load(`transfer:${transferId}`);
       expect(stored?.state).toBe('executed');
     });
   },

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { of, timer, map } from 'rxjs';
 import { z } from 'zod';
-import { defineMachine, McpArgs, McpBindState, McpContext, McpModule, McpTool, McpWorkflow, type McpToolContext } from '../../lib/index.js';
+import { defineMachine, McpArgs, BindState, McpContext, McpModule, McpTool, McpWorkflow, type McpToolContext } from '../../lib/index.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
 
@@ -43,7 +43,7 @@ const received: unknown[][] = [];
 @McpWorkflow(lampMachine)
 class LampTools {
   @McpTool({ name: 'lamp.on', description: 'Switch it on (an Observable result)', inputSchema: labelInput })
-  @McpBindState('off', 'ON')
+  @BindState('off', 'ON')
   on(@McpArgs('label') label: string, @McpContext() ctx: McpToolContext) {
     // eslint-disable-next-line prefer-rest-params -- what the method was really called with
     received.push([...arguments]);
@@ -71,7 +71,7 @@ class LampTools {
 @McpWorkflow(lampMachine)
 class LockedLampTools {
   @McpTool({ name: 'locked.off', description: 'Switch it off (a guard on the class)' })
-  @McpBindState('on', 'OFF')
+  @BindState('on', 'OFF')
   off() {
     received.push(['locked.off']);
     return { off: true };

@@ -10,7 +10,7 @@ import {
   type PipeTransform,
 } from '@nestjs/common';
 import { z } from 'zod';
-import { defineMachine, McpArgs, McpBindState, McpContext, McpModule, McpTool, McpWorkflow, type McpToolContext } from '../../lib/index.js';
+import { defineMachine, McpArgs, BindState, McpContext, McpModule, McpTool, McpWorkflow, type McpToolContext } from '../../lib/index.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
 
@@ -51,7 +51,7 @@ const received: unknown[][] = [];
 @McpWorkflow(ticketMachine)
 class TicketTools {
   @McpTool({ name: 'ticket.close', description: 'Close (gate around the method)', inputSchema: closeInput })
-  @McpBindState('open', 'CLOSE')
+  @BindState('open', 'CLOSE')
   close(@McpArgs('reason') reason: string) {
     // eslint-disable-next-line prefer-rest-params -- what the method was really called with
     received.push([...arguments]);
@@ -59,7 +59,7 @@ class TicketTools {
   }
 
   @McpTool({ name: 'ticket.closeIntercepted', description: 'Close (gate among interceptors)', inputSchema: closeInput })
-  @McpBindState('open', 'CLOSE')
+  @BindState('open', 'CLOSE')
   @UseInterceptors(PassThroughInterceptor)
   closeIntercepted(@McpArgs('reason') reason: string, @McpContext() ctx: McpToolContext) {
     // eslint-disable-next-line prefer-rest-params -- what the method was really called with

@@ -1,7 +1,7 @@
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
-import { McpBindState, defineMachine, McpModule, McpTool, McpWorkflow } from '../../lib/index.js';
+import { BindState, defineMachine, McpModule, McpTool, McpWorkflow } from '../../lib/index.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
 
 const lampMachine = defineMachine({
@@ -18,7 +18,7 @@ class LampTools {
   broken = false;
 
   @McpTool({ name: 'lamp.switch_on', description: 'Switch the lamp on', outputSchema: reading })
-  @McpBindState('off', 'TOGGLE')
+  @BindState('off', 'TOGGLE')
   switchOn() {
     return this.broken ? { watts: 'a lot' } : { watts: 60 };
   }

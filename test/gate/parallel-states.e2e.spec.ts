@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { fulfilmentModule } from '../fixtures/fulfilment.app.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -11,7 +11,7 @@ const [sqlite] = databaseTargets('parallel states');
 
 describe.each([
   ['the in-memory store', false],
-  ['TypeOrmWorkflowStateStore on SQLite', true],
+  ['TypeOrmFsmStateStore on SQLite', true],
 ] as const)('parallel states on %s', (_name, onSqlite) => {
   const tables = { tableName: `mcp_state_par_${uniqueSuffix()}`, historyTableName: `mcp_history_par_${uniqueSuffix()}` };
   let dataSource: DataSource | undefined;
@@ -33,7 +33,7 @@ describe.each([
   });
 
   beforeEach(async () => {
-    app = await listenApp([fulfilmentModule(dataSource ? { store: new TypeOrmWorkflowStateStore(dataSource, tables) } : {})]);
+    app = await listenApp([fulfilmentModule(dataSource ? { store: new TypeOrmFsmStateStore(dataSource, tables) } : {})]);
     agent = await connectClient(await mcpUrl(app));
   });
 
@@ -61,7 +61,7 @@ describe.each([
     expect(await agent.names()).toEqual(['fulfilment.pay', 'fulfilment.track', 'fulfilment.close']);
     expect((await agent.call('fulfilment.track')).structuredContent).toEqual({ state: both });
     if (dataSource) {
-      const stored = await new TypeOrmWorkflowStateStore(dataSource, tables).load(`fulfilment:session:${agent.transport.sessionId}`);
+      const stored = await new TypeOrmFsmStateStore(dataSource, tables).load(`fulfilment:session:${agent.transport.sessionId}`);
       expect(stored?.state).toBe(JSON.stringify(both));
     }
 

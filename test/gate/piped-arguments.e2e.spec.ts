@@ -11,16 +11,7 @@ import {
 } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import {
-  McpBindState,
-  McpModule,
-  McpTool,
-  McpWorkflow,
-  McpStartWorkflow,
-  McpArgs,
-  McpContext,
-  type McpToolContext,
-} from '../../lib/index.js';
+import { BindState, McpModule, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type McpToolContext } from '../../lib/index.js';
 import { approvalMachine } from '../fixtures/approval.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
@@ -63,13 +54,13 @@ class PipedApprovalTools {
   }
 
   @McpTool({ name: 'approval.approve', description: 'Approve (gate around the method)', inputSchema: approveInput })
-  @McpBindState('review', 'APPROVE')
+  @BindState('review', 'APPROVE')
   approve(@McpArgs('approver', NormalizeNamePipe) approver: string) {
     return { approver };
   }
 
   @McpTool({ name: 'approval.approveIntercepted', description: 'Approve (gate among interceptors)', inputSchema: approveInput })
-  @McpBindState('review', 'APPROVE')
+  @BindState('review', 'APPROVE')
   @UseInterceptors(PassThroughInterceptor)
   approveIntercepted(@McpArgs(NormalizeApproverPipe) input: { approver: string }) {
     return { approver: input.approver };

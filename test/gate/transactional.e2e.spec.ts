@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule, type LedgerRow } from '../fixtures/ledger.app.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
@@ -14,7 +14,7 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
   let dataSource: DataSource;
   let app: INestApplication;
   let agent: TestClient;
-  let store: TypeOrmWorkflowStateStore;
+  let store: TypeOrmFsmStateStore;
 
   const ledgerOf = async (paymentId: string) =>
     (await dataSource.getRepository(entity).find({ where: { paymentId }, order: { id: 'ASC' } })).map((row) => row.kind);
@@ -31,7 +31,7 @@ describe.each(databaseTargets('transactional e2e'))('transactional mode on $name
     await dataSource.initialize();
     await dataSource.synchronize();
     await createStoreTables(dataSource, tables);
-    store = new TypeOrmWorkflowStateStore(dataSource, tables);
+    store = new TypeOrmFsmStateStore(dataSource, tables);
   });
 
   beforeEach(async () => {

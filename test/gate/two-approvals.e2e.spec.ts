@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { ApprovalLog, approvalModule } from '../fixtures/approval.app.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
@@ -38,13 +38,13 @@ describe.each(databaseTargets('two approvals e2e'))('two distinct approvers on $
   const suffix = `ap_${uniqueSuffix()}`;
   const tables = { tableName: `ap_state_${suffix}`, historyTableName: `ap_history_${suffix}` };
   let admin: DataSource;
-  let store: TypeOrmWorkflowStateStore;
+  let store: TypeOrmFsmStateStore;
   const open: Node[] = [];
 
   const startNode = async (): Promise<Node> => {
     const dataSource = new DataSource(options() as DataSourceOptions);
     await dataSource.initialize();
-    const app = await listenApp([approvalModule({ store: new TypeOrmWorkflowStateStore(dataSource, tables) })]);
+    const app = await listenApp([approvalModule({ store: new TypeOrmFsmStateStore(dataSource, tables) })]);
     const agent = await connectClient(await mcpUrl(app));
     let closed = false;
     const node: Node = {
@@ -98,7 +98,7 @@ describe.each(databaseTargets('two approvals e2e'))('two distinct approvers on $
     admin = new DataSource(options() as DataSourceOptions);
     await admin.initialize();
     await createStoreTables(admin, tables);
-    store = new TypeOrmWorkflowStateStore(admin, tables);
+    store = new TypeOrmFsmStateStore(admin, tables);
   });
 
   afterEach(async () => {

@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { WorkflowStateStore, McpTool, McpWorkflow, McpContext, type McpToolContext } from '../../lib/index.js';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { FsmStateStore, McpTool, McpWorkflow, McpContext, type McpToolContext } from '../../lib/index.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { paymentMachine } from '../fixtures/billing.machines.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
@@ -28,7 +28,7 @@ class PaymentLookupTools {
   }
 }
 
-function appModule(store?: WorkflowStateStore): DynamicModule {
+function appModule(store?: FsmStateStore): DynamicModule {
   @Module({})
   class UnknownStateAppModule {}
   return {
@@ -48,7 +48,7 @@ interface StoreSetup {
   beforeAll?: () => Promise<void>;
   afterAll?: () => Promise<void>;
   /** Starts the app; returns the store the test writes the stray state with. */
-  start: () => Promise<{ app: INestApplication; store: WorkflowStateStore }>;
+  start: () => Promise<{ app: INestApplication; store: FsmStateStore }>;
 }
 
 const sqliteTables = { tableName: `us_state_${uniqueSuffix()}`, historyTableName: `us_history_${uniqueSuffix()}` };
@@ -56,7 +56,7 @@ let sqlite: DataSource;
 
 const setups: StoreSetup[] = [
   {
-    name: 'TypeOrmWorkflowStateStore on SQLite',
+    name: 'TypeOrmFsmStateStore on SQLite',
     beforeAll: async () => {
       sqlite = new DataSource({ type: 'better-sqlite3', database: join(mkdtempSync(join(tmpdir(), 'mcp-fsm-')), 'unknown-state.sqlite') });
       await sqlite.initialize();
@@ -67,23 +67,23 @@ const setups: StoreSetup[] = [
       await sqlite.destroy();
     },
     start: async () => {
-      const app = await listenApp([appModule(new TypeOrmWorkflowStateStore(sqlite, sqliteTables))]);
+      const app = await listenApp([appModule(new TypeOrmFsmStateStore(sqlite, sqliteTables))]);
       // The operator's view of the same table: a store of its own on the DataSource.
-      return { app, store: new TypeOrmWorkflowStateStore(sqlite, sqliteTables) };
+      return { app, store: new TypeOrmFsmStateStore(sqlite, sqliteTables) };
     },
   },
   {
-    name: 'InMemoryWorkflowStateStore (the module default, via the WorkflowStateStore token)',
+    name: 'InMemoryFsmStateStore (the module default, via the FsmStateStore token)',
     start: async () => {
       const app = await listenApp([appModule()]);
-      return { app, store: app.get<WorkflowStateStore>(WorkflowStateStore) };
+      return { app, store: app.get<FsmStateStore>(FsmStateStore) };
     },
   },
 ];
 
 describe.each(setups)('an instance stored in a state the machine does not have, $name', (setup) => {
   let app: INestApplication;
-  let store: WorkflowStateStore;
+  let store: FsmStateStore;
   let agent: TestClient;
   let clients: TestClient[];
 

@@ -1,9 +1,9 @@
 import { Controller, Get, type INestApplication, Module, type DynamicModule } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
-import { McpHealthService, McpModule, type McpModuleOptions, type WorkflowSnapshot, type WorkflowStateStore } from '../../lib/index.js';
+import { McpHealthService, McpModule, type McpModuleOptions, type WorkflowSnapshot, type FsmStateStore } from '../../lib/index.js';
 import { McpRelayHealthIndicator, McpStoreHealthIndicator } from '../../lib/terminus.js';
-import { PostgresTransitionRelay, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { PostgresTransitionRelay, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { HealthController } from '../../sample/health.controller.js';
 import { invoiceMachine } from '../fixtures/billing.machines.js';
 import { uniqueSuffix } from '../utils/databases.js';
@@ -50,7 +50,7 @@ function healthOf(app: INestApplication, path = '/health') {
 }
 
 /** A plain load/save store whose calls never answer while `hung`. */
-class HangingStore implements WorkflowStateStore {
+class HangingStore implements FsmStateStore {
   hung = false;
   private readonly rows = new Map<string, WorkflowSnapshot>();
   load(key: string): Promise<WorkflowSnapshot | undefined> {
@@ -74,7 +74,7 @@ describe('health indicators (nestjs-mcp-fsm/terminus) in an app health controlle
     const { status, body } = await healthOf(app);
     expect(status).toBe(200);
     expect(body.details).toEqual({
-      workflowStore: { status: 'up', store: 'InMemoryWorkflowStateStore', responseTimeMs: expect.any(Number) },
+      workflowStore: { status: 'up', store: 'InMemoryFsmStateStore', responseTimeMs: expect.any(Number) },
       transitionRelay: { status: 'up', configured: false, message: expect.stringContaining('no transition relay') },
     });
   });
@@ -129,11 +129,11 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
   });
 
   it('turns /health to 503 within the store timeout when the network to the database is cut, and back to 200 when it heals', async () => {
-    const store = new TypeOrmWorkflowStateStore(proxied, { ...tables, timeoutMs: STORE_TIMEOUT_MS });
+    const store = new TypeOrmFsmStateStore(proxied, { ...tables, timeoutMs: STORE_TIMEOUT_MS });
     app = await listenApp([healthApp({ store })]);
     const up = await healthOf(app);
     expect(up.status).toBe(200);
-    expect(up.body.details.workflowStore).toMatchObject({ status: 'up', store: 'TypeOrmWorkflowStateStore' });
+    expect(up.body.details.workflowStore).toMatchObject({ status: 'up', store: 'TypeOrmFsmStateStore' });
 
     proxy.partition();
     const down = await healthOf(app);
@@ -142,9 +142,9 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
     expect(down.body.status).toBe('error');
     expect(down.body.error?.workflowStore).toMatchObject({
       status: 'down',
-      store: 'TypeOrmWorkflowStateStore',
+      store: 'TypeOrmFsmStateStore',
       message:
-        'TypeOrmWorkflowStateStore cannot serve calls: TypeOrmWorkflowStateStore: ping did not finish within timeoutMs (1000 ms); its connection is not reused.',
+        'TypeOrmFsmStateStore cannot serve calls: TypeOrmFsmStateStore: ping did not finish within timeoutMs (1000 ms); its connection is not reused.',
     });
 
     proxy.heal();
@@ -157,7 +157,7 @@ if (!postgres) console.warn('health indicators on PostgreSQL skipped: TEST_POSTG
   });
 
   it('reports the LISTEN/NOTIFY relay degraded (or down, when asked) while its connection is lost, and up once it listens again', async () => {
-    const store = new TypeOrmWorkflowStateStore(direct, tables);
+    const store = new TypeOrmFsmStateStore(direct, tables);
     const relay = new PostgresTransitionRelay(proxied, { channel, reconnectMs: 200 });
     app = await listenApp([healthApp({ store, transitionRelay: relay })]);
     const up = await healthOf(app);

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { WorkflowStateStore } from '../../lib/index.js';
+import { FsmStateStore } from '../../lib/index.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { connectClient, eventually, mcpUrl, postMcp, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
@@ -76,7 +76,7 @@ describe.each(HTTP_ADAPTERS)('stateful HTTP sessions on %s', (adapter) => {
     const agent = await connect();
     const sessionId = agent.transport.sessionId!;
     await agent.call('invoice.submit');
-    const store = app.get<WorkflowStateStore>(WorkflowStateStore);
+    const store = app.get<FsmStateStore>(FsmStateStore);
     expect((await store.load(`invoice:session:${sessionId}`))?.state).toBe('review');
     expect(app.get(McpSessionRegistry).get(sessionId)).toBeDefined();
     await agent.transport.terminateSession();

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { InMemoryWorkflowStateStore, type McpHttpTransportOptions } from '../../lib/index.js';
+import { InMemoryFsmStateStore, type McpHttpTransportOptions } from '../../lib/index.js';
 import { formatInstanceKey } from '../../lib/stores/fsm-instance-key.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
@@ -10,10 +10,10 @@ import { listenApp, type HttpAdapterName } from '../utils/test-app.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The in-memory store with commits that take `commitDelayMs`, like a database under load. */
-class SlowCommitStore extends InMemoryWorkflowStateStore {
+class SlowCommitStore extends InMemoryFsmStateStore {
   commitDelayMs = 0;
 
-  override async commit(...args: Parameters<InMemoryWorkflowStateStore['commit']>): ReturnType<InMemoryWorkflowStateStore['commit']> {
+  override async commit(...args: Parameters<InMemoryFsmStateStore['commit']>): ReturnType<InMemoryFsmStateStore['commit']> {
     await sleep(this.commitDelayMs);
     return super.commit(...args);
   }

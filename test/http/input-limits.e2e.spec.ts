@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import {
   createMcpSessionHandleMigration,
   createMcpSessionMigration,
-  TypeOrmWorkflowStateStore,
+  TypeOrmFsmStateStore,
   TypeOrmMcpSessionStore,
 } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -169,7 +169,7 @@ describeNetworkedTargets('principal length limits')('principals of every length 
     await runner.release();
     app = await listenApp([
       billingModule({
-        store: new TypeOrmWorkflowStateStore(dataSource, { ...tables, history: true }),
+        store: new TypeOrmFsmStateStore(dataSource, { ...tables, history: true }),
         transports: { http: { authenticate, sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) } } },
       }),
     ]);

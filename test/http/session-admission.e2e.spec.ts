@@ -4,10 +4,10 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import {
-  InMemoryWorkflowStateStore,
+  InMemoryFsmStateStore,
   InMemoryMcpSessionStore,
   McpSessionStore,
-  type WorkflowStateStore,
+  type FsmStateStore,
   type McpSessionOptions,
   type McpSessionStore as McpSessionStoreType,
 } from '../../lib/index.js';
@@ -47,7 +47,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   let clients: TestClient[];
   let logs: RecordingLogger;
 
-  const start = async ({ store, sessions }: { store?: WorkflowStateStore; sessions: McpSessionOptions }) => {
+  const start = async ({ store, sessions }: { store?: FsmStateStore; sessions: McpSessionOptions }) => {
     const app = await listenApp([billingModule({ store, transports: { http: { authenticate, sessions } } })], {
       adapter,
       configure: (created) => created.useLogger(logs),
@@ -69,7 +69,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
    * client initializes again.
    */
   const expectEvictionEverywhere = async (sessionStore: McpSessionStoreType) => {
-    const store = new InMemoryWorkflowStateStore();
+    const store = new InMemoryFsmStateStore();
     const shared = { store, sessions: { store: sessionStore, maxSessions: 2, maxPerAddress: 10 } };
     const first = await start(shared);
     const second = await start(shared);

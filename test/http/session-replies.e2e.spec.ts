@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { InMemoryWorkflowStateStore } from '../../lib/index.js';
+import { InMemoryFsmStateStore } from '../../lib/index.js';
 import type { TransitionRelay } from '../../lib/extend.js';
 import { RedisTransitionRelay } from '../../lib/redis.js';
 import {
@@ -70,7 +70,7 @@ describe('answers to server-to-client requests on two processes behind a round-r
   let logs: RecordingLogger;
   let proxy: RoundRobinProxy;
   let clients: Client[];
-  let stateStore: InMemoryWorkflowStateStore;
+  let stateStore: InMemoryFsmStateStore;
   let sessions: DataSource | undefined;
 
   const forwarder = (index: number) => apps[index].get(SessionReplyForwarder);
@@ -86,7 +86,7 @@ describe('answers to server-to-client requests on two processes behind a round-r
     await sessions.initialize();
     await sessions.runMigrations();
     const sessionStore = new TypeOrmMcpSessionStore(sessions);
-    stateStore = new InMemoryWorkflowStateStore();
+    stateStore = new InMemoryFsmStateStore();
     for (let i = 0; i < 2; i++) {
       const options = {
         store: stateStore,

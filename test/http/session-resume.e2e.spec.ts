@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import {
-  InMemoryWorkflowStateStore,
+  InMemoryFsmStateStore,
   InMemoryMcpSessionStore,
   McpSessionStore,
   type McpSessionOptions,
@@ -37,7 +37,7 @@ async function readEvents(response: Response, done: (text: string) => boolean, t
 
 describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session store, on %s', (adapter) => {
   let sessionStore: SessionStore;
-  let store: InMemoryWorkflowStateStore;
+  let store: InMemoryFsmStateStore;
   let apps: INestApplication[];
   let proxy: RoundRobinProxy;
   let clients: TestClient[];
@@ -47,7 +47,7 @@ describe.each(HTTP_ADAPTERS)('sessions served by any process sharing the session
 
   beforeEach(async () => {
     sessionStore = new InMemoryMcpSessionStore();
-    store = new InMemoryWorkflowStateStore();
+    store = new InMemoryFsmStateStore();
     apps = [await startApp(), await startApp()];
     proxy = await startRoundRobinProxy(await Promise.all(apps.map((app) => mcpUrl(app))));
     clients = [];

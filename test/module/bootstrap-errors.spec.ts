@@ -2,16 +2,17 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import {
-  McpBindState,
+  BindState,
   defineMachine,
   McpModule,
   McpTool,
   McpWorkflow,
+  StartWorkflow,
   McpStartWorkflow,
   type WorkflowSnapshot,
-  type WorkflowStateStore,
+  type FsmStateStore,
   type McpModuleOptions,
 } from '../../lib/index.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
@@ -59,7 +60,7 @@ class InvoiceReportTools {
 @Injectable()
 class ShippingTools {
   @McpTool({ name: 'shipping.dispatch', description: 'Dispatch the parcel' })
-  @McpBindState('packed', 'DISPATCH', { machine: 'shipping' })
+  @BindState('packed', 'DISPATCH', { machine: 'shipping' })
   dispatch() {
     return 'ok';
   }
@@ -75,7 +76,7 @@ const shippingMachine = defineMachine({
 @McpWorkflow(shippingMachine)
 class UnregisteredWorkflowTools {
   @McpTool({ name: 'shipping.send', description: 'Send the parcel' })
-  @McpBindState('packed', 'DISPATCH')
+  @BindState('packed', 'DISPATCH')
   send() {
     return 'ok';
   }
@@ -85,7 +86,7 @@ class UnregisteredWorkflowTools {
 @McpWorkflow(invoiceMachine)
 class ArchiveTools {
   @McpTool({ name: 'invoice.archive', description: 'Archive the invoice' })
-  @McpBindState('archived')
+  @BindState('archived')
   archive() {
     return 'ok';
   }
@@ -95,7 +96,7 @@ class ArchiveTools {
 @McpWorkflow(invoiceMachine)
 class SendTools {
   @McpTool({ name: 'invoice.send', description: 'Send the invoice' })
-  @McpBindState('draft', 'SEND')
+  @BindState('draft', 'SEND')
   send() {
     return 'ok';
   }
@@ -112,10 +113,29 @@ class StartWithUnknownEventTools {
 }
 
 @Injectable()
+class CaptureAtStartTools {
+  @McpTool({ name: 'payment.open', description: 'Open a payment' })
+  // Compiles: the type of an XState machine does not say which state accepts which event.
+  @McpStartWorkflow(paymentMachine, 'CAPTURE')
+  open() {
+    return 'ok';
+  }
+}
+
+@Injectable()
+class RefundAtStartTools {
+  @McpTool({ name: 'payment.open', description: 'Open a payment' })
+  @StartWorkflow('payment', 'REFUND')
+  open() {
+    return 'ok';
+  }
+}
+
+@Injectable()
 @McpWorkflow(invoiceMachine)
 class NewInvoiceTools {
   @McpTool({ name: 'invoice.create', description: 'Create an invoice' })
-  @McpStartWorkflow()
+  @StartWorkflow()
   create() {
     return 'ok';
   }
@@ -124,7 +144,7 @@ class NewInvoiceTools {
 @Injectable()
 class LooseTools {
   @McpTool({ name: 'loose.step', description: 'A step of some workflow' })
-  @McpBindState('draft', 'SUBMIT')
+  @BindState('draft', 'SUBMIT')
   step() {
     return 'ok';
   }
@@ -134,7 +154,7 @@ class LooseTools {
 @McpWorkflow(invoiceMachine)
 class SubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @McpBindState('draft', 'SUBMIT')
+  @BindState('draft', 'SUBMIT')
   submit() {
     return 'ok';
   }
@@ -144,7 +164,7 @@ class SubmitTools {
 @McpWorkflow(invoiceMachine)
 class TransactionalSubmitTools {
   @McpTool({ name: 'invoice.submit', description: 'Submit the invoice' })
-  @McpBindState('draft', 'SUBMIT', { transactional: true })
+  @BindState('draft', 'SUBMIT', { transactional: true })
   submit() {
     return 'ok';
   }
@@ -162,7 +182,7 @@ class SearchTools {
 @McpWorkflow(invoiceMachine)
 class EarlyApproveTools {
   @McpTool({ name: 'invoice.approve', description: 'Approve the invoice' })
-  @McpBindState(['draft', 'approved'], 'APPROVE')
+  @BindState(['draft', 'approved'], 'APPROVE')
   approve() {
     return 'ok';
   }
@@ -172,7 +192,7 @@ class EarlyApproveTools {
 @McpWorkflow(paymentMachine)
 class EarlyRefundTools {
   @McpTool({ name: 'payment.refund', description: 'Refund the payment' })
-  @McpBindState('authorized', 'REFUND')
+  @BindState('authorized', 'REFUND')
   refund() {
     return 'ok';
   }
@@ -190,14 +210,14 @@ class SpacedNameTools {
 @McpWorkflow(paymentMachine)
 class PaymentStartTools {
   @McpTool({ name: 'payment.authorize', description: 'Authorize a payment' })
-  @McpStartWorkflow()
+  @StartWorkflow()
   authorize() {
     return 'ok';
   }
 }
 
 /** A custom store that keeps only the state and the time, as a hand-written `{ load, save }` might. */
-class StateOnlyStore implements WorkflowStateStore {
+class StateOnlyStore implements FsmStateStore {
   private readonly rows = new Map<string, { state: string; updatedAt: string }>();
 
   async load(key: string): Promise<WorkflowSnapshot | undefined> {
@@ -210,7 +230,7 @@ class StateOnlyStore implements WorkflowStateStore {
 }
 
 /** A custom store that keeps the whole snapshot. */
-class WholeSnapshotStore implements WorkflowStateStore {
+class WholeSnapshotStore implements FsmStateStore {
   private readonly rows = new Map<string, string>();
 
   async load(key: string): Promise<WorkflowSnapshot | undefined> {
@@ -240,9 +260,9 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('@McpBindState naming an unknown machine', async () => {
+  it('@BindState naming an unknown machine', async () => {
     expect(await bootstrapError([appWith([ShippingTools])])).toBe(
-      'ShippingTools.dispatch: @McpBindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
+      'ShippingTools.dispatch: @BindState names machine "shipping", which is not in McpModule\'s "machines" (known: invoice, payment).',
     );
   });
 
@@ -252,15 +272,15 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('@McpBindState naming an unknown state', async () => {
+  it('@BindState naming an unknown state', async () => {
     expect(await bootstrapError([appWith([ArchiveTools])])).toBe(
-      'ArchiveTools.archive: @McpBindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
+      'ArchiveTools.archive: @BindState names state "archived", which machine "invoice" does not have (states: draft, review, approved, discharged).',
     );
   });
 
-  it('@McpBindState firing an unknown event', async () => {
+  it('@BindState firing an unknown event', async () => {
     expect(await bootstrapError([appWith([SendTools])])).toBe(
-      'SendTools.send: @McpBindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
+      'SendTools.send: @BindState fires event "SEND", which no transition of machine "invoice" accepts (events: SUBMIT, APPROVE, REJECT, DISCHARGE).',
     );
   });
 
@@ -270,15 +290,27 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('@McpBindState firing an event none of its states accepts', async () => {
-    expect(await bootstrapError([appWith([EarlyApproveTools])])).toBe(
-      'EarlyApproveTools.approve: @McpBindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
+  it('@McpStartWorkflow firing an event the initial state does not accept (an XState machine, which tsc cannot check)', async () => {
+    expect(await bootstrapError([appWith([CaptureAtStartTools])])).toBe(
+      'CaptureAtStartTools.open: @McpStartWorkflow fires event "CAPTURE" when it starts an instance, but machine "payment" starts in state "pending", which does not accept it (it accepts AUTHORIZE); every call would be refused. Fire an event of "pending", or none.',
     );
   });
 
-  it('@McpBindState firing a guarded event from a state that does not accept it', async () => {
+  it('@StartWorkflow firing an event the initial state does not accept (the table engine)', async () => {
+    expect(await bootstrapError([appWith([RefundAtStartTools], { machines: [invoiceMachine, flatPaymentMachine], engine: 'table' })])).toBe(
+      'RefundAtStartTools.open: @StartWorkflow fires event "REFUND" when it starts an instance, but machine "payment" starts in state "pending", which does not accept it (it accepts AUTHORIZE); every call would be refused. Fire an event of "pending", or none.',
+    );
+  });
+
+  it('@BindState firing an event none of its states accepts', async () => {
+    expect(await bootstrapError([appWith([EarlyApproveTools])])).toBe(
+      'EarlyApproveTools.approve: @BindState fires event "APPROVE" from states draft, approved, but machine "invoice" accepts it only in review; the tool would be listed there and refuse every call. Bind it to the states that accept "APPROVE".',
+    );
+  });
+
+  it('@BindState firing a guarded event from a state that does not accept it', async () => {
     expect(await bootstrapError([appWith([EarlyRefundTools])])).toBe(
-      'EarlyRefundTools.refund: @McpBindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
+      'EarlyRefundTools.refund: @BindState fires event "REFUND" from state authorized, but machine "payment" accepts it only in captured, partially_refunded; the tool would be listed there and refuse every call. Bind it to the states that accept "REFUND".',
     );
   });
 
@@ -288,9 +320,9 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
-  it('TypeOrmWorkflowStateStore without a DataSource (a forgotten inject)', () => {
-    expect(() => new TypeOrmWorkflowStateStore(undefined as unknown as DataSource)).toThrow(
-      'TypeOrmWorkflowStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmWorkflowStateStore(dataSource).',
+  it('TypeOrmFsmStateStore without a DataSource (a forgotten inject)', () => {
+    expect(() => new TypeOrmFsmStateStore(undefined as unknown as DataSource)).toThrow(
+      'TypeOrmFsmStateStore needs a TypeORM DataSource, got undefined. Inject it: McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({ ... }) }), and pass dataSource to new TypeOrmFsmStateStore(dataSource).',
     );
   });
 
@@ -305,27 +337,27 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     expect(logs.matching('error', /./)).toEqual([]);
   });
 
-  it('@McpStartWorkflow on a session-keyed machine', async () => {
+  it('@StartWorkflow on a session-keyed machine', async () => {
     expect(await bootstrapError([appWith([NewInvoiceTools])])).toBe(
-      'NewInvoiceTools.create: @McpStartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
+      'NewInvoiceTools.create: @StartWorkflow needs a handle-keyed machine, but "invoice" has no stateHandleKey; use defineMachine(config, { stateHandleKey: \'...\' }).',
     );
   });
 
-  it('@McpBindState without any machine', async () => {
+  it('@BindState without any machine', async () => {
     expect(await bootstrapError([appWith([LooseTools])])).toBe(
-      'LooseTools.step: @McpBindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
+      'LooseTools.step: @BindState has no machine; pass { machine } or put @McpWorkflow(machine) on the class.',
     );
   });
 
   it('gate.transactional: true (module option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([SubmitTools], { gate: { transactional: true } })])).toBe(
-      'SubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
+      'SubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
-  it('transactional: true (@McpBindState option) with the in-memory store', async () => {
+  it('transactional: true (@BindState option) with the in-memory store', async () => {
     expect(await bootstrapError([appWith([TransactionalSubmitTools])])).toBe(
-      'TransactionalSubmitTools.submit: @McpBindState runs in transactional mode, but the store (InMemoryWorkflowStateStore) does not support transactions; use TypeOrmWorkflowStateStore or turn "transactional" off.',
+      'TransactionalSubmitTools.submit: @BindState runs in transactional mode, but the store (InMemoryFsmStateStore) does not support transactions; use TypeOrmFsmStateStore or turn "transactional" off.',
     );
   });
 
@@ -356,8 +388,8 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     }).initialize();
     try {
       await dataSource.runMigrations();
-      expect(await bootstrapError([appWith([], { store: new TypeOrmWorkflowStateStore(dataSource) })])).toBe(
-        'TypeOrmWorkflowStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
+      expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
+        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 (createWorkflowStateMigration / createWorkflowContextMigration for custom table names).',
       );
     } finally {
       await dataSource.destroy();

@@ -1,13 +1,7 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import {
-  WorkflowStateStore,
-  InMemoryWorkflowStateStore,
-  McpModule,
-  type McpModuleOptions,
-  type McpOptionsFactory,
-} from '../../lib/index.js';
-import type { AtomicWorkflowStateStore } from '../../lib/extend.js';
+import { FsmStateStore, InMemoryFsmStateStore, McpModule, type McpModuleOptions, type McpOptionsFactory } from '../../lib/index.js';
+import type { AtomicFsmStateStore } from '../../lib/extend.js';
 import { McpMachineRegistry } from '../../lib/machines/machine-registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { flatPaymentMachine, invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js';
@@ -163,12 +157,12 @@ describe('McpModule options', () => {
     });
   });
 
-  describe('history, kept by the store (InMemoryWorkflowStateStore({ history: true }))', () => {
-    const startWithHistory = () => start({ store: new InMemoryWorkflowStateStore({ history: true }) });
+  describe('history, kept by the store (InMemoryFsmStateStore({ history: true }))', () => {
+    const startWithHistory = () => start({ store: new InMemoryFsmStateStore({ history: true }) });
 
     it('keeps one row per transition with from, to, event and tool', async () => {
       await startWithHistory();
-      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
+      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
       await agent.call('invoice.submit');
       await agent.call('invoice.reject');
       await agent.call('invoice.submit');
@@ -193,7 +187,7 @@ describe('McpModule options', () => {
 
     it('records the start of a handle-keyed workflow, and no row for refused or failed calls', async () => {
       await startWithHistory();
-      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
+      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
       const started = await agent.call('payment.authorize', { amount: 5, currency: 'EUR' });
       const paymentId = (started.structuredContent as { paymentId: string }).paymentId;
       await agent.call('payment.refund', { paymentId });
@@ -209,8 +203,8 @@ describe('McpModule options', () => {
 
     it('keeps no rows with the default in-memory store', async () => {
       await start({});
-      const store = app.get<AtomicWorkflowStateStore>(WorkflowStateStore);
-      expect(store).toBeInstanceOf(InMemoryWorkflowStateStore);
+      const store = app.get<AtomicFsmStateStore>(FsmStateStore);
+      expect(store).toBeInstanceOf(InMemoryFsmStateStore);
       await agent.call('invoice.submit');
       expect(await store.history(`invoice:session:${agent.transport.sessionId}`)).toEqual([]);
     });

@@ -1,6 +1,6 @@
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import {
-  McpBindState,
+  BindState,
   defineMachine,
   McpModule,
   McpPrompt,
@@ -61,13 +61,13 @@ class TicketTools {
   }
 
   @McpTool({ name: 'ticket.close', description: 'Close the ticket' })
-  @McpBindState('open', 'CLOSE')
+  @BindState('open', 'CLOSE')
   close() {
     return 'closed';
   }
 
   @McpTool({ name: 'ticket.reopen', description: 'Reopen the ticket' })
-  @McpBindState('closed', 'REOPEN')
+  @BindState('closed', 'REOPEN')
   reopen() {
     return 'reopened';
   }
@@ -105,7 +105,7 @@ class CartTools {
   }
 
   @McpTool({ name: 'cart.pay', description: 'Pay the cart' })
-  @McpBindState('filling', 'PAY')
+  @BindState('filling', 'PAY')
   pay() {
     return 'paid';
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { PACKAGE_VERSION } from '../../lib/mcp.constants.js';
 
 /** Bare modules that the runtime import graph of `entry` loads (type-only imports excluded). */
 function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<string> } {
@@ -21,6 +22,10 @@ function runtimeImports(entry: string): { static: Set<string>; dynamic: Set<stri
 }
 
 describe('package entry points', () => {
+  it("names the package's own version in PACKAGE_VERSION (the instrumentation scope's version)", () => {
+    expect(PACKAGE_VERSION).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+  });
+
   it('the root entry needs neither typeorm, xstate, jose, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>

@@ -2,13 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { stdioLogsToStdout } from '../../lib/transports/transports.messages.js';
 import { eventually } from '../utils/http-client.js';
 import { createConsumerApp, startConsumerApp, type ConsumerApp, type ModuleResolution } from './consumer-app.js';
-import { listFiles, packFreshClone, type PackedManifest, type PackedPackage } from './packed-package.js';
+import { listFiles, packFreshClone, runCommand, type PackedManifest, type PackedPackage } from './packed-package.js';
 import { codeBlock, hostConfigurations, HOSTS_PAGE, quickStartFiles, readmeSection, type HostEntry } from './readme.js';
 
 /** The identifier an app gives the entry point `subpath` of the package (`.` → root, `./typeorm` → typeorm). */
@@ -20,7 +20,7 @@ const specifierOf = (subpath: string): string => (subpath === '.' ? 'nestjs-mcp-
  * resolved to declarations (not `any`, not empty).
  */
 function entryPointsFile(manifest: PackedManifest): string {
-  const subpaths = Object.keys(manifest.exports);
+  const subpaths = codeEntries(manifest).map(([subpath]) => subpath);
   const names = subpaths.map(entryName);
   return [
     ...subpaths.map((subpath) => `import * as ${entryName(subpath)} from '${specifierOf(subpath)}';`),
@@ -45,20 +45,20 @@ export const doorMachine = defineMachine({
 });
 `,
   'door.tools.ts': `import { Injectable } from '@nestjs/common';
-import { McpBindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
+import { BindState, McpTool, McpWorkflow } from 'nestjs-mcp-fsm';
 import { doorMachine } from './door.machine.js';
 
 @Injectable()
 @McpWorkflow(doorMachine)
 export class DoorTools {
   @McpTool({ name: 'door.open', description: 'Open the closed door' })
-  @McpBindState('closed', 'OPEN')
+  @BindState('closed', 'OPEN')
   open() {
     return { opened: true };
   }
 
   @McpTool({ name: 'door.close', description: 'Close the open door' })
-  @McpBindState('open', 'CLOSE')
+  @BindState('open', 'CLOSE')
   close() {
     return { closed: true };
   }
@@ -104,6 +104,40 @@ void bootstrap();
 /** What `tsc` emits for each source file of the package, relative to the package root. */
 const OUTPUTS = ['.js', '.js.map', '.d.ts', '.d.ts.map'];
 
+/** The two builds: ES modules (`import`) and CommonJS (`require`), each in a folder whose package.json says which it is. */
+const BUILDS = { import: 'dist/esm', require: 'dist/cjs' } as const;
+
+/** The subpaths of the package's code (every export but `./package.json`), with their files per condition. */
+const codeEntries = (manifest: PackedManifest) =>
+  Object.entries(manifest.exports).filter(
+    (entry): entry is [string, Record<'import' | 'require', { types: string; default: string }>] => typeof entry[1] === 'object',
+  );
+
+/**
+ * A CommonJS script that requires every code subpath and `package.json`, imports the same
+ * subpaths, and prints what each build exports: names, and which exported symbols are the
+ * same value in both builds.
+ */
+const bothBuildsScript = (subpaths: string[]): string => `
+const subpaths = ${JSON.stringify(subpaths.map(specifierOf))};
+(async () => {
+  const report = { version: require('nestjs-mcp-fsm/package.json').version, entries: {} };
+  for (const specifier of subpaths) {
+    const required = require(specifier);
+    const imported = await import(specifier);
+    const symbols = Object.keys(required).filter((name) => typeof required[name] === 'symbol');
+    report.entries[specifier] = {
+      required: Object.keys(required).sort(),
+      imported: Object.keys(imported).filter((name) => name !== 'default').sort(),
+      symbols: symbols.length,
+      sameSymbols: symbols.filter((name) => required[name] === imported[name]).length,
+      sameClasses: Object.keys(required).filter((name) => typeof required[name] === 'function' && required[name] === imported[name]).length,
+    };
+  }
+  process.stdout.write(JSON.stringify(report));
+})();
+`;
+
 /** Every `moduleResolution` an app may use; `nodenext` also emits the app the last two tests run. */
 const RESOLUTIONS: ModuleResolution[] = ['nodenext', 'node16', 'bundler', 'node10'];
 
@@ -136,27 +170,58 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     const sources = listFiles('lib')
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.fixture.ts'))
       .map((file) => `lib/${file}`);
-    const built = sources.flatMap((source) => OUTPUTS.map((ext) => source.replace(/^lib\//, 'dist/').replace(/\.ts$/, ext)));
+    const built = Object.values(BUILDS).flatMap((dir) => [
+      `${dir}/package.json`,
+      ...sources.flatMap((source) => OUTPUTS.map((ext) => source.replace(/^lib\//, `${dir}/`).replace(/\.ts$/, ext))),
+    ]);
     const docs = listFiles('docs').map((file) => `docs/${file}`);
     expect(docs).toContain('docs/stores.md');
     expect(packed.files).toEqual([...built, ...sources, ...docs, 'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'].sort());
+    expect(JSON.parse(readFileSync(join(packed.dir, 'dist/esm/package.json'), 'utf8'))).toEqual({ type: 'module' });
+    expect(JSON.parse(readFileSync(join(packed.dir, 'dist/cjs/package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
     expect(packed.files.filter((file) => /\.(spec|fixture)\./.test(file))).toEqual([]);
     expect(readFileSync(join(packed.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 nestjs-mcp-fsm contributors\n/);
   });
 
-  it('ships js and d.ts for every entry point, and node10 types for every subpath', () => {
+  it('ships js and d.ts of both builds for every entry point, node10 types for every subpath, and exports package.json', () => {
     const { exports, typesVersions } = packed.manifest;
-    expect(Object.keys(exports)).toEqual(expect.arrayContaining(['.', './extend', './testing', './typeorm', './redis']));
-    for (const entry of Object.values(exports)) {
-      expect(packed.files).toEqual(expect.arrayContaining([entry.types.slice(2), entry.default.slice(2)]));
+    expect(Object.keys(exports)).toEqual(['.', './extend', './testing', './typeorm', './redis', './terminus', './package.json']);
+    expect(exports['./package.json']).toBe('./package.json');
+    for (const [, entry] of codeEntries(packed.manifest)) {
+      expect(Object.keys(entry)).toEqual(['import', 'require']);
+      for (const [condition, dir] of Object.entries(BUILDS)) {
+        const { types, default: js } = entry[condition as keyof typeof BUILDS];
+        expect([types, js].every((file) => file.startsWith(`./${dir}/`))).toBe(true);
+        expect(packed.files).toEqual(expect.arrayContaining([types.slice(2), js.slice(2)]));
+      }
     }
-    const subpaths = Object.entries(exports).filter(([subpath]) => subpath !== '.');
+    const subpaths = codeEntries(packed.manifest).filter(([subpath]) => subpath !== '.');
     expect(typesVersions).toEqual({
-      '*': Object.fromEntries(subpaths.map(([subpath, entry]) => [subpath.slice(2), [entry.types]])),
+      '*': Object.fromEntries(subpaths.map(([subpath, entry]) => [subpath.slice(2), [entry.require.types]])),
     });
+    expect([packed.manifest.main, packed.manifest.types]).toEqual(['./dist/cjs/index.js', './dist/cjs/index.d.ts']);
     expect(packed.files).toEqual(
       expect.arrayContaining([packed.manifest.main, packed.manifest.types].map((file) => normalize(file as string))),
     );
+  });
+
+  it('require and import load the two builds of every entry point with the same exports, the same DI symbols, and package.json', async () => {
+    const subpaths = codeEntries(packed.manifest).map(([subpath]) => subpath);
+    writeFileSync(join(app.dir, 'both-builds.cjs'), bothBuildsScript(subpaths));
+    const report = JSON.parse(await runCommand(process.execPath, ['both-builds.cjs'], app.dir)) as {
+      version: string;
+      entries: Record<string, { required: string[]; imported: string[]; symbols: number; sameSymbols: number; sameClasses: number }>;
+    };
+    expect(report.version).toBe(packed.manifest.version);
+    expect(Object.keys(report.entries)).toEqual(subpaths.map(specifierOf));
+    for (const entry of Object.values(report.entries)) {
+      expect(entry.required.length).toBeGreaterThan(0);
+      expect(entry.required).toEqual(entry.imported);
+      // Two copies of the code: classes differ, but every DI token that is a symbol is the same.
+      expect(entry.sameClasses).toBe(0);
+      expect(entry.sameSymbols).toBe(entry.symbols);
+    }
+    expect(report.entries['nestjs-mcp-fsm'].symbols).toBeGreaterThan(0);
   });
 
   it('points every source map at a file in the package', () => {
@@ -221,7 +286,11 @@ describe('the package as npm pack makes it from a fresh clone', () => {
     const client = new Client({ name: 'package-e2e', version: '1.0.0' });
     try {
       const { url, loaded } = JSON.parse(server.firstLine) as { url: string; loaded: Record<string, number> };
-      expect(Object.keys(loaded).sort()).toEqual(Object.keys(packed.manifest.exports).map(entryName).sort());
+      expect(Object.keys(loaded).sort()).toEqual(
+        codeEntries(packed.manifest)
+          .map(([subpath]) => entryName(subpath))
+          .sort(),
+      );
       expect(Object.values(loaded).every((count) => count > 0)).toBe(true);
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       await driveDoor(client);

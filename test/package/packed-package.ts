@@ -9,7 +9,8 @@ const run = promisify(execFile);
 export interface PackedManifest {
   name: string;
   version: string;
-  exports: Record<string, { types: string; default: string }>;
+  /** Each subpath's files per condition (`import`: the ES module build, `require`: the CommonJS build); `./package.json` itself. */
+  exports: Record<string, string | Record<'import' | 'require', { types: string; default: string }>>;
   typesVersions?: Record<string, Record<string, string[]>>;
   engines?: { node?: string };
   [field: string]: unknown;

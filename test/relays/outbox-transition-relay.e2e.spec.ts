@@ -1,5 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { CreateMcpFsmOutbox1764720000000 } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
 import { AddMcpFsmOutboxReply1765584000000 } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
@@ -76,7 +76,7 @@ describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition
     await expectTransitionRelayed(async () => {
       const dataSource = await open();
       return {
-        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        store: new TypeOrmFsmStateStore(dataSource, tables),
         transitionRelay: new OutboxTransitionRelay(dataSource, { tableName: outbox, pollIntervalMs: 50 }),
       };
     });

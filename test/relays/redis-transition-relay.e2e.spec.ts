@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { RedisTransitionRelay } from '../../lib/redis.js';
 import { redisConnectionBack, redisConnectionLost } from '../../lib/relays/redis/redis.messages.js';
 import { relayBadPayload } from '../../lib/stores/stores.messages.js';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -68,7 +68,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       bed.dataSources.push(dataSource);
       if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
       return {
-        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        store: new TypeOrmFsmStateStore(dataSource, tables),
         transitionRelay: new RedisTransitionRelay(connection, { channel }),
       };
     };
@@ -184,7 +184,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
       const dataSource = await new DataSource({ type: 'better-sqlite3', database, enableWAL: true }).initialize();
       bed.dataSources.push(dataSource);
       if (bed.dataSources.length === 1) await createStoreTables(dataSource, tables);
-      const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+      const store = new TypeOrmFsmStateStore(dataSource, tables);
       const app = await listenApp([billingModule({ store, transitionRelay: new RedisTransitionRelay(connection, { channel }) })]);
       apps.push(app);
       const client = await connectClient(await mcpUrl(app));

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PostgresTransitionRelay, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { PostgresTransitionRelay, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -45,7 +45,7 @@ describeWithPostgres('list_changed across two app instances through PostgreSQL L
       const dataSource = await new DataSource({ type: 'postgres', url }).initialize();
       dataSources.push(dataSource);
       return {
-        store: new TypeOrmWorkflowStateStore(dataSource, tables),
+        store: new TypeOrmFsmStateStore(dataSource, tables),
         transitionRelay: new PostgresTransitionRelay(dataSource, { channel }),
       };
     });
@@ -57,7 +57,7 @@ describeWithPostgres('list_changed across two app instances through PostgreSQL L
       const dataSource = await new DataSource({ type: 'postgres', url, applicationName }).initialize();
       dataSources.push(dataSource);
       const relay = new PostgresTransitionRelay(dataSource, { channel, reconnectMs: 1500 });
-      const app = await listenApp([billingModule({ store: new TypeOrmWorkflowStateStore(dataSource, tables), transitionRelay: relay })]);
+      const app = await listenApp([billingModule({ store: new TypeOrmFsmStateStore(dataSource, tables), transitionRelay: relay })]);
       apps.push(app);
       const client = await connectClient(await mcpUrl(app));
       clients.push(client);

@@ -39,7 +39,7 @@ describe.each(['express', 'fastify'])('the sample GET /health on %s', (adapter) 
       expect(body).toMatchObject({
         status: 'ok',
         details: {
-          workflowStore: { status: 'up', store: 'TypeOrmWorkflowStateStore' },
+          workflowStore: { status: 'up', store: 'TypeOrmFsmStateStore' },
           transitionRelay: { status: 'up', configured: false },
         },
       });
@@ -71,7 +71,7 @@ describe.each(['express', 'fastify'])('the sample GET /health on %s', (adapter) 
       expect(down.ms).toBeLessThan(STORE_TIMEOUT_MS + SLACK_MS);
       expect(down.body).toMatchObject({
         status: 'error',
-        error: { workflowStore: { status: 'down', store: 'TypeOrmWorkflowStateStore' } },
+        error: { workflowStore: { status: 'down', store: 'TypeOrmFsmStateStore' } },
       });
 
       proxy.heal();

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkflowStateStore, type McpModuleOptions } from '../../lib/index.js';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { FsmStateStore, type McpModuleOptions } from '../../lib/index.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { OrdersLog, ordersModule } from '../fixtures/orders.app.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { uniqueSuffix } from '../utils/databases.js';
@@ -31,11 +31,11 @@ let sqliteLogger: CountingLogger;
 
 const setups: StoreSetup[] = [
   {
-    name: 'InMemoryWorkflowStateStore',
+    name: 'InMemoryFsmStateStore',
     options: () => ({}),
   },
   {
-    name: 'TypeOrmWorkflowStateStore on SQLite',
+    name: 'TypeOrmFsmStateStore on SQLite',
     beforeAll: async () => {
       sqliteLogger = new CountingLogger();
       const database = join(mkdtempSync(join(tmpdir(), 'mcp-fsm-')), 'menus.sqlite');
@@ -47,7 +47,7 @@ const setups: StoreSetup[] = [
       await dropStoreTables(sqlite, tables);
       await sqlite.destroy();
     },
-    options: () => ({ store: new TypeOrmWorkflowStateStore(sqlite, tables) }),
+    options: () => ({ store: new TypeOrmFsmStateStore(sqlite, tables) }),
     logger: () => sqliteLogger,
   },
 ];
@@ -180,7 +180,7 @@ describe.each(setups)('menus on $name', (setup) => {
       }
     }
     expect(log.runs).toEqual(runs);
-    expect(await app.get<WorkflowStateStore>(WorkflowStateStore).load(`order:${orderId}`)).toBeUndefined();
+    expect(await app.get<FsmStateStore>(FsmStateStore).load(`order:${orderId}`)).toBeUndefined();
     expect(await owner.names()).not.toContain('order.deliver');
 
     // The session that ended it is told too, like after any call that changes its menu.

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
@@ -26,7 +26,7 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ name, op
   });
 
   beforeEach(async () => {
-    const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+    const store = new TypeOrmFsmStateStore(dataSource, tables);
     app = await listenApp([billingModule({ store })]);
     agent = await connectClient(await mcpUrl(app));
   });
@@ -71,7 +71,7 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ name, op
     expect(read[0]).toMatch(/^\s*SELECT/i);
     const refused = await logger.during(() => agent.call('invoice.discharge'));
     expect(refused.filter((query) => /^\s*INSERT/i.test(query))).toEqual([]);
-    const store = new TypeOrmWorkflowStateStore(dataSource, tables);
+    const store = new TypeOrmFsmStateStore(dataSource, tables);
     expect(await store.load(`invoice:session:${agent.transport.sessionId}`)).toBeUndefined();
   });
 });

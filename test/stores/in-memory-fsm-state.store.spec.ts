@@ -1,27 +1,27 @@
 import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
-import { InMemoryWorkflowStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
 import {
   describeWorkflowAttemptLogContract,
   describeWorkflowStateReaderContract,
-  describeWorkflowStateStoreContract,
-  type WorkflowStoreFactory,
+  describeFsmStateStoreContract,
+  type FsmStoreFactory,
 } from '../../lib/testing.js';
 
-const inMemory: WorkflowStoreFactory = async ({ history, attempts }) => {
-  const store = new InMemoryWorkflowStateStore({ history, attempts });
+const inMemory: FsmStoreFactory = async ({ history, attempts }) => {
+  const store = new InMemoryFsmStateStore({ history, attempts });
   return { store, cleanup: async () => store.onApplicationShutdown() };
 };
-describeWorkflowStateStoreContract('InMemoryWorkflowStateStore', inMemory);
-describeWorkflowStateReaderContract('InMemoryWorkflowStateStore', inMemory);
-describeWorkflowAttemptLogContract('InMemoryWorkflowStateStore', inMemory, 50);
+describeFsmStateStoreContract('InMemoryFsmStateStore', inMemory);
+describeWorkflowStateReaderContract('InMemoryFsmStateStore', inMemory);
+describeWorkflowAttemptLogContract('InMemoryFsmStateStore', inMemory, 50);
 
-describe('InMemoryWorkflowStateStore bounds', () => {
+describe('InMemoryFsmStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });
   let now: number;
-  let store: InMemoryWorkflowStateStore;
-  const open = (options: ConstructorParameters<typeof InMemoryWorkflowStateStore>[0]) =>
-    (store = new InMemoryWorkflowStateStore({ clock: () => now, ...options }));
+  let store: InMemoryFsmStateStore;
+  const open = (options: ConstructorParameters<typeof InMemoryFsmStateStore>[0]) =>
+    (store = new InMemoryFsmStateStore({ clock: () => now, ...options }));
 
   beforeEach(() => (now = 1_000_000));
   afterEach(() => store.onApplicationShutdown());

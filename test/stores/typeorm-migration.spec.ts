@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
-import { TypeOrmWorkflowStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 
@@ -24,7 +24,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
   const placeholders = (count: number) =>
     Array.from({ length: count }, (_, i) => (target.options().type === 'postgres' ? `$${i + 1}` : '?')).join(', ');
 
-  /** The INSERT of 0.1's `TypeOrmWorkflowStateStore.create`/`claim` (createWith), verbatim: 0.1 had no context column. */
+  /** The INSERT of 0.1's `TypeOrmFsmStateStore.create`/`claim` (createWith), verbatim: 0.1 had no context column. */
   const insertAs01 = (source: DataSource, handle: string, snapshot: WorkflowSnapshot, lease?: { token: string; until: number }) =>
     source.query(
       `INSERT INTO ${quote(tables.tableName)} (handle, machine, state, owner, lease_token, lease_until, created_at, updated_at) VALUES (${placeholders(8)})`,
@@ -61,7 +61,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     await insertAs01(v01, owned, ownedSnapshot);
     await insertAs01(v01, crashed, crashedSnapshot, { token: randomUUID(), until: Date.now() - 1_000 });
     // An app upgraded without the new migration fails at bootstrap, naming the migrations to run.
-    await expect(new TypeOrmWorkflowStateStore(v01, tables).onApplicationBootstrap()).rejects.toThrow(
+    await expect(new TypeOrmFsmStateStore(v01, tables).onApplicationBootstrap()).rejects.toThrow(
       /is not ready for this version of nestjs-mcp-fsm \(.*\)\. Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000/,
     );
     await v01.destroy();
@@ -78,7 +78,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
       await runner.release();
     }
 
-    const store = new TypeOrmWorkflowStateStore(v02, tables);
+    const store = new TypeOrmFsmStateStore(v02, tables);
     await expect(store.onApplicationBootstrap()).resolves.toBeUndefined();
     expect(await store.load(owned)).toStrictEqual(ownedSnapshot);
     expect(await store.loadMany([owned, crashed])).toStrictEqual(

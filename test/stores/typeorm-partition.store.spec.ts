@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { startProxy, type TcpProxy } from '../utils/tcp-proxy.js';
@@ -12,7 +12,7 @@ const SLACK_MS = 1500;
 const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
 
 /** Tries to lock `handle` through `store` until it is claimed; answers when (ms since `since`), or throws after `withinMs`. */
-async function lockedBy(store: TypeOrmWorkflowStateStore, handle: string, since: number, withinMs: number) {
+async function lockedBy(store: TypeOrmFsmStateStore, handle: string, since: number, withinMs: number) {
   for (let attempt = 0; attempt < 100 && Date.now() - since < withinMs; attempt++) {
     const transaction = await store.beginTransaction();
     const result = await transaction.lock({ handle, allowedStates: ['draft'] });
@@ -24,13 +24,13 @@ async function lockedBy(store: TypeOrmWorkflowStateStore, handle: string, since:
   throw new Error(`${handle} was not free within ${withinMs} ms`);
 }
 
-describeNetworkedTargets('store partition')('TypeOrmWorkflowStateStore on $name through a partitioned network', ({ url, options }) => {
+describeNetworkedTargets('store partition')('TypeOrmFsmStateStore on $name through a partitioned network', ({ url, options }) => {
   const tables = { tableName: `part_state_${uniqueSuffix()}`, historyTableName: `part_history_${uniqueSuffix()}` };
   let proxy: TcpProxy;
   let cut: DataSource;
   let direct: DataSource;
-  let storeA: TypeOrmWorkflowStateStore;
-  let storeB: TypeOrmWorkflowStateStore;
+  let storeA: TypeOrmFsmStateStore;
+  let storeB: TypeOrmFsmStateStore;
 
   /** A draft invoice that a transaction of store A holds the lock of, when the network to A is cut. */
   const heldThroughPartition = async () => {
@@ -48,8 +48,8 @@ describeNetworkedTargets('store partition')('TypeOrmWorkflowStateStore on $name 
     cut = new DataSource(options(proxy.rewrite(url!)));
     await Promise.all([direct.initialize(), cut.initialize()]);
     await createStoreTables(direct, tables);
-    storeA = new TypeOrmWorkflowStateStore(cut, { ...tables, history: true, timeoutMs: TIMEOUT_MS });
-    storeB = new TypeOrmWorkflowStateStore(direct, { ...tables, history: true, timeoutMs: TIMEOUT_MS });
+    storeA = new TypeOrmFsmStateStore(cut, { ...tables, history: true, timeoutMs: TIMEOUT_MS });
+    storeB = new TypeOrmFsmStateStore(direct, { ...tables, history: true, timeoutMs: TIMEOUT_MS });
   });
 
   afterEach(() => proxy.heal());
@@ -71,7 +71,7 @@ describeNetworkedTargets('store partition')('TypeOrmWorkflowStateStore on $name 
 
     const failed = await commit;
     expect(failed.error?.message).toBe(
-      `TypeOrmWorkflowStateStore: the transaction was still open after timeoutMs (${TIMEOUT_MS} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`,
+      `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${TIMEOUT_MS} ms) and was rolled back; a transactional call's lock, handler and commit must finish within timeoutMs.`,
     );
     expect(failed.afterMs).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
     await held.rollback();
@@ -84,7 +84,7 @@ describeNetworkedTargets('store partition')('TypeOrmWorkflowStateStore on $name 
     const { handle, held, partitionedAt } = await heldThroughPartition();
     // pg reports its own "Connection terminated"; mysql2 fails the query with the store's reason.
     await expect((held.manager as EntityManager).query('SELECT 1')).rejects.toThrow(
-      /^(Connection terminated|TypeOrmWorkflowStateStore: the transaction was still open after timeoutMs)/,
+      /^(Connection terminated|TypeOrmFsmStateStore: the transaction was still open after timeoutMs)/,
     );
     expect(Date.now() - partitionedAt).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
     await held.rollback();
@@ -98,7 +98,7 @@ describeNetworkedTargets('store partition')('TypeOrmWorkflowStateStore on $name 
     proxy.partition();
     const startedAt = Date.now();
     await expect(storeA.claim({ handle, allowedStates: ['draft'], token: 't', leaseMs: 60_000 })).rejects.toThrow(
-      `TypeOrmWorkflowStateStore: claim did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
+      `TypeOrmFsmStateStore: claim did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
     );
     expect(Date.now() - startedAt).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
 

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
 
 const url = process.env.TEST_POSTGRES_URL;
 if (!url) {
   // Written to stderr: Jest drops console output of a suite whose tests are all skipped.
   process.stderr.write(
-    `\nSKIPPED: TypeOrmWorkflowStateStore on PostgreSQL — TEST_POSTGRES_URL is not set (for example postgres://postgres@127.0.0.1:5432/test).\n\n`,
+    `\nSKIPPED: TypeOrmFsmStateStore on PostgreSQL — TEST_POSTGRES_URL is not set (for example postgres://postgres@127.0.0.1:5432/test).\n\n`,
   );
 }
 
-(url ? describe : describe.skip)('TypeOrmWorkflowStateStore on PostgreSQL', () => {
+(url ? describe : describe.skip)('TypeOrmFsmStateStore on PostgreSQL', () => {
   const applicationName = `fsm-store-spec-${randomUUID()}`;
   const database = new TypeOrmTestDatabase({ type: 'postgres', url, applicationName });
 
@@ -24,7 +24,7 @@ if (!url) {
   });
 
   it('throws while its connections are gone and works again without a restart', async () => {
-    const store = new TypeOrmWorkflowStateStore(database.dataSource, database.tables);
+    const store = new TypeOrmFsmStateStore(database.dataSource, database.tables);
     const handle = `invoice:${randomUUID()}`;
     await store.create(handle, { state: 'draft', updatedAt: new Date().toISOString() });
     const admin = new DataSource({ type: 'postgres', url });
@@ -62,7 +62,7 @@ if (!url) {
     });
     try {
       await dataSource.initialize();
-      const store = new TypeOrmWorkflowStateStore(dataSource);
+      const store = new TypeOrmFsmStateStore(dataSource);
       await store.onApplicationBootstrap();
       const handle = `invoice:${randomUUID()}`;
       await store.create(handle, { state: 'draft', updatedAt: new Date().toISOString() });

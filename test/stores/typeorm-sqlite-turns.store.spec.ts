@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { createStoreTables } from '../utils/store-tables.js';
 
 const TIMEOUT_MS = 300;
@@ -11,16 +11,16 @@ const tables = { tableName: 'turn_state', historyTableName: 'turn_history' };
 const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('TypeOrmWorkflowStateStore on SQLite: one connection, taken in turns', () => {
+describe('TypeOrmFsmStateStore on SQLite: one connection, taken in turns', () => {
   const directory = mkdtempSync(join(tmpdir(), 'fsm-turns-'));
   let dataSource: DataSource;
-  let store: TypeOrmWorkflowStateStore;
+  let store: TypeOrmFsmStateStore;
 
   beforeAll(async () => {
     dataSource = new DataSource({ type: 'better-sqlite3', database: join(directory, 'turns.sqlite'), enableWAL: true });
     await dataSource.initialize();
     await createStoreTables(dataSource, tables);
-    store = new TypeOrmWorkflowStateStore(dataSource, { ...tables, timeoutMs: TIMEOUT_MS });
+    store = new TypeOrmFsmStateStore(dataSource, { ...tables, timeoutMs: TIMEOUT_MS });
   });
 
   afterAll(async () => {
@@ -49,13 +49,13 @@ describe('TypeOrmWorkflowStateStore on SQLite: one connection, taken in turns', 
     const transaction = await store.beginTransaction();
     expect(await transaction.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     await expect(store.load(handle)).rejects.toThrow(
-      `TypeOrmWorkflowStateStore: load did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
+      `TypeOrmFsmStateStore: load did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
     );
     await expect(store.beginTransaction()).rejects.toThrow(
-      `TypeOrmWorkflowStateStore: beginTransaction did not finish within timeoutMs (${TIMEOUT_MS} ms)`,
+      `TypeOrmFsmStateStore: beginTransaction did not finish within timeoutMs (${TIMEOUT_MS} ms)`,
     );
     await expect(transaction.commit(handle, { snapshot: snapshot('review') })).rejects.toThrow(
-      `TypeOrmWorkflowStateStore: the transaction was still open after timeoutMs (${TIMEOUT_MS} ms) and was rolled back`,
+      `TypeOrmFsmStateStore: the transaction was still open after timeoutMs (${TIMEOUT_MS} ms) and was rolled back`,
     );
     await transaction.rollback();
     expect((await store.load(handle))?.state).toBe('draft');
@@ -66,9 +66,9 @@ describe('TypeOrmWorkflowStateStore on SQLite: one connection, taken in turns', 
   });
 
   it('rejects a timeoutMs that is not a positive whole number of milliseconds', () => {
-    expect(() => new TypeOrmWorkflowStateStore(dataSource, { timeoutMs: 0 })).toThrow(
-      'TypeOrmWorkflowStateStore: timeoutMs must be a positive whole number of milliseconds, got 0.',
+    expect(() => new TypeOrmFsmStateStore(dataSource, { timeoutMs: 0 })).toThrow(
+      'TypeOrmFsmStateStore: timeoutMs must be a positive whole number of milliseconds, got 0.',
     );
-    expect(() => new TypeOrmWorkflowStateStore(dataSource, { timeoutMs: 1.5 })).toThrow('got 1.5.');
+    expect(() => new TypeOrmFsmStateStore(dataSource, { timeoutMs: 1.5 })).toThrow('got 1.5.');
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
 
-describe('TypeOrmWorkflowStateStore on SQLite (better-sqlite3)', () => {
+describe('TypeOrmFsmStateStore on SQLite (better-sqlite3)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'fsm-sqlite-'));
   const database = new TypeOrmTestDatabase({
     type: 'better-sqlite3',

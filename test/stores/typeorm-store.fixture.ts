@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { CountingLogger } from '../utils/counting-logger.js';
 import {
-  TypeOrmWorkflowStateStore,
+  TypeOrmFsmStateStore,
   createWorkflowAttemptMigration,
   createWorkflowContextMigration,
   createWorkflowListIndexMigration,
@@ -11,13 +11,13 @@ import {
 import {
   describeWorkflowAttemptLogContract,
   describeWorkflowStateReaderContract,
-  describeWorkflowStateStoreContract,
-  type WorkflowStoreBusinessTable,
-  type WorkflowStoreFactory,
+  describeFsmStateStoreContract,
+  type FsmStoreBusinessTable,
+  type FsmStoreFactory,
 } from '../../lib/testing.js';
 
 /**
- * Round trips one TypeORM dialect is expected to take (see `TypeOrmWorkflowStateStore`). An exact
+ * Round trips one TypeORM dialect is expected to take (see `TypeOrmFsmStateStore`). An exact
  * claim of a row without context is 1 on every dialect (asserted for all, not configurable).
  */
 export interface ExpectedRoundTrips {
@@ -54,13 +54,13 @@ export class TypeOrmTestDatabase {
   }
 
   /** Stores on this database. */
-  readonly factory: WorkflowStoreFactory<TypeOrmWorkflowStateStore> = async ({ history, attempts }) => ({
-    store: new TypeOrmWorkflowStateStore(this.dataSource, { ...this.tables, history, attempts }),
+  readonly factory: FsmStoreFactory<TypeOrmFsmStateStore> = async ({ history, attempts }) => ({
+    store: new TypeOrmFsmStateStore(this.dataSource, { ...this.tables, history, attempts }),
     cleanup: async () => undefined,
   });
 
   /** The ledger table the transactional cases write to. */
-  readonly business: WorkflowStoreBusinessTable = {
+  readonly business: FsmStoreBusinessTable = {
     write: async (manager, id) => {
       await (manager as EntityManager).query(`INSERT INTO ${this.ledger} (id) VALUES (${this.placeholder})`, [id]);
     },
@@ -111,7 +111,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   beforeAll(() => database.open(), 60_000);
   afterAll(() => database.close(), 60_000);
 
-  describeWorkflowStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
+  describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
   describeWorkflowStateReaderContract(name, database.factory);
   describeWorkflowAttemptLogContract(name, database.factory, 50);
 

@@ -4,6 +4,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { McpModuleOptions } from '../../lib/index.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -17,6 +18,9 @@ import { listenApp } from '../utils/test-app.js';
 
 /** An OpenTelemetry high-resolution time in nanoseconds. */
 const nanos = ([seconds, nanoseconds]: [number, number]): bigint => BigInt(seconds) * 1_000_000_000n + BigInt(nanoseconds);
+
+/** The version package.json gives this package: the instrumentation scope's version. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 /** Every name, attribute value, status and event of every span, as text: where a handle must never appear. */
 const everyAttributeValue = (spans: ReadableSpan[]): string =>
@@ -74,11 +78,17 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
       'mcp.session.id': client.transport.sessionId,
       'mcp.protocol.version': '2025-11-25',
       'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'network.protocol.version': '1.1',
+      'client.address': '127.0.0.1',
+      'client.port': expect.any(Number),
       'workflow.machine': 'payment',
       'workflow.event': 'CAPTURE',
       'workflow.state.from': 'authorized',
       'workflow.state.to': 'captured',
     });
+    expect(span.attributes['client.port']).toBeGreaterThan(0);
+    expect(span.instrumentationScope).toEqual({ name: 'nestjs-mcp-fsm', version: PACKAGE_VERSION, schemaUrl: undefined });
     expect(span.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
     expect(span.attributes['error.type']).toBeUndefined();
     expect(span.attributes['workflow.refusal.code']).toBeUndefined();
@@ -147,7 +157,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     expect(JSON.parse(span.attributes['gen_ai.tool.call.result'] as string)).toMatchObject({ amount: 25, paymentId });
   });
 
-  it('marks a refusal with its code as error.type and workflow.refusal.code, and counts it as a transition outcome', async () => {
+  it('marks a refusal as error.type tool_error, as the convention says, with its code in workflow.refusal.code, and counts it as a transition outcome', async () => {
     const client = await start();
     const paymentId = await authorize(client);
     await client.call('payment.capture', { paymentId });
@@ -157,7 +167,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     expect(refused.isError).toBe(true);
     const [span] = sdk.named('tools/call payment.capture');
     expect(span.attributes).toMatchObject({
-      'error.type': 'FORBIDDEN',
+      'error.type': 'tool_error',
       'workflow.refusal.code': 'FORBIDDEN',
       'workflow.machine': 'payment',
       'workflow.event': 'CAPTURE',
@@ -180,7 +190,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     expect(count('committed', 'AUTHORIZE')).toBe(1);
   });
 
-  it('marks a tool error result as tool_error, an unknown handle with its code, and an unknown tool with the JSON-RPC code', async () => {
+  it('marks a tool error result and an unknown handle as tool_error (the refusal code apart), and an unknown tool with the JSON-RPC code', async () => {
     const client = await start();
     const paymentId = await authorize(client);
     app!.get(HandlerLog).failNext = 'throw';
@@ -192,7 +202,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
 
     await client.call('payment.receipt', { paymentId: 'A'.repeat(22) });
     expect(sdk.named('tools/call payment.receipt')[0].attributes).toMatchObject({
-      'error.type': 'UNKNOWN_HANDLE',
+      'error.type': 'tool_error',
       'workflow.refusal.code': 'UNKNOWN_HANDLE',
     });
 
@@ -201,15 +211,17 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     expect(unknown.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
   });
 
-  it('answers a JSON-RPC refusal (gate.refusal: jsonrpc) with the refusal code as error.type and -32602 as the status code', async () => {
+  it('answers a JSON-RPC refusal (gate.refusal: jsonrpc) with its JSON-RPC code as error.type and status code, the refusal code apart', async () => {
     const client = await start({ gate: { refusal: 'jsonrpc' } });
     await expect(client.call('invoice.approve', {})).rejects.toThrow(/FORBIDDEN/);
     const [span] = sdk.named('tools/call invoice.approve');
     expect(span.attributes).toMatchObject({
-      'error.type': 'FORBIDDEN',
+      'error.type': '-32602',
       'rpc.response.status_code': '-32602',
       'workflow.machine': 'invoice',
+      'workflow.refusal.code': 'FORBIDDEN',
     });
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'FORBIDDEN' });
   });
 
   it('spans every method, the SDK own ones included, named by the method alone when there is no target', async () => {
@@ -217,7 +229,8 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     await client.client.listTools();
     await client.client.ping();
     expect(sdk.named('initialize')).toHaveLength(1);
-    expect(sdk.named('initialize')[0].attributes['mcp.protocol.version']).toBeUndefined();
+    // The version initialize negotiated, on its own span too.
+    expect(sdk.named('initialize')[0].attributes).toMatchObject({ 'mcp.method.name': 'initialize', 'mcp.protocol.version': '2025-11-25' });
     expect(sdk.named('tools/list')[0].attributes).toMatchObject({ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': '2025-11-25' });
     expect(sdk.named('ping')).toHaveLength(1);
   });
@@ -229,11 +242,14 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
     await client.call('payment.capture', { paymentId });
     const durations = await sdk.metric('mcp.server.operation.duration');
     const captures = durations.filter((point) => point.attributes['gen_ai.tool.name'] === 'payment.capture');
-    expect(captures.map((point) => point.attributes['error.type']).sort()).toEqual(['FORBIDDEN', undefined]);
+    expect(captures.map((point) => point.attributes['error.type']).sort()).toEqual(['tool_error', undefined]);
     for (const point of captures) {
       expect(point.attributes['mcp.method.name']).toBe('tools/call');
       expect((point.value as { count: number }).count).toBe(1);
       expect(point.attributes['mcp.session.id']).toBeUndefined();
+      expect(point.attributes['network.protocol.version']).toBe('1.1');
+      // High cardinality: on spans only.
+      expect(point.attributes['client.address']).toBeUndefined();
     }
 
     await client.transport.terminateSession();
@@ -269,6 +285,9 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
       expect(span.attributes).toMatchObject({
         'mcp.method.name': 'tools/call',
         'mcp.protocol.version': '2026-07-28',
+        'network.protocol.version': '1.1',
+        'client.address': '127.0.0.1',
+        'client.port': expect.any(Number),
         'workflow.state.from': 'authorized',
         'workflow.state.to': 'captured',
       });
@@ -341,7 +360,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
 
     const [declined, accepted] = sdk.named('tools/call payout.discharge');
     expect(declined.attributes).toMatchObject({
-      'error.type': 'DECLINED',
+      'error.type': 'tool_error',
       'workflow.refusal.code': 'DECLINED',
       'workflow.event': 'DISCHARGE',
     });

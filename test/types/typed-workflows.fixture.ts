@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { setup } from 'xstate';
 import { z } from 'zod';
 import {
+  BindState,
   McpBindState,
   defineAccess,
   McpConfirm,
@@ -159,7 +160,7 @@ export class TicketTools {
 @Injectable()
 export class UntypedTools {
   @McpTool({ name: 'legacy.clear', description: 'The string form still compiles' })
-  @McpBindState('review.legal', 'CLEAR', { machine: orderMachine })
+  @BindState('review.legal', 'CLEAR', { machine: orderMachine })
   clear(@McpContext() ctx: WorkflowContext<typeof orderMachine>) {
     return ctx.handle;
   }
@@ -175,7 +176,7 @@ export class ScopedTools {
   refund() {}
 
   @McpTool({ name: 'scoped.typo', description: 'A scope the access does not declare' })
-  // @ts-expect-error -- unknown scope: Type '"payments:refnud"' is not assignable to type '"payments:refund" | "invoices:approve"'
+  // @ts-expect-error -- unknown scope: Type '"payments:refnud"' is not assignable to type
   @McpRequire(billingAccess, { scopes: ['payments:refnud'] })
   typo() {}
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
-import type { TypeOrmWorkflowStateStoreOptions } from '../../lib/typeorm.js';
+import type { TypeOrmFsmStateStoreOptions } from '../../lib/typeorm.js';
 import { ledgerEntity, ledgerModule, type LedgerRow } from '../fixtures/ledger.app.js';
 import { connectClient, mcpUrl, type TestClient } from './http-client.js';
 import { createStoreTables, dropStoreTables } from './store-tables.js';
@@ -27,7 +27,7 @@ export interface LedgerApp {
 export async function startLedgerApp(
   options: DataSourceOptions,
   ledgerTable: string,
-  storeOptions: TypeOrmWorkflowStateStoreOptions,
+  storeOptions: TypeOrmFsmStateStoreOptions,
 ): Promise<LedgerApp> {
   const entity = ledgerEntity(ledgerTable);
   const dataSource = new DataSource({ ...options, entities: [entity] } as DataSourceOptions);

@@ -1,7 +1,7 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
-import { createWorkflowContextMigration, createWorkflowStateMigration, type TypeOrmWorkflowStateStoreOptions } from '../../lib/typeorm.js';
+import { createWorkflowContextMigration, createWorkflowStateMigration, type TypeOrmFsmStateStoreOptions } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'>;
+type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
 
 /** The shipped migrations of the store tables, in the order they run. */
 const migrations = (tables: Tables): MigrationInterface[] => [

@@ -44,7 +44,7 @@ export const DEFAULT_REDIS_TRANSITION_CHANNEL = 'nestjs-mcp-fsm:transitions';
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new RedisTransitionRelay(process.env.REDIS_URL!) }) })
  */
 export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay {

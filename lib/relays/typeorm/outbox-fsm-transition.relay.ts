@@ -69,7 +69,7 @@ interface OutboxRow {
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new OutboxTransitionRelay(dataSource) }) })
  */
 export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay {

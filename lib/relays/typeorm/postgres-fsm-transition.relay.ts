@@ -47,7 +47,7 @@ const MAX_NOTIFY_REPLY_BYTES = 7_900;
  *
  * @example
  * McpModule.forRootAsync({ inject: [DataSource], useFactory: (dataSource: DataSource) => ({
- *   ..., store: new TypeOrmWorkflowStateStore(dataSource),
+ *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
 export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRelay {

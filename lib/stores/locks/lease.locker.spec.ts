@@ -1,9 +1,9 @@
 import { jest } from '@jest/globals';
-import { InMemoryWorkflowStateStore } from '../in-memory-fsm-state.store.js';
+import { InMemoryFsmStateStore } from '../in-memory-fsm-state.store.js';
 import { LeaseLocker } from './lease.locker.js';
 
 /** The in-memory store, counting the renewals it was asked for. */
-class RenewCountingStore extends InMemoryWorkflowStateStore {
+class RenewCountingStore extends InMemoryFsmStateStore {
   renewals = 0;
 
   override renew(handle: string, token: string, leaseMs: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { AtomicWorkflowStateStore, WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { AtomicFsmStateStore, WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** A claim this locker holds, as its renewals need it. */
@@ -30,7 +30,7 @@ export class LeaseLocker implements FsmLocker {
   /** When the armed timer fires (epoch milliseconds). */
   private timerDueAt = Infinity;
 
-  constructor(private readonly store: AtomicWorkflowStateStore) {}
+  constructor(private readonly store: AtomicFsmStateStore) {}
 
   async acquire(request: WorkflowClaimRequest): Promise<FsmLockOutcome> {
     const result = await this.store.claim(request);

@@ -1,5 +1,5 @@
 import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
-import type { WorkflowStateStore } from '../fsm-state-store.interface.js';
+import type { FsmStateStore } from '../fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 import { judgeSnapshot } from './snapshot-verdict.js';
 
@@ -10,7 +10,7 @@ import { judgeSnapshot } from './snapshot-verdict.js';
 export class MutexLocker implements FsmLocker {
   private readonly tails = new Map<string, Promise<void>>();
 
-  constructor(private readonly store: WorkflowStateStore) {}
+  constructor(private readonly store: FsmStateStore) {}
 
   async acquire(request: WorkflowClaimRequest): Promise<FsmLockOutcome> {
     const unlock = await this.lock(request.handle);

@@ -1,10 +1,10 @@
 import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
-import type { TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** Locks the instance row inside a transaction that the handler joins. */
 export class TransactionLocker implements FsmLocker {
-  constructor(private readonly store: TransactionalWorkflowStateStore) {}
+  constructor(private readonly store: TransactionalFsmStateStore) {}
 
   async acquire({ token: _token, leaseMs: _leaseMs, ...request }: WorkflowClaimRequest): Promise<FsmLockOutcome> {
     const transaction = await this.store.beginTransaction();

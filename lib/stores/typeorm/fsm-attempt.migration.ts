@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
 import { MigrationColumns } from './migration-columns.js';
 import { assertFsmTableName } from './typeorm-sql.js';
-import { DEFAULT_WORKFLOW_ATTEMPT_TABLE, type TypeOrmWorkflowStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
+import { DEFAULT_WORKFLOW_ATTEMPT_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmAttempt1765843200000';
 
@@ -16,7 +16,7 @@ const MIGRATION_NAME = 'CreateMcpFsmAttempt1765843200000';
  * new DataSource({ ..., migrations: [..., createWorkflowAttemptMigration({ attemptTableName: 'billing_fsm_attempt' })] });
  */
 export function createWorkflowAttemptMigration(
-  options: Pick<TypeOrmWorkflowStateStoreOptions, 'attemptTableName'> = {},
+  options: Pick<TypeOrmFsmStateStoreOptions, 'attemptTableName'> = {},
 ): new () => MigrationInterface {
   const table = assertFsmTableName(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE, createWorkflowAttemptMigration.name);
 

@@ -4,7 +4,7 @@ import { assertFsmTableName } from './typeorm-sql.js';
 import {
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
-  type TypeOrmWorkflowStateStoreOptions,
+  type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmState1764460800000';
@@ -22,7 +22,7 @@ const LIST_MIGRATION_NAME = 'AddMcpFsmListIndexes1764892800000';
  * new DataSource({ ..., migrations: [createWorkflowStateMigration({ tableName: 'billing_fsm_state' })] });
  */
 export function createWorkflowStateMigration(
-  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName' | 'historyTableName'> = {},
+  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'> = {},
 ): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowStateMigration.name);
   const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE, createWorkflowStateMigration.name);
@@ -92,9 +92,7 @@ export class CreateMcpFsmState1764460800000 extends createWorkflowStateMigration
  *   createWorkflowContextMigration({ tableName: 'billing_fsm_state' }),
  * ] });
  */
-export function createWorkflowContextMigration(
-  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName'> = {},
-): new () => MigrationInterface {
+export function createWorkflowContextMigration(options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {}): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowContextMigration.name);
 
   return class AddMcpFsmContext implements MigrationInterface {
@@ -132,7 +130,7 @@ export class AddMcpFsmContext1764547200000 extends createWorkflowContextMigratio
  * ] });
  */
 export function createWorkflowListIndexMigration(
-  options: Pick<TypeOrmWorkflowStateStoreOptions, 'tableName'> = {},
+  options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {},
 ): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowListIndexMigration.name);
 

@@ -1,4 +1,5 @@
 import { type QueryRunner, TableIndex, type TableColumnOptions } from 'typeorm';
+import { runnerDataSource } from './query-runner-source.js';
 import { type FsmSqlDialect, fsmSqlDialect } from './typeorm-sql.js';
 
 /**
@@ -12,7 +13,7 @@ export class MigrationColumns {
 
   /** Throws, naming `migration`, when the DataSource of `queryRunner` is of a type the stores do not support. */
   constructor(queryRunner: QueryRunner, migration: string) {
-    this.dialect = fsmSqlDialect(queryRunner.dataSource.options.type, migration);
+    this.dialect = fsmSqlDialect(runnerDataSource(queryRunner).options.type, migration);
     this.binary = this.dialect === 'mysql' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
   }
 

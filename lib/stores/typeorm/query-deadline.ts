@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { runnerDataSource } from './query-runner-source.js';
 
 /**
  * The time limit of one store operation or transaction: `signal` aborts with the error that
@@ -91,9 +92,9 @@ interface BetterSqlite3Connection {
  *   as SAVEPOINTs inside a transaction that never commits.
  */
 export function abandonConnection(runner: QueryRunner, reason: Error): void {
-  switch (runner.dataSource.driver.options.type) {
+  switch (runnerDataSource(runner).driver.options.type) {
     case 'better-sqlite3': {
-      const database = (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection;
+      const database = (runnerDataSource(runner).driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection;
       if (database.inTransaction) database.exec('ROLLBACK');
       Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
       return;
@@ -118,5 +119,5 @@ export function abandonConnection(runner: QueryRunner, reason: Error): void {
 
 /** Whether the better-sqlite3 connection of `runner` is inside a transaction (another call's, or one left open). */
 export function sqliteInTransaction(runner: QueryRunner): boolean {
-  return (runner.dataSource.driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection.inTransaction;
+  return (runnerDataSource(runner).driver as unknown as { databaseConnection: BetterSqlite3Connection }).databaseConnection.inTransaction;
 }

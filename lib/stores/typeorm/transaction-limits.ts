@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { FsmSqlDialect } from './typeorm-sql.js';
 import { sqliteInTransaction } from './query-deadline.js';
+import { runnerDataSource } from './query-runner-source.js';
 
 type MysqlFlavour = 'mariadb' | 'mysql';
 
@@ -58,7 +59,7 @@ export class TransactionLimits {
       case 'mysql':
         try {
           await runner.query(
-            flavours.get(runner.dataSource) === 'mysql'
+            flavours.get(runnerDataSource(runner)) === 'mysql'
               ? 'SET SESSION wait_timeout = @mcp_fsm_idle, SESSION max_execution_time = @mcp_fsm_statement'
               : 'SET SESSION idle_transaction_timeout = @mcp_fsm_idle, SESSION max_statement_time = @mcp_fsm_statement',
           );
@@ -73,7 +74,7 @@ export class TransactionLimits {
 
   /** Saves the session's limits in user variables and sets the store's, in one statement. */
   private async setSessionLimits(runner: QueryRunner): Promise<void> {
-    const { dataSource } = runner;
+    const dataSource = runnerDataSource(runner);
     const seconds = Math.ceil(this.timeoutMs / 1000);
     const flavour = flavours.get(dataSource) ?? (dataSource.options.type === 'mariadb' ? 'mariadb' : undefined);
     if (flavour !== 'mysql') {

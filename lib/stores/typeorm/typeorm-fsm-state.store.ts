@@ -9,7 +9,7 @@ import type {
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
-import type { WorkflowTransaction, TransactionalWorkflowStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import type {
   WorkflowHistoryPage,
@@ -30,7 +30,7 @@ import {
   DEFAULT_WORKFLOW_ATTEMPT_TABLE,
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
-  type TypeOrmWorkflowStateStoreOptions,
+  type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
 
@@ -44,12 +44,10 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
- *     store: new TypeOrmWorkflowStateStore(dataSource, { history: true }) }),
+ *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmWorkflowStateStore
-  implements TransactionalWorkflowStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationBootstrap
-{
+export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationBootstrap {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
   private readonly queries: BoundedQueries;
@@ -62,9 +60,9 @@ export class TypeOrmWorkflowStateStore
 
   constructor(
     private readonly dataSource: DataSource,
-    options: TypeOrmWorkflowStateStoreOptions = {},
+    options: TypeOrmFsmStateStoreOptions = {},
   ) {
-    const queries = new BoundedQueries(dataSource, TypeOrmWorkflowStateStore.name, options.timeoutMs);
+    const queries = new BoundedQueries(dataSource, TypeOrmFsmStateStore.name, options.timeoutMs);
     this.queries = queries;
     const stateTable = queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE);
     this.sql = new FsmStateSql(queries.dialect, stateTable, queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE));
@@ -274,8 +272,7 @@ export class TypeOrmWorkflowStateStore
     return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }
-
-/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
-export const TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
-/** @deprecated Use {@link TypeOrmWorkflowStateStore}; the old name goes in 0.4. */
-export type TypeOrmFsmStateStore = TypeOrmWorkflowStateStore;
+/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
+export const TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;
+/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
+export type TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;
