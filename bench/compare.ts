@@ -80,7 +80,7 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function start(dist: string, target: BenchTarget, operation: Operation): Promise<Side> {
+async function start(dist: string, target: BenchTarget, operation: Operation, payments: number): Promise<Side> {
   const base = pathToFileURL(`${resolve(dist)}/bench/`);
   const { BenchTargetProcess: Process } = (await import(new URL('bench-target.client.js', base).href)) as {
     BenchTargetProcess: typeof BenchTargetProcess;
@@ -89,9 +89,9 @@ async function start(dist: string, target: BenchTarget, operation: Operation): P
   const server = await Process.start(target);
   const session = await openClient(server.url());
   let paymentId = '';
-  if (operation === 'status' || operation === 'pay') {
-    // As in bench:profile: the session follows 10 captured payments.
-    for (let index = 0; index < 10; index++) {
+  if (payments > 0) {
+    // As in bench:profile: the session follows captured payments (10 unless --payments says).
+    for (let index = 0; index < payments; index++) {
       const authorized = checked(await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } }));
       paymentId = authorized.structuredContent!.paymentId as string;
       checked(await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } }));
@@ -112,16 +112,17 @@ async function main(): Promise<void> {
   const target = option('target', 'sample') as BenchTarget;
   const batches = Number(option('batches', '150'));
   const batch = Number(option('batch', '10'));
+  const payments = Number(option('payments', operation === 'status' || operation === 'pay' ? '10' : '0'));
   if (!specA || !specB || specA.startsWith('--') || specB.startsWith('--'))
     throw new Error('usage: compare.js <dist A>[:target] <dist B>[:target] [options]');
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(', ')}`);
   console.log(
-    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch}`,
+    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch} --payments ${payments}`,
   );
   const sides: Side[] = [];
   for (const spec of [specA, specB]) {
     const { dist, target: served } = sideOf(spec, target);
-    sides.push(await start(dist, served, operation));
+    sides.push(await start(dist, served, operation, payments));
   }
   try {
     let index = 0;
