@@ -76,6 +76,18 @@ export class InstanceStateCache {
     this.entries.delete(key);
   }
 
+  /**
+   * A call found instance `key` in `state` (`null`: gone): when that is not the state cached, the
+   * cached one is dropped and read again (a change nobody told this process about; the call's
+   * read may also be older than a change told since, so its state is not cached itself).
+   */
+  observed(key: string, state: string | null): void {
+    const cached = this.entries.get(key);
+    if (cached && cached.state !== state) {
+      this.invalidate(key);
+    }
+  }
+
   /** Forgets every state (those of `keys` only, when given): changes may have been missed. Every session then reads all its states again. */
   clear(matches?: (key: string) => boolean): void {
     for (const key of [...this.entries.keys()]) {
@@ -84,6 +96,8 @@ export class InstanceStateCache {
     for (const read of this.pending) {
       for (const key of read.keys) read.changed.add(key);
     }
+    // One step on, so that every epoch given out so far is before the horizon.
+    this.changes++;
     this.horizon = this.changes;
   }
 

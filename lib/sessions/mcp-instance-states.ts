@@ -49,6 +49,11 @@ export class McpInstanceStates implements OnApplicationShutdown {
     return epoch === undefined ? undefined : this.cache?.changedSince(epoch);
   }
 
+  /** A call found instance `storeKey` in `state` (`null`: gone); a cached state that differs is read again. */
+  observed(storeKey: string, state: string | null): void {
+    this.cache?.observed(storeKey, state);
+  }
+
   /** The states of `keys` (absent instances left out), and when the oldest was known; `fresh`: all read from the store. */
   async states(keys: readonly string[], fresh = false): Promise<CachedStates> {
     if (keys.length === 0) {

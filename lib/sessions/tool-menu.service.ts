@@ -142,6 +142,7 @@ export class ToolMenuService {
     instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>,
     state: string | null,
   ): Promise<McpListKind[]> {
+    this.states.observed(instance.storeKey, state);
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
