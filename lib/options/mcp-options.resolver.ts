@@ -219,12 +219,12 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
 }
 
 /**
- * `stateCache`: on by default only where no other process can change the store; with a relay and
- * a session store of the app's, lists also check the session's record for handles followed elsewhere.
+ * `stateCache`: off unless the app says this process sees every change of the store; with a relay
+ * and a session store of the app's, lists also check the session's record for handles followed elsewhere.
  */
 function resolveStateCache(options: McpModuleOptions, sessions: McpSessionOptions): McpResolvedStateCacheOptions {
   const given = typeof options.stateCache === 'boolean' ? { enabled: options.stateCache } : (options.stateCache ?? {});
-  const enabled = given.enabled ?? 'auto';
+  const enabled = given.enabled ?? false;
   const maxInstances = given.maxInstances ?? DEFAULT_STATE_CACHE_MAX_INSTANCES;
   const maxAgeMs = given.maxAgeMs ?? DEFAULT_STATE_CACHE_MAX_AGE_MS;
   for (const [name, value] of [
@@ -236,7 +236,7 @@ function resolveStateCache(options: McpModuleOptions, sessions: McpSessionOption
     }
   }
   return {
-    enabled: enabled === 'auto' ? options.store === undefined || options.store instanceof InMemoryWorkflowStateStore : enabled,
+    enabled,
     maxInstances,
     maxAgeMs,
     sharedSessions:

@@ -6,14 +6,14 @@
  */
 export interface McpStateCacheOptions {
   /**
-   * `'auto'`: on when no other process can change the store (an `InMemoryWorkflowStateStore`).
-   * `true`: on; say so when this process is the only one that changes the store (one process on
-   * a SQLite file), or when every process that does has the same `transitionRelay` (then a
-   * change made elsewhere shows in this process's lists once the relay delivered it).
-   * `false`: every list reads the states of all the session's instances from the store.
-   * @default 'auto'
+   * `true`: on. Say so when this process is the only one that changes the store (one process on
+   * a SQLite file, an in-memory store no other app shares), or when every process that does has
+   * the same `transitionRelay`: a change made elsewhere then shows in this process's lists once
+   * the relay delivered it. Off, every list reads the states of all the session's instances
+   * from the store, so a change made by anyone shows at once.
+   * @default false
    */
-  enabled?: boolean | 'auto';
+  enabled?: boolean;
   /** States kept; the least recently used go first. @default 10_000 */
   maxInstances?: number;
   /**
