@@ -70,8 +70,10 @@ export const SETTINGS = {
   churnConcurrency: 4,
   /** Sessions held open at the end of each churn row (once per run), to measure what one live session holds. */
   liveSessions: QUICK ? 200 : 400,
-  /** Clients of the mixed workload, each in a new session every round, all driving at once. */
+  /** Client processes of the mixed workload, each with one session per server for the whole phase, all driving at once. */
   mixedClients: 4,
+  /** End-to-end runs (a mixed round and the sequential rows on each server): at least 4, the fewest whose median the targets are read on. */
+  mixedRuns: Math.max(4, runsArgument(process.argv) ?? (QUICK ? 4 : 5)),
   /** Iterations (list, authorize, status, capture) of each mixed-workload client in one round. */
   mixedIterations: 60,
   /** Requests of one sequential end-to-end round (one client), per server. */

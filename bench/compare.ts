@@ -1,11 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchTargetProcess } from './bench-target.client.js';
 import type { BenchClient } from './bench.load.js';
 import type { BenchTarget } from './bench-target.process.js';
+import { processCpuUs } from './bench.process-cpu.js';
 
 /**
  * A/B of one server's CPU per request between two builds (two `.sample-dist` directories,
@@ -56,21 +57,6 @@ function checked(result: unknown): CallToolResult {
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
   return index < 0 ? fallback : (process.argv[index + 1] ?? '');
-}
-
-/** CPU time of `pid` so far, in µs: of its main thread, and of all its other threads. */
-function processCpuUs(pid: number): { main: number; other: number } {
-  const time = { main: 0, other: 0 };
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const us = Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1000;
-      if (Number(task) === pid) time.main += us;
-      else time.other += us;
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return time;
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
