@@ -204,7 +204,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
    * knowing (it started following on another process): only then is the session store asked.
    */
   private mayHaveFollowersElsewhere(event: WorkflowTransitionEvent): boolean {
-    if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle') {
+    if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle' || !this.menu.mayMissFollowers(event.storeKey)) {
       return false;
     }
     for (const session of this.streaming) {

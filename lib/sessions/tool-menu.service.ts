@@ -76,10 +76,9 @@ export class ToolMenuService {
   /** The tools of the session's menu, as `tools/list` shows them; reads the store once. */
   async tools(session: McpSession): Promise<McpMenuEntry[]> {
     await this.refresh(session);
-    const view = this.view(session);
-    const tools = this.visibility.tools(view);
-    session.lastMenu = this.visibility.signature(view, tools);
-    return tools;
+    const { tools, signature } = this.visibility.menu(this.view(session));
+    session.lastMenu = signature;
+    return [...tools];
   }
 
   /**
@@ -307,6 +306,16 @@ export class ToolMenuService {
     this.followers.remove(session);
   }
 
+  /**
+   * Whether a live session here may follow instance `storeKey` without being indexed for it: it
+   * started following it on another process (another process may serve this process's
+   * sessions, unless `stateCache` says none changes the store), or the followers bound left it out.
+   */
+  mayMissFollowers(storeKey: string): boolean {
+    const { enabled, sharedSessions } = this.states.options;
+    return !enabled || sharedSessions || this.followers.leftOut(storeKey);
+  }
+
   /** The tracked sessions that follow instance `storeKey`: the only ones a change of it can concern. */
   followersOf(storeKey: string): ReadonlySet<McpSession> {
     return this.followers.followers(storeKey);
@@ -427,6 +436,6 @@ export class ToolMenuService {
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */
   private signature(session: McpSession): readonly string[] {
-    return this.visibility.signature(this.view(session));
+    return this.visibility.menu(this.view(session)).signature;
   }
 }
