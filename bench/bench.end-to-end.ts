@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { BenchProcesses } from './bench-target.client.js';
@@ -11,7 +11,7 @@ import { MIXED_OPERATIONS, type MixedOperation } from './bench-mixed.protocol.js
 import { closeClient, median, openClient, percentile, type BenchClient } from './bench.load.js';
 import type { BudgetRow } from './bench.results.js';
 import { callTool } from './bench.session.js';
-import { SETTINGS } from './bench.settings.js';
+import { SAMPLE_DIST, SETTINGS } from './bench.settings.js';
 import { printTable } from './bench.table.js';
 
 /** One of the two servers a user compares, started as its user starts it. */
@@ -33,8 +33,8 @@ const HAND: Side = {
 // whatever the runner's environment says: SQLite, stateful HTTP, no auth, no relay.
 const SAMPLE: Side = {
   name: 'sample',
-  label: 'sample (npm run sample: McpModule, TypeORM on SQLite)',
-  script: fileURLToPath(new URL('../sample/main.js', import.meta.url)),
+  label: `sample (npm run sample: McpModule, TypeORM on SQLite)${SAMPLE_DIST ? ` of ${SAMPLE_DIST}` : ''}`,
+  script: SAMPLE_DIST ? resolve(SAMPLE_DIST, 'sample/main.js') : fileURLToPath(new URL('../sample/main.js', import.meta.url)),
   env: {
     PORT: '0',
     NO_COLOR: '1',

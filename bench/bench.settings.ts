@@ -30,6 +30,12 @@ function onlyArgument(argv: string[]): Phase[] | undefined {
   return names as Phase[];
 }
 
+/** `--sample <dist>`: the build whose sample the end-to-end phase serves (another `.sample-dist`, for a before/after in one harness); `undefined`: this one. */
+export const SAMPLE_DIST = (() => {
+  const index = process.argv.indexOf('--sample');
+  return index < 0 ? undefined : process.argv[index + 1];
+})();
+
 /** `--only`: the phases this run measures; a run of some phases does not write `bench/results.json`. */
 export const ONLY = onlyArgument(process.argv);
 

@@ -19,6 +19,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }, SETTINGS.watchdogMs);
   watchdog.unref();
+  // Ctrl-C or a kill: the servers and clients go with the runner (the end-to-end ones have no IPC channel to notice).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of processes) child.kill();
+      process.exit(130);
+    });
+  }
 
   const startedAt = Date.now();
   const parentStart = process.memoryUsage();
