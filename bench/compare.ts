@@ -98,17 +98,20 @@ async function main(): Promise<void> {
   const target = option('target', 'sample') as BenchTarget;
   const batches = Number(option('batches', '150'));
   const batch = Number(option('batch', '10'));
-  const payments = Number(option('payments', operation === 'status' || operation === 'pay' ? '10' : '0'));
+  // `--payments N`, or `N,M` for a different number on each side (the same server following 10 payments against 1,000).
+  const payments = option('payments', operation === 'status' || operation === 'pay' ? '10' : '0')
+    .split(',')
+    .map(Number);
   if (!specA || !specB || specA.startsWith('--') || specB.startsWith('--'))
     throw new Error('usage: compare.js <dist A>[:target] <dist B>[:target] [options]');
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(', ')}`);
   console.log(
-    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch} --payments ${payments}`,
+    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch} --payments ${payments.join(',')}`,
   );
   const sides: Side[] = [];
-  for (const spec of [specA, specB]) {
+  for (const [index, spec] of [specA, specB].entries()) {
     const { dist, target: served } = sideOf(spec, target);
-    sides.push(await start(dist, served, operation, payments));
+    sides.push(await start(dist, served, operation, payments[index] ?? payments[0]));
   }
   try {
     let index = 0;

@@ -492,7 +492,7 @@ export interface McpModuleOptions {
   /**
    * Menus from memory: the states of the instances this process's sessions follow, kept by
    * its own transitions and the relay's messages, so a list costs the same for 1 or 1,000
-   * followed instances (`true`/`false` set `enabled`). See docs/menus.md#menus-from-memory.
+   * followed instances (`true`/`false` set `enabled`). See docs/deployment.md#menus-from-memory-statecache.
    * @default `{ enabled: false, maxInstances: 10_000, maxAgeMs: 60_000 }`
    */
   stateCache?: McpStateCacheOptions | boolean;

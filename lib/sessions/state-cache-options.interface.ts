@@ -1,5 +1,5 @@
 /**
- * Menus from memory (module option `stateCache`, docs/menus.md#menus-from-memory): the process
+ * Menus from memory (module option `stateCache`, docs/deployment.md#menus-from-memory-statecache): the process
  * keeps the states of the instances its sessions follow, kept true by its own transitions and
  * the transition relay's messages, so a list reads only what changed instead of every instance
  * the session follows.

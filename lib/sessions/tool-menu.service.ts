@@ -202,7 +202,7 @@ export class ToolMenuService {
   }
 
   /**
-   * Brings the states of the session's instances up to date (see docs/menus.md#menus-from-memory):
+   * Brings the states of the session's instances up to date (see docs/deployment.md#menus-from-memory-statecache):
    * with `stateCache`, only those that changed since it last did (all of them the first time,
    * when `fresh`, or once the oldest is older than `maxAgeMs`), from the process's cache or the
    * store; without, all of them from the store. With `fromRecord`, also the handles its record
