@@ -145,6 +145,8 @@ export class ToolMenuService {
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
+    // A state the call found now: the session's oldest known state is no older than it was.
+    session.statesKnownAt = Math.min(session.statesKnownAt ?? Infinity, Date.now());
     session.lastMenu ??= this.signature(session);
     const { storeKey } = instance;
     let stored: Promise<void> | undefined;
