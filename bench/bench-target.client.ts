@@ -7,6 +7,9 @@ type Command = TargetRequest extends infer R ? (R extends { id: number } ? Omit<
 const READY_TIMEOUT_MS = 30_000;
 const REPLY_TIMEOUT_MS = 30_000;
 
+/** Child processes of a run (servers and clients), killed if the run aborts. */
+export type BenchProcesses = Set<{ kill(): void }>;
+
 /** Bench targets running in one child process (with `--expose-gc`), driven over IPC. */
 export class BenchTargetProcess {
   private nextId = 1;

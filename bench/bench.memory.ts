@@ -1,4 +1,4 @@
-import { BenchTargetProcess } from './bench-target.client.js';
+import { BenchTargetProcess, type BenchProcesses } from './bench-target.client.js';
 import type { BenchTarget } from './bench-target.process.js';
 import { BENCH_TOOLS } from './bench.machines.js';
 import { median, pool } from './bench.load.js';
@@ -24,7 +24,7 @@ interface ChurnRun {
  * SDK, in each run.
  * `started` registers each target process, so the runner can kill it if the run aborts.
  */
-export async function runMemory(started: Set<BenchTargetProcess>): Promise<BudgetRow> {
+export async function runMemory(started: BenchProcesses): Promise<BudgetRow> {
   const { churnSessions, sideSessions, churnWarmup, churnConcurrency, liveSessions, openConcurrency } = SETTINGS;
   const runs: ChurnRun[] = [
     { label: '8 open/close, McpModule', target: 'nest-memory', sessions: churnSessions },

@@ -30,6 +30,12 @@ function onlyArgument(argv: string[]): Phase[] | undefined {
   return names as Phase[];
 }
 
+/** `--sample <dist>`: the build whose sample the end-to-end phase serves (another `.sample-dist`, for a before/after in one harness); `undefined`: this one. */
+export const SAMPLE_DIST = (() => {
+  const index = process.argv.indexOf('--sample');
+  return index < 0 ? undefined : process.argv[index + 1];
+})();
+
 /** `--only`: the phases this run measures; a run of some phases does not write `bench/results.json`. */
 export const ONLY = onlyArgument(process.argv);
 
@@ -70,8 +76,10 @@ export const SETTINGS = {
   churnConcurrency: 4,
   /** Sessions held open at the end of each churn row (once per run), to measure what one live session holds. */
   liveSessions: QUICK ? 200 : 400,
-  /** Clients of the mixed workload, each in a new session every round, all driving at once. */
+  /** Client processes of the mixed workload, each with one session per server for the whole phase, all driving at once. */
   mixedClients: 4,
+  /** End-to-end runs (a mixed round and the sequential rows on each server): at least 4, the fewest whose median the targets are read on. */
+  mixedRuns: Math.max(4, runsArgument(process.argv) ?? (QUICK ? 4 : 5)),
   /** Iterations (list, authorize, status, capture) of each mixed-workload client in one round. */
   mixedIterations: 60,
   /** Requests of one sequential end-to-end round (one client), per server. */

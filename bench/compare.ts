@@ -1,11 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchTargetProcess } from './bench-target.client.js';
 import type { BenchClient } from './bench.load.js';
 import type { BenchTarget } from './bench-target.process.js';
+import { processCpuUs } from './bench.process-cpu.js';
 
 /**
  * A/B of one server's CPU per request between two builds (two `.sample-dist` directories,
@@ -58,21 +59,6 @@ function option(name: string, fallback: string): string {
   return index < 0 ? fallback : (process.argv[index + 1] ?? '');
 }
 
-/** CPU time of `pid` so far, in µs: of its main thread, and of all its other threads. */
-function processCpuUs(pid: number): { main: number; other: number } {
-  const time = { main: 0, other: 0 };
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const us = Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1000;
-      if (Number(task) === pid) time.main += us;
-      else time.other += us;
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return time;
-}
-
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 function quantile(values: number[], q: number): number {
@@ -80,7 +66,7 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function start(dist: string, target: BenchTarget, operation: Operation): Promise<Side> {
+async function start(dist: string, target: BenchTarget, operation: Operation, payments: number): Promise<Side> {
   const base = pathToFileURL(`${resolve(dist)}/bench/`);
   const { BenchTargetProcess: Process } = (await import(new URL('bench-target.client.js', base).href)) as {
     BenchTargetProcess: typeof BenchTargetProcess;
@@ -89,9 +75,9 @@ async function start(dist: string, target: BenchTarget, operation: Operation): P
   const server = await Process.start(target);
   const session = await openClient(server.url());
   let paymentId = '';
-  if (operation === 'status' || operation === 'pay') {
-    // As in bench:profile: the session follows 10 captured payments.
-    for (let index = 0; index < 10; index++) {
+  if (payments > 0) {
+    // As in bench:profile: the session follows captured payments (10 unless --payments says).
+    for (let index = 0; index < payments; index++) {
       const authorized = checked(await session.client.callTool({ name: 'payment.authorize', arguments: { amount: 1, currency: 'EUR' } }));
       paymentId = authorized.structuredContent!.paymentId as string;
       checked(await session.client.callTool({ name: 'payment.capture', arguments: { paymentId } }));
@@ -112,16 +98,20 @@ async function main(): Promise<void> {
   const target = option('target', 'sample') as BenchTarget;
   const batches = Number(option('batches', '150'));
   const batch = Number(option('batch', '10'));
+  // `--payments N`, or `N,M` for a different number on each side (the same server following 10 payments against 1,000).
+  const payments = option('payments', operation === 'status' || operation === 'pay' ? '10' : '0')
+    .split(',')
+    .map(Number);
   if (!specA || !specB || specA.startsWith('--') || specB.startsWith('--'))
     throw new Error('usage: compare.js <dist A>[:target] <dist B>[:target] [options]');
   if (!(operation in OPERATIONS)) throw new Error(`--op takes ${Object.keys(OPERATIONS).join(', ')}`);
   console.log(
-    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch}`,
+    `re-run: node .sample-dist/bench/compare.js ${specA} ${specB} --op ${operation} --target ${target} --batches ${batches} --batch ${batch} --payments ${payments.join(',')}`,
   );
   const sides: Side[] = [];
-  for (const spec of [specA, specB]) {
+  for (const [index, spec] of [specA, specB].entries()) {
     const { dist, target: served } = sideOf(spec, target);
-    sides.push(await start(dist, served, operation));
+    sides.push(await start(dist, served, operation, payments[index] ?? payments[0]));
   }
   try {
     let index = 0;

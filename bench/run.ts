@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BenchTargetProcess } from './bench-target.client.js';
+import { BenchTargetProcess, type BenchProcesses } from './bench-target.client.js';
 import { runEndToEnd } from './bench.end-to-end.js';
 import { runMemory } from './bench.memory.js';
 import { POSTGRES_TARGETS, PostgresAdmin } from './bench.postgres.js';
@@ -10,7 +10,7 @@ import { mb } from './bench.table.js';
 import { runThroughput } from './bench.throughput.js';
 
 /** Running target processes, killed if the run aborts. */
-const processes = new Set<BenchTargetProcess>();
+const processes: BenchProcesses = new Set();
 
 async function main(): Promise<void> {
   const watchdog = setTimeout(() => {
@@ -19,6 +19,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }, SETTINGS.watchdogMs);
   watchdog.unref();
+  // Ctrl-C or a kill: the servers and clients go with the runner (the end-to-end ones have no IPC channel to notice).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of processes) child.kill();
+      process.exit(130);
+    });
+  }
 
   const startedAt = Date.now();
   const parentStart = process.memoryUsage();
@@ -30,8 +37,8 @@ async function main(): Promise<void> {
     `this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`,
   );
   console.log(
-    `node ${process.version}, ${availableParallelism()} cores; the CPU rows' servers in one child process (--expose-gc), the end-to-end rows' two servers in one each, ` +
-      `${clients} SDK clients in this process, loopback HTTP; ${runs} runs of ${roundsPerRun} interleaved rounds × ${clients}×${perClient} requests ` +
+    `node ${process.version}, ${availableParallelism()} cores; the CPU rows' servers in one child process (--expose-gc), the end-to-end rows' two servers in one each (the sample as npm run sample starts it) with their ${SETTINGS.mixedClients} mixed-workload clients in one each, ` +
+      `${clients} SDK clients of the CPU rows in this process, loopback HTTP; ${runs} runs of ${roundsPerRun} interleaved rounds × ${clients}×${perClient} requests ` +
       `per scenario after ${clients}×${warmupPerClient} warm-up`,
   );
 

@@ -36,6 +36,7 @@ import {
   resolvedOptionsProvider,
 } from './mcp.providers.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
+import { McpInstanceStates } from './sessions/mcp-instance-states.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
@@ -95,6 +96,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     fsmGateProvider,
     McpWorkflowService,
     McpSessionFollows,
+    McpInstanceStates,
     ToolMenuService,
     McpListMapper,
     McpShutdownDrain,

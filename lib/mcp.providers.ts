@@ -21,6 +21,7 @@ import {
   MCP_STDIO_OPTIONS,
   type McpResolvedOptions,
 } from './options/mcp-resolved-options.interface.js';
+import { MCP_STATE_CACHE_OPTIONS } from './sessions/state-cache-options.interface.js';
 import { deprecatedOptions } from './options/options.messages.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
@@ -66,6 +67,7 @@ export const optionSliceProviders: Provider[] = [
     inject: [MCP_RESOLVED_OPTIONS],
   },
   { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_STATE_CACHE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stateCache, inject: [MCP_RESOLVED_OPTIONS] },
 ];
 
 /** The store of the options, or a new in-memory one. */

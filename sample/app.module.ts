@@ -29,6 +29,7 @@ import { sampleTransport } from './transport.js';
       inject: [DataSource],
       useFactory: (dataSource: DataSource) => {
         const transport = sampleTransport();
+        const transitionRelay = sampleTransitionRelay(dataSource);
         return {
           name: 'nestjs-mcp-fsm-sample',
           version: '1.0.0',
@@ -40,7 +41,11 @@ import { sampleTransport } from './transport.js';
           // History rows back `invoice.status`; refused and declined calls show on the console.
           store: new TypeOrmFsmStateStore(dataSource, { history: true, attempts: true, timeoutMs: sampleStoreTimeoutMs() }),
           // Several sample processes on one database tell each other's sessions about transitions.
-          transitionRelay: sampleTransitionRelay(dataSource),
+          transitionRelay,
+          // Menus from memory where this process is the only one that changes the store: the SQLite
+          // file of the default setup serves one process. Processes sharing a database server read
+          // their menus from it, so a session served by both sees its own change at once on either.
+          stateCache: dataSource.options.type === 'better-sqlite3' && !transitionRelay,
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
           // The workflow console at /workflows (docs/console.md): open on the loopback bind, or with

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from '../machines/machine.interface.js';
 import type { WorkflowGate } from '../gating/fsm-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
+import type { McpStateCacheOptions } from '../sessions/state-cache-options.interface.js';
 import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
@@ -513,6 +514,13 @@ export interface McpModuleOptions {
    * @default none: notifications reach the sessions of this process only
    */
   transitionRelay?: TransitionRelay;
+  /**
+   * Menus from memory: the states of the instances this process's sessions follow, kept by
+   * its own transitions and the relay's messages, so a list costs the same for 1 or 1,000
+   * followed instances (`true`/`false` set `enabled`). See docs/deployment.md#menus-from-memory-statecache.
+   * @default `{ enabled: false, maxInstances: 10_000, maxAgeMs: 60_000 }`
+   */
+  stateCache?: McpStateCacheOptions | boolean;
   /**
    * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
    * and refused at bootstrap when `false`.

@@ -176,3 +176,37 @@ describe('movedOptionsIn', () => {
     expect(movedOptionsIn(grouped)).toEqual([]);
   });
 });
+
+describe('resolveMcpOptions stateCache', () => {
+  const relay = { start: async () => undefined, publish: () => undefined, stop: async () => undefined };
+  const shared = { ...new InMemoryMcpSessionStore() } as unknown as InMemoryMcpSessionStore;
+
+  it('is off unless asked for, with its bounds filled in; `true` is the short form', () => {
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).stateCache).toEqual({
+      enabled: false,
+      maxInstances: 10_000,
+      maxAgeMs: 60_000,
+      sharedSessions: false,
+    });
+    expect(resolveMcpOptions({ name: 'a', version: '1', stateCache: true }).stateCache.enabled).toBe(true);
+    expect(resolveMcpOptions({ name: 'a', version: '1', stateCache: { enabled: true, maxInstances: 5, maxAgeMs: 10 } }).stateCache).toEqual(
+      { enabled: true, maxInstances: 5, maxAgeMs: 10, sharedSessions: false },
+    );
+  });
+
+  it('checks session records for handles followed elsewhere only with a relay and a session store of the app', () => {
+    const withStore = (sessions: McpModuleOptions['sessions']) =>
+      resolveMcpOptions({ name: 'a', version: '1', stateCache: true, transitionRelay: relay, transports: { http: { sessions } } })
+        .stateCache.sharedSessions;
+    expect(withStore(undefined)).toBe(false);
+    expect(withStore({ store: new InMemoryMcpSessionStore() })).toBe(false);
+    expect(withStore({ store: shared })).toBe(true);
+  });
+
+  it('refuses a bound that is not a whole number of at least 1, naming it', () => {
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', stateCache: { maxInstances: 0 } })).toThrow(
+      'McpModule: stateCache.maxInstances must be a whole number of at least 1; got 0.',
+    );
+    expect(() => resolveMcpOptions({ name: 'a', version: '1', stateCache: { maxAgeMs: 1.5 } })).toThrow(/stateCache\.maxAgeMs/);
+  });
+});

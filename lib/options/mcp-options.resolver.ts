@@ -21,6 +21,7 @@ import type {
   McpResolvedSessionOptions,
   McpResolvedTelemetryOptions,
 } from './mcp-resolved-options.interface.js';
+import type { McpResolvedStateCacheOptions } from '../sessions/state-cache-options.interface.js';
 import * as messages from './options.messages.js';
 import { resolveAuth } from './auth-options.resolver.js';
 
@@ -46,6 +47,10 @@ export const DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT = 60;
 export const DEFAULT_HTTP_DRAIN_MS = 10_000;
 /** Default largest request body of the MCP path: the SDK transport's own limit. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Default number of instance states a process keeps for its menus. */
+export const DEFAULT_STATE_CACHE_MAX_INSTANCES = 10_000;
+/** Default age after which a kept state is read again. */
+export const DEFAULT_STATE_CACHE_MAX_AGE_MS = 60_000;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -115,6 +120,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     http: http === false ? null : resolveHttp(http ?? {}, options, attachmentId),
     stdio: options.transports?.stdio ? { attachmentId } : null,
     sessions: resolveSessions((http ? http.sessions : undefined) ?? options.sessions ?? {}),
+    stateCache: resolveStateCache(options, (http ? http.sessions : undefined) ?? options.sessions ?? {}),
     gate: {
       useClass: gate.useClass ?? (WorkflowGate as Type<WorkflowGate>),
       leaseMs: gate.leaseMs ?? options.leaseMs ?? DEFAULT_LEASE_MS,
@@ -213,6 +219,32 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
     maxPendingRequests: sessions.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS,
     maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
     clientAddress: sessions.clientAddress ?? clientAddressOf,
+  };
+}
+
+/**
+ * `stateCache`: off unless the app says this process sees every change of the store; with a relay
+ * and a session store of the app's, lists also check the session's record for handles followed elsewhere.
+ */
+function resolveStateCache(options: McpModuleOptions, sessions: McpSessionOptions): McpResolvedStateCacheOptions {
+  const given = typeof options.stateCache === 'boolean' ? { enabled: options.stateCache } : (options.stateCache ?? {});
+  const enabled = given.enabled ?? false;
+  const maxInstances = given.maxInstances ?? DEFAULT_STATE_CACHE_MAX_INSTANCES;
+  const maxAgeMs = given.maxAgeMs ?? DEFAULT_STATE_CACHE_MAX_AGE_MS;
+  for (const [name, value] of [
+    ['maxInstances', maxInstances],
+    ['maxAgeMs', maxAgeMs],
+  ] as const) {
+    if (!(Number.isInteger(value) && value >= 1)) {
+      throw new Error(messages.stateCacheOptionInvalid(name, value));
+    }
+  }
+  return {
+    enabled,
+    maxInstances,
+    maxAgeMs,
+    sharedSessions:
+      options.transitionRelay !== undefined && sessions.store !== undefined && !(sessions.store instanceof InMemoryMcpSessionStore),
   };
 }
 

@@ -37,3 +37,7 @@ export const requestStateKeyTooShort = (bytes: number, least: number): string =>
 /** Startup error: a number of `inputRequests` out of range. */
 export const inputRequestOptionInvalid = (name: string, value: unknown, least: number): string =>
   `McpModule: inputRequests.${name} must be a number of at least ${least} (got ${String(value)}).`;
+
+/** Startup error: a `stateCache` bound that is not a whole number of at least 1. */
+export const stateCacheOptionInvalid = (name: string, value: unknown): string =>
+  `McpModule: stateCache.${name} must be a whole number of at least 1; got ${JSON.stringify(value)}.`;

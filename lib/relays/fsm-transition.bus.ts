@@ -8,6 +8,8 @@ export const TRANSITION_RELAY = Symbol.for('nestjs-mcp-fsm:TransitionRelay');
 export interface WorkflowTransitionEvent extends RelayedTransition {
   /** Connection whose call fired it (told in-band, on the call's own response); absent when relayed. */
   origin?: object;
+  /** `true` when another process made it and the relay told this one (its state may already be older than the store's). */
+  relayed?: boolean;
 }
 
 type Listener = (event: WorkflowTransitionEvent) => void;
@@ -28,7 +30,7 @@ export class WorkflowTransitionBus implements OnModuleInit, OnApplicationShutdow
 
   async onModuleInit(): Promise<void> {
     await this.relay?.start(
-      (transition) => this.deliver(transition),
+      (transition) => this.deliver({ ...transition, relayed: true }),
       () => this.resync(),
     );
   }

@@ -75,6 +75,18 @@ describe('McpInstanceFollowers', () => {
     expect(bounded.follow(session('never-added'), 'payment:p2')).toBe(false);
   });
 
+  it('says which instances left a follower out, until they have no follower left', () => {
+    const bounded = new McpInstanceFollowers(1);
+    const [a, b] = [session('a'), session('b')];
+    bounded.add(a, ['payment:p1']);
+    bounded.add(b, []);
+    expect(bounded.leftOut('payment:p1')).toBe(false);
+    expect(bounded.follow(b, 'payment:p1')).toBe(false);
+    expect(bounded.leftOut('payment:p1')).toBe(true);
+    bounded.remove(a);
+    expect(bounded.leftOut('payment:p1')).toBe(false);
+  });
+
   it('re-indexes a session added again under its new keys', () => {
     const a = session('a');
     index.add(a, ['payment:p1']);

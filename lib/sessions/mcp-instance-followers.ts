@@ -19,6 +19,8 @@ const NO_FOLLOWERS: ReadonlySet<McpSession> = new Set();
 export class McpInstanceFollowers {
   private readonly sessionsByKey = new Map<string, Set<McpSession>>();
   private readonly keysBySession = new Map<McpSession, Set<string>>();
+  /** Instances a session could not be indexed for (they had `maxFollowers` already), until they have no follower left. */
+  private readonly full = new Set<string>();
 
   constructor(private readonly maxFollowers = Infinity) {}
 
@@ -57,6 +59,7 @@ export class McpInstanceFollowers {
     }
     const sessions = this.sessionsByKey.get(key);
     if ((sessions?.size ?? 0) >= this.maxFollowers) {
+      this.full.add(key);
       return false;
     }
     keys.add(key);
@@ -75,6 +78,11 @@ export class McpInstanceFollowers {
     }
   }
 
+  /** Whether a session that follows instance `key` may be missing here: one was left out by the bound since it last had no follower. */
+  leftOut(key: string): boolean {
+    return this.full.has(key);
+  }
+
   /** The indexed sessions that follow instance `key`. */
   followers(key: string): ReadonlySet<McpSession> {
     return this.sessionsByKey.get(key) ?? NO_FOLLOWERS;
@@ -85,6 +93,7 @@ export class McpInstanceFollowers {
     sessions?.delete(session);
     if (sessions?.size === 0) {
       this.sessionsByKey.delete(key);
+      this.full.delete(key);
     }
   }
 }

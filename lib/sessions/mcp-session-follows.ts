@@ -40,6 +40,24 @@ export class McpSessionFollows {
     }
   }
 
+  /**
+   * Whether the session's record may follow handles this process does not know the session
+   * follows (it started following them on another process): the count of its stored handles
+   * differs from `known`, or the store cannot count them. `false` without a record, or when the
+   * store failed (logged: the handles known here are listed).
+   */
+  async differs(session: McpSession, known: number): Promise<boolean> {
+    const id = recordId(session);
+    if (id === undefined) return false;
+    if (!this.store.countHandles) return true;
+    try {
+      return (await this.store.countHandles(id)) !== known;
+    } catch (error) {
+      this.logger.warn(messages.followsNotRead(id, error));
+      return false;
+    }
+  }
+
   /** Ids of at most `limit` sessions that follow instance `storeKey`, earliest followers first; none when the store failed (logged). */
   async followers(storeKey: string, limit: number): Promise<string[]> {
     try {

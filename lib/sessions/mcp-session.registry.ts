@@ -33,7 +33,8 @@ const SWEEP_CALLS = 20;
  * costs the same with 2 or 2,000 live sessions). A session that follows a handle according to
  * the session store, learnt on another process, is found there when the handle moves, if its
  * GET stream is here (one indexed read per transition of a handle, only while this process
- * serves a GET stream). A stateful HTTP session lives on in the
+ * serves a GET stream, and with `stateCache` only where another process may serve its sessions
+ * or the followers bound left one out). A stateful HTTP session lives on in the
  * session store when this process lets go of it (idle, shutdown): any process sharing the
  * store serves it again. It ends everywhere when its client deletes it, when it is evicted,
  * when no process has heard from it for `sessions.idleTtlMs`, or when it was never used within
@@ -204,7 +205,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
    * knowing (it started following on another process): only then is the session store asked.
    */
   private mayHaveFollowersElsewhere(event: WorkflowTransitionEvent): boolean {
-    if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle') {
+    if (event.state === null || parseInstanceKey(event.storeKey).scope !== 'handle' || !this.menu.mayMissFollowers(event.storeKey)) {
       return false;
     }
     for (const session of this.streaming) {

@@ -36,6 +36,13 @@ export class McpSession implements WorkflowCaller {
   grants: McpGrants = NO_GRANTS;
   /** Whether `grants` came from a request (this process may have rebuilt the session with none yet). */
   granted = false;
+  /**
+   * The position in the changes of instance states (`McpInstanceStates.epoch`) up to which
+   * `knownStates` is up to date, and when the oldest of them was known (epoch ms); `undefined`
+   * until they are first read. Changed only by `ToolMenuService`.
+   */
+  statesEpoch?: number;
+  statesKnownAt?: number;
   /** Signature of the menu this session was last shown or told about. */
   lastMenu?: readonly string[];
   lastSeen = Date.now();

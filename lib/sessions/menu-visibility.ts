@@ -1,12 +1,13 @@
-import { permits, type McpGrants } from '../access/access-requirement.js';
+import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
 import type { MachineEngine } from '../machines/fsm-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpSessionKind } from './mcp-session.js';
 
-// Answers of `ended` remembered per machine and state; cleared when full (states of parallel machines can be many).
+// Answers of `ended` remembered per machine and state, and menus per view; cleared when full (states of parallel machines can be many).
 const MAX_REMEMBERED_STATES = 1024;
+const MAX_REMEMBERED_MENUS = 256;
 
 /** What the menus know of one machine. */
 export interface McpMenuMachine {
@@ -60,8 +61,28 @@ const NO_STATES: readonly string[] = [];
  */
 export class McpMenuVisibility {
   private readonly endedStates = new Map<string, boolean>();
+  /** The tools and signature of each view seen, by {@link viewKey}: a menu depends on nothing else. */
+  private readonly menus = new Map<string, { tools: readonly McpMenuEntry[]; signature: readonly string[] }>();
 
   constructor(private readonly definitions: McpMenuDefinitions) {}
+
+  /**
+   * The tools of the session's menu (in declaration order) and its {@link signature}, worked out
+   * once per distinct view: sessions in the same states with the same grants share them.
+   */
+  menu(view: McpMenuView): { tools: readonly McpMenuEntry[]; signature: readonly string[] } {
+    const key = viewKey(view);
+    let menu = this.menus.get(key);
+    if (!menu) {
+      const tools = this.tools(view);
+      menu = { tools, signature: this.signature(view, tools) };
+      if (this.menus.size >= MAX_REMEMBERED_MENUS) {
+        this.menus.clear();
+      }
+      this.menus.set(key, menu);
+    }
+    return menu;
+  }
 
   /** The tools of the session's menu, in declaration order. */
   tools(view: McpMenuView): McpMenuEntry[] {
@@ -112,7 +133,7 @@ export class McpMenuVisibility {
   }
 
   /** What the session is shown, one string per list kind (in {@link LIST_KINDS} order), to tell which lists changed. */
-  signature(view: McpMenuView, tools = this.tools(view)): readonly string[] {
+  signature(view: McpMenuView, tools: readonly McpMenuEntry[] = this.tools(view)): readonly string[] {
     const names = (definitions: readonly McpHandlerDefinition[]) => definitions.map((definition) => definition.name).join('\n');
     return [
       tools.map(({ tool, compact }) => `${tool.name}${compact ? '~' : ''}`).join('\n'),
@@ -149,4 +170,13 @@ export class McpMenuVisibility {
   private machine(id: string): McpMenuMachine {
     return this.definitions.machines.get(id)!;
   }
+}
+
+/** What a menu depends on, as one string: the session's kind, its grants, and the distinct states of each machine. */
+function viewKey({ kind, states, grants }: McpMenuView): string {
+  let key = `${kind}\n${grantsSignature(grants)}`;
+  for (const [machine, known] of states) {
+    key += `\n${machine}:${known.length > 1 ? [...known].sort().join('\t') : known.join('')}`;
+  }
+  return key;
 }

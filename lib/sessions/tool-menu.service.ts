@@ -9,10 +9,10 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { WorkflowInstanceRef } from '../gating/fsm-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
 import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
+import { McpInstanceStates } from './mcp-instance-states.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import type { McpSession } from './mcp-session.js';
 import {
@@ -59,9 +59,9 @@ export class ToolMenuService {
     private readonly toolRegistry: McpToolRegistry,
     private readonly primitives: McpPrimitiveRegistry,
     machines: McpMachineRegistry,
-    private readonly store: FsmStoreAdapter,
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
+    private readonly states: McpInstanceStates,
   ) {
     this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
@@ -76,10 +76,9 @@ export class ToolMenuService {
   /** The tools of the session's menu, as `tools/list` shows them; reads the store once. */
   async tools(session: McpSession): Promise<McpMenuEntry[]> {
     await this.refresh(session);
-    const view = this.view(session);
-    const tools = this.visibility.tools(view);
-    session.lastMenu = this.visibility.signature(view, tools);
-    return tools;
+    const { tools, signature } = this.visibility.menu(this.view(session));
+    session.lastMenu = signature;
+    return [...tools];
   }
 
   /**
@@ -142,9 +141,12 @@ export class ToolMenuService {
     instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>,
     state: string | null,
   ): Promise<McpListKind[]> {
+    this.states.observed(instance.storeKey, state);
     if (this.alreadyKnown(session, instance, state)) {
       return [];
     }
+    // A state the call found now: the session's oldest known state is no older than it was.
+    session.statesKnownAt = Math.min(session.statesKnownAt ?? Infinity, Date.now());
     session.lastMenu ??= this.signature(session);
     const { storeKey } = instance;
     let stored: Promise<void> | undefined;
@@ -169,7 +171,7 @@ export class ToolMenuService {
    */
   async recheck(session: McpSession): Promise<McpListKind[]> {
     const before = session.lastMenu ?? this.signature(session);
-    await this.refresh(session);
+    await this.refresh(session, true, true);
     const after = this.signature(session);
     session.lastMenu = after;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
@@ -202,35 +204,68 @@ export class ToolMenuService {
   }
 
   /**
-   * Reads the states of the session's instances, with (`fromRecord`) the handles its record
-   * says it follows, learnt on other processes; stops following handles that are gone or ended.
-   * The record and the states of the handles known here are read at once.
+   * Brings the states of the session's instances up to date (see docs/deployment.md#menus-from-memory-statecache):
+   * with `stateCache`, only those that changed since it last did (all of them the first time,
+   * when `fresh`, or once the oldest is older than `maxAgeMs`), from the process's cache or the
+   * store; without, all of them from the store. With `fromRecord`, also the handles its record
+   * says it follows, learnt on other processes. Stops following handles that are gone or ended.
    */
-  private async refresh(session: McpSession, fromRecord = true): Promise<void> {
-    const keys = this.instanceKeys(session);
-    const [states, stored] = await Promise.all([
-      keys.length === 0 ? new Map<string, string>() : this.store.loadStates(keys),
-      fromRecord ? this.follows.stored(session) : undefined,
-    ]);
+  private async refresh(session: McpSession, fromRecord = true, fresh = false): Promise<void> {
+    const { options } = this.states;
+    const epoch = this.states.epoch;
+    const expired = session.statesKnownAt !== undefined && Date.now() - session.statesKnownAt > options.maxAgeMs;
+    // A refresh because the oldest state aged reads them all again, so they age together.
+    fresh ||= expired;
+    const changed = fresh ? undefined : this.states.changedSince(session.statesEpoch);
+    const keys = changed === undefined ? this.instanceKeys(session) : changed.filter((key) => this.followsKey(session, key));
+    session.statesEpoch = epoch;
+    const [read, stored] = await Promise.all([this.states.states(keys, fresh), fromRecord ? this.storedHandles(session) : undefined]);
     const unknown = (stored ?? []).filter((key) => !session.handles.has(key));
     for (const key of unknown) {
       this.adopt(session, key);
     }
     const learnt = unknown.filter((key) => session.handles.has(key));
+    const { states } = read;
+    let oldest = read.oldest;
     if (learnt.length > 0) {
-      for (const [key, state] of await this.store.loadStates(learnt)) {
-        states.set(key, state);
-      }
+      const more = await this.states.states(learnt, fresh);
+      more.states.forEach((state, key) => states.set(key, state));
+      oldest = Math.min(oldest, more.oldest);
     }
-    session.knownStates.replace(states);
+    if (changed === undefined) {
+      session.knownStates.replace(states);
+      session.statesKnownAt = oldest;
+    } else {
+      session.statesKnownAt = Math.min(session.statesKnownAt ?? oldest, oldest);
+    }
     const dropped: Promise<void>[] = [];
-    for (const key of session.handles) {
+    for (const key of changed === undefined ? session.handles : [...keys, ...learnt]) {
       const state = states.get(key);
-      if (state === undefined || this.ended(key, state)) {
+      if (session.handles.has(key) && (state === undefined || this.ended(key, state))) {
         dropped.push(this.unfollow(session, key));
+      } else if (changed !== undefined) {
+        this.recordState(session, key, state ?? null);
       }
     }
     await Promise.all(dropped);
+  }
+
+  /**
+   * The handles the session's record follows, when they may differ from those known here: with
+   * `stateCache` off, always read; on, only when other processes may serve the session and the
+   * record's count of them differs (no other process could have added one otherwise).
+   */
+  private async storedHandles(session: McpSession): Promise<string[] | undefined> {
+    const { enabled, sharedSessions } = this.states.options;
+    if (enabled && (!sharedSessions || !(await this.follows.differs(session, session.handles.size)))) {
+      return undefined;
+    }
+    return this.follows.stored(session);
+  }
+
+  /** Whether instance `storeKey` is one the session follows: one of its handles, or its own instance of a session-keyed machine. */
+  private followsKey(session: McpSession, storeKey: string): boolean {
+    return session.handles.has(storeKey) || this.sessionMachines.some((machine) => session.sessionStoreKey(machine) === storeKey);
   }
 
   /** A change made elsewhere: applies only to instances this session follows; the lists of its menu that changed. */
@@ -271,6 +306,16 @@ export class ToolMenuService {
   /** Stops indexing a session (closed or evicted). */
   untrack(session: McpSession): void {
     this.followers.remove(session);
+  }
+
+  /**
+   * Whether a live session here may follow instance `storeKey` without being indexed for it: it
+   * started following it on another process (another process may serve this process's
+   * sessions, unless `stateCache` says none changes the store), or the followers bound left it out.
+   */
+  mayMissFollowers(storeKey: string): boolean {
+    const { enabled, sharedSessions } = this.states.options;
+    return !enabled || sharedSessions || this.followers.leftOut(storeKey);
   }
 
   /** The tracked sessions that follow instance `storeKey`: the only ones a change of it can concern. */
@@ -393,6 +438,6 @@ export class ToolMenuService {
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */
   private signature(session: McpSession): readonly string[] {
-    return this.visibility.signature(this.view(session));
+    return this.visibility.menu(this.view(session)).signature;
   }
 }

@@ -117,6 +117,11 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   }
 
   /** @inheritdoc */
+  async countHandles(sessionId: string): Promise<number> {
+    return this.followed.get(sessionId)?.size ?? 0;
+  }
+
+  /** @inheritdoc */
   async followers(storeKey: string, limit: number): Promise<string[]> {
     return [...(this.followersByKey.get(storeKey) ?? [])].slice(0, Math.max(0, limit));
   }

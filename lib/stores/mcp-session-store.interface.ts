@@ -80,6 +80,13 @@ export interface McpSessionStore {
   unfollow(sessionId: string, storeKey: string): Promise<void>;
   /** Store keys of the instances the session follows, in the order it started following them. */
   handles(sessionId: string): Promise<string[]>;
+  /**
+   * How many instances the session follows (what `handles` would return, counted by the store).
+   * Optional: with `stateCache` and a transition relay, a list asks it to tell whether the
+   * session started following a handle on another process, and reads `handles` only then; a
+   * store without it has `handles` read on every list.
+   */
+  countHandles?(sessionId: string): Promise<number>;
   /** At most `limit` ids of the sessions that follow instance `storeKey`, earliest followers first. */
   followers(storeKey: string, limit: number): Promise<string[]>;
 }

@@ -277,6 +277,24 @@ export function describeMcpSessionStoreContract(name: string, factory: McpSessio
       expect(await store.find(record.id)).toStrictEqual(record);
     });
 
+    it('countHandles (when the store has it): how many handles the session follows, as every process sees them', async () => {
+      if (!store.countHandles) return;
+      const record = sessionRecord('main', Date.now());
+      await store.create(record);
+      const [first, second] = [`payment:${randomUUID()}`, `payment:${randomUUID()}`];
+      expect(await store.countHandles(record.id)).toBe(0);
+      await store.follow(record.id, first);
+      await fixture.peer.follow(record.id, second);
+      await store.follow(record.id, first);
+      expect(await store.countHandles(record.id)).toBe(2);
+      expect(await fixture.peer.countHandles!(record.id)).toBe(2);
+      await fixture.peer.unfollow(record.id, first);
+      expect(await store.countHandles(record.id)).toBe(1);
+      expect(await store.countHandles(randomUUID())).toBe(0);
+      await store.delete(record.id);
+      expect(await store.countHandles(record.id)).toBe(0);
+    });
+
     it('follow: a session that does not exist follows nothing; ended sessions stop following', async () => {
       const server = `server-${randomUUID()}`;
       const deleted = sessionRecord(server, 5_000);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { connectClient, type TestClient } from './http-client.js';
 
 /** Entry point of the built sample (the jest global setup compiles it). */
@@ -15,15 +15,20 @@ export interface SampleProcess {
 }
 
 /** Starts the sample on an ephemeral port with `env` and waits for its endpoint line. */
-export async function startSample(env: Record<string, string>): Promise<SampleProcess> {
-  const child = spawn(process.execPath, [SAMPLE_MAIN], {
+export function startSample(env: Record<string, string>): Promise<SampleProcess> {
+  return startServerProcess(SAMPLE_MAIN, env);
+}
+
+/** Starts `node <script>` (a server that prints `MCP endpoint: <url>` on stderr) with `env` and waits for its endpoint line. */
+export async function startServerProcess(script: string, env: Record<string, string>): Promise<SampleProcess> {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, PORT: '0', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sample did not start:\n${log}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${basename(script)} did not start:\n${log}`)), 20_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString();
       const match = /MCP endpoint: (http:\/\/\S+)/.exec(log);
@@ -34,7 +39,7 @@ export async function startSample(env: Record<string, string>): Promise<SamplePr
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`sample exited with ${code}:\n${log}`));
+      reject(new Error(`${basename(script)} exited with ${code}:\n${log}`));
     });
   });
   return {

@@ -282,6 +282,15 @@ export class McpSessionSql {
     return records.map((row) => row.store_key);
   }
 
+  /** How many instances the session follows (an index range count: no rows are read back). */
+  async countHandles(runner: QueryRunner, sessionId: string): Promise<number> {
+    const { records } = await this.run<{ n: string | number }>(runner, {
+      sql: `SELECT COUNT(*) AS n FROM ${this.handles} WHERE session_id = ?`,
+      params: [sessionId],
+    });
+    return Number(records[0]?.n ?? 0);
+  }
+
   /** At most `limit` sessions that follow instance `storeKey`, earliest followers first (an index range scan). */
   async followers(runner: QueryRunner, storeKey: string, limit: number): Promise<string[]> {
     const { records } = await this.run<{ session_id: string }>(runner, {

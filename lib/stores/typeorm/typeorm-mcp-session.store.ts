@@ -122,6 +122,11 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
   }
 
   /** @inheritdoc */
+  countHandles(sessionId: string): Promise<number> {
+    return this.read('countHandles', (runner) => this.sql.countHandles(runner, sessionId));
+  }
+
+  /** @inheritdoc */
   async followers(storeKey: string, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
     // SQL's LIMIT takes an integer: no bound (`Infinity`) reads every follower.
