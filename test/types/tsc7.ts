@@ -29,7 +29,11 @@ export async function tsc7Errors(files: Record<string, string>): Promise<Record<
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     const output = await run(process.execPath, [TSC7, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir }).then(
       ({ stdout }) => stdout,
-      (error: { stdout?: string }) => error.stdout ?? '',
+      (error: { stdout?: string; stderr?: string }) => {
+        // tsc reports type errors on stdout and exits non-zero; nothing there means it did not run.
+        if (!error.stdout) throw new Error(`TypeScript 7 did not run (${TSC7}): ${error.stderr ?? String(error)}`);
+        return error.stdout;
+      },
     );
     const errors: Record<string, Reported[]> = {};
     for (const match of output.matchAll(/^(.+?)\((\d+),\d+\): error TS\d+: (.*(?:\n {2}.*)*)/gm)) {
