@@ -4,32 +4,23 @@
  * implements (prove it with `nestjs-mcp-fsm/testing`); the registries a gate or a diagnostic
  * reads; the metadata keys of the decorators.
  */
-export { WorkflowGate } from './gating/fsm-gate.js';
-export { FsmGate } from './gating/fsm-gate.js';
-export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/fsm-gate-options.interface.js';
-export { FSM_GATE_OPTIONS, type FsmGateOptions } from './gating/fsm-gate-options.interface.js';
-export { WorkflowCall, type MutableToolContext, type WorkflowCaller } from './gating/fsm-call.js';
-export { FsmCall, type FsmCaller } from './gating/fsm-call.js';
-export type { WorkflowCallOutcome, WorkflowInstanceRef } from './gating/fsm-call-outcome.js';
-export type { FsmCallOutcome, FsmInstanceRef } from './gating/fsm-call-outcome.js';
-export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/fsm-refusal.error.js';
-export { FsmRefusal, type FsmRefusalCode, type FsmRefusalData } from './gating/fsm-refusal.error.js';
-export { WorkflowRefusals } from './gating/fsm-refusals.js';
-export { FsmRefusals } from './gating/fsm-refusals.js';
+export { WorkflowGate } from './gating/workflow-gate.js';
+export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
+export { WorkflowCall, type MutableToolContext, type WorkflowCaller } from './gating/workflow-call.js';
+export type { WorkflowCallOutcome, WorkflowInstanceRef } from './gating/workflow-call-outcome.js';
+export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.error.js';
+export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY } from './gating/confirmation.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
-export type { MachineEngine, MachineState, MachineStep } from './machines/fsm-engine.interface.js';
-export type { FsmEngine, FsmMachineState, FsmStep } from './machines/fsm-engine.interface.js';
+export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';
 export { McpToolRegistry } from './registry/mcp-tool.registry.js';
 export type { McpToolBinding, McpToolDefinition, McpToolStart } from './registry/mcp-tool-definition.interface.js';
 export { McpSessionRegistry } from './sessions/mcp-session.registry.js';
-export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/fsm-transition.bus.js';
-export { FsmTransitionBus, type FsmTransitionEvent } from './relays/fsm-transition.bus.js';
-export type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from './relays/fsm-transition-relay.interface.js';
-export { WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './gating/fsm-gate-observer.interface.js';
-export type { FsmRelayedTransition, FsmTransitionRelay } from './relays/fsm-transition-relay.interface.js';
+export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/workflow-transition.bus.js';
+export type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from './relays/transition-relay.interface.js';
+export { WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './gating/workflow-gate-observer.interface.js';
 export type { RelayedReply, SessionReplyRelay } from './relays/session-reply-relay.interface.js';
 export {
   isAtomicFsmStateStore,
@@ -40,26 +31,12 @@ export {
   type WorkflowSweepRequest,
 } from './stores/atomic-fsm-state-store.interface.js';
 export {
-  isAtomicWorkflowStateStore,
-  type AtomicWorkflowStateStore,
-  type FsmClaimRequest,
-  type FsmClaimResult,
-  type FsmCommit,
-  type FsmSweepRequest,
-} from './stores/atomic-fsm-state-store.interface.js';
-export {
   isTransactionalFsmStateStore,
   type TransactionalFsmStateStore,
   type WorkflowLockRequest,
   type WorkflowTransaction,
 } from './stores/transactional-fsm-state-store.interface.js';
-export {
-  isTransactionalWorkflowStateStore,
-  type FsmLockRequest,
-  type FsmTransaction,
-  type TransactionalWorkflowStateStore,
-} from './stores/transactional-fsm-state-store.interface.js';
-export type { WorkflowTransitionRecord } from './stores/fsm-transition-record.interface.js';
+export type { WorkflowTransitionRecord } from './stores/workflow-transition-record.interface.js';
 export {
   isWorkflowStateReader,
   type WorkflowHistoryPage,
@@ -71,7 +48,6 @@ export {
   type WorkflowInstanceSummary,
   type WorkflowStateReader,
 } from './stores/workflow-state-reader.interface.js';
-export type { FsmTransitionRecord } from './stores/fsm-transition-record.interface.js';
 export { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './stores/workflow-attempt.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
@@ -89,8 +65,6 @@ export { MCP_REQUIRE_METADATA, type McpRequireMetadata } from './decorators/mcp-
 export { McpAccessPolicy, type McpAccessRefusal } from './auth/mcp-access.policy.js';
 export type { McpBindStateMetadata } from './decorators/bind-state.decorator.js';
 export type { McpConfirmMetadata } from './decorators/confirm.decorator.js';
-export type { BindStateMetadata } from './decorators/bind-state.decorator.js';
 export type { McpStartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
-export type { StartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
 export { McpParamtype, type McpParamMetadata } from './decorators/tool-params.decorator.js';
 export { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';

@@ -27,15 +27,13 @@ export type { McpCompleter, McpCompletionContext } from './decorators/mcp-comple
 export { McpWorkflow } from './decorators/mcp-workflow.decorator.js';
 export type { McpMachineRef } from './decorators/machine-ref.type.js';
 export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions } from './decorators/bind-state.decorator.js';
-export { BindState, type BindStateOptions } from './decorators/bind-state.decorator.js';
+export { BindState } from './decorators/bind-state.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
-export { StartWorkflow, type StartWorkflowOptions } from './decorators/start-workflow.decorator.js';
+export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
 export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.result.js';
 export { McpServedBy } from './decorators/served-by.decorator.js';
-export { ServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
-export { ToolArgs, ToolContext } from './decorators/tool-params.decorator.js';
 export type { McpToolContext } from './decorators/mcp-tool-context.interface.js';
 export type { WorkflowContext } from './decorators/workflow-context.interface.js';
 export { McpExecutionContext } from './gating/mcp-execution-context.js';
@@ -56,9 +54,7 @@ export type {
 export type { McpStateValue } from './machines/state-value.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
-export { WorkflowStateStore, type FsmSnapshot } from './stores/fsm-state-store.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
-export { InMemoryWorkflowStateStore, type InMemoryWorkflowStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';

@@ -12,12 +12,12 @@ import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
 import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
-import { WorkflowRefusals } from './gating/fsm-refusals.js';
+import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpInputRounds } from './protocol/input-required.rounds.js';
-import { FsmRetentionSweeper } from './gating/fsm-retention.sweeper.js';
-import { WorkflowTransitionBus } from './relays/fsm-transition.bus.js';
+import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
+import { WorkflowTransitionBus } from './relays/workflow-transition.bus.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { ConfigurableModuleClass } from './mcp.module-definition.js';
@@ -92,7 +92,7 @@ import { McpHealthService } from './health/mcp-health.service.js';
     WorkflowAttemptRecorder,
     WorkflowConfirmations,
     WorkflowTransitionBus,
-    FsmRetentionSweeper,
+    WorkflowRetentionSweeper,
     fsmGateProvider,
     McpWorkflowService,
     McpSessionFollows,

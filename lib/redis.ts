@@ -1,1 +1,1 @@
-export * from './relays/redis/redis-fsm-transition.relay.js';
+export * from './relays/redis/redis-transition.relay.js';

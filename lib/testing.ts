@@ -15,6 +15,6 @@
  * });
  */
 export * from './testing/mcp-test-client.js';
-export * from './testing/workflow-state-store.contract.js';
+export * from './testing/fsm-state-store.contract.js';
 export * from './testing/mcp-session-store.contract.js';
 export * from './testing/workflow-attempt-log.contract.js';

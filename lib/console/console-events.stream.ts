@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
-import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/workflow-transition.bus.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { liveReadFailed } from './console.messages.js';
 import { WorkflowConsoleData } from './console-data.js';

@@ -1,4 +1,4 @@
-import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import { anonymousPrincipal, attemptsNotKept, instanceNotFound, noAttempts } from './console.messages.js';
 import type { ConsoleInstanceView } from './console-data.js';

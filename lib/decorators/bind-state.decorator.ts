@@ -88,10 +88,3 @@ function bind(
     decorator,
   });
 }
-
-/** @deprecated Use {@link McpBindStateOptions}; the old name goes in 0.4. */
-export type BindStateOptions = McpBindStateOptions;
-/** @deprecated Use {@link McpBindStateMetadata}; the old name goes in 0.4. */
-export type BindStateMetadata = McpBindStateMetadata;
-/** @deprecated Use {@link McpTypedBindStateOptions}; the old name goes in 0.4. */
-export type TypedBindStateOptions = McpTypedBindStateOptions;

@@ -15,6 +15,3 @@ export const MCP_SERVER_METADATA = 'nestjs-mcp-fsm:server';
  * export class AuditTools { ... }
  */
 export const McpServedBy = (server: string): ClassDecorator => SetMetadata(MCP_SERVER_METADATA, server);
-
-/** @deprecated Use {@link McpServedBy}; the old name goes in 0.4. */
-export const ServedBy = McpServedBy;

@@ -31,7 +31,7 @@ export interface McpStartWorkflowMetadata {
  * @example
  * \@McpTool({ name: 'payment.authorize', description: 'Authorize a payment', inputSchema })
  * \@StartWorkflow('payment', 'AUTHORIZE')
- * authorize(\@ToolArgs() input: { amount: number; currency: string }) { ... }
+ * authorize(\@McpArgs() input: { amount: number; currency: string }) { ... }
  */
 export function StartWorkflow(machine?: string, transition?: string, options: McpStartWorkflowOptions = {}): MethodDecorator {
   return start(machine, transition, options, '@StartWorkflow');
@@ -72,8 +72,3 @@ function start(
     decorator,
   });
 }
-
-/** @deprecated Use {@link McpStartWorkflowOptions}; the old name goes in 0.4. */
-export type StartWorkflowOptions = McpStartWorkflowOptions;
-/** @deprecated Use {@link McpStartWorkflowMetadata}; the old name goes in 0.4. */
-export type StartWorkflowMetadata = McpStartWorkflowMetadata;

@@ -61,10 +61,3 @@ export type McpArgs<TSchema extends ZodType> = output<TSchema>;
  * status(\@McpContext() ctx: McpToolContext) { return { state: ctx.state }; }
  */
 export const McpContext = createMcpParamDecorator(McpParamtype.CONTEXT);
-
-/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
-export const ToolArgs = McpArgs;
-/** @deprecated Use {@link McpArgs}; the old name goes in 0.4. */
-export type ToolArgs<TSchema extends ZodType> = McpArgs<TSchema>;
-/** @deprecated Use {@link McpContext}; the old name goes in 0.4. */
-export const ToolContext = McpContext;

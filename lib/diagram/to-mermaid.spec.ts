@@ -8,7 +8,7 @@ import { defineMachine } from '../machines/define-machine.js';
 import { machineUnknownTarget } from '../machines/machines.messages.js';
 import type { McpMachine, McpMachineConfig } from '../machines/machine.interface.js';
 import { toMermaid, type McpMermaidTool } from './to-mermaid.js';
-import { XStateFsmEngine } from '../machines/xstate-fsm.engine.js';
+import { XStateMachineEngine } from '../machines/xstate-machine.engine.js';
 
 const diagram = (...rows: string[]): string => `${rows.join('\n')}\n`;
 
@@ -533,7 +533,7 @@ describe('toMermaid', () => {
       expect(parsed.states.sort()).toEqual(want.states.sort());
       // A machine drawn as one composite state has an arrow from [*] to itself (path '').
       expect(events(parsed.arrows).filter((arrow) => arrow !== '[*] --> ')).toEqual(events(want.arrows));
-      const engine = new XStateFsmEngine(machine, xstate);
+      const engine = new XStateMachineEngine(machine, xstate);
       expect(parsed.current.sort()).toEqual(want.states.filter((path) => engine.matches(highlight, path)).sort());
     });
 

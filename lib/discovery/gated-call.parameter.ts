@@ -1,5 +1,5 @@
 import { ROUTE_ARGS_METADATA } from '../nest-internals.js';
-import { WorkflowCall } from '../gating/fsm-call.js';
+import { WorkflowCall } from '../gating/workflow-call.js';
 import * as messages from './discovery.messages.js';
 
 /** Metadata key under which a gated method's stand-in declares its parameters to Nest: the method's own, then its call. */

@@ -2,7 +2,7 @@ import { type ParamData } from '@nestjs/common';
 import type { ParamsFactory } from '@nestjs/core';
 import { RouteParamtypes } from '../nest-internals.js';
 import { McpParamtype } from '../decorators/tool-params.decorator.js';
-import type { WorkflowCall } from '../gating/fsm-call.js';
+import type { WorkflowCall } from '../gating/workflow-call.js';
 import { MCP_CALL_PARAMTYPE } from './gated-call.parameter.js';
 
 /**

@@ -7,10 +7,10 @@ import { McpInputRequired } from '../results/input-required.result.js';
 import { McpPendingRequestsError } from '../transports/pending-requests.error.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
-import { recordOf, type WorkflowCall } from './fsm-call.js';
-import { WorkflowRefusal } from './fsm-refusal.error.js';
-import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
-import { WorkflowRefusals } from './fsm-refusals.js';
+import { recordOf, type WorkflowCall } from './workflow-call.js';
+import { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
+import { WorkflowRefusals } from './workflow-refusals.js';
 import * as messages from './gating.messages.js';
 
 /** The key of the confirmation among a 2026-07-28 call's input requests and responses. */

@@ -1,5 +1,5 @@
-import type { WorkflowCall } from './fsm-call.js';
-import type { WorkflowGateObserver } from './fsm-gate-observer.interface.js';
+import type { WorkflowCall } from './workflow-call.js';
+import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 
 /**
  * One observer that tells each of `observers` what the gate tells it: the claim and the commit

@@ -2,7 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
-import { WorkflowCall } from './fsm-call.js';
+import { WorkflowCall } from './workflow-call.js';
 
 /**
  * A tool call seen from a guard, an interceptor, a pipe or a filter. In the `'mcp'` context

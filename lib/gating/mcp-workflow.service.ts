@@ -3,12 +3,12 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { WorkflowCall } from './fsm-call.js';
-import { WorkflowGate } from './fsm-gate.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import { WorkflowCall } from './workflow-call.js';
+import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
 
 /** Which instance to act on; by default the one of the current call. */

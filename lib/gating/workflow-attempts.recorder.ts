@@ -6,9 +6,9 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
-import type { WorkflowCall, WorkflowCaller } from './fsm-call.js';
-import type { WorkflowGateObserver } from './fsm-gate-observer.interface.js';
-import { isWellFormedHandle } from './fsm-handle.js';
+import type { WorkflowCall, WorkflowCaller } from './workflow-call.js';
+import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+import { isWellFormedHandle } from './workflow-handle.js';
 import * as messages from './gating.messages.js';
 
 /** Refusals that name no instance a caller tried: the store was down, or there is no session to key one by. */

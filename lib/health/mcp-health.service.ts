@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import { TRANSITION_RELAY } from '../relays/fsm-transition.bus.js';
+import type { TransitionRelay } from '../relays/transition-relay.interface.js';
+import { TRANSITION_RELAY } from '../relays/workflow-transition.bus.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import * as messages from './health.messages.js';
 

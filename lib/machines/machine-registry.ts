@@ -1,10 +1,10 @@
-import { createFsmEngine } from './fsm-engine.factory.js';
-import type { MachineEngine } from './fsm-engine.interface.js';
+import { createMachineEngine } from './machine-engine.factory.js';
+import type { MachineEngine } from './machine-engine.interface.js';
 import { duplicateMachine, machineIdHasColon } from './machines.messages.js';
 import type { McpMachine } from './machine.interface.js';
 import { loadXState } from './xstate.loader.js';
 
-/** Which engine runs the machines: see {@link createFsmEngine}. */
+/** Which engine runs the machines: see {@link createMachineEngine}. */
 export type McpMachineEngineChoice = 'auto' | 'xstate' | 'table';
 
 /** The module's machines with their engines, built once at bootstrap. */
@@ -37,7 +37,7 @@ export class McpMachineRegistry {
     const xstate = engine === 'table' || byId.size === 0 ? undefined : await loadXState();
     const engines = new Map<string, MachineEngine>();
     for (const machine of byId.values()) {
-      engines.set(machine.id, createFsmEngine(machine, xstate, engine));
+      engines.set(machine.id, createMachineEngine(machine, xstate, engine));
     }
     return new McpMachineRegistry(byId, engines);
   }

@@ -1,7 +1,7 @@
 import type { AnyStateNode, StateValue } from 'xstate';
 
 /**
- * How `XStateFsmEngine` spells XState state values as stored strings, and back. The value of
+ * How `XStateMachineEngine` spells XState state values as stored strings, and back. The value of
  * a compound node is its active child (a string for a leaf, `{ child: value }` otherwise);
  * the value of a parallel node has one key per region (`{}` for a region without children).
  * A value that is one chain is stored as a dotted path; any other as JSON with keys in

@@ -4,10 +4,10 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpMachine } from '../machines/machine.interface.js';
-import type { WorkflowGate } from '../gating/fsm-gate.js';
+import type { WorkflowGate } from '../gating/workflow-gate.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type { McpStateCacheOptions } from '../sessions/state-cache-options.interface.js';
-import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /** Streamable HTTP transport options. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WorkflowGate } from '../gating/fsm-gate.js';
+import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { WorkflowGate } from '../gating/fsm-gate.js';
+import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
+import type { WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import type { McpResolvedStateCacheOptions } from '../sessions/state-cache-options.interface.js';
-import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
+import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
 import type {

@@ -1,5 +1,5 @@
-import { WorkflowCall, type MutableToolContext } from '../gating/fsm-call.js';
-import type { WorkflowGate } from '../gating/fsm-gate.js';
+import { WorkflowCall, type MutableToolContext } from '../gating/workflow-call.js';
+import type { WorkflowGate } from '../gating/workflow-gate.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { httpExchangeOf, type McpHttpExchange } from './mcp-http-request.storage.js';

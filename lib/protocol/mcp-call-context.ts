@@ -1,5 +1,5 @@
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { MutableToolContext } from '../gating/fsm-call.js';
+import type { MutableToolContext } from '../gating/workflow-call.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 

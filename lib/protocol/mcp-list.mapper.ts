@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { permits, type McpGrants } from '../access/access-requirement.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';

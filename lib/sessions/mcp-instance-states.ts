@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/workflow-transition.bus.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { InstanceStateCache, type CachedStates } from './instance-state.cache.js';

@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/workflow-transition.bus.js';
 import {
   MCP_SERVER_IDENTITY,
   MCP_SESSION_OPTIONS,

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
-import type { WorkflowCaller } from '../gating/fsm-call.js';
+import type { WorkflowCaller } from '../gating/workflow-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { McpKnownStates } from './mcp-known-states.js';
 import type { McpSessionUsage } from './mcp-session-usage.js';

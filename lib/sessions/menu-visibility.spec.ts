@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
 import { defineMachine } from '../machines/define-machine.js';
-import { TableFsmEngine } from '../machines/table-fsm.engine.js';
+import { TableMachineEngine } from '../machines/table-machine.engine.js';
 import type { McpMachineConfig } from '../machines/machine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
@@ -28,7 +28,7 @@ const parcel: McpMachineConfig = {
 };
 
 const machine = (config: McpMachineConfig, handleKeyed: boolean): McpMenuMachine => {
-  const engine = new TableFsmEngine(defineMachine(config, handleKeyed ? { stateHandleKey: 'parcelId' } : {}));
+  const engine = new TableMachineEngine(defineMachine(config, handleKeyed ? { stateHandleKey: 'parcelId' } : {}));
   return { engine, initial: engine.initial().state, handleKeyed };
 };
 

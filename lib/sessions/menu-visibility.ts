@@ -1,5 +1,5 @@
 import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
-import type { MachineEngine } from '../machines/fsm-engine.interface.js';
+import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';

@@ -6,10 +6,10 @@ import type { McpResourceDefinition } from '../registry/mcp-resource-definition.
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { WorkflowInstanceRef } from '../gating/fsm-call.js';
+import type { WorkflowInstanceRef } from '../gating/workflow-call.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
-import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpInstanceStates } from './mcp-instance-states.js';

@@ -1,5 +1,5 @@
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 
 /** A request to take the lease of one instance before a gated handler runs. */
 export interface WorkflowClaimRequest {
@@ -108,16 +108,3 @@ export function isAtomicFsmStateStore(store: FsmStateStore): store is AtomicFsmS
     typeof candidate.loadMany === 'function'
   );
 }
-
-/** @deprecated Use {@link WorkflowClaimRequest}; the old name goes in 0.4. */
-export type FsmClaimRequest = WorkflowClaimRequest;
-/** @deprecated Use {@link WorkflowClaimResult}; the old name goes in 0.4. */
-export type FsmClaimResult = WorkflowClaimResult;
-/** @deprecated Use {@link WorkflowSweepRequest}; the old name goes in 0.4. */
-export type FsmSweepRequest = WorkflowSweepRequest;
-/** @deprecated Use {@link WorkflowCommit}; the old name goes in 0.4. */
-export type FsmCommit = WorkflowCommit;
-/** @deprecated Use {@link AtomicFsmStateStore}; the 0.3 name goes in 0.4. */
-export type AtomicWorkflowStateStore = AtomicFsmStateStore;
-/** @deprecated Use {@link isAtomicFsmStateStore}; the 0.3 name goes in 0.4. */
-export const isAtomicWorkflowStateStore = isAtomicFsmStateStore;

@@ -40,10 +40,3 @@ export interface FsmStateStore {
 
 /** Injection token of the module's {@link FsmStateStore}. */
 export const FsmStateStore = Symbol.for('nestjs-mcp-fsm:FsmStateStore');
-
-/** @deprecated Use {@link WorkflowSnapshot}; the old name goes in 0.4. */
-export type FsmSnapshot = WorkflowSnapshot;
-/** @deprecated Use {@link FsmStateStore}; the 0.3 name goes in 0.4. */
-export const WorkflowStateStore = FsmStateStore;
-/** @deprecated Use {@link FsmStateStore}; the 0.3 name goes in 0.4. */
-export type WorkflowStateStore = FsmStateStore;

@@ -5,7 +5,7 @@ import {
   type WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './locks/fsm-instance-lock.interface.js';
 import { LeaseLocker } from './locks/lease.locker.js';
 import { MutexLocker } from './locks/mutex.locker.js';

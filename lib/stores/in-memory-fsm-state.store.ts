@@ -7,9 +7,9 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
-import { isOwnedBy } from './fsm-instance-owner.js';
+import { isOwnedBy } from './workflow-owner.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
@@ -367,9 +367,3 @@ function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): nu
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return context === undefined ? undefined : structuredClone(context);
 }
-/** @deprecated Use {@link InMemoryFsmStateStore}; the 0.3 name goes in 0.4. */
-export const InMemoryWorkflowStateStore = InMemoryFsmStateStore;
-/** @deprecated Use {@link InMemoryFsmStateStore}; the 0.3 name goes in 0.4. */
-export type InMemoryWorkflowStateStore = InMemoryFsmStateStore;
-/** @deprecated Use {@link InMemoryFsmStateStoreOptions}; the 0.3 name goes in 0.4. */
-export type InMemoryWorkflowStateStoreOptions = InMemoryFsmStateStoreOptions;

@@ -1,5 +1,5 @@
 export * from './fsm-state-store.interface.js';
-export * from './fsm-transition-record.interface.js';
+export * from './workflow-transition-record.interface.js';
 export * from './atomic-fsm-state-store.interface.js';
 export * from './transactional-fsm-state-store.interface.js';
 export * from './workflow-state-reader.interface.js';

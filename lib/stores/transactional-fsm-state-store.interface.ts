@@ -33,12 +33,3 @@ export interface TransactionalFsmStateStore extends AtomicFsmStateStore {
 export function isTransactionalFsmStateStore(store: object): store is TransactionalFsmStateStore {
   return typeof (store as Partial<TransactionalFsmStateStore>).beginTransaction === 'function';
 }
-
-/** @deprecated Use {@link WorkflowLockRequest}; the old name goes in 0.4. */
-export type FsmLockRequest = WorkflowLockRequest;
-/** @deprecated Use {@link WorkflowTransaction}; the old name goes in 0.4. */
-export type FsmTransaction = WorkflowTransaction;
-/** @deprecated Use {@link TransactionalFsmStateStore}; the 0.3 name goes in 0.4. */
-export type TransactionalWorkflowStateStore = TransactionalFsmStateStore;
-/** @deprecated Use {@link isTransactionalFsmStateStore}; the 0.3 name goes in 0.4. */
-export const isTransactionalWorkflowStateStore = isTransactionalFsmStateStore;

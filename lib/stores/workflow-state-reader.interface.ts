@@ -1,6 +1,6 @@
 import { parseInstanceKey } from './fsm-instance-key.js';
 import type { FsmStateStore } from './fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from './fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 
 /** Where a page of instances starts: after this instance in the order newest first. */
 export interface WorkflowInstanceCursor {

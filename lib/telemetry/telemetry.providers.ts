@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { WORKFLOW_GATE_OBSERVER } from '../gating/fsm-gate-observer.interface.js';
+import { WORKFLOW_GATE_OBSERVER } from '../gating/workflow-gate-observer.interface.js';
 import { composeGateObservers } from '../gating/gate-observers.js';
 import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-resolved-options.interface.js';

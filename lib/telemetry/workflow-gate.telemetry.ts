@@ -1,6 +1,6 @@
 import type { Attributes, Counter, Span, Tracer } from '@opentelemetry/api';
-import type { WorkflowCall } from '../gating/fsm-call.js';
-import type { WorkflowGateObserver } from '../gating/fsm-gate-observer.interface.js';
+import type { WorkflowCall } from '../gating/workflow-call.js';
+import type { WorkflowGateObserver } from '../gating/workflow-gate-observer.interface.js';
 import { isInputRequired } from '../results/input-required.result.js';
 import { instanceDigest } from './instance-digest.js';
 import type { OtelApi } from './otel-api.loader.js';

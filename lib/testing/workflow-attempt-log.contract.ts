@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
-import type { FsmStoreFactory, FsmStoreFixture } from './workflow-state-store.contract.js';
+import type { FsmStoreFactory, FsmStoreFixture } from './fsm-state-store.contract.js';
 
 /**
  * The cases of `WorkflowAttemptLog` (refused and declined calls, for the console), for stores

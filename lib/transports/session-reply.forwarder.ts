@@ -8,8 +8,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerResponse } from 'node:http';
-import type { TransitionRelay } from '../relays/fsm-transition-relay.interface.js';
-import { TRANSITION_RELAY } from '../relays/fsm-transition.bus.js';
+import type { TransitionRelay } from '../relays/transition-relay.interface.js';
+import { TRANSITION_RELAY } from '../relays/workflow-transition.bus.js';
 import { carriesReplies, type RelayedReply, type SessionReplyRelay } from '../relays/session-reply-relay.interface.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { JSON_RPC_SERVER_ERROR } from '../protocol/json-rpc.codes.js';

@@ -2,7 +2,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { CreateMcpFsmOutbox1764720000000 } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
 import { AddMcpFsmOutboxReply1765584000000 } from '../../lib/relays/typeorm/outbox-reply.migration.js';
-import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
+import { OutboxTransitionRelay, type OutboxTransitionRelayOptions } from '../../lib/relays/typeorm/outbox-transition.relay.js';
 import { outboxPollFailed, outboxPollRecovered, outboxSchemaNotReady } from '../../lib/relays/typeorm/relays.messages.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { eventually } from '../utils/http-client.js';

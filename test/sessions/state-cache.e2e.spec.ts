@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { McpModuleOptions } from '../../lib/index.js';
 import { WorkflowTransitionBus } from '../../lib/extend.js';
-import { TypeOrmWorkflowStateStore } from '../../lib/typeorm.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
@@ -17,7 +17,7 @@ describe.each(targets)('menus from memory (stateCache) on $name', ({ options }) 
   const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}` };
   let dataSource: DataSource;
   let logger: CountingLogger;
-  let store: TypeOrmWorkflowStateStore;
+  let store: TypeOrmFsmStateStore;
   let app: INestApplication | undefined;
   let agents: TestClient[];
 
@@ -41,7 +41,7 @@ describe.each(targets)('menus from memory (stateCache) on $name', ({ options }) 
     dataSource = new DataSource({ ...options(), logger, logging: ['query'] } as DataSourceOptions);
     await dataSource.initialize();
     await createStoreTables(dataSource, tables);
-    store = new TypeOrmWorkflowStateStore(dataSource, tables);
+    store = new TypeOrmFsmStateStore(dataSource, tables);
   });
 
   beforeEach(() => {

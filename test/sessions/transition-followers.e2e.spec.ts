@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { WorkflowTransitionBus } from '../../lib/relays/fsm-transition.bus.js';
+import { WorkflowTransitionBus } from '../../lib/relays/workflow-transition.bus.js';
 import { McpServerFactory } from '../../lib/protocol/mcp-server.factory.js';
 import type { McpSession } from '../../lib/sessions/mcp-session.js';
 import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { RelayedTransition } from '../../lib/relays/fsm-transition-relay.interface.js';
+import type { RelayedTransition } from '../../lib/relays/transition-relay.interface.js';
 import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
 import { createOutboxReplyMigration } from '../../lib/relays/typeorm/outbox-reply.migration.js';
 import { createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/stores/typeorm/mcp-session.migration.js';
-import { OutboxTransitionRelay } from '../../lib/relays/typeorm/outbox-fsm-transition.relay.js';
+import { OutboxTransitionRelay } from '../../lib/relays/typeorm/outbox-transition.relay.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { describeNetworkedTargets, uniqueSuffix } from '../utils/databases.js';
 import { RecordingLogger } from '../utils/recording-logger.js';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { eventually } from './http-client.js';
-import type { RelayedTransition, TransitionRelay } from '../../lib/relays/fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from '../../lib/relays/transition-relay.interface.js';
 import { RecordingLogger } from './recording-logger.js';
 
 /** A payment transition as the relays carry it. */

@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
 import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
-import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
+import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-transition.relay.js';
 import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
 
 const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
@@ -47,6 +47,3 @@ export function createOutboxMigration(options: Pick<OutboxTransitionRelayOptions
 
 /** Creates the outbox table with the default name (`mcp_fsm_outbox`). */
 export class CreateMcpFsmOutbox1764720000000 extends createOutboxMigration() {}
-
-/** @deprecated Use {@link createOutboxMigration}; the old name goes in 0.4. */
-export const createFsmOutboxMigration = createOutboxMigration;

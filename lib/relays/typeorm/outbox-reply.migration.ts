@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner, TableColumn } from 'typeorm';
 import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
-import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-fsm-transition.relay.js';
+import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-transition.relay.js';
 import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
 
 /** The fixed name of the migration that adds the outbox's `reply` column. */

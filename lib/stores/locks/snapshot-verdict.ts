@@ -1,5 +1,5 @@
 import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../fsm-instance-owner.js';
+import { isOwnedBy } from '../workflow-owner.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */

@@ -157,8 +157,3 @@ export function createWorkflowListIndexMigration(
 
 /** Adds the console's list indexes to the state table with the default name (`mcp_fsm_state`). */
 export class AddMcpFsmListIndexes1764892800000 extends createWorkflowListIndexMigration() {}
-
-/** @deprecated Use {@link createWorkflowStateMigration}; the old name goes in 0.4. */
-export const createFsmStateMigration = createWorkflowStateMigration;
-/** @deprecated Use {@link createWorkflowContextMigration}; the old name goes in 0.4. */
-export const createFsmContextMigration = createWorkflowContextMigration;

@@ -1,5 +1,5 @@
 import type { WorkflowClaimResult } from '../atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../fsm-instance-owner.js';
+import { isOwnedBy } from '../workflow-owner.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowLockRequest } from '../transactional-fsm-state-store.interface.js';
 

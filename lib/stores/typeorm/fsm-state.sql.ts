@@ -2,7 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import type { WorkflowClaimRequest, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
 import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js';
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';

@@ -39,12 +39,3 @@ export const DEFAULT_WORKFLOW_ATTEMPT_TABLE = 'mcp_fsm_attempt';
 export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */
 export const DEFAULT_STORE_TIMEOUT_MS = 5000;
-
-/** @deprecated Use {@link DEFAULT_WORKFLOW_STATE_TABLE}; the old name goes in 0.4. */
-export const DEFAULT_FSM_STATE_TABLE = DEFAULT_WORKFLOW_STATE_TABLE;
-/** @deprecated Use {@link DEFAULT_WORKFLOW_TRANSITION_TABLE}; the old name goes in 0.4. */
-export const DEFAULT_FSM_TRANSITION_TABLE = DEFAULT_WORKFLOW_TRANSITION_TABLE;
-/** @deprecated Use {@link DEFAULT_STORE_TIMEOUT_MS}; the old name goes in 0.4. */
-export const DEFAULT_FSM_STORE_TIMEOUT_MS = DEFAULT_STORE_TIMEOUT_MS;
-/** @deprecated Use {@link TypeOrmFsmStateStoreOptions}; the 0.3 name goes in 0.4. */
-export type TypeOrmWorkflowStateStoreOptions = TypeOrmFsmStateStoreOptions;

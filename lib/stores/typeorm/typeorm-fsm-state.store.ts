@@ -7,7 +7,7 @@ import type {
   WorkflowSweepRequest,
 } from '../atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from '../fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
@@ -272,7 +272,3 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
     return this.queries.run(operation, work, { transaction: transaction ? this.limits : undefined });
   }
 }
-/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
-export const TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;
-/** @deprecated Use {@link TypeOrmFsmStateStore}; the 0.3 name goes in 0.4. */
-export type TypeOrmWorkflowStateStore = TypeOrmFsmStateStore;

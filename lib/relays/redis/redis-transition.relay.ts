@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -198,12 +198,3 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
     }
   }
 }
-
-/** @deprecated Use {@link RedisTransitionRelay}; the old name goes in 0.4. */
-export const RedisFsmTransitionRelay = RedisTransitionRelay;
-/** @deprecated Use {@link RedisTransitionRelay}; the old name goes in 0.4. */
-export type RedisFsmTransitionRelay = RedisTransitionRelay;
-/** @deprecated Use {@link RedisTransitionRelayOptions}; the old name goes in 0.4. */
-export type RedisFsmTransitionRelayOptions = RedisTransitionRelayOptions;
-/** @deprecated Use {@link DEFAULT_REDIS_TRANSITION_CHANNEL}; the old name goes in 0.4. */
-export const DEFAULT_FSM_REDIS_CHANNEL = DEFAULT_REDIS_TRANSITION_CHANNEL;

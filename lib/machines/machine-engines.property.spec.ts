@@ -3,8 +3,8 @@ import * as xstate from 'xstate';
 import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
 import type { McpMachineConfig, McpStateNodeConfig } from './machine.interface.js';
-import { TableFsmEngine } from './table-fsm.engine.js';
-import { XStateFsmEngine } from './xstate-fsm.engine.js';
+import { TableMachineEngine } from './table-machine.engine.js';
+import { XStateMachineEngine } from './xstate-machine.engine.js';
 
 const UNKNOWN_EVENT = 'NOT_IN_ANY_MACHINE';
 const UNKNOWN_STATE = 'notInAnyMachine';
@@ -57,8 +57,8 @@ const flatMachine: fc.Arbitrary<GeneratedCase> = fc
 
 function expectEnginesAgree({ config, events, sequence }: GeneratedCase): void {
   const machine = defineMachine(config);
-  const table = new TableFsmEngine(machine);
-  const real = new XStateFsmEngine(machine, xstate);
+  const table = new TableMachineEngine(machine);
+  const real = new XStateMachineEngine(machine, xstate);
 
   expect(table.initial()).toStrictEqual(real.initial());
   expect(table.statePaths()).toEqual(real.statePaths());
@@ -90,7 +90,7 @@ function expectEnginesAgree({ config, events, sequence }: GeneratedCase): void {
   }
 }
 
-describe('TableFsmEngine and XStateFsmEngine', () => {
+describe('TableMachineEngine and XStateMachineEngine', () => {
   it('agree on the invoice machine', () => {
     expectEnginesAgree({
       config: invoiceConfig,

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
-import type { MachineEngine, MachineState, MachineStep } from './fsm-engine.interface.js';
+import type { MachineEngine, MachineState, MachineStep } from './machine-engine.interface.js';
 import {
   machineInitialFailed,
   machineSpawnedActor,
@@ -42,7 +42,7 @@ const IGNORED: MachineStep = { status: 'ignored' };
  * instance and answers the next one; nothing runs between calls, so a machine with delayed
  * transitions, invoked actors or other actions is refused at construction.
  */
-export class XStateFsmEngine implements MachineEngine {
+export class XStateMachineEngine implements MachineEngine {
   readonly kind = 'xstate';
   readonly machineId: string;
   private readonly machine: AnyStateMachine;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import type { WorkflowCall } from './fsm-call.js';
-import { HANDLE_LENGTH, isWellFormedHandle } from './fsm-handle.js';
-import { WorkflowRefusal, type WorkflowRefusalCode } from './fsm-refusal.error.js';
+import type { WorkflowCall } from './workflow-call.js';
+import { HANDLE_LENGTH, isWellFormedHandle } from './workflow-handle.js';
+import { WorkflowRefusal, type WorkflowRefusalCode } from './workflow-refusal.error.js';
 import * as messages from './gating.messages.js';
 
 /** Builds refusals with the allowed actions the model needs to recover. */
@@ -105,8 +105,3 @@ export class WorkflowRefusals {
     });
   }
 }
-
-/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
-export const FsmRefusals = WorkflowRefusals;
-/** @deprecated Use {@link WorkflowRefusals}; the old name goes in 0.4. */
-export type FsmRefusals = WorkflowRefusals;

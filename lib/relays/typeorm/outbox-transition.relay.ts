@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { toRelayedReply } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -287,12 +287,3 @@ function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new Error(messages.outboxInvalidOption(name, value));
   return value;
 }
-
-/** @deprecated Use {@link OutboxTransitionRelay}; the old name goes in 0.4. */
-export const OutboxFsmTransitionRelay = OutboxTransitionRelay;
-/** @deprecated Use {@link OutboxTransitionRelay}; the old name goes in 0.4. */
-export type OutboxFsmTransitionRelay = OutboxTransitionRelay;
-/** @deprecated Use {@link OutboxTransitionRelayOptions}; the old name goes in 0.4. */
-export type OutboxFsmTransitionRelayOptions = OutboxTransitionRelayOptions;
-/** @deprecated Use {@link DEFAULT_OUTBOX_TABLE}; the old name goes in 0.4. */
-export const DEFAULT_FSM_OUTBOX_TABLE = DEFAULT_OUTBOX_TABLE;

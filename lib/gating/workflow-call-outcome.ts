@@ -1,9 +1,9 @@
-import type { MachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineState } from '../machines/machine-engine.interface.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
 import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowRefusal } from './fsm-refusal.error.js';
+import type { WorkflowRefusal } from './workflow-refusal.error.js';
 
 /** Which stored instance a call acts on. */
 export interface WorkflowInstanceRef {
@@ -72,8 +72,3 @@ export class FsmCallRecord implements WorkflowCallOutcome {
     this.built = { value, result };
   }
 }
-
-/** @deprecated Use {@link WorkflowInstanceRef}; the old name goes in 0.4. */
-export type FsmInstanceRef = WorkflowInstanceRef;
-/** @deprecated Use {@link WorkflowCallOutcome}; the old name goes in 0.4. */
-export type FsmCallOutcome = WorkflowCallOutcome;

@@ -2,16 +2,17 @@ import * as xstate from 'xstate';
 import { assign, createMachine, enqueueActions, log, raise, sendTo, setup } from 'xstate';
 import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import type { MachineState } from './fsm-engine.interface.js';
+import type { MachineState } from './machine-engine.interface.js';
 import type { McpMachineConfig } from './machine.interface.js';
-import { XStateFsmEngine } from './xstate-fsm.engine.js';
+import { XStateMachineEngine } from './xstate-machine.engine.js';
 
 // The design's running example.
 const invoiceConfig = invoiceMachine.config;
 
-const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) => new XStateFsmEngine(defineMachine(config), xstate);
+const engineFor = (config: McpMachineConfig | Parameters<typeof defineMachine>[0]) =>
+  new XStateMachineEngine(defineMachine(config), xstate);
 
-describe('XStateFsmEngine', () => {
+describe('XStateMachineEngine', () => {
   describe('on the invoice machine', () => {
     const engine = engineFor(invoiceConfig);
 

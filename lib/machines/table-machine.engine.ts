@@ -1,4 +1,4 @@
-import type { MachineEngine, MachineState, MachineStep } from './fsm-engine.interface.js';
+import type { MachineEngine, MachineState, MachineStep } from './machine-engine.interface.js';
 import {
   machineStateNameHasDot,
   machineStateNameIsJson,
@@ -30,7 +30,7 @@ const IGNORED: MachineStep = { status: 'ignored' };
  * throws at construction, naming what needs XState. The context is the config's
  * `context`; without actions, nothing ever changes it.
  */
-export class TableFsmEngine implements MachineEngine {
+export class TableMachineEngine implements MachineEngine {
   readonly kind = 'table';
   readonly machineId: string;
   private readonly states = new Map<string, TableState>();

@@ -2,9 +2,9 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { FsmCallRecord, type WorkflowCallOutcome } from './fsm-call-outcome.js';
+import { FsmCallRecord, type WorkflowCallOutcome } from './workflow-call-outcome.js';
 
-export type { WorkflowInstanceRef } from './fsm-call-outcome.js';
+export type { WorkflowInstanceRef } from './workflow-call-outcome.js';
 
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
@@ -121,10 +121,3 @@ export class WorkflowCall {
     recordOf = (call) => call.#record;
   }
 }
-
-/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
-export const FsmCall = WorkflowCall;
-/** @deprecated Use {@link WorkflowCall}; the old name goes in 0.4. */
-export type FsmCall = WorkflowCall;
-/** @deprecated Use {@link WorkflowCaller}; the old name goes in 0.4. */
-export type FsmCaller = WorkflowCaller;

@@ -17,6 +17,3 @@ export interface WorkflowTransitionRecord {
   /** ISO-8601 time of the transition. */
   at: string;
 }
-
-/** @deprecated Use {@link WorkflowTransitionRecord}; the old name goes in 0.4. */
-export type FsmTransitionRecord = WorkflowTransitionRecord;

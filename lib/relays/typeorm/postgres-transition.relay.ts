@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
 import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
 import { handReply, replyMessage } from '../relayed-reply.parse.js';
 import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
@@ -181,10 +181,3 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
     this.reconnect = setTimeout(retry, this.reconnectMs).unref();
   }
 }
-
-/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
-export const PostgresFsmTransitionRelay = PostgresTransitionRelay;
-/** @deprecated Use {@link PostgresTransitionRelay}; the old name goes in 0.4. */
-export type PostgresFsmTransitionRelay = PostgresTransitionRelay;
-/** @deprecated Use {@link PostgresTransitionRelayOptions}; the old name goes in 0.4. */
-export type PostgresFsmTransitionRelayOptions = PostgresTransitionRelayOptions;

@@ -1,4 +1,4 @@
-import type { WorkflowCall } from './fsm-call.js';
+import type { WorkflowCall } from './workflow-call.js';
 
 /**
  * What the gate tells of a call as it runs it, for telemetry: the claim and the commit are

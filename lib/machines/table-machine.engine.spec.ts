@@ -1,8 +1,8 @@
 import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import type { MachineStep } from './fsm-engine.interface.js';
+import type { MachineStep } from './machine-engine.interface.js';
 import type { McpMachineConfig, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
-import { TableFsmEngine } from './table-fsm.engine.js';
+import { TableMachineEngine } from './table-machine.engine.js';
 
 // The design's running example.
 const invoiceConfig = invoiceMachine.config;
@@ -13,7 +13,7 @@ const moved = (state: string, context?: Record<string, unknown>): MachineStep =>
 });
 const ignored: MachineStep = { status: 'ignored' };
 
-const table = (config: McpMachineConfig) => new TableFsmEngine(defineMachine(config));
+const table = (config: McpMachineConfig) => new TableMachineEngine(defineMachine(config));
 
 /** The invoice machine with `review` replaced, to check what the table refuses there. */
 const withReview = (review: McpStateNodeConfig): McpMachineConfig => ({
@@ -21,7 +21,7 @@ const withReview = (review: McpStateNodeConfig): McpMachineConfig => ({
   states: { ...invoiceConfig.states, review },
 });
 
-describe('TableFsmEngine', () => {
+describe('TableMachineEngine', () => {
   describe('on the invoice machine', () => {
     const engine = table(invoiceConfig);
     const step = (state: string, event: string) => engine.transition({ state }, event);

@@ -2,7 +2,7 @@ import * as xstate from 'xstate';
 import { createMachine } from 'xstate';
 import { invoiceMachine } from './billing-machines.fixture.js';
 import { defineMachine } from './define-machine.js';
-import { createFsmEngine } from './fsm-engine.factory.js';
+import { createMachineEngine } from './machine-engine.factory.js';
 import { loadXState, type XStateModule } from './xstate.loader.js';
 
 const nestedMachine = defineMachine({
@@ -48,27 +48,27 @@ describe('loadXState', () => {
   });
 });
 
-describe('createFsmEngine', () => {
+describe('createMachineEngine', () => {
   it('uses XState in auto mode when it is installed', () => {
-    const engine = createFsmEngine(nestedMachine, xstate);
+    const engine = createMachineEngine(nestedMachine, xstate);
     expect(engine.kind).toBe('xstate');
     expect(engine.initial()).toStrictEqual({ state: 'open.legal' });
   });
 
   it('uses the table when asked to, even with XState installed', () => {
-    expect(createFsmEngine(invoiceMachine, xstate, 'table').kind).toBe('table');
-    expect(() => createFsmEngine(nestedMachine, xstate, 'table')).toThrow('install xstate');
+    expect(createMachineEngine(invoiceMachine, xstate, 'table').kind).toBe('table');
+    expect(() => createMachineEngine(nestedMachine, xstate, 'table')).toThrow('install xstate');
   });
 
   it('refuses engine "xstate" without xstate', () => {
-    expect(() => createFsmEngine(invoiceMachine, undefined, 'xstate')).toThrow(
+    expect(() => createMachineEngine(invoiceMachine, undefined, 'xstate')).toThrow(
       'Machine "invoice": engine "xstate" was chosen, but xstate is not installed; install xstate (an optional peer) or choose engine "table" or "auto".',
     );
   });
 
   it('refuses a machine made with XState when xstate cannot be loaded', () => {
     const machine = defineMachine(createMachine({ id: 'door', initial: 'closed', states: { closed: {} } }));
-    expect(() => createFsmEngine(machine, undefined)).toThrow(
+    expect(() => createMachineEngine(machine, undefined)).toThrow(
       'Machine "door" was defined with an XState machine object, but nestjs-mcp-fsm could not load xstate; install xstate (an optional peer) where nestjs-mcp-fsm can import it.',
     );
   });
@@ -77,7 +77,7 @@ describe('createFsmEngine', () => {
     const absent = failWith('ERR_MODULE_NOT_FOUND', "Cannot find package 'xstate' imported from /app/dist/fsm/xstate.loader.js");
 
     it('runs a flat machine on the table', async () => {
-      const engine = createFsmEngine(invoiceMachine, await loadXState(absent));
+      const engine = createMachineEngine(invoiceMachine, await loadXState(absent));
       expect(engine.kind).toBe('table');
       expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual({ status: 'moved', next: { state: 'review' } });
       expect(engine.transition({ state: 'draft' }, 'APPROVE')).toStrictEqual({ status: 'ignored' });
@@ -85,10 +85,10 @@ describe('createFsmEngine', () => {
 
     it('fails on nested or guarded machines with a message naming xstate', async () => {
       const loaded = await loadXState(absent);
-      expect(() => createFsmEngine(nestedMachine, loaded)).toThrow(
+      expect(() => createMachineEngine(nestedMachine, loaded)).toThrow(
         'Machine "review": state "open" uses nested states; install xstate (an optional peer) to run it.',
       );
-      expect(() => createFsmEngine(guardedMachine, loaded)).toThrow(
+      expect(() => createMachineEngine(guardedMachine, loaded)).toThrow(
         'Machine "invoice": state "review" uses a guard on event "APPROVE"; install xstate (an optional peer) to run it.',
       );
     });

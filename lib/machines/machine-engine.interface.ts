@@ -70,10 +70,3 @@ export interface MachineEngine {
   /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean;
 }
-
-/** @deprecated Use {@link MachineEngine}; the old name goes in 0.4. */
-export type FsmEngine = MachineEngine;
-/** @deprecated Use {@link MachineState}; the old name goes in 0.4. */
-export type FsmMachineState = MachineState;
-/** @deprecated Use {@link MachineStep}; the old name goes in 0.4. */
-export type FsmStep = MachineStep;

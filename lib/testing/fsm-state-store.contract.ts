@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { storeHandleExists } from '../stores/stores.messages.js';
 import type { AtomicFsmStateStore, WorkflowClaimRequest, WorkflowClaimResult } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
-import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowLockRequest, TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import { isWorkflowStateReader, type WorkflowInstanceQuery, type WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
 

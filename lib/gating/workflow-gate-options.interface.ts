@@ -18,8 +18,3 @@ export interface WorkflowGateOptions {
 
 /** Injection token of the resolved {@link WorkflowGateOptions}. */
 export const WORKFLOW_GATE_OPTIONS = Symbol.for('nestjs-mcp-fsm:WorkflowGateOptions');
-
-/** @deprecated Use {@link WorkflowGateOptions}; the old name goes in 0.4. */
-export type FsmGateOptions = WorkflowGateOptions;
-/** @deprecated Use {@link WORKFLOW_GATE_OPTIONS}; the old name goes in 0.4. */
-export const FSM_GATE_OPTIONS = WORKFLOW_GATE_OPTIONS;

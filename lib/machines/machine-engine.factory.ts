@@ -1,8 +1,8 @@
-import type { MachineEngine } from './fsm-engine.interface.js';
+import type { MachineEngine } from './machine-engine.interface.js';
 import { xstateEngineUnavailable, xstateMachineWithoutXState } from './machines.messages.js';
 import type { McpMachine } from './machine.interface.js';
-import { TableFsmEngine } from './table-fsm.engine.js';
-import { XStateFsmEngine } from './xstate-fsm.engine.js';
+import { TableMachineEngine } from './table-machine.engine.js';
+import { XStateMachineEngine } from './xstate-machine.engine.js';
 import type { XStateModule } from './xstate.loader.js';
 
 /**
@@ -13,16 +13,16 @@ import type { XStateModule } from './xstate.loader.js';
  *   XState; `'table'` always uses the built-in table (flat machines only).
  * @throws when the chosen engine cannot run the machine.
  */
-export function createFsmEngine(
+export function createMachineEngine(
   machine: McpMachine,
   xstate: XStateModule | undefined,
   engine: 'auto' | 'xstate' | 'table' = 'auto',
 ): MachineEngine {
   if (engine === 'table') {
-    return new TableFsmEngine(machine);
+    return new TableMachineEngine(machine);
   }
   if (xstate) {
-    return new XStateFsmEngine(machine, xstate);
+    return new XStateMachineEngine(machine, xstate);
   }
   if (engine === 'xstate') {
     throw new Error(xstateEngineUnavailable(machine.id));
@@ -30,5 +30,5 @@ export function createFsmEngine(
   if (machine.xstateMachine) {
     throw new Error(xstateMachineWithoutXState(machine.id));
   }
-  return new TableFsmEngine(machine);
+  return new TableMachineEngine(machine);
 }

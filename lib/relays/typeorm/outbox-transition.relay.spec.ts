@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { storeInvalidTableName, storeUnsupportedDatabase } from '../../stores/stores.messages.js';
 import { createOutboxMigration } from './fsm-outbox.migration.js';
-import { OutboxTransitionRelay } from './outbox-fsm-transition.relay.js';
+import { OutboxTransitionRelay } from './outbox-transition.relay.js';
 import { outboxInvalidOption } from './relays.messages.js';
 
 const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:' });

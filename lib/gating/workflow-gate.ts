@@ -2,23 +2,23 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, ty
 import { randomUUID } from 'node:crypto';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { McpToolBinding } from '../registry/mcp-tool-definition.interface.js';
-import type { MachineEngine, MachineState } from '../machines/fsm-engine.interface.js';
+import type { MachineEngine, MachineState } from '../machines/machine-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
 import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/fsm-instance-owner.js';
+import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { WorkflowTransitionRecord } from '../stores/fsm-transition-record.interface.js';
-import { WorkflowCall, recordOf } from './fsm-call.js';
-import type { WorkflowInstanceRef } from './fsm-call-outcome.js';
-import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
-import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './fsm-gate-observer.interface.js';
-import { isWellFormedHandle, mintHandle } from './fsm-handle.js';
-import { WorkflowRefusal } from './fsm-refusal.error.js';
-import { WorkflowRefusals } from './fsm-refusals.js';
-import { WorkflowTransitionBus } from '../relays/fsm-transition.bus.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import { WorkflowCall, recordOf } from './workflow-call.js';
+import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
+import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+import { isWellFormedHandle, mintHandle } from './workflow-handle.js';
+import { WorkflowRefusal } from './workflow-refusal.error.js';
+import { WorkflowRefusals } from './workflow-refusals.js';
+import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import * as messages from './gating.messages.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import { buildCallResult } from '../results/call-result.builder.js';
@@ -504,8 +504,3 @@ export class WorkflowGate implements NestInterceptor {
     return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }
 }
-
-/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
-export const FsmGate = WorkflowGate;
-/** @deprecated Use {@link WorkflowGate}; the old name goes in 0.4. */
-export type FsmGate = WorkflowGate;

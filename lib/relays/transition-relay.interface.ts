@@ -36,8 +36,3 @@ export interface TransitionRelay {
   /** Whether it carries transitions now (synchronous: what it knows of its connection). Optional: without it, health checks cannot tell. */
   health?(): TransitionRelayHealth;
 }
-
-/** @deprecated Use {@link TransitionRelay}; the old name goes in 0.4. */
-export type FsmTransitionRelay = TransitionRelay;
-/** @deprecated Use {@link RelayedTransition}; the old name goes in 0.4. */
-export type FsmRelayedTransition = RelayedTransition;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { WorkflowSweepRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './fsm-gate-options.interface.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import * as messages from './gating.messages.js';
 
 /** The most store calls one sweep makes, so a backlog is worked off over several sweeps. */
@@ -16,7 +16,7 @@ const MAX_BATCHES_PER_SWEEP = 20;
  * never deleted. A failed sweep is logged and tried again at the next interval.
  */
 @Injectable()
-export class FsmRetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WorkflowRetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpRetention');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;

@@ -46,12 +46,3 @@ export class WorkflowRefusal extends IntrinsicException {
     this.name = 'WorkflowRefusal';
   }
 }
-
-/** @deprecated Use {@link WorkflowRefusal}; the old name goes in 0.4. */
-export const FsmRefusal = WorkflowRefusal;
-/** @deprecated Use {@link WorkflowRefusal}; the old name goes in 0.4. */
-export type FsmRefusal = WorkflowRefusal;
-/** @deprecated Use {@link WorkflowRefusalCode}; the old name goes in 0.4. */
-export type FsmRefusalCode = WorkflowRefusalCode;
-/** @deprecated Use {@link WorkflowRefusalData}; the old name goes in 0.4. */
-export type FsmRefusalData = WorkflowRefusalData;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
-import type { RelayedTransition, TransitionRelay } from './fsm-transition-relay.interface.js';
+import type { RelayedTransition, TransitionRelay } from './transition-relay.interface.js';
 
 /** Injection token of the optional {@link TransitionRelay} (the module option `transitionRelay`). */
 export const TRANSITION_RELAY = Symbol.for('nestjs-mcp-fsm:TransitionRelay');
@@ -74,12 +74,3 @@ export class WorkflowTransitionBus implements OnModuleInit, OnApplicationShutdow
     }
   }
 }
-
-/** @deprecated Use {@link WorkflowTransitionBus}; the old name goes in 0.4. */
-export const FsmTransitionBus = WorkflowTransitionBus;
-/** @deprecated Use {@link WorkflowTransitionBus}; the old name goes in 0.4. */
-export type FsmTransitionBus = WorkflowTransitionBus;
-/** @deprecated Use {@link WorkflowTransitionEvent}; the old name goes in 0.4. */
-export type FsmTransitionEvent = WorkflowTransitionEvent;
-/** @deprecated Use {@link TRANSITION_RELAY}; the old name goes in 0.4. */
-export const FSM_TRANSITION_RELAY = TRANSITION_RELAY;
