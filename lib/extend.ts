@@ -6,17 +6,37 @@
  */
 export { WorkflowGate } from './gating/workflow-gate.js';
 export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
-export { WorkflowCall, type MutableToolContext, type WorkflowCaller } from './gating/workflow-call.js';
-export type { WorkflowCallOutcome, WorkflowInstanceRef } from './gating/workflow-call-outcome.js';
+export { WorkflowCall, type MutableToolContext, type WorkflowCaller, type WorkflowRequest } from './gating/workflow-call.js';
+export type {
+  McpCallResult,
+  WorkflowAdmission,
+  WorkflowCallOutcome,
+  WorkflowDecision,
+  WorkflowHold,
+  WorkflowInstanceRef,
+  WorkflowSettlement,
+  WorkflowStored,
+} from './gating/workflow-call-outcome.js';
 export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.error.js';
 export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
-export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY } from './gating/confirmation.step.js';
+export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';
 export { McpToolRegistry } from './registry/mcp-tool.registry.js';
-export type { McpToolBinding, McpToolDefinition, McpToolStart } from './registry/mcp-tool-definition.interface.js';
+export type { McpToolDefinition } from './registry/mcp-tool-definition.interface.js';
+export type {
+  McpBoundRole,
+  McpGatedRole,
+  McpHandlerRole,
+  McpReadRole,
+  McpStartRole,
+  McpStateRole,
+  McpToolConfirmation,
+  McpTransitionRole,
+  McpUngatedRole,
+} from './registry/mcp-handler-role.js';
 export { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 export { WorkflowTransitionBus, type WorkflowTransitionEvent } from './relays/workflow-transition.bus.js';
 export type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from './relays/transition-relay.interface.js';

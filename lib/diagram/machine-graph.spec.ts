@@ -68,11 +68,11 @@ describe('toolsByEdge', () => {
   it('names the tools that fire each transition, including a parent transition fired from a child', () => {
     const root = machineGraph(defineMachine(claimConfig));
     const firing = toolsByEdge(root, 'claim', [
-      { name: 'claim.submit', binding: { machine: 'claim', states: ['draft'], transition: 'SUBMIT' } },
-      { name: 'claim.sign', binding: { machine: 'claim', states: ['review'], transition: 'SIGN' } },
+      { name: 'claim.submit', role: { kind: 'transition', machine: 'claim', states: ['draft'], event: 'SUBMIT' } },
+      { name: 'claim.sign', role: { kind: 'transition', machine: 'claim', states: ['review'], event: 'SIGN' } },
       // In review.legal, legal's own ESCALATE hides review's.
-      { name: 'claim.escalate', binding: { machine: 'claim', states: ['review.legal'], transition: 'ESCALATE' } },
-      { name: 'other.submit', binding: { machine: 'other', states: ['draft'], transition: 'SUBMIT' } },
+      { name: 'claim.escalate', role: { kind: 'transition', machine: 'claim', states: ['review.legal'], event: 'ESCALATE' } },
+      { name: 'other.submit', role: { kind: 'transition', machine: 'other', states: ['draft'], event: 'SUBMIT' } },
     ]);
     const named = graphNodes(root).flatMap((node) =>
       node.edges

@@ -5,8 +5,10 @@
 export interface McpMermaidTool {
   /** The tool name, shown on the transitions the tool fires. */
   name: string;
-  /** A bound tool: callable in `states` (and their descendants); a successful call sends `transition`. */
-  binding?: { machine: string; states: readonly string[]; transition?: string };
-  /** A start tool: it creates an instance in the initial state and sends `transition` there. */
-  start?: { machine: string; transition?: string };
+  /**
+   * Its part in a workflow: `'transition'`, callable in `states` (and their descendants), sends
+   * `event` after a successful call; `'start'` creates an instance in the initial state and
+   * sends `event` there. A tool of any other kind fires nothing.
+   */
+  role: { readonly kind: string; readonly machine?: string; readonly states?: readonly string[]; readonly event?: string };
 }

@@ -14,18 +14,18 @@ const diagram = (...rows: string[]): string => `${rows.join('\n')}\n`;
 
 // The tools of the running example, as the registry describes them.
 const invoiceTools: McpMermaidTool[] = [
-  { name: 'invoice.submit', binding: { machine: 'invoice', states: ['draft'], transition: 'SUBMIT' } },
-  { name: 'invoice.approve', binding: { machine: 'invoice', states: ['review'], transition: 'APPROVE' } },
-  { name: 'invoice.reject', binding: { machine: 'invoice', states: ['review'], transition: 'REJECT' } },
-  { name: 'invoice.discharge', binding: { machine: 'invoice', states: ['approved'], transition: 'DISCHARGE' } },
-  { name: 'invoice.status' },
+  { name: 'invoice.submit', role: { kind: 'transition', machine: 'invoice', states: ['draft'], event: 'SUBMIT' } },
+  { name: 'invoice.approve', role: { kind: 'transition', machine: 'invoice', states: ['review'], event: 'APPROVE' } },
+  { name: 'invoice.reject', role: { kind: 'transition', machine: 'invoice', states: ['review'], event: 'REJECT' } },
+  { name: 'invoice.discharge', role: { kind: 'transition', machine: 'invoice', states: ['approved'], event: 'DISCHARGE' } },
+  { name: 'invoice.status', role: { kind: 'read', machine: 'invoice' } },
 ];
 const paymentTools: McpMermaidTool[] = [
-  { name: 'payment.authorize', start: { machine: 'payment', transition: 'AUTHORIZE' } },
-  { name: 'payment.capture', binding: { machine: 'payment', states: ['authorized'], transition: 'CAPTURE' } },
-  { name: 'payment.void', binding: { machine: 'payment', states: ['authorized'], transition: 'VOID' } },
-  { name: 'payment.refund', binding: { machine: 'payment', states: ['captured', 'partially_refunded'], transition: 'REFUND' } },
-  { name: 'payment.status' },
+  { name: 'payment.authorize', role: { kind: 'start', machine: 'payment', event: 'AUTHORIZE' } },
+  { name: 'payment.capture', role: { kind: 'transition', machine: 'payment', states: ['authorized'], event: 'CAPTURE' } },
+  { name: 'payment.void', role: { kind: 'transition', machine: 'payment', states: ['authorized'], event: 'VOID' } },
+  { name: 'payment.refund', role: { kind: 'transition', machine: 'payment', states: ['captured', 'partially_refunded'], event: 'REFUND' } },
+  { name: 'payment.status', role: { kind: 'read', machine: 'payment' } },
 ];
 const billingTools = [...invoiceTools, ...paymentTools];
 
@@ -51,16 +51,16 @@ const claimConfig: McpMachineConfig = {
   },
 };
 const claimTools: McpMermaidTool[] = [
-  { name: 'claim.submit', binding: { machine: 'claim', states: ['draft'], transition: 'SUBMIT' } },
+  { name: 'claim.submit', role: { kind: 'transition', machine: 'claim', states: ['draft'], event: 'SUBMIT' } },
   // Bound to the parent: fires the SIGN transitions its children declare.
-  { name: 'claim.sign', binding: { machine: 'claim', states: ['review'], transition: 'SIGN' } },
+  { name: 'claim.sign', role: { kind: 'transition', machine: 'claim', states: ['review'], event: 'SIGN' } },
   // Bound to the children: fires the WITHDRAW transition their parent declares.
-  { name: 'claim.withdraw', binding: { machine: 'claim', states: ['review.legal', 'review.finance'], transition: 'WITHDRAW' } },
+  { name: 'claim.withdraw', role: { kind: 'transition', machine: 'claim', states: ['review.legal', 'review.finance'], event: 'WITHDRAW' } },
   // In review.legal, legal's own ESCALATE hides review's; in review.finance, review's fires.
-  { name: 'claim.escalate', binding: { machine: 'claim', states: ['review.legal'], transition: 'ESCALATE' } },
-  { name: 'claim.reroute', binding: { machine: 'claim', states: ['review.finance'], transition: 'ESCALATE' } },
-  { name: 'claim.pay', binding: { machine: 'claim', states: ['approved'], transition: 'PAY' } },
-  { name: 'invoice.submit', binding: { machine: 'invoice', states: ['draft'], transition: 'SUBMIT' } },
+  { name: 'claim.escalate', role: { kind: 'transition', machine: 'claim', states: ['review.legal'], event: 'ESCALATE' } },
+  { name: 'claim.reroute', role: { kind: 'transition', machine: 'claim', states: ['review.finance'], event: 'ESCALATE' } },
+  { name: 'claim.pay', role: { kind: 'transition', machine: 'claim', states: ['approved'], event: 'PAY' } },
+  { name: 'invoice.submit', role: { kind: 'transition', machine: 'invoice', states: ['draft'], event: 'SUBMIT' } },
 ];
 
 /** A parallel state with a transition across its regions and a region without children. */
@@ -92,9 +92,9 @@ const orderConfig: McpMachineConfig = {
 };
 const orderTools: McpMermaidTool[] = [
   // The event reaches every active region: the billing region's SHIP fires too.
-  { name: 'order.ship', binding: { machine: 'order', states: ['fulfilment.shipping.packing'], transition: 'SHIP' } },
-  { name: 'order.pay', binding: { machine: 'order', states: ['fulfilment.billing'], transition: 'PAY' } },
-  { name: 'order.cancel', binding: { machine: 'order', states: ['fulfilment.audit'], transition: 'CANCEL' } },
+  { name: 'order.ship', role: { kind: 'transition', machine: 'order', states: ['fulfilment.shipping.packing'], event: 'SHIP' } },
+  { name: 'order.pay', role: { kind: 'transition', machine: 'order', states: ['fulfilment.billing'], event: 'PAY' } },
+  { name: 'order.cancel', role: { kind: 'transition', machine: 'order', states: ['fulfilment.audit'], event: 'CANCEL' } },
 ];
 
 /** A parallel machine with a transition of its own: drawn as one composite state. */
@@ -109,7 +109,7 @@ const lightRoot: Omit<McpMachineConfig, 'initial'> = {
 };
 // A parallel root has no initial state, which `McpMachineConfig` (written for compound roots) requires.
 const lightConfig = lightRoot as McpMachineConfig;
-const lightTools: McpMermaidTool[] = [{ name: 'light.start', start: { machine: 'light', transition: 'TOGGLE' } }];
+const lightTools: McpMermaidTool[] = [{ name: 'light.start', role: { kind: 'start', machine: 'light', event: 'TOGGLE' } }];
 
 /** A transition that targets the machine itself: drawn as one composite state. */
 const kioskConfig: McpMachineConfig = {

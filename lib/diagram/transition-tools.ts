@@ -11,7 +11,7 @@ interface BoundTool {
 
 /** The start tools of machine `machineId`, in the order given. */
 export function startToolsOf(machineId: string, tools: readonly McpMermaidTool[]): McpMermaidTool[] {
-  return tools.filter(({ start }) => start?.machine === machineId);
+  return tools.filter(({ role }) => role.kind === 'start' && role.machine === machineId);
 }
 
 /**
@@ -36,7 +36,7 @@ export function toolsByEdge(root: DiagramNode, machineId: string, tools: readonl
         }
       }
       for (const tool of startTools) {
-        const event = tool.start?.transition;
+        const { event } = tool.role;
         if (event !== undefined && matchesEventDescriptor(event, edge.event) && leaves.some((leaf) => reaches(leaf, source, event))) {
           names.add(tool.name);
         }
@@ -51,12 +51,12 @@ export function toolsByEdge(root: DiagramNode, machineId: string, tools: readonl
 
 function boundTools(root: DiagramNode, machineId: string, tools: readonly McpMermaidTool[]): BoundTool[] {
   const bound: BoundTool[] = [];
-  for (const { name, binding } of tools) {
-    if (binding?.machine !== machineId || binding.transition === undefined) {
+  for (const { name, role } of tools) {
+    if (role.kind !== 'transition' || role.machine !== machineId || role.event === undefined) {
       continue;
     }
-    const states = binding.states.map((path) => nodeAt(root, path)).filter((node) => node !== undefined);
-    bound.push({ name, event: binding.transition, states });
+    const states = (role.states ?? []).map((path) => nodeAt(root, path)).filter((node) => node !== undefined);
+    bound.push({ name, event: role.event, states });
   }
   return bound;
 }

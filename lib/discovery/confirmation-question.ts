@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpConfirmMetadata } from '../decorators/confirm.decorator.js';
-import type { McpToolConfirmation } from '../registry/mcp-tool-definition.interface.js';
+import type { McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import * as messages from './discovery.messages.js';
 
 /** The JSON Schema types an elicitation form field may have. */

@@ -5,6 +5,7 @@ import { WorkflowCall } from '../gating/workflow-call.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
 import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from '../nest-internals.js';
+import type { McpHandlerRole } from '../registry/mcp-handler-role.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';
 import * as messages from './discovery.messages.js';
 import { gatedCallParameter, type GatedCallParameter } from './gated-call.parameter.js';
@@ -69,11 +70,12 @@ export class McpInvokerFactory {
     @Inject(MCP_DISCOVERY_OPTIONS) private readonly options: McpDiscoveryOptions,
   ) {}
 
-  create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, gated: boolean): McpToolInvoker {
+  /** The invoker of the method at `site`, whose part in a workflow is `role` (an ungated method's pipeline never enters the gate). */
+  create({ wrapper, metatype, methodName, method, source }: McpHandlerSite, role: McpHandlerRole): McpToolInvoker {
     const intercepted = this.enhancers.intercepts(metatype, method);
     const input = pipedInput(metatype, methodName);
     // A gated method's stand-in finds its call among its parameters.
-    const parameter = gated ? gatedCallParameter(metatype, methodName, source) : undefined;
+    const parameter = role.kind === 'ungated' ? undefined : gatedCallParameter(metatype, methodName, source);
     const callback = !parameter
       ? method
       : intercepted

@@ -7,19 +7,29 @@ import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from 
 import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { McpHandlerKind, McpToolBinding, McpToolConfirmation, McpToolStart } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerKind } from '../registry/mcp-tool-definition.interface.js';
+import {
+  isStateRole,
+  type McpHandlerRole,
+  type McpStartRole,
+  type McpStateRole,
+  type McpToolConfirmation,
+} from '../registry/mcp-handler-role.js';
 import { confirmationQuestion } from './confirmation-question.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-/** A handler's part in a workflow, from `@McpBindState`, `@McpStartWorkflow` and its class's `@McpWorkflow`. */
+/** A bound or started part of a workflow, as the decorators declare it, before the arguments are known. */
+type DeclaredRole = McpStateRole | McpStartRole;
+
+/** A handler's part in a workflow, from `@McpBindState`, `@McpStartWorkflow` and its class's `@McpWorkflow`, and the arguments it takes. */
 export interface McpWorkflowRole {
   workflow?: string;
-  binding?: McpToolBinding;
-  start?: McpToolStart;
-  confirmation?: McpToolConfirmation;
+  role: McpHandlerRole;
+  /** The handler's schema, with the handle argument of a handle-keyed bound role added when it was missing. */
+  inputSchema: ZodObject;
 }
 
 const DECORATOR: Record<McpHandlerKind, string> = { tool: '@McpTool', prompt: '@McpPrompt', resource: '@McpResource' };
@@ -39,36 +49,28 @@ export class McpWorkflowRoles {
     @Inject(WORKFLOW_CONFIRMATION_OPTIONS) private readonly confirmations: WorkflowConfirmationOptions,
   ) {}
 
-  /** The method's role; prompts and resources may be bound to states, but neither start an instance nor fire a transition. */
-  resolve(kind: McpHandlerKind, source: string, metatype: Function, method: Method): McpWorkflowRole {
+  /**
+   * The method's role, for a handler whose arguments `schema` declares; prompts and resources
+   * may be bound to states, but neither start an instance nor fire a transition. An unbound
+   * handler of a workflow class reads its instance when the machine is session-keyed, or when
+   * it takes the handle argument of a handle-keyed one.
+   */
+  resolve(kind: McpHandlerKind, source: string, metatype: Function, method: Method, schema: ZodObject): McpWorkflowRole {
     const classMachine = this.accessor.getWorkflow(metatype);
     const binding = this.resolveBinding(source, method, classMachine);
     const start = this.resolveStart(source, method, classMachine);
     if (binding && start) {
       throw new Error(messages.bindAndStartTogether(source));
     }
-    if (kind !== 'tool' && (start || binding?.transition)) {
+    const declared: DeclaredRole | undefined = binding ?? start;
+    if (kind !== 'tool' && declared && declared.kind !== 'bound') {
       throw new Error(messages.onlyToolsMove(source, DECORATOR[kind]));
     }
-    const workflow = binding?.machine ?? start?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
-    const confirmation = this.resolveConfirmation(source, method, binding);
-    return { workflow, binding, start, ...(confirmation ? { confirmation } : {}) };
-  }
-
-  /** `@McpConfirm` of a tool bound to states with an event, of the binding's machine. */
-  private resolveConfirmation(source: string, method: Method, binding: McpToolBinding | undefined): McpToolConfirmation | undefined {
-    const meta = this.accessor.getConfirmation(method);
-    if (!meta) {
-      return undefined;
-    }
-    if (!binding?.transition) {
-      throw new Error(messages.confirmNeedsTransition(source));
-    }
-    const machine = this.requireMachineId(source, '@McpConfirm', meta.machine, '@McpConfirm');
-    if (machine !== binding.machine) {
-      throw new Error(messages.confirmOtherMachine(source, machine, binding.machine));
-    }
-    return confirmationQuestion(source, meta, this.confirmations.timeoutMs);
+    const confirmation = this.resolveConfirmation(source, method, declared);
+    const role = declared?.kind === 'transition' && confirmation ? { ...declared, confirmation } : declared;
+    const workflow = declared?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
+    const inputSchema = role && isStateRole(role) ? this.withHandleArgument(schema, role.machine) : schema;
+    return { workflow, role: role ?? this.unbound(workflow, inputSchema), inputSchema };
   }
 
   /** The machine's handle argument key, when `machine` is handle-keyed. */
@@ -76,28 +78,41 @@ export class McpWorkflowRoles {
     return machine === undefined ? undefined : this.machines.machine(machine).stateHandleKey;
   }
 
-  /** `schema`, with the handle argument of a handle-keyed binding added when it is missing. */
-  withHandleArgument(schema: ZodObject, binding?: McpToolBinding): ZodObject {
-    const key = this.handleKey(binding?.machine);
-    if (!binding || !key || key in schema.shape) {
-      return schema;
-    }
-    return schema.extend({ [key]: z.string().describe(messages.handleArgumentDescription(binding.machine)) });
-  }
-
-  /**
-   * The machine an unbound handler of a workflow class reads: a session-keyed machine always
-   * (its session's instance), a handle-keyed one when the handler takes the handle argument.
-   */
-  readsMachine(role: McpWorkflowRole, inputSchema: ZodObject): string | undefined {
-    if (role.binding || role.start || !role.workflow) {
+  /** `@McpConfirm` of a tool bound to states with an event, of the binding's machine. */
+  private resolveConfirmation(source: string, method: Method, declared: DeclaredRole | undefined): McpToolConfirmation | undefined {
+    const meta = this.accessor.getConfirmation(method);
+    if (!meta) {
       return undefined;
     }
-    const key = this.handleKey(role.workflow);
-    return !key || key in inputSchema.shape ? role.workflow : undefined;
+    if (declared?.kind !== 'transition') {
+      throw new Error(messages.confirmNeedsTransition(source));
+    }
+    const machine = this.requireMachineId(source, '@McpConfirm', meta.machine, '@McpConfirm');
+    if (machine !== declared.machine) {
+      throw new Error(messages.confirmOtherMachine(source, machine, declared.machine));
+    }
+    return confirmationQuestion(source, meta, this.confirmations.timeoutMs);
   }
 
-  private resolveBinding(source: string, method: Method, classMachine?: McpMachineRef): McpToolBinding | undefined {
+  /** `schema`, with the handle argument of a handle-keyed `machine` added when it is missing. */
+  private withHandleArgument(schema: ZodObject, machine: string): ZodObject {
+    const key = this.handleKey(machine);
+    if (!key || key in schema.shape) {
+      return schema;
+    }
+    return schema.extend({ [key]: z.string().describe(messages.handleArgumentDescription(machine)) });
+  }
+
+  /** The role of a handler without binding or start: it reads its class's instance when it can name it, else nothing gates it. */
+  private unbound(workflow: string | undefined, inputSchema: ZodObject): McpHandlerRole {
+    if (workflow === undefined) {
+      return { kind: 'ungated' };
+    }
+    const key = this.handleKey(workflow);
+    return !key || key in inputSchema.shape ? { kind: 'read', machine: workflow } : { kind: 'ungated' };
+  }
+
+  private resolveBinding(source: string, method: Method, classMachine?: McpMachineRef): McpStateRole | undefined {
     const meta = this.accessor.getBinding(method);
     if (!meta) {
       return undefined;
@@ -118,15 +133,13 @@ export class McpWorkflowRoles {
     if (meta.transition !== undefined) {
       this.assertAcceptedFrom(source, decorator, machine, meta.states, meta.transition);
     }
-    return {
-      machine,
-      states: meta.states,
-      transition: meta.transition,
-      transactional: this.transactional(source, decorator, meta.transactional),
-    };
+    const transactional = this.transactional(source, decorator, meta.transactional);
+    return meta.transition === undefined
+      ? { kind: 'bound', machine, states: meta.states }
+      : { kind: 'transition', machine, states: meta.states, event: meta.transition, transactional };
   }
 
-  private resolveStart(source: string, method: Method, classMachine?: McpMachineRef): McpToolStart | undefined {
+  private resolveStart(source: string, method: Method, classMachine?: McpMachineRef): McpStartRole | undefined {
     const meta = this.accessor.getStart(method);
     if (!meta) {
       return undefined;
@@ -142,7 +155,7 @@ export class McpWorkflowRoles {
       this.assertAcceptedAtStart(source, decorator, machine, meta.transition);
     }
     const transactional = this.transactional(source, decorator, meta.transactional);
-    return { machine, handleKey, transition: meta.transition, transactional };
+    return { kind: 'start', machine, handleKey, event: meta.transition, transactional };
   }
 
   private transactional(source: string, decorator: string, requested?: boolean): boolean {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { z, type ZodObject } from 'zod';
+import { z } from 'zod';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
@@ -13,11 +13,12 @@ import type { McpResourceDefinition } from '../registry/mcp-resource-definition.
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import { isStateRole } from '../registry/mcp-handler-role.js';
 import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpServerScope } from './mcp-server-scope.js';
-import { McpWorkflowRoles } from './mcp-workflow-roles.js';
+import { McpWorkflowRoles, type McpWorkflowRole } from './mcp-workflow-roles.js';
 import { WorkflowResourcesFactory } from './workflow-resources.factory.js';
 
 type Method = (...args: unknown[]) => unknown;
@@ -83,7 +84,7 @@ export class McpExplorer implements OnModuleInit {
 
   /** A handle-keyed machine without a start tool boots, but nothing can create its instances. */
   private warnUnstartable(tools: readonly McpToolDefinition[]): void {
-    const started = new Set(tools.map((tool) => tool.start?.machine));
+    const started = new Set(tools.map(({ role }) => role.kind === 'start' && role.machine));
     for (const id of this.machines.ids()) {
       const key = this.machines.machine(id).stateHandleKey;
       if (key && !started.has(id)) {
@@ -128,15 +129,12 @@ export class McpExplorer implements OnModuleInit {
     if (!TOOL_NAME.test(options.name)) {
       throw new Error(messages.toolNameInvalid(source, options.name));
     }
-    const role = this.roles.resolve('tool', source, site.metatype, site.method);
     const schema = options.inputSchema ?? z.object({});
     if (!(schema instanceof z.ZodObject)) {
       throw new Error(messages.inputSchemaNotObject(source));
     }
-    const inputSchema = this.roles.withHandleArgument(schema, role.binding);
-    const outputSchema = this.toolOutputSchema(source, options, role.start?.handleKey);
-    const reads = this.roles.readsMachine(role, inputSchema);
-    const gated = Boolean(role.binding || role.start || reads);
+    const { workflow, role, inputSchema } = this.roles.resolve('tool', source, site.metatype, site.method, schema);
+    const outputSchema = this.toolOutputSchema(source, options, role.kind === 'start' ? role.handleKey : undefined);
     return {
       kind: 'tool',
       name: options.name,
@@ -148,12 +146,11 @@ export class McpExplorer implements OnModuleInit {
       outputSchema,
       inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,
       outputJsonSchema: outputSchema ? (z.toJSONSchema(outputSchema, { io: 'output' }) as Record<string, unknown>) : undefined,
-      ...role,
+      workflow,
+      role,
       access: this.access(site),
-      reads,
-      gated,
       source,
-      invoke: this.invokers.create(site, gated),
+      invoke: this.invokers.create(site, role),
     };
   }
 
@@ -162,12 +159,12 @@ export class McpExplorer implements OnModuleInit {
     if (!options.name) {
       throw new Error(messages.needsName(source, '@McpPrompt'));
     }
-    const role = this.roles.resolve('prompt', source, site.metatype, site.method);
     const schema = options.argsSchema ?? z.object({});
     if (!(schema instanceof z.ZodObject)) {
       throw new Error(messages.inputSchemaNotObject(source));
     }
-    const inputSchema = this.roles.withHandleArgument(schema, role.binding);
+    const resolved = this.roles.resolve('prompt', source, site.metatype, site.method, schema);
+    const { inputSchema } = resolved;
     for (const [name, field] of Object.entries(inputSchema.shape)) {
       if (!takesString(field as z.ZodType)) {
         throw new Error(messages.promptArgumentNotString(source, name));
@@ -184,7 +181,7 @@ export class McpExplorer implements OnModuleInit {
         required: !(field as z.ZodType).safeParse(undefined).success,
       })),
       completers: options.complete ?? {},
-      ...this.gatedParts(site, role, inputSchema),
+      ...this.gatedParts(site, resolved),
     };
   }
 
@@ -199,14 +196,15 @@ export class McpExplorer implements OnModuleInit {
       throw new Error(messages.resourceNeedsOneUri(source));
     }
     const template = uriTemplate === undefined ? undefined : this.parseTemplate(source, uriTemplate);
-    const role = this.roles.resolve('resource', source, site.metatype, site.method);
     const variables = template?.variableNames ?? [];
-    const handleKey = this.roles.handleKey(role.binding?.machine);
-    if (handleKey && !variables.includes(handleKey)) {
-      throw new Error(messages.resourceNeedsHandleVariable(source, role.binding!.machine, handleKey));
-    }
     const argsSchema = 'argsSchema' in options ? options.argsSchema : undefined;
-    const inputSchema = argsSchema ?? z.object(Object.fromEntries(variables.map((name) => [name, z.string()])));
+    const schema = argsSchema ?? z.object(Object.fromEntries(variables.map((name) => [name, z.string()])));
+    const resolved = this.roles.resolve('resource', source, site.metatype, site.method, schema);
+    const { role } = resolved;
+    const handleKey = isStateRole(role) ? this.roles.handleKey(role.machine) : undefined;
+    if (isStateRole(role) && handleKey && !variables.includes(handleKey)) {
+      throw new Error(messages.resourceNeedsHandleVariable(source, role.machine, handleKey));
+    }
     return {
       kind: 'resource',
       name: options.name,
@@ -216,22 +214,19 @@ export class McpExplorer implements OnModuleInit {
       uri,
       template,
       completers: ('complete' in options ? options.complete : undefined) ?? {},
-      ...this.gatedParts(site, role, inputSchema),
+      ...this.gatedParts(site, resolved),
     };
   }
 
   /** The fields of a prompt or resource that the gate reads. */
-  private gatedParts(site: McpHandlerSite, role: ReturnType<McpWorkflowRoles['resolve']>, inputSchema: ZodObject) {
-    const reads = this.roles.readsMachine(role, inputSchema);
-    const gated = Boolean(role.binding || reads);
+  private gatedParts(site: McpHandlerSite, { workflow, role, inputSchema }: McpWorkflowRole) {
     return {
-      ...role,
+      workflow,
+      role,
       access: this.access(site),
       inputSchema,
-      reads,
-      gated,
       source: site.source,
-      invoke: this.invokers.create(site, gated),
+      invoke: this.invokers.create(site, role),
     } satisfies Partial<McpHandlerDefinition>;
   }
 

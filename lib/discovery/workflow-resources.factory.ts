@@ -43,7 +43,7 @@ export class WorkflowResourcesFactory {
       uri: `workflow://${machine}/diagram`,
       completers: {},
       inputSchema: z.object({}),
-      gated: false,
+      role: { kind: 'ungated' },
       source: `workflowResources(${machine})`,
       invoke: async ([, , call]) =>
         toMermaid(this.machines.machine(machine), { tools: this.tools.allUsableBy((call as WorkflowCall).caller.grants) }),
@@ -63,24 +63,23 @@ export class WorkflowResourcesFactory {
       completers: {},
       inputSchema: handleKey ? z.object({ [handleKey]: z.string() }) : z.object({}),
       workflow: machine,
-      reads: machine,
-      gated: true,
+      role: { kind: 'read', machine },
       source: `workflowResources(${machine})`,
-      invoke: ([, , call]) => this.gate.handle(call as WorkflowCall, () => this.describe(call as WorkflowCall)),
+      invoke: ([, , call]) =>
+        this.gate.handle(call as WorkflowCall, ({ snapshot }) => this.describe(machine, call as WorkflowCall, snapshot.state)),
     };
   }
 
-  /** The admitted instance as the resource shows it. */
-  private describe(call: WorkflowCall) {
-    const { machine, handle, state, workflowContext } = call.context;
-    const stored = call.outcome.admitted!.state;
+  /** The instance as the call was admitted on it (`stored`: its state as the store holds it), as the resource shows it. */
+  private describe(machine: string, call: WorkflowCall, stored: string) {
+    const { handle, state, workflowContext } = call.context;
     return {
       machine,
       handle,
       state,
       context: workflowContext ?? null,
-      allowedTools: this.tools.usableBy(this.tools.allowedNames(machine!, stored), call.caller.grants),
-      diagram: toMermaid(this.machines.machine(machine!), { tools: this.tools.allUsableBy(call.caller.grants), highlight: stored }),
+      allowedTools: this.tools.usableBy(this.tools.allowedNames(machine, stored), call.caller.grants),
+      diagram: toMermaid(this.machines.machine(machine), { tools: this.tools.allUsableBy(call.caller.grants), highlight: stored }),
     };
   }
 }

@@ -2,14 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ElicitResultSchema, ErrorCode, McpError, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatIssues } from '../client-input/client-input.echo.js';
-import type { McpToolConfirmation } from '../registry/mcp-tool-definition.interface.js';
+import type { McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import { McpInputRequired } from '../results/input-required.result.js';
 import { McpPendingRequestsError } from '../transports/pending-requests.error.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
-import { recordOf, type WorkflowCall } from './workflow-call.js';
+import type { WorkflowCall } from './workflow-call.js';
 import { WorkflowRefusal } from './workflow-refusal.error.js';
-import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
+import type { WorkflowAdmission, WorkflowInstanceRef } from './workflow-call-outcome.js';
 import { WorkflowRefusals } from './workflow-refusals.js';
 import * as messages from './gating.messages.js';
 
@@ -25,6 +25,15 @@ interface ConfirmationState {
   nonce: string;
   /** When the state stops mattering (the nonce is forgotten then), epoch ms. */
   expiresAt: number;
+}
+
+/** The instance a person is asked about, as the gate read it (not claimed). */
+export interface ConfirmationSubject {
+  readonly instance: WorkflowInstanceRef;
+  /** The instance as read: the stored snapshot, or the initial one of a session's instance not stored yet. */
+  readonly snapshot: WorkflowSnapshot;
+  /** The stored snapshot; `undefined`: not stored yet. */
+  readonly stored: WorkflowSnapshot | undefined;
 }
 
 /** Used nonces a process remembers at most; the oldest go first. */
@@ -49,19 +58,18 @@ export class WorkflowConfirmations {
   ) {}
 
   /**
-   * Gets the person's yes for `call`, whose instance the gate read (not claimed) as `stored`
-   * (`undefined`: not stored yet, in its initial state): answers the question a 2026-07-28
-   * call returns instead of running, or nothing once the person said yes. Throws DECLINED or
-   * CONFIRMATION_REQUIRED.
+   * Gets the person's yes for `call`, whose instance the gate read (not claimed) as `subject`:
+   * answers the question a 2026-07-28 call returns instead of running, or nothing once the
+   * person said yes. Throws DECLINED or CONFIRMATION_REQUIRED.
    */
   async ask(
     call: WorkflowCall,
     confirmation: McpToolConfirmation,
     input: Record<string, unknown>,
-    stored: WorkflowSnapshot | undefined,
+    subject: ConfirmationSubject,
   ): Promise<McpInputRequired | undefined> {
-    const { machine } = call.outcome.instance!;
-    const state = call.outcome.admitted!.state;
+    const { machine } = subject.instance;
+    const { state } = subject.snapshot;
     const context = call.context;
     if (call.caller.kind === 'stateless') {
       throw this.refusals.confirmationRequired(call, machine, state, messages.noWayToAsk());
@@ -76,17 +84,16 @@ export class WorkflowConfirmations {
       message: await confirmation.message(input, context),
       requestedSchema: confirmation.requestedSchema,
     };
-    const digest = this.digest(call, stored);
-    recordOf(call).confirmedVersion = stored?.updatedAt ?? null;
+    const digest = this.digest(call, subject);
     if (modern) {
-      const answer = this.answerOf(call, digest);
+      const answer = this.answerOf(call, subject, digest);
       if (!answer) {
         return this.question(params, digest);
       }
-      this.accept(call, confirmation, answer);
+      this.accept(call, subject, confirmation, answer);
       return undefined;
     }
-    this.accept(call, confirmation, await this.request(call, params, confirmation.timeoutMs));
+    this.accept(call, subject, confirmation, await this.request(call, subject, params, confirmation.timeoutMs));
     return undefined;
   }
 
@@ -107,19 +114,19 @@ export class WorkflowConfirmations {
   }
 
   /**
-   * After the claim: the claimed instance must be as it was when the person was asked (the
-   * claim itself refused a state the binding does not allow: FORBIDDEN).
+   * After the claim: the claimed instance must be as it was when the person was asked about
+   * `subject` (the claim itself refused a state the binding does not allow: FORBIDDEN).
    */
-  checkClaimed(call: WorkflowCall, claimed: WorkflowSnapshot): void {
-    const version = recordOf(call).confirmedVersion;
-    if (version !== undefined && version !== null && claimed.updatedAt !== version) {
-      const { machine } = call.outcome.instance!;
-      throw this.refusals.confirmationRequired(call, machine, claimed.state, messages.changedWhileAsked(machine));
+  checkClaimed(call: WorkflowCall, subject: ConfirmationSubject, claimed: WorkflowAdmission): void {
+    const version = subject.stored?.updatedAt;
+    if (version !== undefined && claimed.snapshot.updatedAt !== version) {
+      const { machine } = claimed.instance;
+      throw this.refusals.confirmationRequired(call, machine, claimed.snapshot.state, messages.changedWhileAsked(machine));
     }
   }
 
   /** Asks on the call's own stream (2025-11-25) and waits for the answer, at most `timeoutMs`. */
-  private async request(call: WorkflowCall, params: object, timeoutMs: number): Promise<ElicitResult> {
+  private async request(call: WorkflowCall, subject: ConfirmationSubject, params: object, timeoutMs: number): Promise<ElicitResult> {
     const { extra } = call.context;
     try {
       return await extra.sendRequest({ method: 'elicitation/create', params } as never, ElicitResultSchema, {
@@ -128,11 +135,11 @@ export class WorkflowConfirmations {
       });
     } catch (error) {
       if (error instanceof McpPendingRequestsError) {
-        const { machine } = call.outcome.instance!;
-        throw this.refusals.confirmationRequired(call, machine, call.outcome.admitted!.state, messages.tooManyWaiting(error.limit));
+        const why = messages.tooManyWaiting(error.limit);
+        throw this.refusals.confirmationRequired(call, subject.instance.machine, subject.snapshot.state, why);
       }
       const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
-      throw this.declined(call, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
+      throw this.declined(call, subject, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
     }
   }
 
@@ -152,14 +159,14 @@ export class WorkflowConfirmations {
    * (or not one to a question of the module's): then the person is asked. A confirmation of
    * another call, or one used already, is refused.
    */
-  private answerOf(call: WorkflowCall, digest: string): ElicitResult | undefined {
+  private answerOf(call: WorkflowCall, subject: ConfirmationSubject, digest: string): ElicitResult | undefined {
     const state = call.context.requestState as Partial<ConfirmationState> | undefined;
     const parsed = ElicitResultSchema.safeParse(call.context.inputResponses?.[CONFIRMATION_INPUT_KEY]);
     if (!parsed.success || state?.kind !== CONFIRMATION_INPUT_KEY || typeof state.nonce !== 'string') {
       return undefined;
     }
-    const { machine } = call.outcome.instance!;
-    const current = call.outcome.admitted!.state;
+    const { machine } = subject.instance;
+    const current = subject.snapshot.state;
     if (state.digest !== digest) {
       throw this.refusals.confirmationRequired(call, machine, current, messages.confirmationForeign(machine));
     }
@@ -175,18 +182,18 @@ export class WorkflowConfirmations {
   }
 
   /** Goes on after a yes (the accepted answer checked against the question's form), refuses anything else. */
-  private accept(call: WorkflowCall, confirmation: McpToolConfirmation, answer: ElicitResult): void {
+  private accept(call: WorkflowCall, subject: ConfirmationSubject, confirmation: McpToolConfirmation, answer: ElicitResult): void {
     if (answer.action === 'decline') {
-      throw this.declined(call, messages.personDeclined());
+      throw this.declined(call, subject, messages.personDeclined());
     }
     if (answer.action !== 'accept') {
-      throw this.declined(call, messages.personCancelled());
+      throw this.declined(call, subject, messages.personCancelled());
     }
     const content = answer.content ?? {};
     if (confirmation.schema) {
       const checked = confirmation.schema.safeParse(content);
       if (!checked.success) {
-        throw this.declined(call, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
+        throw this.declined(call, subject, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
       }
       call.context.confirmation = checked.data as Record<string, unknown>;
     } else {
@@ -194,22 +201,14 @@ export class WorkflowConfirmations {
     }
   }
 
-  private declined(call: WorkflowCall, why: string): WorkflowRefusal {
-    return this.refusals.declined(call, call.outcome.instance!.machine, call.outcome.admitted!.state, why);
+  private declined(call: WorkflowCall, subject: ConfirmationSubject, why: string): WorkflowRefusal {
+    return this.refusals.declined(call, subject.instance.machine, subject.snapshot.state, why);
   }
 
   /** What a yes is about: the instance (key, state, version), the tool, the principal and the arguments. */
-  private digest(call: WorkflowCall, stored: WorkflowSnapshot | undefined): string {
-    const { storeKey } = call.outcome.instance!;
-    const subject = [
-      storeKey,
-      call.outcome.admitted!.state,
-      stored?.updatedAt ?? null,
-      call.tool.name,
-      call.principal ?? null,
-      canonical(call.args),
-    ];
-    return createHash('sha256').update(JSON.stringify(subject)).digest('base64url');
+  private digest(call: WorkflowCall, { instance, snapshot, stored }: ConfirmationSubject): string {
+    const about = [instance.storeKey, snapshot.state, stored?.updatedAt ?? null, call.tool.name, call.principal ?? null, canonical(call.args)];
+    return createHash('sha256').update(JSON.stringify(about)).digest('base64url');
   }
 
   private forgetExpired(): void {

@@ -13,8 +13,8 @@ export function composeGateObservers(...observers: readonly WorkflowGateObserver
   return {
     claim: around('claim'),
     commit: around('commit'),
-    settled: (call, answer) => {
-      for (const observer of observers) observer.settled(call, answer);
+    settled: (call, settlement) => {
+      for (const observer of observers) observer.settled(call, settlement);
     },
   };
 }

@@ -7,6 +7,7 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import type { WorkflowCall, WorkflowCaller } from './workflow-call.js';
+import type { WorkflowSettlement } from './workflow-call-outcome.js';
 import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle } from './workflow-handle.js';
 import * as messages from './gating.messages.js';
@@ -51,12 +52,11 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
   }
 
   /** Records the call's refusal, if it was refused on an instance. */
-  settled(call: WorkflowCall): void {
-    const refusal = call.outcome.refusal;
+  settled(call: WorkflowCall, { refusal, instance }: WorkflowSettlement): void {
     if (!this.store.supports.attempts || !refusal || NOT_ATTEMPTS.has(refusal.data.code)) {
       return;
     }
-    const storeKey = call.outcome.instance?.storeKey ?? this.instanceKey(call.tool, call.args, call.caller);
+    const storeKey = instance?.storeKey ?? this.instanceKey(call.tool, call.args, call.caller);
     if (storeKey) {
       this.record(call.tool.name, refusal.data.machine, storeKey, refusal.data.code, call.principal);
     }
@@ -78,9 +78,8 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
       return;
     }
     const storeKey = this.instanceKey(tool, args, caller);
-    const machine = tool.binding?.machine ?? tool.reads;
-    if (storeKey && machine) {
-      this.record(tool.name, machine, storeKey, refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE', principal);
+    if (storeKey && tool.role.kind !== 'ungated') {
+      this.record(tool.name, tool.role.machine, storeKey, refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE', principal);
     }
   }
 
@@ -122,10 +121,11 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     args: Record<string, unknown>,
     caller: Pick<WorkflowCaller, 'sessionStoreKey'>,
   ): string | undefined {
-    const machine = tool.binding?.machine ?? tool.reads;
-    if (!machine || !this.machines.has(machine)) {
+    const { role } = tool;
+    if (role.kind === 'ungated' || role.kind === 'start' || !this.machines.has(role.machine)) {
       return undefined;
     }
+    const { machine } = role;
     const handleKey = this.machines.machine(machine).stateHandleKey;
     if (!handleKey) {
       return caller.sessionStoreKey(machine);

@@ -1,74 +1,89 @@
 import type { MachineState } from '../machines/machine-engine.interface.js';
+import type { McpCallResults } from '../results/call-result.builder.js';
+import type { McpInputRequired } from '../results/input-required.result.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
 import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowCall } from './workflow-call.js';
 import type { WorkflowRefusal } from './workflow-refusal.error.js';
 
 /** Which stored instance a call acts on. */
 export interface WorkflowInstanceRef {
-  machine: string;
+  readonly machine: string;
   /** Key in the store (see `formatInstanceKey`). */
-  storeKey: string;
-  scope: FsmInstanceScope;
+  readonly storeKey: string;
+  readonly scope: FsmInstanceScope;
   /** The handle argument (handle-keyed machines), or the minted handle of a start tool. */
-  handle?: string;
+  readonly handle?: string;
+}
+
+/** What a call holds on its instance from its admission to its commit or release. */
+export type WorkflowHold =
+  | { readonly kind: 'none' }
+  /** The claim of a transition: a lease, a row lock or an in-process mutex. */
+  | { readonly kind: 'lock'; readonly lock: FsmInstanceLock }
+  /** The transaction a transactional start tool creates its instance in. */
+  | { readonly kind: 'transaction'; readonly transaction: WorkflowTransaction };
+
+/** A call the gate let in: the instance it acts on, as the call found it, and what it holds on it. */
+export interface WorkflowAdmission {
+  readonly instance: WorkflowInstanceRef;
+  /** The instance as the call was admitted on it (a start tool's: the new instance, in the initial state). */
+  readonly snapshot: WorkflowSnapshot;
+  readonly hold: WorkflowHold;
+}
+
+/** Where an admitted call leads: from the instance as its event is sent to it, to the state its transition (or start) stores once the handler succeeded. */
+export interface WorkflowDecision {
+  /** The instance the event is sent to (a start tool's: its initial state, with the context its piped arguments give it). */
+  readonly from: WorkflowSnapshot;
+  readonly next: MachineState;
+}
+
+/** What a call changed in the store: the state it stored (`null`: its handler ended the instance). */
+export interface WorkflowStored {
+  readonly state: string | null;
+}
+
+/** The MCP result of a handler's value: a tool's, a prompt's or a resource's. */
+export type McpCallResult = McpCallResults[keyof McpCallResults];
+
+/** What the gate settled of one call it ran: what its observer is told, once the gate is done with the call. */
+export interface WorkflowSettlement {
+  /** The instance the call acts on, once resolved and found to be the caller's. */
+  readonly instance?: WorkflowInstanceRef;
+  /** The instance as the call was admitted on it. */
+  readonly admitted?: WorkflowSnapshot;
+  /** What the call stored; `undefined` while it stored nothing. */
+  readonly stored?: WorkflowStored;
+  /** The gate's refusal. */
+  readonly refusal?: WorkflowRefusal;
+  /** Whether the server gave up on the call at shutdown before its commit began (nothing of it was stored). */
+  readonly abandoned: boolean;
+  /** Whether the gate answered a question for the client (a confirmation, input the handler asks for): no outcome yet. */
+  readonly asking: boolean;
+}
+
+/** What every outcome tells of the call's instance. */
+interface WorkflowCallEffects {
+  readonly call: WorkflowCall;
+  /** The instance the call acts on, once resolved and found to be the caller's. */
+  readonly instance?: WorkflowInstanceRef;
+  /** The instance as the call was admitted on it. */
+  readonly admitted?: WorkflowSnapshot;
+  /** What the call stored; `undefined` while it stored nothing. */
+  readonly stored?: WorkflowStored;
+  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
+  readonly state: string | null | undefined;
 }
 
 /**
- * What the gate decided about one call, as the protocol layer reads it once the Nest
- * pipeline returned (and as a gate subclass reads it in its hooks). Only the gate writes it.
+ * How one call ended, as the gate answers it to the protocol layer (and tells its observer):
+ * a result, a question for the client (input required), or a failure: the gate's refusal, or
+ * what the handler or the app's pipeline threw.
  */
-export interface WorkflowCallOutcome {
-  /** The instance the call acts on, once resolved and found to be the caller's. */
-  readonly instance: WorkflowInstanceRef | undefined;
-  /** The instance as the call was admitted on it. */
-  readonly admitted: WorkflowSnapshot | undefined;
-  /** The state this call stored (`null`: its handler ended the instance); `undefined` while it stored nothing. */
-  readonly storedState: string | null | undefined;
-  /**
-   * The gate's refusal, kept here as well as thrown: a user's catch-all exception filter may
-   * swallow the thrown one, but the call is refused all the same.
-   */
-  readonly refusal: WorkflowRefusal | undefined;
-  /** The state the call leaves its instance in: the stored one (`null`: ended), else the one it was admitted on. */
-  readonly state: string | null | undefined;
-  /** Whether the call stored a change of its instance (a transition, a start or an end). */
-  changedInstance(): boolean;
-  /** The result the gate built from `value` before storing the transition; `undefined` for any other value. */
-  resultFor(value: unknown): unknown;
-}
-
-/** The gate's record of one call: the {@link WorkflowCallOutcome} it writes, and what it holds while the call runs. */
-export class FsmCallRecord implements WorkflowCallOutcome {
-  instance: WorkflowInstanceRef | undefined;
-  admitted: WorkflowSnapshot | undefined;
-  storedState: string | null | undefined;
-  refusal: WorkflowRefusal | undefined;
-  /** Where the bound transition leads, computed before the handler ran. */
-  next: MachineState | undefined;
-  /** Lock held between admission and commit (transition tools). */
-  lock: FsmInstanceLock | undefined;
-  /** Transaction a transactional start tool creates its instance in. */
-  transaction: WorkflowTransaction | undefined;
-  /** The version (`updatedAt`, `null`: not stored yet) of the instance a person confirmed the call on (`@McpConfirm`). */
-  confirmedVersion: string | null | undefined;
-  private built?: { value: unknown; result: unknown };
-
-  get state(): string | null | undefined {
-    return this.storedState !== undefined ? this.storedState : this.admitted?.state;
-  }
-
-  changedInstance(): boolean {
-    return this.storedState !== undefined;
-  }
-
-  resultFor(value: unknown): unknown {
-    return this.built && this.built.value === value ? this.built.result : undefined;
-  }
-
-  /** Keeps the result built from the handler's `value`. */
-  keepResult(value: unknown, result: unknown): void {
-    this.built = { value, result };
-  }
-}
+export type WorkflowCallOutcome =
+  | (WorkflowCallEffects & { readonly status: 'answered'; readonly result: McpCallResult })
+  | (WorkflowCallEffects & { readonly status: 'asking'; readonly question: McpInputRequired })
+  | (WorkflowCallEffects & { readonly status: 'failed'; readonly error: unknown; readonly refusal?: WorkflowRefusal });

@@ -2,9 +2,6 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { FsmCallRecord, type WorkflowCallOutcome } from './workflow-call-outcome.js';
-
-export type { WorkflowInstanceRef } from './workflow-call-outcome.js';
 
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
@@ -19,18 +16,15 @@ export interface WorkflowCaller {
 /** The mutable context handed to the handler as `@McpContext()`. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
-/** The gate's writable record of `call`: for the gate alone, never exported from the package. */
-export let recordOf: (call: WorkflowCall) => FsmCallRecord;
-
 const callsByContext = new WeakMap<object, WorkflowCall>();
 
 /**
- * One tool, prompt or resource call as the gate sees it: what the caller sent, and the
- * gate's {@link WorkflowCallOutcome} once the pipeline ran. Passed to the handler pipeline as its
- * third argument.
+ * One tool, prompt or resource call as the gate runs it: the handler it targets (whose role
+ * names the machine and the event), the caller, what the caller sent and the context its
+ * handler gets. What the gate decides about it is never written here: `WorkflowGate.run`
+ * answers it as a `WorkflowCallOutcome`. Passed to the handler pipeline as its third argument.
  */
 export class WorkflowCall {
-  readonly #record = new FsmCallRecord();
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
@@ -77,7 +71,7 @@ export class WorkflowCall {
   /** Marks the start of the call's commit; throws the cutoff's reason instead when the call was abandoned. */
   beginCommit(): void {
     if (this.abandon()) {
-      throw this.cutoff!.reason;
+      throw this.cutoff?.reason;
     }
     this.stage = 'committing';
   }
@@ -95,17 +89,6 @@ export class WorkflowCall {
     return this.context.authInfo?.clientId;
   }
 
-  /** What the gate decided about the call (read-only; the gate writes it). */
-  get outcome(): WorkflowCallOutcome {
-    return this.#record;
-  }
-
-  /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
-  resultExtra(): Record<string, unknown> {
-    const { instance } = this.#record;
-    return this.tool.start && instance ? { [this.tool.start.handleKey]: instance.handle } : {};
-  }
-
   /** The call of a handler's execution context. */
   static from(context: ExecutionContext): WorkflowCall | undefined {
     const call = context.getArgByIndex(2);
@@ -116,8 +99,20 @@ export class WorkflowCall {
   static of(context: object): WorkflowCall | undefined {
     return callsByContext.get(context);
   }
+}
 
-  static {
-    recordOf = (call) => call.#record;
-  }
+/**
+ * What enters the gate: one call of a handler (the target, whose role names the machine, the
+ * states and the event), by a caller, with its arguments and the context its handler gets; the
+ * handler is the body the gate runs inside the call's claim.
+ */
+export interface WorkflowRequest {
+  readonly target: McpHandlerDefinition;
+  readonly caller: WorkflowCaller;
+  readonly args: Record<string, unknown>;
+  readonly context: MutableToolContext;
+  /** The transport's request and response, as the handler's pipeline gets them before the call (`{ headers: {} }` and `undefined` on stdio). */
+  readonly transport: readonly [request: unknown, response: unknown];
+  /** Aborted when the server stops waiting for running calls (see `WorkflowCall.unlessAbandoned`). */
+  readonly cutoff?: AbortSignal;
 }

@@ -1,3 +1,4 @@
+import type { WorkflowSettlement } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 
 /**
@@ -10,12 +11,8 @@ export interface WorkflowGateObserver {
   claim<T>(call: WorkflowCall, work: () => Promise<T>): Promise<T>;
   /** Runs the commit of the call's transition (or the creation of a started instance). */
   commit<T>(call: WorkflowCall, work: () => Promise<T>): Promise<T>;
-  /**
-   * The gate is done with the call: read its outcome (refused, committed, or neither).
-   * `answer` is what the gate answered, when it answered (a handler's value, or a question
-   * that asks the client for input); `undefined` when it threw.
-   */
-  settled(call: WorkflowCall, answer?: unknown): void;
+  /** The gate is done with the call: `settlement` says whether it was refused, committed, asked the client, or neither. */
+  settled(call: WorkflowCall, settlement: WorkflowSettlement): void;
 }
 
 /** Injection token of the {@link WorkflowGateObserver} the gate reports to. */

@@ -45,9 +45,8 @@ export class WorkflowRefusals {
     return this.refuse(call, 'UNKNOWN_STATE', text, machine, state, this.allowed(call, this.tools.entryNames(machine)));
   }
 
-  /** The store could not be read or written; the handler did not run (or its transition was not stored). */
-  stateUnavailable(call: WorkflowCall, machine: string, handlerRan: boolean): WorkflowRefusal {
-    const handle = call.tool.start ? call.outcome.instance?.handle : undefined;
+  /** The store could not be read or written; the handler did not run (or its transition was not stored); `handle`: a start tool's, when minted. */
+  stateUnavailable(call: WorkflowCall, machine: string, handlerRan: boolean, handle?: string): WorkflowRefusal {
     const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
     return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
   }

@@ -137,9 +137,10 @@ export class McpListMapper {
   private tool(tool: McpToolDefinition, compact: boolean, statesRetention: boolean): Tool {
     const { finishedMs, idleHandleMs } = this.options.retention;
     const description = compact ? tool.compactDescription : tool.description;
+    const { role } = tool;
     const retention =
-      tool.start && (statesRetention || finishedMs !== undefined || idleHandleMs !== undefined)
-        ? ` ${handleRetention(tool.start.machine, tool.start.handleKey, this.options.retention)}`
+      role.kind === 'start' && (statesRetention || finishedMs !== undefined || idleHandleMs !== undefined)
+        ? ` ${handleRetention(role.machine, role.handleKey, this.options.retention)}`
         : '';
     return {
       name: tool.name,

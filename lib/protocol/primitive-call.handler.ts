@@ -11,16 +11,15 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { announceMenuChanges, callExchange, runHandler } from './handler-run.js';
+import { announceMenuChanges, callExchange, callTransport } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
 import { McpInputRounds } from './input-required.rounds.js';
-import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
+import type { McpInputRequired } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
-import { callResult, type McpCallResults } from '../results/call-result.builder.js';
-import type { WorkflowCall } from '../gating/workflow-call.js';
+import type { McpCallResults } from '../results/call-result.builder.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import * as messages from './protocol.messages.js';
@@ -89,9 +88,9 @@ export class PrimitiveCallHandler {
       throw new JsonRpcError(MCP_RESOURCE_NOT_FOUND_CODE, messages.unknownResource(uri), { uri });
     }
     await this.checkAccess(match.resource, extra);
-    const machine = match.resource.binding?.machine ?? match.resource.reads;
-    if (machine !== undefined) {
-      this.menu.subscribe(session, await this.instanceKey(session, machine, match.args, uri), uri);
+    const { role } = match.resource;
+    if (role.kind !== 'ungated') {
+      this.menu.subscribe(session, await this.instanceKey(session, role.machine, match.args, uri), uri);
     }
   }
 
@@ -137,18 +136,16 @@ export class PrimitiveCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const outcome = await runHandler(definition, session, input, context, this.gate, exchange, this.drain.signal);
-      await announceMenuChanges(this.menu, session, outcome.call, extra);
-      if (!outcome.ok) {
-        throw toCallFailure(definition, outcome.error).error;
-      }
-      if (isInputRequired(outcome.value)) {
-        return outcome.value;
-      }
-      try {
-        return callResult(outcome.call as WorkflowCall & { tool: { kind: K } }, outcome.value);
-      } catch (error) {
-        throw toCallFailure(definition, error).error;
+      const request = { target: definition, caller: session, args: input, context, transport: callTransport(exchange), cutoff: this.drain.signal };
+      const outcome = await this.gate.run(request);
+      await announceMenuChanges(this.menu, session, outcome, extra);
+      switch (outcome.status) {
+        case 'asking':
+          return outcome.question;
+        case 'failed':
+          throw toCallFailure(definition, outcome.error).error;
+        case 'answered':
+          return outcome.result as McpCallResults[K];
       }
     });
   }

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { WorkflowCall } from '../gating/workflow-call.js';
-import { callResult } from '../results/call-result.builder.js';
+import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
@@ -13,14 +13,14 @@ import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workf
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
 import { McpInputRounds } from './input-required.rounds.js';
-import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
+import type { McpInputRequired } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
-import { announceMenuChanges, callExchange, runHandler } from './handler-run.js';
+import { announceMenuChanges, callExchange, callTransport } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /**
@@ -72,13 +72,10 @@ export class ToolCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, tool.name, extra, round, async (current) => {
       const context = createCallContext(session, tool.name, extra, undefined, current);
-      const outcome = await runHandler(tool, session, input, context, this.gate, exchange, this.drain.signal);
-      const result = !outcome.ok
-        ? this.failure(outcome.call, outcome.error)
-        : isInputRequired(outcome.value)
-          ? outcome.value
-          : this.settle(outcome.call, outcome.value);
-      await announceMenuChanges(this.menu, session, outcome.call, extra);
+      const request = { target: tool, caller: session, args: input, context, transport: callTransport(exchange), cutoff: this.drain.signal };
+      const outcome = await this.gate.run(request);
+      const result = this.answer(outcome);
+      await announceMenuChanges(this.menu, session, outcome, extra);
       return result;
     });
   }
@@ -95,18 +92,20 @@ export class ToolCallHandler {
     return { name, args: (args ?? {}) as Record<string, unknown> };
   }
 
-  /** The result of a handler that returned; an invalid output is an error result. */
-  private settle(call: WorkflowCall, value: unknown): CallToolResult {
-    try {
-      return this.success(call, value);
-    } catch (error) {
-      return this.failure(call, error);
+  /** What the call answers: its result, with the state it left its instance in; the question it asks; or its failure. */
+  private answer(outcome: WorkflowCallOutcome): CallToolResult | McpInputRequired {
+    switch (outcome.status) {
+      case 'asking':
+        return outcome.question;
+      case 'failed':
+        return this.failure(outcome.call.tool, outcome.error);
+      case 'answered':
+        return this.withState(outcome, outcome.result as CallToolResult);
     }
   }
 
-  private success(call: WorkflowCall, value: unknown): CallToolResult {
-    const result = callResult(call as WorkflowCall & { tool: { kind: 'tool' } }, value);
-    const { instance, state } = call.outcome;
+  /** `result` with `_meta["nestjs-mcp-fsm/state"]`: the state the call left its instance in, and the tools allowed there. */
+  private withState({ call, instance, state }: WorkflowCallOutcome, result: CallToolResult): CallToolResult {
     if (!instance || state === undefined || state === null) {
       return result;
     }
@@ -116,8 +115,8 @@ export class ToolCallHandler {
   }
 
   /** A tool answers a failure as an error result, except a protocol-level one, and a refusal in `refusal: 'jsonrpc'` mode. */
-  private failure(call: WorkflowCall, error: unknown): CallToolResult {
-    const failure = toCallFailure(call.tool, error);
+  private failure(tool: McpHandlerDefinition, error: unknown): CallToolResult {
+    const failure = toCallFailure(tool, error);
     if (!failure.toolResult || (failure.refusal && this.options.refusal === 'jsonrpc')) {
       throw failure.error;
     }

@@ -1,40 +1,7 @@
-import type { ElicitRequestFormParams, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject, ZodType } from 'zod';
 import type { McpAccessRequirement } from '../access/access-requirement.js';
-import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-
-/** How a tool takes part in a workflow. */
-export interface McpToolBinding {
-  /** Machine id. */
-  machine: string;
-  /** States the tool is listed and callable in (parents match their children). */
-  states: string[];
-  /** Event sent after a successful call. */
-  transition?: string;
-  /** Claim as a row lock in a transaction the handler joins. */
-  transactional: boolean;
-}
-
-/** A start tool: mints a handle of a handle-keyed machine. */
-export interface McpToolStart {
-  machine: string;
-  /** The machine's `stateHandleKey`: the result carries the minted handle under it. */
-  handleKey: string;
-  transition?: string;
-  transactional: boolean;
-}
-
-/** The person's yes a bound tool asks for before its transition runs (`@McpConfirm`). */
-export interface McpToolConfirmation {
-  /** Writes the question from the call's arguments and its context (the instance as the gate found it). */
-  message: (args: Record<string, unknown>, ctx: McpToolContext) => string | Promise<string>;
-  /** The elicitation's `requestedSchema` (no properties: a plain yes). */
-  requestedSchema: ElicitRequestFormParams['requestedSchema'];
-  /** Checks the accepted answer, when the person fills in more than a yes. */
-  schema?: ZodObject;
-  /** How long a 2025-11-25 session waits for the answer. */
-  timeoutMs: number;
-}
+import type { McpHandlerRole } from './mcp-handler-role.js';
 
 /** Runs the handler through the Nest pipeline with `[request, response, call]`. */
 export type McpToolInvoker = (args: unknown[]) => Promise<unknown>;
@@ -54,21 +21,12 @@ export interface McpHandlerDefinition {
   inputSchema: ZodObject;
   /** zod schema of a tool's `structuredContent`. */
   outputSchema?: ZodType;
-  /** Machine of the class (`@McpWorkflow`) or of the binding; groups handlers for menus and messages. */
+  /** Machine of the class (`@McpWorkflow`) or of the role; groups handlers for menus and messages. */
   workflow?: string;
-  binding?: McpToolBinding;
-  start?: McpToolStart;
-  /** The person's yes the transition waits for (tools bound with an event only). */
-  confirmation?: McpToolConfirmation;
-  /**
-   * Machine whose instance an unbound workflow handler reads (a status tool): its class's
-   * session-keyed machine, or its handle-keyed machine when it takes the handle argument.
-   */
-  reads?: string;
+  /** Its part in a workflow: what the gate does for a call of it. */
+  role: McpHandlerRole;
   /** What the caller must hold to see and use it (`@McpRequire` on the method and its class); `undefined`: nothing. */
   access?: McpAccessRequirement;
-  /** Whether the gate resolves an instance for the handler (bound, start or read). */
-  gated: boolean;
   /** `Class.method`, for messages. */
   source: string;
   invoke: McpToolInvoker;

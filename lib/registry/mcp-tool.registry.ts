@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NO_GRANTS, permits, type McpGrants } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolDefinition } from './mcp-tool-definition.interface.js';
+import { isStateRole } from './mcp-handler-role.js';
 
 // Allowed-name lists remembered per machine and state; cleared when full (states of parallel machines can be many).
 const MAX_REMEMBERED_STATES = 1024;
@@ -60,14 +61,16 @@ export class McpToolRegistry {
       return this.entryNames(machine);
     }
     return this.all()
-      .filter((tool) => {
-        if (tool.start) {
-          return tool.start.machine === machine;
+      .filter(({ role, workflow }) => {
+        switch (role.kind) {
+          case 'start':
+            return role.machine === machine;
+          case 'bound':
+          case 'transition':
+            return role.machine === machine && role.states.some((s) => engine.matches(state, s));
+          default:
+            return workflow === machine;
         }
-        if (tool.binding) {
-          return tool.binding.machine === machine && tool.binding.states.some((s) => engine.matches(state, s));
-        }
-        return tool.workflow === machine;
       })
       .map((tool) => tool.name);
   }
@@ -92,14 +95,14 @@ export class McpToolRegistry {
   /** Start tools of `machine`. */
   startNames(machine: string): string[] {
     return this.all()
-      .filter((tool) => tool.start?.machine === machine)
+      .filter(({ role }) => role.kind === 'start' && role.machine === machine)
       .map((tool) => tool.name);
   }
 
   /** Tools usable without an instance of `machine`: its start tools and unbound tools. */
   entryNames(machine: string): string[] {
     return this.all()
-      .filter((tool) => (tool.start ? tool.start.machine === machine : !tool.binding && tool.workflow === machine))
+      .filter(({ role, workflow }) => (role.kind === 'start' ? role.machine === machine : !isStateRole(role) && workflow === machine))
       .map((tool) => tool.name);
   }
 }

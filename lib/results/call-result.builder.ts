@@ -18,27 +18,18 @@ export interface McpResultSource {
   readonly tool: McpHandlerDefinition;
   /** The call's context; `uri` is the resource read. */
   readonly context: { readonly uri?: string };
-  /** Fields a tool's result carries besides the handler's value (a start tool's handle). */
-  resultExtra(): Record<string, unknown>;
-}
-
-/** A call whose gate may already have built its result. */
-export interface McpResultCall extends McpResultSource {
-  /** What the gate decided; `resultFor(value)` is the result it built for that same value. */
-  readonly outcome: { resultFor(value: unknown): unknown };
 }
 
 /**
- * The MCP result of a handler's value, built once per call: a tool's checked against its
- * `outputSchema` (an `InternalServerErrorException` names each mismatch), with the call's
- * extra fields (a start tool's handle); a prompt's or a resource's mapped as its method
- * answers. The gate builds it before it stores a transition; the call handlers reuse it.
+ * The MCP result of a handler's value: a tool's checked against its `outputSchema` (an
+ * `InternalServerErrorException` names each mismatch), with `extra` fields (a start tool's
+ * handle); a prompt's or a resource's mapped as its method answers.
  */
-export function buildCallResult(call: McpResultSource, value: unknown): McpCallResults[keyof McpCallResults] {
+export function buildCallResult(call: McpResultSource, value: unknown, extra: Record<string, unknown>): McpCallResults[keyof McpCallResults] {
   const definition = call.tool;
   switch (definition.kind) {
     case 'tool': {
-      const result = toCallToolResult(value, call.resultExtra());
+      const result = toCallToolResult(value, extra);
       if (!isToolErrorResult(value)) {
         assertToolOutput(definition, result);
       }
@@ -47,11 +38,6 @@ export function buildCallResult(call: McpResultSource, value: unknown): McpCallR
     case 'prompt':
       return toGetPromptResult(value, (definition as McpPromptDefinition).description);
     case 'resource':
-      return toReadResourceResult(value, call.context.uri!, (definition as McpResourceDefinition).mimeType);
+      return toReadResourceResult(value, call.context.uri ?? '', (definition as McpResourceDefinition).mimeType);
   }
-}
-
-/** The result of `call` for the pipeline's final `value`: the one the gate built, when the value is the one it saw. */
-export function callResult<K extends keyof McpCallResults>(call: McpResultCall & { tool: { kind: K } }, value: unknown): McpCallResults[K] {
-  return (call.outcome.resultFor(value) ?? buildCallResult(call, value)) as McpCallResults[K];
 }

@@ -36,20 +36,20 @@ const handler = (name: string, extra: Partial<McpHandlerDefinition>): McpHandler
   kind: 'tool',
   name,
   inputSchema: z.object({}),
-  gated: extra.binding !== undefined,
+  role: { kind: 'ungated' },
   source: `Spec.${name}`,
   invoke: async () => undefined,
   ...extra,
 });
 const tool = (name: string, extra: Partial<McpToolDefinition> = {}): McpToolDefinition =>
   ({ ...handler(name, extra), kind: 'tool', description: name, inputJsonSchema: { type: 'object' }, ...extra }) as McpToolDefinition;
-const bound = (machine: string, ...states: string[]) => ({ binding: { machine, states, transactional: false } });
+const bound = (machine: string, ...states: string[]) => ({ role: { kind: 'bound' as const, machine, states } });
 
 const tools = [
   tool('help'),
   tool('cart.checkout', { ...bound('cart', 'open'), compactDescription: 'Check out.' }),
   tool('cart.receipt', bound('cart', 'paid')),
-  tool('parcel.pack', { start: { machine: 'parcel', handleKey: 'parcelId', transactional: false }, compactDescription: 'Pack.' }),
+  tool('parcel.pack', { role: { kind: 'start', machine: 'parcel', handleKey: 'parcelId', transactional: false }, compactDescription: 'Pack.' }),
   tool('parcel.ship', bound('parcel', 'packed')),
   tool('parcel.track', bound('parcel', 'shipped')),
   tool('parcel.return', bound('parcel', 'delivered')),
@@ -143,7 +143,7 @@ describe('McpMenuVisibility with scopes and roles', () => {
     ...definitions(),
     tools: [
       tool('help'),
-      tool('parcel.pack', { start: { machine: 'parcel', handleKey: 'parcelId', transactional: false } }),
+      tool('parcel.pack', { role: { kind: 'start', machine: 'parcel', handleKey: 'parcelId', transactional: false } }),
       tool('parcel.ship', { ...bound('parcel', 'packed'), ...requires(['parcels:ship']) }),
       tool('parcel.audit', requires(['parcels:read', 'audit:read'])),
       tool('parcel.override', requires([], ['supervisor', 'admin'])),

@@ -3,6 +3,7 @@ import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { isStateRole } from '../registry/mcp-handler-role.js';
 import type { McpSessionKind } from './mcp-session.js';
 
 // Answers of `ended` remembered per machine and state, and menus per view; cleared when full (states of parallel machines can be many).
@@ -91,7 +92,7 @@ export class McpMenuVisibility {
       if (!permits(tool.access, view.grants)) {
         continue;
       }
-      const machine = tool.binding?.machine ?? tool.start?.machine ?? tool.workflow;
+      const machine = tool.role.kind === 'ungated' ? tool.workflow : tool.role.machine;
       if (!machine) {
         entries.push({ tool, compact: false });
         continue;
@@ -121,15 +122,15 @@ export class McpMenuVisibility {
     if (!permits(definition.access, view.grants)) {
       return false;
     }
-    const binding = definition.binding;
-    if (!binding) {
+    const { role } = definition;
+    if (!isStateRole(role)) {
       return true;
     }
-    const { engine, handleKeyed } = this.machine(binding.machine);
+    const { engine, handleKeyed } = this.machine(role.machine);
     if (handleKeyed && (view.kind === 'stateless' || this.definitions.handleToolsMenu === 'all')) {
       return true;
     }
-    return this.statesOf(view, binding.machine).some((state) => binding.states.some((bound) => engine.matches(state, bound)));
+    return this.statesOf(view, role.machine).some((state) => role.states.some((bound) => engine.matches(state, bound)));
   }
 
   /** What the session is shown, one string per list kind (in {@link LIST_KINDS} order), to tell which lists changed. */
@@ -152,7 +153,7 @@ export class McpMenuVisibility {
         engine.knows(state) &&
         engine.isFinal(state) &&
         !this.definitions.tools.some(
-          (tool) => tool.binding?.machine === machine && tool.binding.states.some((bound) => engine.matches(state, bound)),
+          ({ role }) => isStateRole(role) && role.machine === machine && role.states.some((bound) => engine.matches(state, bound)),
         );
       if (this.endedStates.size >= MAX_REMEMBERED_STATES) {
         this.endedStates.clear();

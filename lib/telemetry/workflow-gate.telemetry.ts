@@ -1,7 +1,7 @@
 import type { Attributes, Counter, Span, Tracer } from '@opentelemetry/api';
 import type { WorkflowCall } from '../gating/workflow-call.js';
 import type { WorkflowGateObserver } from '../gating/workflow-gate-observer.interface.js';
-import { isInputRequired } from '../results/input-required.result.js';
+import type { WorkflowSettlement } from '../gating/workflow-call-outcome.js';
 import { instanceDigest } from './instance-digest.js';
 import type { OtelApi } from './otel-api.loader.js';
 import {
@@ -49,33 +49,26 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
     return this.child(WORKFLOW_COMMIT_SPAN, call, work);
   }
 
-  settled(call: WorkflowCall, answer?: unknown): void {
+  settled(call: WorkflowCall, { instance, admitted, stored, refusal, abandoned, asking }: WorkflowSettlement): void {
     const span = this.parts.tracing() ? this.serverSpan() : undefined;
-    if (!span && !this.parts.measures) {
+    const { role } = call.tool;
+    if ((!span && !this.parts.measures) || role.kind === 'ungated') {
       return;
     }
-    // A question for the client (a confirmation, input a handler asks for) is no outcome yet: the call that answers it is.
-    const asking = answer !== undefined && isInputRequired(answer);
-    const { instance, admitted, storedState, refusal } = call.outcome;
-    const machine = instance?.machine ?? refusal?.data.machine ?? call.tool.binding?.machine ?? call.tool.start?.machine ?? call.tool.reads;
-    const event = (call.tool.start ?? call.tool.binding)?.transition;
-    const outcome = refusal
-      ? refusal.data.code
-      : storedState !== undefined
-        ? OUTCOME_COMMITTED
-        : call.abandoned
-          ? OUTCOME_ABANDONED
-          : TOOL_ERROR;
+    const machine = instance?.machine ?? refusal?.data.machine ?? role.machine;
+    const event = role.kind === 'start' || role.kind === 'transition' ? role.event : undefined;
+    const outcome = refusal ? refusal.data.code : stored !== undefined ? OUTCOME_COMMITTED : abandoned ? OUTCOME_ABANDONED : TOOL_ERROR;
     if (span) {
       const attributes: Attributes = { [WORKFLOW_MACHINE]: machine };
       if (event) attributes[WORKFLOW_EVENT] = event;
-      if (admitted && !call.tool.start) attributes[WORKFLOW_STATE_FROM] = admitted.state;
-      if (typeof storedState === 'string') attributes[WORKFLOW_STATE_TO] = storedState;
+      if (admitted && role.kind !== 'start') attributes[WORKFLOW_STATE_FROM] = admitted.state;
+      if (typeof stored?.state === 'string') attributes[WORKFLOW_STATE_TO] = stored.state;
       if (refusal) attributes[WORKFLOW_REFUSAL_CODE] = refusal.data.code;
       if (instance) attributes[WORKFLOW_INSTANCE_ID] = instanceDigest(this.parts.digestKey, instance.storeKey);
       span.setAttributes(attributes);
     }
-    if (event && machine && !asking) {
+    // A question for the client (a confirmation, input a handler asks for) is no outcome yet: the call that answers it is.
+    if (event && !asking) {
       this.parts.transitions.add(1, { [WORKFLOW_MACHINE]: machine, [WORKFLOW_EVENT]: event, [WORKFLOW_OUTCOME]: outcome });
     }
   }
@@ -92,8 +85,8 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
 
   private async inChild<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
     const { tracer, api } = this.parts;
-    const machine = call.tool.binding?.machine ?? call.tool.start?.machine;
-    const span = tracer.startSpan(name, { attributes: machine ? { [WORKFLOW_MACHINE]: machine } : {} });
+    const { role } = call.tool;
+    const span = tracer.startSpan(name, { attributes: role.kind === 'start' || role.kind === 'transition' ? { [WORKFLOW_MACHINE]: role.machine } : {} });
     try {
       return await api.context.with(api.trace.setSpan(api.context.active(), span), work);
     } catch (error) {

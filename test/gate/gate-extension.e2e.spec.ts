@@ -1,6 +1,12 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { WorkflowCall, WorkflowGate } from '../../lib/extend.js';
+import {
+  WorkflowGate,
+  type WorkflowAdmission,
+  type WorkflowCall,
+  type WorkflowDecision,
+  type WorkflowStored,
+} from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
@@ -15,20 +21,18 @@ const audit: string[] = [];
 class FreezingAuditingGate extends WorkflowGate {
   static frozen = false;
 
-  protected override async admit(call: WorkflowCall): Promise<void> {
-    const machine = call.tool.binding?.machine ?? call.tool.start?.machine;
-    if (FreezingAuditingGate.frozen && machine === 'payment') {
-      throw this.refusals.refuse(call, 'FROZEN', `FROZEN: payments are frozen, so "${call.tool.name}" did not run.`, machine);
+  protected override async admit(call: WorkflowCall): Promise<WorkflowAdmission> {
+    const { role } = call.tool;
+    if (FreezingAuditingGate.frozen && role.kind !== 'ungated' && role.machine === 'payment') {
+      throw this.refusals.refuse(call, 'FROZEN', `FROZEN: payments are frozen, so "${call.tool.name}" did not run.`, role.machine);
     }
-    await super.admit(call);
+    return super.admit(call);
   }
 
-  protected override async complete(call: WorkflowCall): Promise<void> {
-    await super.complete(call);
-    const { storedState, admitted } = call.outcome;
-    if (storedState !== undefined) {
-      audit.push(`${call.tool.name}: ${admitted?.state ?? '(new)'} -> ${storedState}`);
-    }
+  protected override async complete(call: WorkflowCall, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
+    const stored = await super.complete(call, admission, decision);
+    audit.push(`${call.tool.name}: ${call.tool.role.kind === 'start' ? '(new)' : decision.from.state} -> ${stored.state}`);
+    return stored;
   }
 }
 

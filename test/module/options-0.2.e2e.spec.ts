@@ -2,7 +2,7 @@ import { Injectable, type INestApplication } from '@nestjs/common';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Test } from '@nestjs/testing';
 import type { McpModuleOptions } from '../../lib/index.js';
-import { WorkflowGate, type WorkflowCall } from '../../lib/extend.js';
+import { WorkflowGate, type WorkflowAdmission, type WorkflowCall } from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -13,9 +13,9 @@ import { RecordingLogger } from '../utils/recording-logger.js';
 class CountingGate extends WorkflowGate {
   static admitted = 0;
 
-  protected override async admit(call: WorkflowCall): Promise<void> {
+  protected override async admit(call: WorkflowCall): Promise<WorkflowAdmission> {
     CountingGate.admitted += 1;
-    await super.admit(call);
+    return super.admit(call);
   }
 }
 

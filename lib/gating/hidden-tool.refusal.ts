@@ -1,0 +1,50 @@
+import type { McpMachineRegistry } from '../machines/machine-registry.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import { isOwnedBy } from '../stores/workflow-owner.js';
+import type { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { WorkflowCall } from './workflow-call.js';
+import { isWellFormedHandle } from './workflow-handle.js';
+import type { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowRefusals } from './workflow-refusals.js';
+
+/** What the check reads: the machines, the store and the refusals of the gate. */
+export interface HiddenToolParts {
+  readonly machines: McpMachineRegistry;
+  readonly store: FsmStoreAdapter;
+  readonly refusals: WorkflowRefusals;
+}
+
+/**
+ * The refusal a call of a tool bound to states answers when the app's pipeline failed it
+ * before the gate admitted it (a guard, a pipe or an interceptor of the app threw): FORBIDDEN
+ * with the allowed actions, when the call's instance is the caller's and its state does not
+ * allow the tool. An unknown instance, another principal's, or one the store cannot read tells
+ * nothing (`undefined`): the app's own error stands.
+ */
+export async function hiddenToolRefusal(call: WorkflowCall, { machines, store, refusals }: HiddenToolParts): Promise<WorkflowRefusal | undefined> {
+  const { role } = call.tool;
+  if (role.kind !== 'bound' && role.kind !== 'transition') {
+    return undefined;
+  }
+  const { machine } = role;
+  const engine = machines.engine(machine);
+  const handleKey = machines.machine(machine).stateHandleKey;
+  const handle = handleKey ? call.args[handleKey] : undefined;
+  const storeKey = handleKey
+    ? isWellFormedHandle(handle) && formatInstanceKey({ machine, scope: 'handle', id: handle })
+    : call.caller.sessionStoreKey(machine);
+  if (!storeKey) {
+    return undefined;
+  }
+  const stored = await store.load(storeKey).catch(() => undefined);
+  const state = stored?.state ?? (handleKey ? undefined : engine.initial().state);
+  if (
+    state === undefined ||
+    (stored && !isOwnedBy(stored.owner, call.principal)) ||
+    !engine.knows(state) ||
+    role.states.some((bound) => engine.matches(state, bound))
+  ) {
+    return undefined;
+  }
+  return refusals.forbidden(call, machine, state);
+}

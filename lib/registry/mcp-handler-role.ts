@@ -1,0 +1,69 @@
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ZodObject } from 'zod';
+import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+
+/** The person's yes a transition asks for before it runs (`@McpConfirm`). */
+export interface McpToolConfirmation {
+  /** Writes the question from the call's arguments and its context (the instance as the gate found it). */
+  readonly message: (args: Record<string, unknown>, ctx: McpToolContext) => string | Promise<string>;
+  /** The elicitation's `requestedSchema` (no properties: a plain yes). */
+  readonly requestedSchema: ElicitRequestFormParams['requestedSchema'];
+  /** Checks the accepted answer, when the person fills in more than a yes. */
+  readonly schema?: ZodObject;
+  /** How long a 2025-11-25 session waits for the answer. */
+  readonly timeoutMs: number;
+}
+
+/** A handler no workflow gates: it runs in every state, without reading an instance. */
+export interface McpUngatedRole {
+  readonly kind: 'ungated';
+}
+
+/** Reads the caller's instance of `machine`, in any state (a status tool, a workflow's instance resource). */
+export interface McpReadRole {
+  readonly kind: 'read';
+  readonly machine: string;
+}
+
+/** Listed and callable while the instance of `machine` is in one of `states` (parents match their children); fires nothing. */
+export interface McpBoundRole {
+  readonly kind: 'bound';
+  readonly machine: string;
+  readonly states: readonly string[];
+}
+
+/** Callable in `states`; a successful call sends `event` under a claim of the instance. */
+export interface McpTransitionRole {
+  readonly kind: 'transition';
+  readonly machine: string;
+  readonly states: readonly string[];
+  readonly event: string;
+  /** Claim as a row lock in a transaction the handler joins. */
+  readonly transactional: boolean;
+  /** The person's yes the transition waits for (`@McpConfirm`); `undefined`: none. */
+  readonly confirmation?: McpToolConfirmation;
+}
+
+/** Mints a handle of the handle-keyed `machine` and stores its new instance, sending `event` first when given. */
+export interface McpStartRole {
+  readonly kind: 'start';
+  readonly machine: string;
+  /** The machine's `stateHandleKey`: the result carries the minted handle under it. */
+  readonly handleKey: string;
+  readonly event?: string;
+  readonly transactional: boolean;
+}
+
+/** A handler's part in a workflow: one case each, every case but `ungated` carrying its machine. */
+export type McpHandlerRole = McpUngatedRole | McpReadRole | McpBoundRole | McpTransitionRole | McpStartRole;
+
+/** The roles the gate runs: every one but `ungated`. */
+export type McpGatedRole = Exclude<McpHandlerRole, McpUngatedRole>;
+
+/** The roles bound to states: listed and callable only while their instance is in one of them. */
+export type McpStateRole = McpBoundRole | McpTransitionRole;
+
+/** Whether `role` is bound to states. */
+export function isStateRole(role: McpHandlerRole): role is McpStateRole {
+  return role.kind === 'bound' || role.kind === 'transition';
+}
