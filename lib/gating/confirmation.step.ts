@@ -139,7 +139,11 @@ export class WorkflowConfirmations {
         throw this.refusals.confirmationRequired(call, subject.instance.machine, subject.snapshot.state, why);
       }
       const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
-      throw this.declined(call, subject, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
+      throw this.declined(
+        call,
+        subject,
+        timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)),
+      );
     }
   }
 
@@ -207,7 +211,14 @@ export class WorkflowConfirmations {
 
   /** What a yes is about: the instance (key, state, version), the tool, the principal and the arguments. */
   private digest(call: WorkflowCall, { instance, snapshot, stored }: ConfirmationSubject): string {
-    const about = [instance.storeKey, snapshot.state, stored?.updatedAt ?? null, call.tool.name, call.principal ?? null, canonical(call.args)];
+    const about = [
+      instance.storeKey,
+      snapshot.state,
+      stored?.updatedAt ?? null,
+      call.tool.name,
+      call.principal ?? null,
+      canonical(call.args),
+    ];
     return createHash('sha256').update(JSON.stringify(about)).digest('base64url');
   }
 

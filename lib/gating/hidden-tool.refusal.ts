@@ -1,17 +1,35 @@
 import type { McpMachineRegistry } from '../machines/machine-registry.js';
+import { JsonRpcError } from '../protocol/json-rpc.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
+import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle } from './workflow-handle.js';
 import type { WorkflowRefusal } from './workflow-refusal.error.js';
 import type { WorkflowRefusals } from './workflow-refusals.js';
 
-/** What the check reads: the machines, the store and the refusals of the gate. */
+/** What the check reads: the machines, the store and the refusals of the gate, and the observer it tells of a refusal. */
 export interface HiddenToolParts {
   readonly machines: McpMachineRegistry;
   readonly store: FsmStoreAdapter;
   readonly refusals: WorkflowRefusals;
+  readonly observer: WorkflowGateObserver;
+}
+
+/**
+ * The outcome of a call whose pipeline threw `error` before the gate entered it: the refusal of
+ * a tool hidden in its instance's state (see {@link hiddenToolRefusal}), told to the observer
+ * as the gate's, or the error as it is; a protocol-level error (the shutdown cutoff among them)
+ * is answered as it is.
+ */
+export async function refusedBeforeGate(call: WorkflowCall, error: unknown, parts: HiddenToolParts): Promise<WorkflowCallOutcome> {
+  const hidden = error instanceof JsonRpcError ? undefined : await hiddenToolRefusal(call, parts);
+  if (hidden) {
+    parts.observer.settled(call, { refusal: hidden, abandoned: false, asking: false });
+  }
+  return { call, status: 'failed', error: hidden ?? error, refusal: hidden, state: undefined };
 }
 
 /**
@@ -21,7 +39,10 @@ export interface HiddenToolParts {
  * allow the tool. An unknown instance, another principal's, or one the store cannot read tells
  * nothing (`undefined`): the app's own error stands.
  */
-export async function hiddenToolRefusal(call: WorkflowCall, { machines, store, refusals }: HiddenToolParts): Promise<WorkflowRefusal | undefined> {
+export async function hiddenToolRefusal(
+  call: WorkflowCall,
+  { machines, store, refusals }: HiddenToolParts,
+): Promise<WorkflowRefusal | undefined> {
   const { role } = call.tool;
   if (role.kind !== 'bound' && role.kind !== 'transition') {
     return undefined;

@@ -79,7 +79,13 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     }
     const storeKey = this.instanceKey(tool, args, caller);
     if (storeKey && tool.role.kind !== 'ungated') {
-      this.record(tool.name, tool.role.machine, storeKey, refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE', principal);
+      this.record(
+        tool.name,
+        tool.role.machine,
+        storeKey,
+        refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE',
+        principal,
+      );
     }
   }
 

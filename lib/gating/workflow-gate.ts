@@ -3,7 +3,6 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { MachineEngine, MachineState } from '../machines/machine-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
-import { JsonRpcError } from '../protocol/json-rpc.error.js';
 import type { McpGatedRole, McpStartRole, McpToolConfirmation, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/workflow-owner.js';
@@ -18,7 +17,7 @@ import { claimRequest, transitionRecord } from './claim-request.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import { GatedCallProgress, ungatedOutcome } from './gated-call.progress.js';
 import * as messages from './gating.messages.js';
-import { hiddenToolRefusal } from './hidden-tool.refusal.js';
+import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
@@ -74,16 +73,8 @@ export class WorkflowGate implements NestInterceptor {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return this.progress.get(call)?.answered(value) ?? ungatedOutcome(call, value);
     } catch (error) {
-      const progress = this.progress.get(call);
-      if (progress) {
-        return progress.failed(error);
-      }
-      // A protocol-level error (the shutdown cutoff among them) is answered as it is.
-      const hidden = error instanceof JsonRpcError ? undefined : await hiddenToolRefusal(call, { machines: this.machines, store: this.store, refusals: this.refusals });
-      if (hidden) {
-        this.observer.settled(call, { refusal: hidden, abandoned: false, asking: false });
-      }
-      return { call, status: 'failed', error: hidden ?? error, refusal: hidden, state: undefined };
+      const parts = { machines: this.machines, store: this.store, refusals: this.refusals, observer: this.observer };
+      return this.progress.get(call)?.failed(error) ?? refusedBeforeGate(call, error, parts);
     }
   }
 
@@ -102,7 +93,11 @@ export class WorkflowGate implements NestInterceptor {
    * what the machine's guards and actions see as `event.input`, the arguments as the handler
    * gets them, after the pipes.
    */
-  handle(call: WorkflowCall, handler: (admission: WorkflowAdmission) => unknown, input: Record<string, unknown> = call.args): Promise<unknown> {
+  handle(
+    call: WorkflowCall,
+    handler: (admission: WorkflowAdmission) => unknown,
+    input: Record<string, unknown> = call.args,
+  ): Promise<unknown> {
     const body = async (admission: WorkflowAdmission) => {
       const value = await handler(admission);
       return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
@@ -140,11 +135,14 @@ export class WorkflowGate implements NestInterceptor {
     input: Record<string, unknown> | undefined,
   ): Promise<unknown> {
     const role = call.tool.role;
-    const progress = new GatedCallProgress(call, (admission, piped) => this.step(call, false, async () => this.decide(call, admission, piped)));
+    const progress = new GatedCallProgress(call, (admission, piped) =>
+      this.step(call, false, async () => this.decide(call, admission, piped)),
+    );
     this.progress.set(call, progress);
     let running: Promise<unknown> | undefined;
     try {
-      const subject = role.kind === 'transition' && role.confirmation ? await this.confirm(call, role.confirmation, input ?? call.args) : undefined;
+      const subject =
+        role.kind === 'transition' && role.confirmation ? await this.confirm(call, role.confirmation, input ?? call.args) : undefined;
       if (isInputRequired(subject)) {
         return progress.answer(subject);
       }
@@ -402,21 +400,20 @@ export class WorkflowGate implements NestInterceptor {
     return snapshot;
   }
 
-  private refuseClaim(call: WorkflowCall, instance: WorkflowInstanceRef, outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>): WorkflowRefusal {
+  /** The refusal of a claim the store did not grant: BUSY or FORBIDDEN in the state it found (a session's instance not stored yet: the initial one), or an unknown handle. */
+  private refuseClaim(
+    call: WorkflowCall,
+    instance: WorkflowInstanceRef,
+    outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
+  ): WorkflowRefusal {
     const { machine } = instance;
-    switch (outcome.status) {
-      case 'unknown': {
-        if (instance.scope === 'handle') {
-          return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
-        }
-        const { state } = this.found(call, instance, this.initialSnapshot(machine));
-        return this.refusals.forbidden(call, machine, state);
-      }
-      case 'forbidden':
-      case 'busy':
-        this.found(call, instance, { state: outcome.state, updatedAt: new Date().toISOString() });
-        return outcome.status === 'busy' ? this.refusals.busy(call, machine, outcome.state) : this.refusals.forbidden(call, machine, outcome.state);
+    if (outcome.status === 'unknown' && instance.scope === 'handle') {
+      return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
     }
+    const found =
+      outcome.status === 'unknown' ? this.initialSnapshot(machine) : { state: outcome.state, updatedAt: new Date().toISOString() };
+    const { state } = this.found(call, instance, found);
+    return outcome.status === 'busy' ? this.refusals.busy(call, machine, state) : this.refusals.forbidden(call, machine, state);
   }
 
   /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */

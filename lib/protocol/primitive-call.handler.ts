@@ -136,7 +136,14 @@ export class PrimitiveCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const request = { target: definition, caller: session, args: input, context, transport: callTransport(exchange), cutoff: this.drain.signal };
+      const request = {
+        target: definition,
+        caller: session,
+        args: input,
+        context,
+        transport: callTransport(exchange),
+        cutoff: this.drain.signal,
+      };
       const outcome = await this.gate.run(request);
       await announceMenuChanges(this.menu, session, outcome, extra);
       switch (outcome.status) {

@@ -72,7 +72,14 @@ export class ToolCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, tool.name, extra, round, async (current) => {
       const context = createCallContext(session, tool.name, extra, undefined, current);
-      const request = { target: tool, caller: session, args: input, context, transport: callTransport(exchange), cutoff: this.drain.signal };
+      const request = {
+        target: tool,
+        caller: session,
+        args: input,
+        context,
+        transport: callTransport(exchange),
+        cutoff: this.drain.signal,
+      };
       const outcome = await this.gate.run(request);
       const result = this.answer(outcome);
       await announceMenuChanges(this.menu, session, outcome, extra);

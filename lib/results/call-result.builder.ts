@@ -25,7 +25,11 @@ export interface McpResultSource {
  * `InternalServerErrorException` names each mismatch), with `extra` fields (a start tool's
  * handle); a prompt's or a resource's mapped as its method answers.
  */
-export function buildCallResult(call: McpResultSource, value: unknown, extra: Record<string, unknown>): McpCallResults[keyof McpCallResults] {
+export function buildCallResult(
+  call: McpResultSource,
+  value: unknown,
+  extra: Record<string, unknown>,
+): McpCallResults[keyof McpCallResults] {
   const definition = call.tool;
   switch (definition.kind) {
     case 'tool': {

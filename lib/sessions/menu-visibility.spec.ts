@@ -49,7 +49,10 @@ const tools = [
   tool('help'),
   tool('cart.checkout', { ...bound('cart', 'open'), compactDescription: 'Check out.' }),
   tool('cart.receipt', bound('cart', 'paid')),
-  tool('parcel.pack', { role: { kind: 'start', machine: 'parcel', handleKey: 'parcelId', transactional: false }, compactDescription: 'Pack.' }),
+  tool('parcel.pack', {
+    role: { kind: 'start', machine: 'parcel', handleKey: 'parcelId', transactional: false },
+    compactDescription: 'Pack.',
+  }),
   tool('parcel.ship', bound('parcel', 'packed')),
   tool('parcel.track', bound('parcel', 'shipped')),
   tool('parcel.return', bound('parcel', 'delivered')),

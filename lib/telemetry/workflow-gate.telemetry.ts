@@ -86,7 +86,9 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
   private async inChild<T>(name: string, call: WorkflowCall, work: () => Promise<T>): Promise<T> {
     const { tracer, api } = this.parts;
     const { role } = call.tool;
-    const span = tracer.startSpan(name, { attributes: role.kind === 'start' || role.kind === 'transition' ? { [WORKFLOW_MACHINE]: role.machine } : {} });
+    const span = tracer.startSpan(name, {
+      attributes: role.kind === 'start' || role.kind === 'transition' ? { [WORKFLOW_MACHINE]: role.machine } : {},
+    });
     try {
       return await api.context.with(api.trace.setSpan(api.context.active(), span), work);
     } catch (error) {

@@ -1,12 +1,6 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  WorkflowGate,
-  type WorkflowAdmission,
-  type WorkflowCall,
-  type WorkflowDecision,
-  type WorkflowStored,
-} from '../../lib/extend.js';
+import { WorkflowGate, type WorkflowAdmission, type WorkflowCall, type WorkflowDecision, type WorkflowStored } from '../../lib/extend.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
