@@ -415,7 +415,7 @@ export class WorkflowGate implements NestInterceptor {
         ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
         : undefined;
     return {
-      handle: instance.storeKey,
+      key: instance.storeKey,
       allowedStates,
       token: randomUUID(),
       leaseMs: this.options.leaseMs,
@@ -501,6 +501,6 @@ export class WorkflowGate implements NestInterceptor {
   private record(call: WorkflowCall, from: string | null, to: string, event: string | null, at: string): WorkflowTransitionRecord {
     const { machine, storeKey } = recordOf(call).instance!;
     const principal = call.principal ?? call.context.sessionId ?? null;
-    return { machine, handle: storeKey, from, to, event, tool: call.tool.name, principal, at };
+    return { machine, key: storeKey, from, to, event, tool: call.tool.name, principal, at };
   }
 }
