@@ -46,7 +46,7 @@ export function claimRequest(
     instance.scope !== 'handle' && fromInitial
       ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
       : undefined;
-  return { handle: instance.storeKey, allowedStates, token: randomUUID(), leaseMs, owner: call.principal, createWith };
+  return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs, owner: call.principal, createWith };
 }
 
 /** The history row of a call's stored change of `instance` (`from`: `null` for a start). */
@@ -56,5 +56,5 @@ export function transitionRecord(
   change: Pick<WorkflowTransitionRecord, 'from' | 'to' | 'event' | 'at'>,
 ): WorkflowTransitionRecord {
   const principal = call.principal ?? call.context.sessionId ?? null;
-  return { machine: instance.machine, handle: instance.storeKey, ...change, tool: call.tool.name, principal };
+  return { machine: instance.machine, key: instance.storeKey, ...change, tool: call.tool.name, principal };
 }

@@ -140,13 +140,13 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     return isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
   }
 
-  private record(tool: string, machine: string, handle: string, code: string, principal: string | undefined): void {
+  private record(tool: string, machine: string, key: string, code: string, principal: string | undefined): void {
     if (this.writes.size >= MAX_WRITES_IN_FLIGHT) {
       this.dropped += 1;
       this.warn();
       return;
     }
-    const attempt: WorkflowAttemptRecord = { machine, handle, tool, code, principal: principal ?? null, at: new Date().toISOString() };
+    const attempt: WorkflowAttemptRecord = { machine, key, tool, code, principal: principal ?? null, at: new Date().toISOString() };
     const write = this.store
       .recordAttempt(attempt, principal)
       .then(

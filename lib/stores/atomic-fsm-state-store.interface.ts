@@ -4,7 +4,7 @@ import type { WorkflowTransitionRecord } from './workflow-transition-record.inte
 /** A request to take the lease of one instance before a gated handler runs. */
 export interface WorkflowClaimRequest {
   /** Store key of the instance. */
-  handle: string;
+  key: string;
   /**
    * Stored state values the instance may be in, matched exactly (the gate lists every value
    * its binding matches, descendants included, from the engine). `undefined`: any state

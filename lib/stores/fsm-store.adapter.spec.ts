@@ -17,7 +17,7 @@ class MapStore implements FsmStateStore {
 }
 
 const snapshot = (state: string): WorkflowSnapshot => ({ state, updatedAt: new Date().toISOString() });
-const record = { machine: 'invoice', handle: 'invoice:1', from: null, to: 'draft', event: null, tool: 'start', principal: null, at: '' };
+const record = { machine: 'invoice', key: 'invoice:1', from: null, to: 'draft', event: null, tool: 'start', principal: null, at: '' };
 
 describe('FsmStoreAdapter', () => {
   describe('around a plain load/save store', () => {
@@ -41,11 +41,11 @@ describe('FsmStoreAdapter', () => {
 
     it('runs the calls on one instance one after the other, and commits with save', async () => {
       await adapter.create('invoice:1', snapshot('draft'), record);
-      const first = await adapter.acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'a', leaseMs: 1000 });
+      const first = await adapter.acquire({ key: 'invoice:1', allowedStates: ['draft'], token: 'a', leaseMs: 1000 });
       expect(first.status).toBe('claimed');
       let secondSettled = false;
       const second = adapter
-        .acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 })
+        .acquire({ key: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 })
         .finally(() => (secondSettled = true));
       await new Promise((resolve) => setImmediate(resolve));
       expect(secondSettled).toBe(false);
@@ -89,9 +89,9 @@ describe('FsmStoreAdapter', () => {
 
     it('claims with a lease: a second call is busy, not queued', async () => {
       await adapter.create('invoice:1', snapshot('draft'), record);
-      const first = await adapter.acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'a', leaseMs: 1000 });
+      const first = await adapter.acquire({ key: 'invoice:1', allowedStates: ['draft'], token: 'a', leaseMs: 1000 });
       expect(first.status).toBe('claimed');
-      expect(await adapter.acquire({ handle: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 })).toEqual({
+      expect(await adapter.acquire({ key: 'invoice:1', allowedStates: ['draft'], token: 'b', leaseMs: 1000 })).toEqual({
         status: 'busy',
         state: 'draft',
       });

@@ -100,14 +100,14 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   /** Always up: the state is in this process. */
   async ping(): Promise<void> {}
 
-  async load(handle: string): Promise<WorkflowSnapshot | undefined> {
-    const entry = this.live(handle);
+  async load(key: string): Promise<WorkflowSnapshot | undefined> {
+    const entry = this.live(key);
     return entry && toSnapshot(entry);
   }
 
   /** @inheritdoc */
-  async save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
-    const entry = this.live(handle);
+  async save(key: string, snapshot: WorkflowSnapshot): Promise<void> {
+    const entry = this.live(key);
     if (entry) {
       entry.state = snapshot.state;
       entry.context = copyContext(snapshot.context);
@@ -116,23 +116,23 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       entry.touchedAt = this.clock();
       return;
     }
-    this.insert(handle, snapshot);
+    this.insert(key, snapshot);
   }
 
   /** @inheritdoc */
-  async create(handle: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
-    if (this.live(handle)) throw new Error(storeHandleExists(handle));
-    this.insert(handle, snapshot);
+  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
+    if (this.live(key)) throw new Error(storeHandleExists(key));
+    this.insert(key, snapshot);
     if (record) this.record(record);
   }
 
   /** @inheritdoc */
   async claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult> {
     const now = this.clock();
-    const entry = this.live(request.handle);
+    const entry = this.live(request.key);
     if (!entry) {
       if (!request.createWith) return { status: 'unknown' };
-      const created = this.insert(request.handle, request.createWith);
+      const created = this.insert(request.key, request.createWith);
       created.leaseToken = request.token;
       created.leaseUntil = now + request.leaseMs;
       return { status: 'claimed', snapshot: toSnapshot(created) };
@@ -149,8 +149,8 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   }
 
   /** @inheritdoc */
-  async commit(handle: string, token: string, commit: WorkflowCommit): Promise<boolean> {
-    const entry = this.live(handle);
+  async commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
+    const entry = this.live(key);
     if (!entry || entry.leaseToken !== token) return false;
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
@@ -169,70 +169,70 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));
     const idleMachines = new Set(idle?.machines);
     let deleted = 0;
-    for (const [handle, entry] of this.entries) {
+    for (const [key, entry] of this.entries) {
       if (deleted >= limit) {
         break;
       }
       if (isLeased(entry, now)) {
         continue;
       }
-      const { machine } = parseInstanceKey(handle);
+      const { machine } = parseInstanceKey(key);
       const isFinished = finished !== undefined && entry.updatedAt < finished.before && finalStates.get(machine)?.has(entry.state);
       const isIdle = idle !== undefined && entry.updatedAt < idle.before && idleMachines.has(machine);
       if (isFinished || isIdle) {
-        this.drop(handle);
+        this.drop(key);
         deleted += 1;
       }
     }
     return deleted;
   }
 
-  async delete(handles: readonly string[]): Promise<void> {
-    for (const handle of handles) {
-      this.entries.delete(handle);
-      this.attempts.delete(handle);
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) {
+      this.entries.delete(key);
+      this.attempts.delete(key);
     }
   }
 
   /** @inheritdoc */
-  async renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
-    const entry = this.live(handle);
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const entry = this.live(key);
     if (!entry || entry.leaseToken !== token) return false;
     entry.leaseUntil = this.clock() + leaseMs;
     return true;
   }
 
   /** @inheritdoc */
-  async release(handle: string, token: string): Promise<void> {
-    const entry = this.live(handle);
+  async release(key: string, token: string): Promise<void> {
+    const entry = this.live(key);
     if (!entry || entry.leaseToken !== token) return;
     entry.leaseToken = entry.leaseUntil = undefined;
     entry.touchedAt = this.clock();
   }
 
   /** @inheritdoc */
-  async loadMany(handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+  async loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
     const snapshots = new Map<string, WorkflowSnapshot>();
-    for (const handle of handles) {
-      const entry = this.live(handle);
-      if (entry) snapshots.set(handle, toSnapshot(entry));
+    for (const key of keys) {
+      const entry = this.live(key);
+      if (entry) snapshots.set(key, toSnapshot(entry));
     }
     return snapshots;
   }
 
   /** @inheritdoc */
-  async loadStates(handles: readonly string[]): Promise<Map<string, string>> {
+  async loadStates(keys: readonly string[]): Promise<Map<string, string>> {
     const states = new Map<string, string>();
-    for (const handle of handles) {
-      const entry = this.live(handle);
-      if (entry) states.set(handle, entry.state);
+    for (const key of keys) {
+      const entry = this.live(key);
+      if (entry) states.set(key, entry.state);
     }
     return states;
   }
 
   /** @inheritdoc */
-  async history(handle: string): Promise<WorkflowTransitionRecord[]> {
-    return [...(this.records.get(handle) ?? [])];
+  async history(key: string): Promise<WorkflowTransitionRecord[]> {
+    return [...(this.records.get(key) ?? [])];
   }
 
   /** @inheritdoc */
@@ -251,24 +251,24 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
 
   /** @inheritdoc */
   async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
-    const entry = this.keepsAttempts ? this.live(attempt.handle) : undefined;
+    const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
     if (!entry || !isOwnedBy(entry.owner, caller)) return false;
-    const rows = this.attempts.get(attempt.handle) ?? [];
+    const rows = this.attempts.get(attempt.key) ?? [];
     rows.push({ ...attempt });
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
-    this.attempts.set(attempt.handle, rows);
+    this.attempts.set(attempt.key, rows);
     return true;
   }
 
   /** @inheritdoc */
-  async recentAttempts(handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
-    const rows = this.attempts.get(handle) ?? [];
+  async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+    const rows = this.attempts.get(key) ?? [];
     return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
   }
 
   /** @inheritdoc */
-  async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
-    const rows = this.records.get(handle) ?? [];
+  async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
+    const rows = this.records.get(key) ?? [];
     return { entries: rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row })), truncated: rows.length > limit };
   }
 
@@ -285,16 +285,16 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     return matching;
   }
 
-  private live(handle: string): Entry | undefined {
-    const entry = this.entries.get(handle);
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
     if (entry && this.isExpired(entry, this.clock())) {
-      this.drop(handle);
+      this.drop(key);
       return undefined;
     }
     return entry;
   }
 
-  private insert(handle: string, snapshot: WorkflowSnapshot): Entry {
+  private insert(key: string, snapshot: WorkflowSnapshot): Entry {
     if (this.entries.size >= this.maxEntries) {
       this.expireIdle();
       if (this.entries.size >= this.maxEntries) throw new Error(storeFull(this.maxEntries));
@@ -306,16 +306,16 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
     };
-    this.entries.set(handle, entry);
+    this.entries.set(key, entry);
     return entry;
   }
 
   private record(record: WorkflowTransitionRecord): void {
     if (!this.keepHistory) return;
-    const rows = this.records.get(record.handle) ?? [];
+    const rows = this.records.get(record.key) ?? [];
     rows.push({ ...record });
     if (rows.length > this.maxHistoryPerHandle) rows.splice(0, rows.length - this.maxHistoryPerHandle);
-    this.records.set(record.handle, rows);
+    this.records.set(record.key, rows);
   }
 
   private isExpired(entry: Entry, now: number): boolean {
@@ -324,15 +324,15 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
 
   private expireIdle(): void {
     const now = this.clock();
-    for (const [handle, entry] of this.entries) {
-      if (this.isExpired(entry, now)) this.drop(handle);
+    for (const [key, entry] of this.entries) {
+      if (this.isExpired(entry, now)) this.drop(key);
     }
   }
 
-  private drop(handle: string): void {
-    this.entries.delete(handle);
-    this.records.delete(handle);
-    this.attempts.delete(handle);
+  private drop(key: string): void {
+    this.entries.delete(key);
+    this.records.delete(key);
+    this.attempts.delete(key);
   }
 }
 

@@ -5,7 +5,7 @@ export interface WorkflowAttemptRecord {
   /** Machine id. */
   machine: string;
   /** Store key of the instance. */
-  handle: string;
+  key: string;
   /** The tool that was called. */
   tool: string;
   /** The refusal code (`FORBIDDEN`, `DECLINED`, `INSUFFICIENT_SCOPE`, ...). */

@@ -3,7 +3,7 @@ export interface WorkflowTransitionRecord {
   /** Machine id. */
   machine: string;
   /** Store key of the instance. */
-  handle: string;
+  key: string;
   /** State before the call; `null` when the call started the instance. */
   from: string | null;
   /** State after the call. */

@@ -602,7 +602,7 @@ function describeTransactionalContract(
       const h = handle();
       await store.create(h, snapshot('draft'));
       const tx = await store.beginTransaction();
-      expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toMatchObject({
+      expect(await tx.lock({ key: h, allowedStates: ['draft'] })).toMatchObject({
         status: 'claimed',
         snapshot: { state: 'draft' },
       });
@@ -619,7 +619,7 @@ function describeTransactionalContract(
       const h = handle();
       const tx = await store.beginTransaction();
       const start = snapshot('draft', undefined, { step: 0 });
-      const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: start });
+      const locked = await tx.lock({ key: h, allowedStates: ['draft'], createWith: start });
       expect(locked).toStrictEqual({ status: 'claimed', snapshot: start });
       const id = randomUUID();
       await business.write(tx.manager, id);
@@ -633,7 +633,7 @@ function describeTransactionalContract(
       const created = snapshot('draft', undefined, { step: 0 });
       await store.create(h, created);
       const tx = await store.beginTransaction();
-      expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await tx.lock({ key: h, allowedStates: ['draft'] })).toStrictEqual({ status: 'claimed', snapshot: created });
       const id = randomUUID();
       await business.write(tx.manager, id);
       const submitted = record(h, 'draft', 'review', 'SUBMIT');
@@ -661,11 +661,11 @@ function describeTransactionalContract(
       const h = handle();
       await store.create(h, snapshot('draft'));
       const first = await store.beginTransaction();
-      expect((await first.lock({ handle: h, allowedStates: ['draft'] })).status).toBe('claimed');
+      expect((await first.lock({ key: h, allowedStates: ['draft'] })).status).toBe('claimed');
       const second = (async () => {
         const tx = await store.beginTransaction();
         try {
-          return await tx.lock({ handle: h, allowedStates: ['draft'] });
+          return await tx.lock({ key: h, allowedStates: ['draft'] });
         } finally {
           await tx.rollback();
         }
@@ -688,23 +688,23 @@ function describeTransactionalContract(
       const legal = handle();
       const created = snapshot('review.legal', undefined, { reviewer: 'bob' });
       await store.create(legal, created);
-      expect(await lockOnce({ handle: legal, allowedStates: ['review'] })).toEqual({ status: 'forbidden', state: 'review.legal' });
-      expect(await lockOnce({ handle: legal, allowedStates: ['review.legal'] })).toStrictEqual({ status: 'claimed', snapshot: created });
-      expect(await lockOnce({ handle: legal })).toStrictEqual({ status: 'claimed', snapshot: created });
-      expect(await lockOnce({ handle: legal, owner: 'bob' })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await lockOnce({ key: legal, allowedStates: ['review'] })).toEqual({ status: 'forbidden', state: 'review.legal' });
+      expect(await lockOnce({ key: legal, allowedStates: ['review.legal'] })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await lockOnce({ key: legal })).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await lockOnce({ key: legal, owner: 'bob' })).toStrictEqual({ status: 'claimed', snapshot: created });
       const owned = handle();
       await store.create(owned, snapshot('draft', 'alice'));
-      expect(await lockOnce({ handle: owned, allowedStates: ['draft'] })).toEqual({ status: 'unknown' });
-      expect(await lockOnce({ handle: owned, allowedStates: ['draft'], owner: 'bob' })).toEqual({ status: 'unknown' });
-      expect(await lockOnce({ handle: owned, allowedStates: ['review'], owner: 'alice' })).toEqual({
+      expect(await lockOnce({ key: owned, allowedStates: ['draft'] })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: owned, allowedStates: ['draft'], owner: 'bob' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: owned, allowedStates: ['review'], owner: 'alice' })).toEqual({
         status: 'forbidden',
         state: 'draft',
       });
-      expect(await lockOnce({ handle: owned, allowedStates: ['draft'], owner: 'alice' })).toMatchObject({
+      expect(await lockOnce({ key: owned, allowedStates: ['draft'], owner: 'alice' })).toMatchObject({
         status: 'claimed',
         snapshot: { state: 'draft', owner: 'alice' },
       });
-      expect(await lockOnce({ handle: handle() })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: handle() })).toEqual({ status: 'unknown' });
     });
 
     it('reports busy while a lease holds the instance', async () => {
@@ -713,7 +713,7 @@ function describeTransactionalContract(
       await store.claim(claim(h, ['draft']));
       const tx = await store.beginTransaction();
       try {
-        expect(await tx.lock({ handle: h, allowedStates: ['draft'] })).toEqual({ status: 'busy', state: 'draft' });
+        expect(await tx.lock({ key: h, allowedStates: ['draft'] })).toEqual({ status: 'busy', state: 'draft' });
       } finally {
         await tx.rollback();
       }
@@ -725,7 +725,7 @@ function describeTransactionalContract(
         calls.map(async ({ h, id }): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
-            const locked = await tx.lock({ handle: h, allowedStates: ['draft'], createWith: snapshot('draft') });
+            const locked = await tx.lock({ key: h, allowedStates: ['draft'], createWith: snapshot('draft') });
             if (locked.status === 'claimed') {
               await business.write(tx.manager, id);
               await tx.commit(h, { snapshot: snapshot('review') });
@@ -751,7 +751,7 @@ function describeTransactionalContract(
         Array.from({ length: 10 }, async (): Promise<WorkflowClaimResult> => {
           const tx = await store.beginTransaction();
           try {
-            const locked = await tx.lock({ handle: h, allowedStates: ['draft'] });
+            const locked = await tx.lock({ key: h, allowedStates: ['draft'] });
             if (locked.status === 'claimed') {
               await business.write(tx.manager, id);
               await tx.commit(h, { snapshot: snapshot('review') });
@@ -783,13 +783,13 @@ function snapshot(state: string, owner?: string, context?: Record<string, unknow
 }
 
 function claim(h: string, allowedStates: string[] | undefined, extra: Partial<WorkflowClaimRequest> = {}): WorkflowClaimRequest {
-  return { handle: h, ...(allowedStates === undefined ? {} : { allowedStates }), token: randomUUID(), leaseMs: 60_000, ...extra };
+  return { key: h, ...(allowedStates === undefined ? {} : { allowedStates }), token: randomUUID(), leaseMs: 60_000, ...extra };
 }
 
 function record(h: string, from: string | null, to: string, event: string | null): WorkflowTransitionRecord {
   return {
     machine: 'invoice',
-    handle: h,
+    key: h,
     from,
     to,
     event,

@@ -25,7 +25,7 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       principal: string | null = 'alice',
     ): WorkflowAttemptRecord => ({
       machine: 'attempt',
-      handle,
+      key: handle,
       tool: 'attempt.capture',
       code,
       principal,

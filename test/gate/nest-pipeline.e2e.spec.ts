@@ -59,7 +59,7 @@ describe('tool handlers run inside the Nest pipeline', () => {
       expect(permitted.isError).toBeFalsy();
       expect(textOf(permitted)).toBe('checked out');
       expect(stateOf(permitted)).toBe('checkout');
-      expect(store.claims.map((claim) => claim.handle)).toEqual([storeKey()]);
+      expect(store.claims.map((claim) => claim.key)).toEqual([storeKey()]);
       expect((await store.load(storeKey()))?.state).toBe('checkout');
       expect(log.count('order.checkout')).toBe(1);
     });

@@ -123,7 +123,7 @@ describe.each(ROUTES)('graceful shutdown (app.close) on $name', ({ adapter, http
     // The handler still runs, but the instance is free for another process already.
     expect(log.count('payment.capture')).toBe(0);
     const handle = formatInstanceKey({ machine: 'payment', scope: 'handle', id: paymentId });
-    const probe = await store.claim({ handle, allowedStates: ['authorized'], token: 'probe', leaseMs: 1000 });
+    const probe = await store.claim({ key: handle, allowedStates: ['authorized'], token: 'probe', leaseMs: 1000 });
     expect(probe.status).toBe('claimed');
     await store.release(handle, 'probe');
 

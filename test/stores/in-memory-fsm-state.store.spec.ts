@@ -33,7 +33,7 @@ describe('InMemoryFsmStateStore bounds', () => {
     expect(await store.load('invoice:a')).toBeDefined();
     now += 1;
     expect(await store.load('invoice:a')).toBeUndefined();
-    expect(await store.claim({ handle: 'invoice:a', allowedStates: ['draft'], token: 't', leaseMs: 10 })).toEqual({
+    expect(await store.claim({ key: 'invoice:a', allowedStates: ['draft'], token: 't', leaseMs: 10 })).toEqual({
       status: 'unknown',
     });
   });
@@ -42,7 +42,7 @@ describe('InMemoryFsmStateStore bounds', () => {
     open({ idleTtlMs: 1_000 });
     await store.create('invoice:a', snapshot('draft'));
     now += 900;
-    await store.claim({ handle: 'invoice:a', allowedStates: ['draft'], token: 't', leaseMs: 5_000 });
+    await store.claim({ key: 'invoice:a', allowedStates: ['draft'], token: 't', leaseMs: 5_000 });
     now += 4_000;
     expect((await store.load('invoice:a'))?.state).toBe('draft');
     expect(await store.commit('invoice:a', 't', { snapshot: snapshot('review') })).toBe(true);
@@ -57,7 +57,7 @@ describe('InMemoryFsmStateStore bounds', () => {
     await expect(store.create('invoice:c', snapshot('draft'))).rejects.toThrow(storeFull(2));
     await expect(store.save('invoice:c', snapshot('draft'))).rejects.toThrow(storeFull(2));
     await expect(
-      store.claim({ handle: 'invoice:c', allowedStates: ['draft'], token: 't', leaseMs: 10, createWith: snapshot('draft') }),
+      store.claim({ key: 'invoice:c', allowedStates: ['draft'], token: 't', leaseMs: 10, createWith: snapshot('draft') }),
     ).rejects.toThrow(storeFull(2));
     expect((await store.loadMany(['invoice:a', 'invoice:b'])).size).toBe(2);
     now += 500;
@@ -72,7 +72,7 @@ describe('InMemoryFsmStateStore bounds', () => {
     open({ history: true, maxHistoryPerHandle: 2 });
     const row = (to: string) => ({
       machine: 'invoice',
-      handle: 'invoice:a',
+      key: 'invoice:a',
       from: null,
       to,
       event: null,
@@ -82,7 +82,7 @@ describe('InMemoryFsmStateStore bounds', () => {
     });
     await store.create('invoice:a', snapshot('a'), row('a'));
     for (const state of ['b', 'c']) {
-      await store.claim({ handle: 'invoice:a', allowedStates: ['a', 'b'], token: state, leaseMs: 10 });
+      await store.claim({ key: 'invoice:a', allowedStates: ['a', 'b'], token: state, leaseMs: 10 });
       await store.commit('invoice:a', state, { snapshot: snapshot(state), record: row(state) });
     }
     expect((await store.history('invoice:a')).map((record) => record.to)).toEqual(['b', 'c']);

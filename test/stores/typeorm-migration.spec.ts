@@ -87,10 +87,10 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
         [crashed, crashedSnapshot],
       ]),
     );
-    expect(await store.claim({ handle: owned, allowedStates: ['review.legal'], token: 't', leaseMs: 60_000 })).toEqual({
+    expect(await store.claim({ key: owned, allowedStates: ['review.legal'], token: 't', leaseMs: 60_000 })).toEqual({
       status: 'unknown',
     });
-    const held = { handle: owned, allowedStates: ['review.legal'], owner: 'alice', token: randomUUID(), leaseMs: 60_000 };
+    const held = { key: owned, allowedStates: ['review.legal'], owner: 'alice', token: randomUUID(), leaseMs: 60_000 };
     let claimed: unknown;
     expect(await logger.during(async () => (claimed = await store.claim(held)))).toHaveLength(1);
     expect(claimed).toStrictEqual({ status: 'claimed', snapshot: ownedSnapshot });
@@ -99,12 +99,12 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     expect(await store.commit(owned, held.token, { snapshot: moved })).toBe(true);
     expect(await store.load(owned)).toStrictEqual(moved);
 
-    const anyone = { handle: crashed, allowedStates: ['draft'], owner: 'bob', token: randomUUID(), leaseMs: 60_000 };
+    const anyone = { key: crashed, allowedStates: ['draft'], owner: 'bob', token: randomUUID(), leaseMs: 60_000 };
     expect(await store.claim(anyone)).toStrictEqual({ status: 'claimed', snapshot: crashedSnapshot });
     await store.release(crashed, anyone.token);
     const saved: WorkflowSnapshot = { state: 'draft', context: { step: 1 }, updatedAt: new Date().toISOString() };
     await store.save(crashed, saved);
-    expect(await store.claim({ handle: crashed, token: randomUUID(), leaseMs: 60_000 })).toStrictEqual({
+    expect(await store.claim({ key: crashed, token: randomUUID(), leaseMs: 60_000 })).toStrictEqual({
       status: 'claimed',
       snapshot: saved,
     });

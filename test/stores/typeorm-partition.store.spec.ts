@@ -15,7 +15,7 @@ const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString(
 async function lockedBy(store: TypeOrmFsmStateStore, handle: string, since: number, withinMs: number) {
   for (let attempt = 0; attempt < 100 && Date.now() - since < withinMs; attempt++) {
     const transaction = await store.beginTransaction();
-    const result = await transaction.lock({ handle, allowedStates: ['draft'] });
+    const result = await transaction.lock({ key: handle, allowedStates: ['draft'] });
     if (result.status === 'claimed') return { transaction, afterMs: Date.now() - since };
     expect(result).toEqual({ status: 'busy', state: 'draft' });
     await transaction.rollback();
@@ -37,7 +37,7 @@ describeNetworkedTargets('store partition')('TypeOrmFsmStateStore on $name throu
     const handle = `invoice:${randomUUID()}`;
     await storeB.create(handle, snapshot('draft'));
     const held = await storeA.beginTransaction();
-    expect(await held.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    expect(await held.lock({ key: handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     proxy.partition();
     return { handle, held, partitionedAt: Date.now() };
   };
@@ -97,7 +97,7 @@ describeNetworkedTargets('store partition')('TypeOrmFsmStateStore on $name throu
     await storeB.create(handle, snapshot('draft'));
     proxy.partition();
     const startedAt = Date.now();
-    await expect(storeA.claim({ handle, allowedStates: ['draft'], token: 't', leaseMs: 60_000 })).rejects.toThrow(
+    await expect(storeA.claim({ key: handle, allowedStates: ['draft'], token: 't', leaseMs: 60_000 })).rejects.toThrow(
       `TypeOrmFsmStateStore: claim did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
     );
     expect(Date.now() - startedAt).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
@@ -107,7 +107,7 @@ describeNetworkedTargets('store partition')('TypeOrmFsmStateStore on $name throu
     const loads = await Promise.all(Array.from({ length: 12 }, () => storeA.load(handle)));
     expect(loads.every((loaded) => loaded?.state === 'draft')).toBe(true);
     const transaction = await storeA.beginTransaction();
-    expect(await transaction.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    expect(await transaction.lock({ key: handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     await transaction.commit(handle, { snapshot: snapshot('review') });
     expect((await storeB.load(handle))?.state).toBe('review');
   });

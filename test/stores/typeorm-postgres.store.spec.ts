@@ -66,7 +66,7 @@ if (!url) {
       await store.onApplicationBootstrap();
       const handle = `invoice:${randomUUID()}`;
       await store.create(handle, { state: 'draft', updatedAt: new Date().toISOString() });
-      const claimed = await store.claim({ handle, allowedStates: ['draft'], token: 't', leaseMs: 5_000 });
+      const claimed = await store.claim({ key: handle, allowedStates: ['draft'], token: 't', leaseMs: 5_000 });
       expect(claimed).toMatchObject({ status: 'claimed', snapshot: { state: 'draft' } });
       expect(await store.commit(handle, 't', { snapshot: { state: 'review', updatedAt: new Date().toISOString() } })).toBe(true);
       const rows = (await admin.query(`SELECT state FROM ${schema}.mcp_fsm_state WHERE handle = $1`, [handle])) as { state: string }[];

@@ -32,7 +32,7 @@ describe('TypeOrmFsmStateStore on SQLite: one connection, taken in turns', () =>
     const handle = `invoice:${randomUUID()}`;
     await store.create(handle, snapshot('draft'));
     const transaction = await store.beginTransaction();
-    expect(await transaction.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    expect(await transaction.lock({ key: handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     await dataSource.manager.query(`UPDATE ${tables.tableName} SET state = 'review' WHERE handle = ?`, [handle]);
     let loaded: string | undefined;
     const loading = store.load(handle).then((found) => (loaded = found?.state));
@@ -47,7 +47,7 @@ describe('TypeOrmFsmStateStore on SQLite: one connection, taken in turns', () =>
     const handle = `invoice:${randomUUID()}`;
     await store.create(handle, snapshot('draft'));
     const transaction = await store.beginTransaction();
-    expect(await transaction.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    expect(await transaction.lock({ key: handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     await expect(store.load(handle)).rejects.toThrow(
       `TypeOrmFsmStateStore: load did not finish within timeoutMs (${TIMEOUT_MS} ms); its connection is not reused.`,
     );
@@ -60,7 +60,7 @@ describe('TypeOrmFsmStateStore on SQLite: one connection, taken in turns', () =>
     await transaction.rollback();
     expect((await store.load(handle))?.state).toBe('draft');
     const next = await store.beginTransaction();
-    expect(await next.lock({ handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
+    expect(await next.lock({ key: handle, allowedStates: ['draft'] })).toMatchObject({ status: 'claimed' });
     await next.commit(handle, { snapshot: snapshot('review') });
     expect((await store.load(handle))?.state).toBe('review');
   });

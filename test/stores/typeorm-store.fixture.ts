@@ -122,7 +122,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       ...extra,
     });
     const claimOf = (handle: string, allowedStates?: string[], owner?: string) => ({
-      handle,
+      key: handle,
       ...(allowedStates ? { allowedStates } : {}),
       ...(owner ? { owner } : {}),
       token: randomUUID(),
@@ -130,7 +130,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
     });
     const record = (handle: string) => ({
       machine: 'invoice',
-      handle,
+      key: handle,
       from: 'draft',
       to: 'review',
       event: 'SUBMIT',
@@ -145,10 +145,10 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       const handles = [`invoice:${randomUUID()}`, `invoice:${randomUUID()}`, `invoice:${randomUUID()}`];
       for (const handle of handles) await store.create(handle, snapshot('draft'));
       const [h] = handles;
-      const first = { handle: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
+      const first = { key: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
       expect(await during(() => store.claim(first))).toHaveLength(1);
       expect(await during(() => store.commit(h, first.token, { snapshot: snapshot('review') }))).toHaveLength(1);
-      const second = { handle: h, allowedStates: ['review'], token: randomUUID(), leaseMs: 60_000 };
+      const second = { key: h, allowedStates: ['review'], token: randomUUID(), leaseMs: 60_000 };
       await store.claim(second);
       expect(await during(() => store.release(h, second.token))).toHaveLength(1);
       expect(await during(() => store.loadMany(handles))).toHaveLength(1);
@@ -224,7 +224,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       const { store } = await database.factory({ history: false });
       const h = `invoice:${randomUUID()}`;
       await store.create(h, snapshot('draft'));
-      const refused = await during(() => store.claim({ handle: h, allowedStates: ['review'], token: 't', leaseMs: 1 }));
+      const refused = await during(() => store.claim({ key: h, allowedStates: ['review'], token: 't', leaseMs: 1 }));
       expect(refused).toHaveLength(2);
     });
 
@@ -232,7 +232,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       const { store } = await database.factory({ history: true });
       const h = `invoice:${randomUUID()}`;
       await store.create(h, snapshot('draft'));
-      const held = { handle: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
+      const held = { key: h, allowedStates: ['draft'], token: randomUUID(), leaseMs: 60_000 };
       await store.claim(held);
       const queries = await during(() => store.commit(h, held.token, { snapshot: snapshot('review'), record: record(h) }));
       expect(queries).toHaveLength(expected.commitWithHistory);
@@ -244,7 +244,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       await store.create(h, snapshot('draft'));
       let tx!: Awaited<ReturnType<typeof store.beginTransaction>>;
       expect(await during(async () => (tx = await store.beginTransaction()))).toHaveLength(expected.transactionBegin);
-      expect(await during(() => tx.lock({ handle: h, allowedStates: ['draft'] }))).toHaveLength(1);
+      expect(await during(() => tx.lock({ key: h, allowedStates: ['draft'] }))).toHaveLength(1);
       const commit = await during(() => tx.commit(h, { snapshot: snapshot('review'), record: record(h) }));
       expect(commit).toHaveLength(expected.transactionCommitWithHistory);
     });

@@ -21,7 +21,7 @@ describe('LeaseLocker', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
   const claim = async (handle: string, token = `t-${handle}`) => {
     await store.save(handle, snapshot('draft'));
-    const outcome = await locker.acquire({ handle, allowedStates: ['draft'], token, leaseMs: LEASE_MS });
+    const outcome = await locker.acquire({ key: handle, allowedStates: ['draft'], token, leaseMs: LEASE_MS });
     if (outcome.status !== 'claimed') throw new Error(`not claimed: ${outcome.status}`);
     return outcome.lock;
   };
@@ -66,7 +66,7 @@ describe('LeaseLocker', () => {
     const lock = await claim('invoice:slow');
     await jest.advanceTimersByTimeAsync(LEASE_MS * 3);
     expect(store.renewals).toBe(9);
-    const rival = await locker.acquire({ handle: 'invoice:slow', allowedStates: ['draft'], token: 'rival', leaseMs: LEASE_MS });
+    const rival = await locker.acquire({ key: 'invoice:slow', allowedStates: ['draft'], token: 'rival', leaseMs: LEASE_MS });
     expect(rival).toEqual({ status: 'busy', state: 'draft' });
     expect(await lock.commit({ snapshot: snapshot('review') })).toBe(true);
     await jest.advanceTimersByTimeAsync(LEASE_MS / 3);
@@ -97,7 +97,7 @@ describe('LeaseLocker', () => {
     await claim('invoice:lost', 'lost');
     await store.release('invoice:lost', 'lost');
     await store.save('invoice:lost', snapshot('review'));
-    await store.claim({ handle: 'invoice:lost', token: 'other', leaseMs: LEASE_MS });
+    await store.claim({ key: 'invoice:lost', token: 'other', leaseMs: LEASE_MS });
     await jest.advanceTimersByTimeAsync(LEASE_MS / 3);
     expect(store.renewals).toBe(1);
     await jest.advanceTimersByTimeAsync(LEASE_MS / 3);

@@ -3,7 +3,7 @@ import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js
 
 /** A claim this locker holds, as its renewals need it. */
 interface HeldClaim {
-  handle: string;
+  key: string;
   token: string;
   leaseMs: number;
   /** When the lease was taken or last renewed (epoch milliseconds). */
@@ -38,7 +38,7 @@ export class LeaseLocker implements FsmLocker {
       return result;
     }
     const { store } = this;
-    const { handle, token } = request;
+    const { key, token } = request;
     const claim = this.hold(request);
     return {
       status: 'claimed',
@@ -46,22 +46,22 @@ export class LeaseLocker implements FsmLocker {
         snapshot: result.snapshot,
         commit: (commit) => {
           this.letGo(claim);
-          return store.commit(handle, token, commit);
+          return store.commit(key, token, commit);
         },
         release: () => {
           this.letGo(claim);
-          return store.release(handle, token);
+          return store.release(key, token);
         },
       },
     };
   }
 
   /** Starts renewing a claim when it comes due; `undefined` when the store cannot renew. */
-  private hold({ handle, token, leaseMs }: WorkflowClaimRequest): HeldClaim | undefined {
+  private hold({ key, token, leaseMs }: WorkflowClaimRequest): HeldClaim | undefined {
     if (!this.store.renew) {
       return undefined;
     }
-    const claim: HeldClaim = { handle, token, leaseMs, renewedAt: Date.now() };
+    const claim: HeldClaim = { key, token, leaseMs, renewedAt: Date.now() };
     this.held.add(claim);
     this.schedule(renewalDue(claim));
     return claim;
@@ -104,7 +104,7 @@ export class LeaseLocker implements FsmLocker {
 
   private async renew(claim: HeldClaim): Promise<void> {
     // A failed renewal (database unreachable) is tried again when the claim is next due.
-    const renewed = await this.store.renew!(claim.handle, claim.token, claim.leaseMs).catch(() => true);
+    const renewed = await this.store.renew!(claim.key, claim.token, claim.leaseMs).catch(() => true);
     if (!renewed) {
       // The lease was lost: nothing left to keep alive; the commit will report it.
       this.letGo(claim);

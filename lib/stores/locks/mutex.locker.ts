@@ -4,8 +4,8 @@ import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js
 import { judgeSnapshot } from './snapshot-verdict.js';
 
 /**
- * Locks for a plain `load`/`save` store: an in-process mutex per handle, so calls on one
- * handle run one after the other in this process. It cannot exclude other processes.
+ * Locks for a plain `load`/`save` store: an in-process mutex per key, so calls on one
+ * instance run one after the other in this process. It cannot exclude other processes.
  */
 export class MutexLocker implements FsmLocker {
   private readonly tails = new Map<string, Promise<void>>();
@@ -13,9 +13,9 @@ export class MutexLocker implements FsmLocker {
   constructor(private readonly store: FsmStateStore) {}
 
   async acquire(request: WorkflowClaimRequest): Promise<FsmLockOutcome> {
-    const unlock = await this.lock(request.handle);
+    const unlock = await this.lock(request.key);
     try {
-      const verdict = judgeSnapshot(request, await this.store.load(request.handle));
+      const verdict = judgeSnapshot(request, await this.store.load(request.key));
       if (verdict.status !== 'allowed') {
         unlock();
         return verdict;
@@ -33,7 +33,7 @@ export class MutexLocker implements FsmLocker {
           snapshot: verdict.snapshot,
           commit: async (commit) => {
             try {
-              await this.store.save(request.handle, commit.snapshot);
+              await this.store.save(request.key, commit.snapshot);
               return true;
             } finally {
               letGo();
@@ -48,17 +48,17 @@ export class MutexLocker implements FsmLocker {
     }
   }
 
-  private async lock(handle: string): Promise<() => void> {
-    const previous = this.tails.get(handle) ?? Promise.resolve();
+  private async lock(key: string): Promise<() => void> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
     let unlock!: () => void;
     const current = new Promise<void>((resolve) => (unlock = resolve));
     const tail = previous.then(() => current);
-    this.tails.set(handle, tail);
+    this.tails.set(key, tail);
     await previous;
     return () => {
       unlock();
-      if (this.tails.get(handle) === tail) {
-        this.tails.delete(handle);
+      if (this.tails.get(key) === tail) {
+        this.tails.delete(key);
       }
     };
   }

@@ -26,7 +26,7 @@ export class TransactionLocker implements FsmLocker {
         manager: transaction.manager,
         commit: async (commit) => {
           // The gate has let go of the lock once it commits: a failed commit is rolled back here.
-          await transaction.commit(request.handle, commit).catch(async (error: unknown) => {
+          await transaction.commit(request.key, commit).catch(async (error: unknown) => {
             await transaction.rollback();
             throw error;
           });

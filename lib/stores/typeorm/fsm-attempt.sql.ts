@@ -58,12 +58,12 @@ export class FsmAttemptSql {
         'WHERE handle = ? AND (owner IS NULL OR owner = ?)',
       params: [
         attempt.machine,
-        attempt.handle,
+        attempt.key,
         attempt.tool,
         attempt.code,
         attempt.principal,
         Date.parse(attempt.at),
-        attempt.handle,
+        attempt.key,
         caller ?? null,
       ],
     });
@@ -73,7 +73,7 @@ export class FsmAttemptSql {
       sql:
         `DELETE FROM ${this.attempts} WHERE handle = ? AND id <= ` +
         `(SELECT id FROM (SELECT id FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT 1 OFFSET ?) cut)`,
-      params: [attempt.handle, attempt.handle, keep],
+      params: [attempt.key, attempt.key, keep],
     });
     return true;
   }
@@ -86,7 +86,7 @@ export class FsmAttemptSql {
     });
     return records.reverse().map((row) => ({
       machine: row.machine,
-      handle: row.handle,
+      key: row.handle,
       tool: row.tool,
       code: row.code,
       principal: row.principal,

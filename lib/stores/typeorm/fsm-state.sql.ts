@@ -165,7 +165,7 @@ export class FsmStateSql {
     const allowed = allowedStatesPredicate(request.allowedStates);
     const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
     const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
-    const whereParams = [request.handle, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
+    const whereParams = [request.key, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
     if (this.dialect !== 'mysql') {
       const { records } = await this.run<FsmSnapshotRow>(runner, {
         sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING state, context, owner, updated_at`,
@@ -183,7 +183,7 @@ export class FsmStateSql {
     if (unpacked) return unpacked;
     const { records } = await this.run<FsmSnapshotRow>(runner, {
       sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
-      params: [request.handle, lease.token],
+      params: [request.key, lease.token],
     });
     return records[0] && toSnapshot(records[0]);
   }
@@ -391,7 +391,7 @@ interface HistoryRow {
 function toRecord(row: HistoryRow): WorkflowTransitionRecord {
   return {
     machine: row.machine,
-    handle: row.handle,
+    key: row.handle,
     from: row.from_state,
     to: row.to_state,
     event: row.event,
@@ -409,5 +409,5 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
 }
 
 function recordParams(record: WorkflowTransitionRecord): unknown[] {
-  return [record.machine, record.handle, record.from, record.to, record.event, record.tool, record.principal, Date.parse(record.at)];
+  return [record.machine, record.key, record.from, record.to, record.event, record.tool, record.principal, Date.parse(record.at)];
 }

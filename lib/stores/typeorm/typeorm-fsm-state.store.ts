@@ -102,24 +102,24 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   }
 
   /** @inheritdoc */
-  load(handle: string): Promise<WorkflowSnapshot | undefined> {
-    return this.session('load', (runner) => this.sql.load(runner, handle));
+  load(key: string): Promise<WorkflowSnapshot | undefined> {
+    return this.session('load', (runner) => this.sql.load(runner, key));
   }
 
   /** Upserts the snapshot (one statement); a lease on the instance is kept. */
-  save(handle: string, snapshot: WorkflowSnapshot): Promise<void> {
-    return this.session('save', (runner) => this.sql.save(runner, handle, snapshot));
+  save(key: string, snapshot: WorkflowSnapshot): Promise<void> {
+    return this.session('save', (runner) => this.sql.save(runner, key, snapshot));
   }
 
   /** @inheritdoc */
-  async create(handle: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
+  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
     const kept = this.kept(record);
     const created = await this.session(
       'create',
-      (runner) => this.sql.insert(runner, handle, snapshot, { record: kept }),
+      (runner) => this.sql.insert(runner, key, snapshot, { record: kept }),
       kept !== undefined && this.sql.needsTransactionForRecord(),
     );
-    if (!created) throw new Error(storeHandleExists(handle));
+    if (!created) throw new Error(storeHandleExists(key));
   }
 
   /**
@@ -134,32 +134,32 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
       const lease = { token: request.token, until: now + request.leaseMs };
       const snapshot = await this.sql.claim(runner, request, lease, now);
       if (snapshot) return { status: 'claimed', snapshot };
-      const row = await this.sql.inspect(runner, request.handle);
+      const row = await this.sql.inspect(runner, request.key);
       if (row) return notTaken(row, request, now);
       if (!request.createWith) return { status: 'unknown' };
-      if (await this.sql.insert(runner, request.handle, request.createWith, { lease })) {
+      if (await this.sql.insert(runner, request.key, request.createWith, { lease })) {
         return { status: 'claimed', snapshot: storedSnapshot(request.createWith) };
       }
-      const raced = await this.sql.inspect(runner, request.handle);
+      const raced = await this.sql.inspect(runner, request.key);
       return raced ? notTaken(raced, request, now) : { status: 'unknown' };
     });
   }
 
   /** @inheritdoc */
-  commit(handle: string, token: string, commit: WorkflowCommit): Promise<boolean> {
+  commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
     return this.session(
       'commit',
-      (runner) => this.sql.update(runner, handle, token, commit.snapshot, record),
+      (runner) => this.sql.update(runner, key, token, commit.snapshot, record),
       record !== undefined && this.sql.needsTransactionForRecord(),
     );
   }
 
   /** Deletes instances, with their attempts (their history stays). */
-  delete(handles: readonly string[]): Promise<void> {
+  delete(keys: readonly string[]): Promise<void> {
     return this.session('delete', async (runner) => {
-      await this.sql.delete(runner, handles);
-      if (this.keepsAttempts) await this.attemptSql.forget(runner, handles);
+      await this.sql.delete(runner, keys);
+      if (this.keepsAttempts) await this.attemptSql.forget(runner, keys);
     });
   }
 
@@ -173,28 +173,28 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   }
 
   /** @inheritdoc */
-  renew(handle: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.session('renew', (runner) => this.sql.renew(runner, handle, token, Date.now() + leaseMs));
+  renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.session('renew', (runner) => this.sql.renew(runner, key, token, Date.now() + leaseMs));
   }
 
   /** @inheritdoc */
-  release(handle: string, token: string): Promise<void> {
-    return this.session('release', (runner) => this.sql.release(runner, handle, token));
+  release(key: string, token: string): Promise<void> {
+    return this.session('release', (runner) => this.sql.release(runner, key, token));
   }
 
   /** @inheritdoc */
-  loadMany(handles: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
-    return this.session('loadMany', (runner) => this.sql.loadMany(runner, handles));
+  loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    return this.session('loadMany', (runner) => this.sql.loadMany(runner, keys));
   }
 
   /** @inheritdoc */
-  loadStates(handles: readonly string[]): Promise<Map<string, string>> {
-    return this.session('loadStates', (runner) => this.sql.loadStates(runner, handles));
+  loadStates(keys: readonly string[]): Promise<Map<string, string>> {
+    return this.session('loadStates', (runner) => this.sql.loadStates(runner, keys));
   }
 
   /** @inheritdoc */
-  async history(handle: string): Promise<WorkflowTransitionRecord[]> {
-    return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, handle)) : [];
+  async history(key: string): Promise<WorkflowTransitionRecord[]> {
+    return this.keepHistory ? this.session('history', (runner) => this.sql.records(runner, key)) : [];
   }
 
   /** One SELECT of `limit + 1` summary rows (see docs/console.md#the-store-methods-behind-it for the index it uses). */
@@ -214,15 +214,15 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   }
 
   /** @inheritdoc */
-  async recentAttempts(handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
+  async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     if (!this.keepsAttempts) return [];
-    return this.session('recentAttempts', (runner) => this.attemptSql.recent(runner, handle, limit));
+    return this.session('recentAttempts', (runner) => this.attemptSql.recent(runner, key, limit));
   }
 
   /** @inheritdoc */
-  async recentHistory(handle: string, limit: number): Promise<WorkflowHistoryPage> {
+  async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
     if (!this.keepHistory) return { entries: [], truncated: false };
-    return this.session('recentHistory', (runner) => this.sql.recentRecords(runner, handle, limit));
+    return this.session('recentHistory', (runner) => this.sql.recentRecords(runner, key, limit));
   }
 
   /**

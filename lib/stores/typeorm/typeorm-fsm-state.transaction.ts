@@ -68,7 +68,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
   async lock(request: WorkflowLockRequest): Promise<WorkflowClaimResult> {
     this.assertOpen();
     const result = await this.bounded(this.tryLock(request, request.createWith));
-    if (result.status === 'claimed') this.locked.add(request.handle);
+    if (result.status === 'claimed') this.locked.add(request.key);
     return result;
   }
 
@@ -77,10 +77,10 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
    * the history row, then commits, all before the deadline. On an error the transaction may
    * still be open: call `rollback`.
    */
-  async commit(handle: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
+  async commit(key: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
     this.assertOpen();
     if (this.options.deadline.expired) throw this.options.deadline.signal.reason;
-    const clean = await this.bounded(this.write(handle, commit, options));
+    const clean = await this.bounded(this.write(key, commit, options));
     await this.close(clean);
   }
 
@@ -98,26 +98,26 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
     }
   }
 
-  private async write(handle: string, commit: WorkflowCommit, options: { insert?: boolean }): Promise<boolean> {
+  private async write(key: string, commit: WorkflowCommit, options: { insert?: boolean }): Promise<boolean> {
     const record = this.options.history ? commit.record : undefined;
-    if (options.insert && !this.locked.has(handle)) {
-      if (!(await this.sql.insert(this.runner, handle, commit.snapshot, { record }))) {
-        throw new Error(storeHandleExists(handle));
+    if (options.insert && !this.locked.has(key)) {
+      if (!(await this.sql.insert(this.runner, key, commit.snapshot, { record }))) {
+        throw new Error(storeHandleExists(key));
       }
-    } else if (!(await this.sql.update(this.runner, handle, undefined, commit.snapshot, record))) {
-      throw new Error(storeTransactionMissingInstance(handle));
+    } else if (!(await this.sql.update(this.runner, key, undefined, commit.snapshot, record))) {
+      throw new Error(storeTransactionMissingInstance(key));
     }
     return this.options.limits.commit(this.runner);
   }
 
   private async tryLock(request: WorkflowLockRequest, createWith: WorkflowSnapshot | undefined): Promise<WorkflowClaimResult> {
     const now = Date.now();
-    if (createWith && this.sql.dialect === 'mysql' && !(await this.sql.inspect(this.runner, request.handle))) {
+    if (createWith && this.sql.dialect === 'mysql' && !(await this.sql.inspect(this.runner, request.key))) {
       return this.insertLocked(request, createWith);
     }
-    const row = await this.sql.lock(this.runner, request.handle);
+    const row = await this.sql.lock(this.runner, request.key);
     if (row) return refuseFsmClaim(row, request, now) ?? { status: 'claimed', snapshot: toSnapshot(row) };
-    const held = await this.sql.inspect(this.runner, request.handle);
+    const held = await this.sql.inspect(this.runner, request.key);
     if (held) return notTaken(held, request, now);
     return createWith ? this.insertLocked(request, createWith) : { status: 'unknown' };
   }
@@ -125,7 +125,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
   private async insertLocked(request: WorkflowLockRequest, createWith: WorkflowSnapshot): Promise<WorkflowClaimResult> {
     let inserted: boolean;
     try {
-      inserted = await this.sql.insert(this.runner, request.handle, createWith);
+      inserted = await this.sql.insert(this.runner, request.key, createWith);
     } catch (error) {
       if (isDeadlock(error)) return { status: 'busy', state: createWith.state };
       throw error;
