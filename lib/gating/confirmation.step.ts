@@ -8,9 +8,8 @@ import { McpPendingRequestsError } from '../transports/pending-requests.error.js
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
 import type { WorkflowCall } from './workflow-call.js';
-import { WorkflowRefusal } from './workflow-refusal.error.js';
+import { deny, WorkflowDenial } from './workflow-denial.js';
 import type { WorkflowAdmission, WorkflowInstanceRef } from './workflow-call-outcome.js';
-import { WorkflowRefusals } from './workflow-refusals.js';
 import * as messages from './gating.messages.js';
 
 /** The key of the confirmation among a 2026-07-28 call's input requests and responses. */
@@ -52,10 +51,7 @@ export class WorkflowConfirmations {
   /** Nonces of 2026-07-28 confirmations this process accepted, with when they expire. */
   private readonly used = new Map<string, number>();
 
-  constructor(
-    @Inject(WORKFLOW_CONFIRMATION_OPTIONS) private readonly options: WorkflowConfirmationOptions,
-    private readonly refusals: WorkflowRefusals,
-  ) {}
+  constructor(@Inject(WORKFLOW_CONFIRMATION_OPTIONS) private readonly options: WorkflowConfirmationOptions) {}
 
   /**
    * Gets the person's yes for `call`, whose instance the gate read (not claimed) as `subject`:
@@ -72,12 +68,12 @@ export class WorkflowConfirmations {
     const { state } = subject.snapshot;
     const context = call.context;
     if (call.caller.kind === 'stateless') {
-      throw this.refusals.confirmationRequired(call, machine, state, messages.noWayToAsk());
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state, why: messages.noWayToAsk() });
     }
     const modern = call.caller.kind === 'modern';
     if (!acceptsForms(context.clientCapabilities)) {
       const why = modern ? messages.noElicitationInRequest() : messages.noElicitationAtInitialize();
-      throw this.refusals.confirmationRequired(call, machine, state, why);
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state, why });
     }
     const params = {
       mode: 'form' as const,
@@ -106,8 +102,8 @@ export class WorkflowConfirmations {
     try {
       return resolve();
     } catch (error) {
-      if (error instanceof WorkflowRefusal && error.data.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
-        throw this.refusals.confirmationRequired(call, error.data.machine, null, messages.noWayToAsk());
+      if (error instanceof WorkflowDenial && error.reason.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
+        throw deny({ code: 'CONFIRMATION_REQUIRED', machine: error.reason.machine, state: null, why: messages.noWayToAsk() });
       }
       throw error;
     }
@@ -117,11 +113,11 @@ export class WorkflowConfirmations {
    * After the claim: the claimed instance must be as it was when the person was asked about
    * `subject` (the claim itself refused a state the binding does not allow: FORBIDDEN).
    */
-  checkClaimed(call: WorkflowCall, subject: ConfirmationSubject, claimed: WorkflowAdmission): void {
+  checkClaimed(subject: ConfirmationSubject, claimed: WorkflowAdmission): void {
     const version = subject.stored?.updatedAt;
     if (version !== undefined && claimed.snapshot.updatedAt !== version) {
       const { machine } = claimed.instance;
-      throw this.refusals.confirmationRequired(call, machine, claimed.snapshot.state, messages.changedWhileAsked(machine));
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state: claimed.snapshot.state, why: messages.changedWhileAsked(machine) });
     }
   }
 
@@ -136,14 +132,10 @@ export class WorkflowConfirmations {
     } catch (error) {
       if (error instanceof McpPendingRequestsError) {
         const why = messages.tooManyWaiting(error.limit);
-        throw this.refusals.confirmationRequired(call, subject.instance.machine, subject.snapshot.state, why);
+        throw deny({ code: 'CONFIRMATION_REQUIRED', machine: subject.instance.machine, state: subject.snapshot.state, why });
       }
       const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
-      throw this.declined(
-        call,
-        subject,
-        timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)),
-      );
+      throw this.declined(subject, timedOut ? messages.noAnswerInTime(timeoutMs) : messages.clientFailedToAsk(messages.reasonOf(error)));
     }
   }
 
@@ -172,11 +164,11 @@ export class WorkflowConfirmations {
     const { machine } = subject.instance;
     const current = subject.snapshot.state;
     if (state.digest !== digest) {
-      throw this.refusals.confirmationRequired(call, machine, current, messages.confirmationForeign(machine));
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state: current, why: messages.confirmationForeign(machine) });
     }
     this.forgetExpired();
     if (this.used.has(state.nonce)) {
-      throw this.refusals.confirmationRequired(call, machine, current, messages.confirmationUsed());
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state: current, why: messages.confirmationUsed() });
     }
     if (this.used.size >= MAX_USED_NONCES) {
       this.used.delete(this.used.keys().next().value!);
@@ -188,16 +180,16 @@ export class WorkflowConfirmations {
   /** Goes on after a yes (the accepted answer checked against the question's form), refuses anything else. */
   private accept(call: WorkflowCall, subject: ConfirmationSubject, confirmation: McpToolConfirmation, answer: ElicitResult): void {
     if (answer.action === 'decline') {
-      throw this.declined(call, subject, messages.personDeclined());
+      throw this.declined(subject, messages.personDeclined());
     }
     if (answer.action !== 'accept') {
-      throw this.declined(call, subject, messages.personCancelled());
+      throw this.declined(subject, messages.personCancelled());
     }
     const content = answer.content ?? {};
     if (confirmation.schema) {
       const checked = confirmation.schema.safeParse(content);
       if (!checked.success) {
-        throw this.declined(call, subject, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
+        throw this.declined(subject, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
       }
       call.context.confirmation = checked.data as Record<string, unknown>;
     } else {
@@ -205,8 +197,8 @@ export class WorkflowConfirmations {
     }
   }
 
-  private declined(call: WorkflowCall, subject: ConfirmationSubject, why: string): WorkflowRefusal {
-    return this.refusals.declined(call, subject.instance.machine, subject.snapshot.state, why);
+  private declined(subject: ConfirmationSubject, why: string): WorkflowDenial {
+    return deny({ code: 'DECLINED', machine: subject.instance.machine, state: subject.snapshot.state, why });
   }
 
   /** What a yes is about: the instance (key, state, version), the tool, the principal and the arguments. */

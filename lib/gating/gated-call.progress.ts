@@ -108,11 +108,12 @@ export class GatedCallProgress {
     return value;
   }
 
-  /** A step of the gate threw `error`: a refusal is kept, so that no filter of the app can turn it into an answer. */
-  threw(error: unknown): void {
+  /** A step of the gate threw `error` (answered back, to throw): a refusal is kept, so that no filter of the app can turn it into an answer. */
+  threw(error: unknown): unknown {
     if (error instanceof WorkflowRefusal) {
       this.refusal = error;
     }
+    return error;
   }
 
   /** The gate is done with the call: what its observer reads. */

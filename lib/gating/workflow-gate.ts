@@ -31,6 +31,7 @@ import type {
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle, mintHandle } from './workflow-handle.js';
+import { deny, WorkflowDenial } from './workflow-denial.js';
 import { WorkflowRefusal } from './workflow-refusal.error.js';
 import { WorkflowRefusals } from './workflow-refusals.js';
 
@@ -61,11 +62,9 @@ export class WorkflowGate implements NestInterceptor {
   ) {}
 
   /**
-   * Runs one call and answers how it ended; every tool call, prompt get and resource read comes
-   * here. The handler runs in its pipeline (the app's guards, interceptors, pipes and filters,
-   * where any apply), which enters the gate where it belongs ({@link WorkflowGate.intercept},
-   * {@link WorkflowGate.handle}). When the request's cutoff aborts before the call began to
-   * commit, the outcome is its reason, at once.
+   * Runs one call (every tool call, prompt get and resource read) and answers how it ended. Its
+   * pipeline enters the gate where it belongs ({@link WorkflowGate.intercept}, {@link WorkflowGate.handle});
+   * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff);
@@ -105,19 +104,12 @@ export class WorkflowGate implements NestInterceptor {
     return this.enter(call, body, input);
   }
 
-  /**
-   * Decides the admitted call's transition with `input` as `event.input` (the arguments after
-   * the pipes), or refuses it: the method's stand-in calls it when the gate runs among interceptors.
-   */
+  /** Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the gate runs among interceptors. */
   async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<void> {
     await this.progress.get(call)?.decideWith(input);
   }
 
-  /**
-   * Records that the call's handler ended (deleted) an instance, and tells every session
-   * that follows it; the call's own instance then leaves the call ended (`null`), and its
-   * session is told in-band, with the call's result.
-   */
+  /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
   ended(call: WorkflowCall, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey'>): void {
     const own = this.progress.get(call)?.ended(instance.storeKey) ?? false;
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
@@ -135,9 +127,12 @@ export class WorkflowGate implements NestInterceptor {
     input: Record<string, unknown> | undefined,
   ): Promise<unknown> {
     const role = call.tool.role;
-    const progress = new GatedCallProgress(call, (admission, piped) =>
-      this.step(call, false, async () => this.decide(call, admission, piped)),
-    );
+    // The method's stand-in decides among the app's interceptors: they see the refusal, as the app's filters do.
+    const decider = (admission: WorkflowAdmission, piped: Record<string, unknown>) =>
+      this.step(call, false, async () => this.decide(call, admission, piped)).catch((error: unknown) => {
+        throw this.refusalOf(call, error);
+      });
+    const progress = new GatedCallProgress(call, decider);
     this.progress.set(call, progress);
     let running: Promise<unknown> | undefined;
     try {
@@ -149,7 +144,7 @@ export class WorkflowGate implements NestInterceptor {
       const admission = await this.step(call, false, () => this.admit(call));
       progress.admitted(admission);
       if (subject) {
-        this.confirmations.checkClaimed(call, subject, admission);
+        this.confirmations.checkClaimed(subject, admission);
       }
       if (input) {
         await progress.decideWith(input);
@@ -166,8 +161,7 @@ export class WorkflowGate implements NestInterceptor {
       const stored = decision && (await this.step(call, true, () => this.complete(call, progress.committing(), decision)));
       return progress.answer(value, input ? result : undefined, stored);
     } catch (error) {
-      progress.threw(error);
-      throw error;
+      throw progress.threw(this.refusalOf(call, error));
     } finally {
       this.observer.settled(call, progress.settle());
       const hold = progress.hold;
@@ -214,10 +208,8 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * Mints the handle of a start tool (its transition is decided with the piped arguments, in
-   * {@link WorkflowGate.decide}); makes sure the store is there (fail closed): in transactional mode
-   * by opening the transaction it writes in, otherwise by reading the new handle (which must
-   * not exist).
+   * Mints the handle of a start tool and makes sure the store is there (fail closed): in
+   * transactional mode by opening the transaction it writes in, otherwise by reading the new handle (which must not exist).
    */
   protected async admitStart(call: WorkflowCall, role: McpStartRole): Promise<WorkflowAdmission> {
     const handle = mintHandle();
@@ -242,7 +234,7 @@ export class WorkflowGate implements NestInterceptor {
     const request = claimRequest(call, instance, role, engine, this.options.leaseMs);
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
     if (outcome.status !== 'claimed') {
-      throw this.refuseClaim(call, instance, outcome);
+      throw this.denyClaim(call, instance, outcome);
     }
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
@@ -251,7 +243,7 @@ export class WorkflowGate implements NestInterceptor {
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
       if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
-        throw this.refusals.forbidden(call, instance.machine, lock.snapshot.state);
+        throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state });
       }
       return admission;
     } catch (error) {
@@ -290,21 +282,18 @@ export class WorkflowGate implements NestInterceptor {
     if (key) {
       const handle = call.args[key];
       if (!isWellFormedHandle(handle)) {
-        throw this.refusals.unknownHandle(call, machine, key, handle);
+        throw deny({ code: 'UNKNOWN_HANDLE', machine, key, handle });
       }
       return { machine, storeKey: formatInstanceKey({ machine, scope: 'handle', id: handle }), scope: 'handle', handle };
     }
     const storeKey = call.caller.sessionStoreKey(machine);
     if (!storeKey) {
-      throw this.refusals.noSession(call, machine);
+      throw deny({ code: 'NO_SESSION', machine });
     }
     return { machine, storeKey, scope: 'session' };
   }
 
-  /**
-   * Sends the bound event to the instance with the call's arguments as `event.input`;
-   * refuses when no transition is enabled (a guard said no, or the state has none for it).
-   */
+  /** Sends the bound event to the instance with `input` as `event.input`; refuses when no transition is enabled (a guard said no, or the state has none). */
   protected evaluate(
     call: WorkflowCall,
     engine: MachineEngine,
@@ -317,9 +306,9 @@ export class WorkflowGate implements NestInterceptor {
       case 'moved':
         return step.next;
       case 'guarded':
-        throw this.refusals.guardRejected(call, engine.machineId, from.state, event, step.guards);
+        throw deny({ code: 'GUARD_REJECTED', machine: engine.machineId, state: from.state, event, guards: step.guards });
       case 'ignored':
-        throw this.refusals.forbidden(call, engine.machineId, from.state);
+        throw deny({ code: 'FORBIDDEN', machine: engine.machineId, state: from.state });
     }
   }
 
@@ -342,7 +331,12 @@ export class WorkflowGate implements NestInterceptor {
           });
         case 'lock':
           if (!(await hold.lock.commit({ snapshot, record }))) {
-            throw this.refusals.leaseExpired(call, instance.machine, hold.lock.snapshot.state, this.options.leaseMs);
+            throw deny({
+              code: 'LEASE_EXPIRED',
+              machine: instance.machine,
+              state: hold.lock.snapshot.state,
+              leaseMs: this.options.leaseMs,
+            });
           }
           return;
         case 'none':
@@ -369,13 +363,13 @@ export class WorkflowGate implements NestInterceptor {
     // A session's instance exists once its first transition ran; until then it is the initial one.
     const read = stored ?? (instance.scope === 'handle' ? undefined : this.initialSnapshot(instance.machine));
     if (!read || !isOwnedBy(read.owner, call.principal)) {
-      throw this.refusals.unknownHandle(call, instance.machine, this.handleKey(instance.machine), instance.handle);
+      throw deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
     }
     const snapshot = this.found(call, instance, read);
     const { role } = call.tool;
     const engine = this.machines.engine(instance.machine);
     if ((role.kind === 'bound' || role.kind === 'transition') && !role.states.some((state) => engine.matches(snapshot.state, state))) {
-      throw this.refusals.forbidden(call, instance.machine, snapshot.state);
+      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state });
     }
     return { snapshot, stored };
   }
@@ -388,7 +382,7 @@ export class WorkflowGate implements NestInterceptor {
   private found(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
     if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
-      throw this.refusals.unknownState(call, instance.machine, snapshot.state);
+      throw deny({ code: 'UNKNOWN_STATE', machine: instance.machine, state: snapshot.state });
     }
     this.progress.get(call)?.saw(instance, snapshot);
     Object.assign(call.context, {
@@ -400,20 +394,20 @@ export class WorkflowGate implements NestInterceptor {
     return snapshot;
   }
 
-  /** The refusal of a claim the store did not grant: BUSY or FORBIDDEN in the state it found (a session's instance not stored yet: the initial one), or an unknown handle. */
-  private refuseClaim(
+  /** The denial of a claim the store did not grant: BUSY or FORBIDDEN in the state it found (a session's instance not stored yet: the initial one), or an unknown handle. */
+  private denyClaim(
     call: WorkflowCall,
     instance: WorkflowInstanceRef,
     outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
-  ): WorkflowRefusal {
+  ): WorkflowDenial {
     const { machine } = instance;
     if (outcome.status === 'unknown' && instance.scope === 'handle') {
-      return this.refusals.unknownHandle(call, machine, this.handleKey(machine), instance.handle);
+      return deny({ code: 'UNKNOWN_HANDLE', machine, key: this.handleKey(machine), handle: instance.handle });
     }
     const found =
       outcome.status === 'unknown' ? this.initialSnapshot(machine) : { state: outcome.state, updatedAt: new Date().toISOString() };
     const { state } = this.found(call, instance, found);
-    return outcome.status === 'busy' ? this.refusals.busy(call, machine, state) : this.refusals.forbidden(call, machine, state);
+    return deny({ code: outcome.status === 'busy' ? 'BUSY' : 'FORBIDDEN', machine, state });
   }
 
   /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */
@@ -421,13 +415,18 @@ export class WorkflowGate implements NestInterceptor {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof WorkflowRefusal) {
+      if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) {
         throw error;
       }
       const { machine } = this.roleOf(call);
       this.logger.error(messages.storeFailed(call.tool.name, machine, error), error instanceof Error ? error.stack : undefined);
       throw this.refusals.stateUnavailable(call, machine, handlerRan, this.progress.get(call)?.handle);
     }
+  }
+
+  /** What a step's error tells the caller: a denial becomes the call's refusal; anything else stays as it is. */
+  private refusalOf(call: WorkflowCall, error: unknown): unknown {
+    return error instanceof WorkflowDenial ? this.refusals.of(call, error.reason) : error;
   }
 
   /** The role of a call the gate runs (never an ungated one: those pass it by). */

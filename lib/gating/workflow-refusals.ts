@@ -5,11 +5,36 @@ import type { WorkflowCall } from './workflow-call.js';
 import { HANDLE_LENGTH, isWellFormedHandle } from './workflow-handle.js';
 import { WorkflowRefusal, type WorkflowRefusalCode } from './workflow-refusal.error.js';
 import * as messages from './gating.messages.js';
+import type { WorkflowDenialReason } from './workflow-denial.js';
 
 /** Builds refusals with the allowed actions the model needs to recover. */
 @Injectable()
 export class WorkflowRefusals {
   constructor(private readonly tools: McpToolRegistry) {}
+
+  /** The refusal a step of the gate's denial (`reason`) is for the caller of `call`. */
+  of(call: WorkflowCall, reason: WorkflowDenialReason): WorkflowRefusal {
+    switch (reason.code) {
+      case 'FORBIDDEN':
+        return this.forbidden(call, reason.machine, reason.state);
+      case 'BUSY':
+        return this.busy(call, reason.machine, reason.state);
+      case 'UNKNOWN_STATE':
+        return this.unknownState(call, reason.machine, reason.state);
+      case 'GUARD_REJECTED':
+        return this.guardRejected(call, reason.machine, reason.state, reason.event, reason.guards);
+      case 'UNKNOWN_HANDLE':
+        return this.unknownHandle(call, reason.machine, reason.key, reason.handle);
+      case 'NO_SESSION':
+        return this.noSession(call, reason.machine);
+      case 'LEASE_EXPIRED':
+        return this.leaseExpired(call, reason.machine, reason.state, reason.leaseMs);
+      case 'DECLINED':
+        return this.declined(call, reason.machine, reason.state, reason.why);
+      case 'CONFIRMATION_REQUIRED':
+        return this.confirmationRequired(call, reason.machine, reason.state, reason.why);
+    }
+  }
 
   /** The call may not run while the instance is in `state`. */
   forbidden(call: WorkflowCall, machine: string, state: string): WorkflowRefusal {

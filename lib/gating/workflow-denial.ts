@@ -1,0 +1,29 @@
+/** Why a step of the gate refuses a call: what the refusal the model reads is made of (see `WorkflowRefusals.of`). */
+export type WorkflowDenialReason =
+  | { readonly code: 'FORBIDDEN' | 'BUSY' | 'UNKNOWN_STATE'; readonly machine: string; readonly state: string }
+  | {
+      readonly code: 'GUARD_REJECTED';
+      readonly machine: string;
+      readonly state: string;
+      readonly event: string;
+      readonly guards: readonly string[];
+    }
+  | { readonly code: 'UNKNOWN_HANDLE'; readonly machine: string; readonly key: string; readonly handle: unknown }
+  | { readonly code: 'NO_SESSION'; readonly machine: string }
+  | { readonly code: 'LEASE_EXPIRED'; readonly machine: string; readonly state: string; readonly leaseMs: number }
+  | { readonly code: 'DECLINED'; readonly machine: string; readonly state: string; readonly why: string }
+  | { readonly code: 'CONFIRMATION_REQUIRED'; readonly machine: string; readonly state: string | null; readonly why: string };
+
+/**
+ * A step of the gate refusing the call: thrown with its reason, and made into the call's
+ * `WorkflowRefusal` once, where it leaves the gate's steps.
+ */
+export class WorkflowDenial extends Error {
+  constructor(readonly reason: WorkflowDenialReason) {
+    super(reason.code);
+    this.name = 'WorkflowDenial';
+  }
+}
+
+/** The denial of `reason`, to throw. */
+export const deny = (reason: WorkflowDenialReason): WorkflowDenial => new WorkflowDenial(reason);
