@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
+import type { WorkflowDenialReason } from './workflow-denial.js';
 
 /** What a transition claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
 interface ClaimStates {
@@ -47,6 +50,24 @@ export function claimRequest(
       ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
       : undefined;
   return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs, owner: call.principal, createWith };
+}
+
+/**
+ * Why a claim the store did not grant refuses the call: an unknown handle, or BUSY or FORBIDDEN in
+ * the state the store found (`found`; a session's instance not stored yet is in its `initial` state).
+ */
+export function claimDenial(
+  instance: WorkflowInstanceRef,
+  outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
+  handleKey: string,
+  initial: () => WorkflowSnapshot,
+): { reason: WorkflowDenialReason; found?: WorkflowSnapshot } {
+  const { machine } = instance;
+  if (outcome.status === 'unknown' && instance.scope === 'handle') {
+    return { reason: { code: 'UNKNOWN_HANDLE', machine, key: handleKey, handle: instance.handle } };
+  }
+  const found = outcome.status === 'unknown' ? initial() : { state: outcome.state, updatedAt: new Date().toISOString() };
+  return { reason: { code: outcome.status === 'busy' ? 'BUSY' : 'FORBIDDEN', machine, state: found.state }, found };
 }
 
 /** The history row of a call's stored change of `instance` (`from`: `null` for a start). */

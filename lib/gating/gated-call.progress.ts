@@ -1,39 +1,44 @@
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired } from '../results/input-required.result.js';
-import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type {
   McpCallResult,
   WorkflowAdmission,
   WorkflowCallOutcome,
   WorkflowDecision,
   WorkflowHold,
-  WorkflowInstanceRef,
   WorkflowSettlement,
+  WorkflowSighting,
   WorkflowStored,
 } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
-import * as messages from './gating.messages.js';
-import { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowRefusal } from './workflow-refusal.error.js';
 
-const NOTHING_HELD: WorkflowHold = { kind: 'none' };
+/** What a call that holds nothing holds. */
+export const NOTHING_HELD: WorkflowHold = { kind: 'none' };
+
+/** How the gate's part of a call ended: what it stored, its refusal (with the instance it found), the result it built, or that it asked. */
+export interface GatedCallEnd {
+  readonly stored?: WorkflowStored;
+  readonly refusal?: WorkflowRefusal;
+  readonly seen?: WorkflowSighting;
+  readonly asking?: boolean;
+  /** The call's result, when the gate built it and nothing of the app's pipeline runs outside the gate. */
+  readonly result?: McpCallResult;
+}
+
+const ENDED: WorkflowStored = { state: null };
 
 /**
- * The gate's progress through one call it entered, from its first step to the outcome: what it
- * saw of the instance, what it holds, what it decided and stored. Only the gate moves it on
- * (each step once, in order); what leaves it is the settlement its observer reads and the
- * immutable outcome the call answers. Never handed to the app or the protocol layer.
+ * What the gate shares of one call it entered between the pipeline's positions: the admission
+ * the method's stand-in decides on, the decision it hands back, whether the handler ended the
+ * call's own instance, and at the end the settlement. The gate alone writes it, each part once;
+ * what leaves it is the settlement its observer reads and the immutable outcome the call answers.
  */
 export class GatedCallProgress {
-  private seen?: { instance: WorkflowInstanceRef; snapshot: WorkflowSnapshot };
   private admission?: WorkflowAdmission;
   private decision?: Promise<WorkflowDecision | undefined>;
-  private stored?: WorkflowStored;
-  private refusal?: WorkflowRefusal;
-  private asking = false;
-  private committed = false;
-  /** The call's result, when the gate built it and nothing of the app's pipeline runs outside the gate. */
-  private result?: McpCallResult;
-  private settlement?: WorkflowSettlement;
+  private endedOwn = false;
+  private end?: { settlement: WorkflowSettlement; result?: McpCallResult };
 
   constructor(
     readonly call: WorkflowCall,
@@ -41,34 +46,9 @@ export class GatedCallProgress {
     private readonly decider: (admission: WorkflowAdmission, input: Record<string, unknown>) => Promise<WorkflowDecision | undefined>,
   ) {}
 
-  /** The instance the gate found, in a state the machine knows (before it was judged: a refusal still names it). */
-  saw(instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): void {
-    this.seen = { instance, snapshot };
-  }
-
   /** The call is admitted on `admission`. */
   admitted(admission: WorkflowAdmission): void {
     this.admission = admission;
-    this.seen = { instance: admission.instance, snapshot: admission.snapshot };
-  }
-
-  /** What the call holds, to let go of at its end (nothing once its commit took it). */
-  get hold(): WorkflowHold {
-    return this.admission && !this.committed ? this.admission.hold : NOTHING_HELD;
-  }
-
-  /** The handle of a start tool's new instance, once minted (a refusal of its store names it). */
-  get handle(): string | undefined {
-    return this.call.tool.role.kind === 'start' ? this.seen?.instance.handle : undefined;
-  }
-
-  /** The commit begins: it takes what the call holds (it stores the change, or lets go itself). Answers the admission. */
-  committing(): WorkflowAdmission {
-    if (!this.admission) {
-      throw new Error(messages.commitWithoutAdmission(this.call.tool.name));
-    }
-    this.committed = true;
-    return this.admission;
   }
 
   /** Decides with the piped arguments (once: the first input counts); a call not admitted decides nothing. */
@@ -76,7 +56,7 @@ export class GatedCallProgress {
     if (!this.decision && this.admission) {
       this.decision = this.decider(this.admission, input);
     }
-    return this.decision ?? Promise.resolve(undefined);
+    return this.decided();
   }
 
   /** Where the call leads, once decided (`undefined`: a read, or nothing decided). */
@@ -84,62 +64,39 @@ export class GatedCallProgress {
     return this.decision ?? Promise.resolve(undefined);
   }
 
-  /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
-  resultExtra(): Record<string, unknown> {
-    const { role } = this.call.tool;
-    const handle = this.admission?.instance.handle;
-    return role.kind === 'start' && handle ? { [role.handleKey]: handle } : {};
-  }
-
   /** The handler ended the instance with `storeKey`; answers whether it is the call's own. */
   ended(storeKey: string): boolean {
-    const own = this.seen?.instance.storeKey === storeKey;
-    if (own) {
-      this.stored = { state: null };
-    }
+    const own = this.admission?.instance.storeKey === storeKey;
+    this.endedOwn ||= own;
     return own;
   }
 
-  /** The gate answers `value`: with the result it built (`final`), and what it stored, if anything. */
-  answer(value: unknown, result?: McpCallResult, stored?: WorkflowStored): unknown {
-    this.asking = isInputRequired(value);
-    this.result = result;
-    this.stored = stored ?? this.stored;
-    return value;
-  }
-
-  /** A step of the gate threw `error` (answered back, to throw): a refusal is kept, so that no filter of the app can turn it into an answer. */
-  threw(error: unknown): unknown {
-    if (error instanceof WorkflowRefusal) {
-      this.refusal = error;
-    }
-    return error;
-  }
-
-  /** The gate is done with the call: what its observer reads. */
-  settle(): WorkflowSettlement {
-    this.settlement = {
-      instance: this.seen?.instance,
-      admitted: this.seen?.snapshot,
-      stored: this.stored,
-      refusal: this.refusal,
+  /** The gate is done with the call, having found `seen` and ended as `end`: what its observer reads. */
+  settle(seen: WorkflowSighting | undefined, end: GatedCallEnd): WorkflowSettlement {
+    const settlement: WorkflowSettlement = {
+      instance: seen?.instance,
+      admitted: seen?.snapshot,
+      stored: end.stored ?? (this.endedOwn ? ENDED : undefined),
+      refusal: end.refusal,
       abandoned: this.call.abandoned,
-      asking: this.asking,
+      asking: end.asking ?? false,
     };
-    return this.settlement;
+    this.end = { settlement, result: end.result };
+    return settlement;
   }
 
   /** The outcome of the call whose pipeline answered `value`: the gate's refusal wins (a filter of the app may have swallowed it). */
   answered(value: unknown): WorkflowCallOutcome {
     const effects = this.effects();
-    if (this.refusal) {
-      return { ...effects, status: 'failed', error: this.refusal, refusal: this.refusal };
+    const refusal = this.end?.settlement.refusal;
+    if (refusal) {
+      return { ...effects, status: 'failed', error: refusal, refusal };
     }
     if (isInputRequired(value)) {
       return { ...effects, status: 'asking', question: value };
     }
     try {
-      return { ...effects, status: 'answered', result: this.result ?? buildCallResult(this.call, value, this.resultExtra()) };
+      return { ...effects, status: 'answered', result: this.end?.result ?? buildCallResult(this.call, value, this.resultExtra()) };
     } catch (error) {
       return { ...effects, status: 'failed', error };
     }
@@ -147,13 +104,20 @@ export class GatedCallProgress {
 
   /** The outcome of the call whose pipeline threw `error`: the gate's refusal wins (whatever the app's filters made of it). */
   failed(error: unknown): WorkflowCallOutcome {
-    const refusal = this.refusal;
+    const refusal = this.end?.settlement.refusal;
     return refusal ? { ...this.effects(), status: 'failed', error: refusal, refusal } : { ...this.effects(), status: 'failed', error };
+  }
+
+  /** Fields the result gets besides the handler's own: the minted handle of a start tool. */
+  private resultExtra(): Record<string, unknown> {
+    const { role } = this.call.tool;
+    const handle = this.admission?.instance.handle;
+    return role.kind === 'start' && handle ? { [role.handleKey]: handle } : {};
   }
 
   /** What the outcome tells of the instance; nothing while the gate is still at the call (abandoned at shutdown). */
   private effects() {
-    const settled = this.settlement;
+    const settled = this.end?.settlement;
     const stored = settled?.stored;
     return {
       call: this.call,

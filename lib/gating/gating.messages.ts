@@ -148,9 +148,6 @@ export const releaseFailed = (tool: string, error: unknown): string =>
 /** Error of a gate step run for a handler that no workflow gates (a subclass called it out of turn). */
 export const notGated = (tool: string): string => `"${tool}" has no workflow role: the gate does not run its calls.`;
 
-/** Error of a commit begun for a call the gate did not admit. */
-export const commitWithoutAdmission = (tool: string): string => `"${tool}": a commit began for a call that was not admitted.`;
-
 /** Error of `McpWorkflowService.end` on a store without `delete`. */
 export const endNeedsDelete = (store: string): string =>
   `The store (${store}) cannot delete instances; McpWorkflowService.end needs a store with delete (InMemoryFsmStateStore, TypeOrmFsmStateStore).`;

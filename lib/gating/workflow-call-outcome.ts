@@ -26,11 +26,15 @@ export type WorkflowHold =
   /** The transaction a transactional start tool creates its instance in. */
   | { readonly kind: 'transaction'; readonly transaction: WorkflowTransaction };
 
-/** A call the gate let in: the instance it acts on, as the call found it, and what it holds on it. */
-export interface WorkflowAdmission {
+/** An instance as a step of the gate found it: known to be the caller's, in a state the machine has. */
+export interface WorkflowSighting {
   readonly instance: WorkflowInstanceRef;
-  /** The instance as the call was admitted on it (a start tool's: the new instance, in the initial state). */
   readonly snapshot: WorkflowSnapshot;
+}
+
+/** A call the gate let in: the instance it acts on, as the call found it, and what it holds on it. */
+export interface WorkflowAdmission extends WorkflowSighting {
+  /** What the call holds on the instance (a start tool's: the new instance, in the initial state, holds its transaction or nothing). */
   readonly hold: WorkflowHold;
 }
 

@@ -1,3 +1,5 @@
+import type { WorkflowSighting } from './workflow-call-outcome.js';
+
 /** Why a step of the gate refuses a call: what the refusal the model reads is made of (see `WorkflowRefusals.of`). */
 export type WorkflowDenialReason =
   | { readonly code: 'FORBIDDEN' | 'BUSY' | 'UNKNOWN_STATE'; readonly machine: string; readonly state: string }
@@ -19,11 +21,15 @@ export type WorkflowDenialReason =
  * `WorkflowRefusal` once, where it leaves the gate's steps.
  */
 export class WorkflowDenial extends Error {
-  constructor(readonly reason: WorkflowDenialReason) {
+  constructor(
+    readonly reason: WorkflowDenialReason,
+    /** The instance the step found before it refused (its outcome still names it); `undefined`: none known. */
+    readonly seen?: WorkflowSighting,
+  ) {
     super(reason.code);
     this.name = 'WorkflowDenial';
   }
 }
 
-/** The denial of `reason`, to throw. */
-export const deny = (reason: WorkflowDenialReason): WorkflowDenial => new WorkflowDenial(reason);
+/** The denial of `reason`, to throw; `seen`: the instance the step found. */
+export const deny = (reason: WorkflowDenialReason, seen?: WorkflowSighting): WorkflowDenial => new WorkflowDenial(reason, seen);

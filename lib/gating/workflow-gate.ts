@@ -8,14 +8,13 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { isToolErrorResult } from '../results/tool-output.js';
-import { claimRequest, transitionRecord } from './claim-request.js';
+import { claimDenial, claimRequest, transitionRecord } from './claim-request.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
-import { GatedCallProgress, ungatedOutcome } from './gated-call.progress.js';
+import { GatedCallProgress, NOTHING_HELD, ungatedOutcome, type GatedCallEnd } from './gated-call.progress.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
@@ -87,10 +86,8 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * The gate around a handler (`handler`: what the method returns, a value, a promise or an
-   * observable; it is given the call's admission), answering the handler's value: `input` is
-   * what the machine's guards and actions see as `event.input`, the arguments as the handler
-   * gets them, after the pipes.
+   * The gate around a handler (given the call's admission; it answers a value, a promise or an observable), answering
+   * its value: `input` is what the machine's guards and actions see as `event.input`, the arguments after the pipes.
    */
   handle(
     call: WorkflowCall,
@@ -116,10 +113,9 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * One gated call, top to bottom: whatever happens, the claim is committed or let go; a call
-   * abandoned at shutdown (see {@link WorkflowCall.unlessAbandoned}) is never committed. With
-   * `input` (the gate around the method), what the gate answers is the call's answer: it keeps
-   * the result it built; otherwise the app's interceptors outside it may change the value.
+   * One gated call, top to bottom: the claim is committed or let go whatever happens; a call abandoned at shutdown (see
+   * {@link WorkflowCall.unlessAbandoned}) is never committed. With `input` (the gate around the method) the gate's answer
+   * is the call's, and it keeps the result it built; among interceptors, the app's outer ones may change the value.
    */
   private async enter(
     call: WorkflowCall,
@@ -135,13 +131,19 @@ export class WorkflowGate implements NestInterceptor {
     const progress = new GatedCallProgress(call, decider);
     this.progress.set(call, progress);
     let running: Promise<unknown> | undefined;
+    let subject: ConfirmationSubject | undefined;
+    let admission: WorkflowAdmission | undefined;
+    let committing = false;
+    let end: GatedCallEnd = {};
     try {
-      const subject =
+      const asked =
         role.kind === 'transition' && role.confirmation ? await this.confirm(call, role.confirmation, input ?? call.args) : undefined;
-      if (isInputRequired(subject)) {
-        return progress.answer(subject);
+      if (isInputRequired(asked)) {
+        end = { asking: true };
+        return asked;
       }
-      const admission = await this.step(call, false, () => this.admit(call));
+      subject = asked;
+      admission = await this.step(call, false, () => this.admit(call));
       progress.admitted(admission);
       if (subject) {
         this.confirmations.checkClaimed(subject, admission);
@@ -149,22 +151,31 @@ export class WorkflowGate implements NestInterceptor {
       if (input) {
         await progress.decideWith(input);
       }
-      const value = await call.unlessAbandoned(() => (running = body(admission)));
+      const claimed = admission;
+      const value = await call.unlessAbandoned(() => (running = body(claimed)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
-        return progress.answer(value);
+        end = { asking: isInputRequired(value) };
+        return value;
       }
-      const result = buildCallResult(call, value, progress.resultExtra());
+      const result = buildCallResult(call, value, role.kind === 'start' ? { [role.handleKey]: claimed.instance.handle } : {});
       const decision = await progress.decided();
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
-      const stored = decision && (await this.step(call, true, () => this.complete(call, progress.committing(), decision)));
-      return progress.answer(value, input ? result : undefined, stored);
+      committing = true;
+      const stored = decision && (await this.step(call, true, () => this.complete(call, claimed, decision), claimed.instance));
+      end = { stored, result: input ? result : undefined };
+      return value;
     } catch (error) {
-      throw progress.threw(this.refusalOf(call, error));
+      const thrown = this.refusalOf(call, error);
+      end = {
+        refusal: thrown instanceof WorkflowRefusal ? thrown : undefined,
+        seen: error instanceof WorkflowDenial ? error.seen : undefined,
+      };
+      throw thrown;
     } finally {
-      this.observer.settled(call, progress.settle());
-      const hold = progress.hold;
+      this.observer.settled(call, progress.settle(end.seen ?? admission ?? subject, end));
+      const hold = admission && !committing ? admission.hold : NOTHING_HELD;
       if (running && call.abandoned && call.context.manager) {
         // The handler still writes through the call's transaction: it rolls back once the handler
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
@@ -177,10 +188,9 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * Gets the person's yes for a confirmed transition (`@McpConfirm`) before anything is
-   * claimed: the instance is read and refused as any call would be (unknown, someone else's,
-   * out of state: nobody is asked), then {@link WorkflowConfirmations.ask} asks. Answers the
-   * question a 2026-07-28 call returns instead of running, or the instance the person said yes about.
+   * Gets the person's yes for a confirmed transition (`@McpConfirm`) before anything is claimed: the instance is read and
+   * refused as any call would be, then {@link WorkflowConfirmations.ask} asks. Answers the question a 2026-07-28 call
+   * returns instead of running, or the instance the person said yes about.
    */
   protected async confirm(
     call: WorkflowCall,
@@ -207,25 +217,29 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  /**
-   * Mints the handle of a start tool and makes sure the store is there (fail closed): in
-   * transactional mode by opening the transaction it writes in, otherwise by reading the new handle (which must not exist).
-   */
+  /** Mints a start tool's handle; makes sure the store is there (fail closed): opens the transaction it writes in, or reads the new handle (which must not exist). */
   protected async admitStart(call: WorkflowCall, role: McpStartRole): Promise<WorkflowAdmission> {
     const handle = mintHandle();
     const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
     const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
     const initial = this.machines.engine(role.machine).initial(call.args);
     const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
-    if (role.transactional) {
-      const transaction = await this.store.beginTransaction();
-      call.context.manager = transaction.manager;
-      return { instance, snapshot, hold: { kind: 'transaction', transaction } };
-    }
-    if (await this.store.load(storeKey)) {
-      throw new Error(messages.handleCollision(storeKey));
-    }
-    return { instance, snapshot, hold: { kind: 'none' } };
+    return this.step(
+      call,
+      false,
+      async () => {
+        if (role.transactional) {
+          const transaction = await this.store.beginTransaction();
+          call.context.manager = transaction.manager;
+          return { instance, snapshot, hold: { kind: 'transaction', transaction } };
+        }
+        if (await this.store.load(storeKey)) {
+          throw new Error(messages.handleCollision(storeKey));
+        }
+        return { instance, snapshot, hold: { kind: 'none' } };
+      },
+      instance,
+    );
   }
 
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
@@ -234,7 +248,10 @@ export class WorkflowGate implements NestInterceptor {
     const request = claimRequest(call, instance, role, engine, this.options.leaseMs);
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
     if (outcome.status !== 'claimed') {
-      throw this.denyClaim(call, instance, outcome);
+      const { reason, found } = claimDenial(instance, outcome, this.handleKey(instance.machine), () =>
+        this.initialSnapshot(instance.machine),
+      );
+      throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
     }
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
@@ -243,7 +260,7 @@ export class WorkflowGate implements NestInterceptor {
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
       if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
-        throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state });
+        throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state }, admission);
       }
       return admission;
     } catch (error) {
@@ -369,22 +386,17 @@ export class WorkflowGate implements NestInterceptor {
     const { role } = call.tool;
     const engine = this.machines.engine(instance.machine);
     if ((role.kind === 'bound' || role.kind === 'transition') && !role.states.some((state) => engine.matches(snapshot.state, state))) {
-      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state });
+      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state }, { instance, snapshot });
     }
     return { snapshot, stored };
   }
 
-  /**
-   * The instance the call acts on, once it is known to be the caller's: refused when its state is
-   * one the machine does not have; otherwise what the handler's context shows of it, and what the
-   * call's outcome names (a refusal after this still names it).
-   */
+  /** The instance the call acts on, once known to be the caller's: refused in a state the machine does not have, else shown in the handler's context. */
   private found(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
     if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw deny({ code: 'UNKNOWN_STATE', machine: instance.machine, state: snapshot.state });
     }
-    this.progress.get(call)?.saw(instance, snapshot);
     Object.assign(call.context, {
       machine: instance.machine,
       handle: instance.handle,
@@ -394,33 +406,17 @@ export class WorkflowGate implements NestInterceptor {
     return snapshot;
   }
 
-  /** The denial of a claim the store did not grant: BUSY or FORBIDDEN in the state it found (a session's instance not stored yet: the initial one), or an unknown handle. */
-  private denyClaim(
-    call: WorkflowCall,
-    instance: WorkflowInstanceRef,
-    outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
-  ): WorkflowDenial {
-    const { machine } = instance;
-    if (outcome.status === 'unknown' && instance.scope === 'handle') {
-      return deny({ code: 'UNKNOWN_HANDLE', machine, key: this.handleKey(machine), handle: instance.handle });
-    }
-    const found =
-      outcome.status === 'unknown' ? this.initialSnapshot(machine) : { state: outcome.state, updatedAt: new Date().toISOString() };
-    const { state } = this.found(call, instance, found);
-    return deny({ code: outcome.status === 'busy' ? 'BUSY' : 'FORBIDDEN', machine, state });
-  }
-
-  /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model). */
-  private async step<T>(call: WorkflowCall, handlerRan: boolean, work: () => Promise<T>): Promise<T> {
+  /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model; a start tool's new handle, when minted, named). */
+  private async step<T>(call: WorkflowCall, handlerRan: boolean, work: () => Promise<T>, instance?: WorkflowInstanceRef): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) {
         throw error;
       }
-      const { machine } = this.roleOf(call);
-      this.logger.error(messages.storeFailed(call.tool.name, machine, error), error instanceof Error ? error.stack : undefined);
-      throw this.refusals.stateUnavailable(call, machine, handlerRan, this.progress.get(call)?.handle);
+      const role = this.roleOf(call);
+      this.logger.error(messages.storeFailed(call.tool.name, role.machine, error), error instanceof Error ? error.stack : undefined);
+      throw this.refusals.stateUnavailable(call, role.machine, handlerRan, role.kind === 'start' ? instance?.handle : undefined);
     }
   }
 
