@@ -19,6 +19,7 @@ export type {
 } from './gating/workflow-call-outcome.js';
 export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.error.js';
 export { WorkflowRefusals } from './gating/workflow-refusals.js';
+export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
