@@ -15,7 +15,7 @@ import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 type Method = (...args: unknown[]) => unknown;
 
 /** A handler's part in a workflow, from `@McpBindState`, `@McpStartWorkflow` and its class's `@McpWorkflow`. */
-export interface McpWorkflowRole {
+interface McpWorkflowRole {
   workflow?: string;
   binding?: McpToolBinding;
   start?: McpToolStart;

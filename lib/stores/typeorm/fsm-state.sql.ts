@@ -11,7 +11,7 @@ import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** Lease fields written by a claim. */
-export interface FsmLease {
+interface FsmLease {
   token: string;
   until: number;
 }
