@@ -99,10 +99,7 @@ export class McpServerScope {
     return this.scanner
       .getAllMethodNames(metatype.prototype)
       .map((name) => metatype.prototype[name] as (...args: unknown[]) => unknown)
-      .some(
-        (method) =>
-          (this.accessor.getTool(method) ?? this.accessor.getPrompt(method) ?? this.accessor.getResource(method))?.server !== undefined,
-      );
+      .some((method) => this.accessor.getPrimitive(method)?.server !== undefined);
   }
 
   /** Ids, paths and stdio are each one server's; at most one McpModule is global. */
