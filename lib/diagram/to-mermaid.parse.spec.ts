@@ -7,19 +7,7 @@ import { defineMachine } from '../machines/define-machine.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import { toMermaid, type McpMermaidTool } from './to-mermaid.js';
 import { XStateMachineEngine } from '../machines/xstate-machine.engine.js';
-import {
-  invoiceTools,
-  paymentTools,
-  claimConfig,
-  claimTools,
-  orderConfig,
-  orderTools,
-  lightConfig,
-  lightTools,
-  kioskConfig,
-  panelConfig,
-  oddConfig,
-} from './diagram-machines.fixture.js';
+import * as diagrams from './diagram-machines.fixture.js';
 
 describe('toMermaid', () => {
   describe('parsed by Mermaid', () => {
@@ -119,14 +107,20 @@ describe('toMermaid', () => {
 
     // Name, machine, tools, a state to highlight, whether the machine is drawn as one composite state.
     const machines: Array<[string, McpMachine, McpMermaidTool[], string, boolean]> = [
-      ['invoice', invoiceMachine, invoiceTools, 'approved', false],
-      ['payment', paymentMachine, paymentTools, 'partially_refunded', false],
-      ['claim', defineMachine(claimConfig), claimTools, 'review.legal', false],
-      ['order', defineMachine(orderConfig), orderTools, '{"fulfilment":{"shipping":"shipped","billing":"unpaid","audit":{}}}', false],
-      ['light', defineMachine(lightConfig), lightTools, '{"power":"on","colour":"red"}', true],
-      ['kiosk', defineMachine(kioskConfig), [], 'busy', true],
-      ['panel', defineMachine(panelConfig), [], '{"screen":{},"sound":"off"}', true],
-      ['odd', defineMachine(oddConfig), [], 'review.say "hi"', false],
+      ['invoice', invoiceMachine, diagrams.invoiceTools, 'approved', false],
+      ['payment', paymentMachine, diagrams.paymentTools, 'partially_refunded', false],
+      ['claim', defineMachine(diagrams.claimConfig), diagrams.claimTools, 'review.legal', false],
+      [
+        'order',
+        defineMachine(diagrams.orderConfig),
+        diagrams.orderTools,
+        '{"fulfilment":{"shipping":"shipped","billing":"unpaid","audit":{}}}',
+        false,
+      ],
+      ['light', defineMachine(diagrams.lightConfig), diagrams.lightTools, '{"power":"on","colour":"red"}', true],
+      ['kiosk', defineMachine(diagrams.kioskConfig), [], 'busy', true],
+      ['panel', defineMachine(diagrams.panelConfig), [], '{"screen":{},"sound":"off"}', true],
+      ['odd', defineMachine(diagrams.oddConfig), [], 'review.say "hi"', false],
     ];
 
     it.each(machines)('reads the %s diagram as the machine XState reads', async (_, machine, tools, highlight, wrapped) => {
@@ -144,7 +138,9 @@ describe('toMermaid', () => {
     });
 
     it('keeps the labels, tools and highlight through the parse', async () => {
-      const parsed = await parse(toMermaid(defineMachine(claimConfig), { tools: claimTools, highlight: 'review.finance' }));
+      const parsed = await parse(
+        toMermaid(defineMachine(diagrams.claimConfig), { tools: diagrams.claimTools, highlight: 'review.finance' }),
+      );
       expect(parsed.arrows).toEqual(
         expect.arrayContaining([
           'review.finance --> review.signed : SIGN [withinBudget] (claim.sign)',
@@ -153,7 +149,7 @@ describe('toMermaid', () => {
         ]),
       );
       expect(parsed.current).toEqual(['review', 'review.finance']);
-      const odd = await parse(toMermaid(defineMachine(oddConfig)));
+      const odd = await parse(toMermaid(defineMachine(diagrams.oddConfig)));
       expect(odd.arrows).toEqual(expect.arrayContaining(['needs review --> state : go:now', 'needs review --> root : a;b']));
     });
   });

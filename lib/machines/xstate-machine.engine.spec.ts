@@ -9,25 +9,11 @@ describe('XStateMachineEngine', () => {
   describe('on the invoice machine', () => {
     const engine = engineFor(invoiceConfig);
 
-    it('describes the machine', () => {
-      expect(engine.kind).toBe('xstate');
-      expect(engine.machineId).toBe('invoice');
-      expect(engine.initial()).toStrictEqual({ state: 'draft' });
-      expect(engine.statePaths()).toEqual(['draft', 'review', 'approved', 'discharged']);
-      expect(engine.eventNames()).toEqual(['SUBMIT', 'APPROVE', 'REJECT', 'DISCHARGE']);
-    });
-
     it('follows the transitions and ignores what a state does not accept', () => {
       expect(engine.transition({ state: 'draft' }, 'SUBMIT')).toStrictEqual({ status: 'moved', next: { state: 'review' } });
       expect(engine.transition({ state: 'review' }, 'REJECT')).toStrictEqual({ status: 'moved', next: { state: 'draft' } });
       expect(engine.transition({ state: 'draft' }, 'APPROVE')).toStrictEqual({ status: 'ignored' });
       expect(engine.transition({ state: 'draft' }, 'toString')).toStrictEqual({ status: 'ignored' });
-    });
-
-    it('knows the final state and ignores every event there', () => {
-      expect(engine.isFinal('discharged')).toBe(true);
-      expect(engine.isFinal('approved')).toBe(false);
-      expect(engine.transition({ state: 'discharged' }, 'SUBMIT')).toStrictEqual({ status: 'ignored' });
     });
 
     it('lists the stored values of its bindings', () => {
