@@ -8,7 +8,7 @@ import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js'
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
 import { isDuplicateKey } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
-import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** The columns of a state row, in the order `rowValues` gives their values. */
 const STATE_COLUMNS = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
@@ -49,11 +49,9 @@ export class FsmStateSql {
 
   /** Throws, naming the migrations to run, when the state table lacks a column this version reads or writes. */
   async assertSchema(runner: QueryRunner): Promise<void> {
-    try {
-      await this.run(runner, { sql: `SELECT ${STATE_COLUMNS} FROM ${this.state} WHERE 1 = 0`, params: [] });
-    } catch (error) {
-      throw new Error(storeSchemaNotReady(this.state, error), { cause: error });
-    }
+    await assertColumns(runner, this.dialect, { columns: STATE_COLUMNS, from: this.state }, (error) =>
+      storeSchemaNotReady(this.state, error),
+    );
   }
 
   /** Snapshot of one instance. */
