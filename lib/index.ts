@@ -13,7 +13,7 @@ export type {
   McpSessionOptions,
   McpTelemetryOptions,
 } from './options/mcp-module-options.interface.js';
-export { MCP_CONTEXT_TYPE, MCP_ERROR_META_KEY, MCP_STATE_META_KEY } from './mcp.constants.js';
+export { MCP_CONTEXT_TYPE } from './mcp.constants.js';
 export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
 export { McpTool, type McpToolOptions } from './decorators/mcp-tool.decorator.js';
 export { McpPrompt, type McpPromptOptions } from './decorators/mcp-prompt.decorator.js';
