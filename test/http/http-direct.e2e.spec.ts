@@ -65,7 +65,9 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
   };
 
   beforeAll(async () => {
-    app = await listenApp([billingModule({ transports: { http: { direct: true, authenticate } } }), HealthModule], { adapter });
+    app = await listenApp([billingModule({ auth: { fromRequest: authenticate }, transports: { http: { direct: true } } }), HealthModule], {
+      adapter,
+    });
     url = await mcpUrl(app);
   });
 
