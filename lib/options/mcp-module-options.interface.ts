@@ -112,3 +112,6 @@ export interface McpModuleOptions {
   /** Traces and metrics (OpenTelemetry). @default `{ enabled: true, recordArguments: false, recordResults: false }` */
   telemetry?: McpTelemetryOptions;
 }
+
+/** Injection token of the {@link McpModuleOptions} as the app gave them (`forRoot`, or the factory of `forRootAsync`). */
+export const MCP_MODULE_OPTIONS = 'MCP_MODULE_OPTIONS';

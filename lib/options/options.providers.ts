@@ -1,9 +1,8 @@
 import type { Provider } from '@nestjs/common';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from '../gating/confirmation-options.interface.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { MCP_STATE_CACHE_OPTIONS } from '../sessions/state-cache-options.interface.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp-module-options.interface.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import {
   MCP_AUTH_OPTIONS,
