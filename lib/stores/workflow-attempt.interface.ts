@@ -23,7 +23,7 @@ export interface WorkflowAttemptRecord {
  */
 export interface WorkflowAttemptLog {
   /**
-   * Records `attempt` when an instance with key `attempt.handle` exists and `caller` may see it
+   * Records `attempt` when an instance with key `attempt.key` exists and `caller` may see it
    * (it has no owner, or `caller` is its owner); keeps the most recent ones per instance (the
    * store's bound) and drops older ones. Answers whether it recorded it. Nothing is written
    * for a key no instance has: a forged handle leaves no row.

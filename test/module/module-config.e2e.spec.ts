@@ -179,7 +179,7 @@ describe('McpModule options', () => {
         { from: 'approved', to: 'discharged', event: 'DISCHARGE', tool: 'invoice.discharge' },
       ]);
       for (const row of rows) {
-        expect(row).toMatchObject({ machine: 'invoice', handle: `invoice:session:${agent.transport.sessionId}` });
+        expect(row).toMatchObject({ machine: 'invoice', key: `invoice:session:${agent.transport.sessionId}` });
         expect(row.principal).toBe(agent.transport.sessionId);
         expect(Number.isNaN(Date.parse(row.at))).toBe(false);
       }
