@@ -1,18 +1,15 @@
 export { McpModule } from './mcp.module.js';
 export type { McpModuleAsyncOptions, McpOptionsFactory } from './mcp.module-definition.js';
-export type {
-  McpAuthOptions,
-  McpConsoleOptions,
-  McpConsoleRequest,
-  McpGateOptions,
-  McpHttpTransportOptions,
-  McpJwtOptions,
-  McpInputRequestOptions,
-  McpModuleOptions,
-  McpRetentionOptions,
-  McpSessionOptions,
-  McpTelemetryOptions,
-} from './options/mcp-module-options.interface.js';
+export type { McpModuleOptions } from './options/mcp-module-options.interface.js';
+export type { McpAuthOptions } from './auth/auth-options.interface.js';
+export type { McpJwtOptions } from './auth/jwt-options.interface.js';
+export type { McpConsoleOptions, McpConsoleRequest } from './console/console-options.interface.js';
+export type { McpGateOptions } from './gating/mcp-gate-options.interface.js';
+export type { McpRetentionOptions } from './gating/retention-options.interface.js';
+export type { McpInputRequestOptions } from './protocol/input-request-options.interface.js';
+export type { McpSessionOptions } from './sessions/session-options.interface.js';
+export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';
+export type { McpHttpTransportOptions } from './transports/http-transport-options.interface.js';
 export { MCP_CONTEXT_TYPE } from './mcp.constants.js';
 export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
 export { McpTool, type McpToolOptions } from './decorators/mcp-tool.decorator.js';

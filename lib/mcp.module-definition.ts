@@ -1,12 +1,12 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS as OPTIONS_TOKEN, type McpModuleOptions } from './options/mcp-module-options.interface.js';
 
 export const {
   ConfigurableModuleClass,
   MODULE_OPTIONS_TOKEN: MCP_MODULE_OPTIONS,
   OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
+} = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp', optionsInjectionToken: OPTIONS_TOKEN })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
   .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))

@@ -1,62 +1,36 @@
-import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
-import { McpAccessPolicy } from './auth/mcp-access.policy.js';
-import { McpAuthenticator } from './auth/mcp.authenticator.js';
-import { McpAppEnhancers } from './discovery/app-enhancers.js';
-import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
-import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
-import { McpExplorer } from './discovery/mcp.explorer.js';
-import { McpServerScope } from './discovery/mcp-server-scope.js';
-import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
-import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
-import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
-import { McpPrimitiveRegistry } from './registry/mcp-primitive.registry.js';
-import { McpToolRegistry } from './registry/mcp-tool.registry.js';
-import { WorkflowRefusals } from './gating/workflow-refusals.js';
-import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
-import { WorkflowConfirmations } from './gating/confirmation.step.js';
-import { McpInputRounds } from './protocol/input-required.rounds.js';
-import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
-import { WorkflowTransitionBus } from './relays/workflow-transition.bus.js';
-import { McpWorkflowService } from './gating/mcp-workflow.service.js';
-import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
-import { ConfigurableModuleClass } from './mcp.module-definition.js';
-import { WorkflowConsoleData } from './console/console-data.js';
-import { WorkflowConsoleStreams } from './console/console-events.stream.js';
-import { WorkflowConsoleRoutes } from './console/console.routes.js';
-import { WorkflowConsoleSignIn } from './console/console-sign-in.js';
-import {
-  fsmGateProvider,
-  fsmStateStoreProvider,
-  fsmStoreAdapterProvider,
-  fsmTransitionRelayProvider,
-  machineRegistryProvider,
-  mcpSessionStoreProvider,
-  optionSliceProviders,
-  resolvedOptionsProvider,
-} from './mcp.providers.js';
-import { McpServerFactory } from './protocol/mcp-server.factory.js';
-import { McpInstanceStates } from './sessions/mcp-instance-states.js';
-import { McpSessionFollows } from './sessions/mcp-session-follows.js';
-import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
-import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
-import { McpShutdownDrain } from './protocol/mcp-shutdown.drain.js';
-import { ModernServerFactory } from './protocol/modern-server.factory.js';
-import { PrimitiveCallHandler } from './protocol/primitive-call.handler.js';
-import { ToolCallHandler } from './protocol/tool-call.handler.js';
-import { ToolMenuService } from './sessions/tool-menu.service.js';
-import { McpListMapper } from './protocol/mcp-list.mapper.js';
-import { McpSessionAdmission } from './transports/session-admission.js';
-import { StatefulHttpSessions } from './transports/stateful-http.sessions.js';
-import { SessionReplyForwarder } from './transports/session-reply.forwarder.js';
-import { StdioTransport } from './transports/stdio.transport.js';
-import { McpInMemoryConnections } from './transports/in-memory.connections.js';
-import { StreamableHttpTransport } from './transports/streamable-http.transport.js';
-import { telemetryProviders } from './telemetry/telemetry.providers.js';
-import { McpHealthService } from './health/mcp-health.service.js';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { McpConsoleModule } from './console/console.module.js';
+import { McpHealthModule } from './health/health.module.js';
+import { McpCoreModule } from './mcp-core.module.js';
+import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition.js';
+import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
+import { McpOptionsModule } from './options/mcp-options.module.js';
+import { McpTelemetryModule } from './telemetry/telemetry.module.js';
+import { McpHttpTransportModule } from './transports/http-transport.module.js';
+import { McpStdioTransportModule } from './transports/stdio-transport.module.js';
+
+/** The optional features of an McpModule: a feature left out has no provider at all. */
+interface McpFeatures {
+  http: boolean;
+  stdio: boolean;
+  console: boolean;
+}
+
+/** Every feature: `forRootAsync` knows its options only at runtime, so each feature decides there whether it builds anything. */
+const EVERY_FEATURE: McpFeatures = { http: true, stdio: true, console: true };
+
+/** The features the options of `forRoot` use. */
+function featuresOf(options: McpModuleOptions): McpFeatures {
+  return { http: options.transports?.http !== false, stdio: Boolean(options.transports?.stdio), console: Boolean(options.console) };
+}
 
 /**
  * Serves the application's `@McpTool` methods over MCP, gated by workflow state.
+ *
+ * `forRoot` imports only the feature modules its options use (no HTTP provider with
+ * `transports.http: false`, no console without `console`, no stdio without `transports.stdio`);
+ * `forRootAsync` imports them all, and each builds its providers only when the options its
+ * factory returned set it.
  *
  * @example
  * \@Module({
@@ -65,69 +39,35 @@ import { McpHealthService } from './health/mcp-health.service.js';
  * })
  * export class AppModule {}
  */
-@Module({
-  imports: [DiscoveryModule],
-  providers: [
-    resolvedOptionsProvider,
-    ...optionSliceProviders,
-    ...telemetryProviders,
-    fsmStateStoreProvider,
-    FsmStateStoreCheck,
-    fsmStoreAdapterProvider,
-    mcpSessionStoreProvider,
-    fsmTransitionRelayProvider,
-    machineRegistryProvider,
-    McpMetadataAccessor,
-    McpAppEnhancers,
-    McpHandlerFactory,
-    McpToolRegistry,
-    McpPrimitiveRegistry,
-    McpWorkflowRoles,
-    McpInvokerFactory,
-    WorkflowResourcesFactory,
-    McpServerScope,
-    McpExplorer,
-    UnknownStateReporter,
-    WorkflowRefusals,
-    WorkflowAttemptRecorder,
-    WorkflowConfirmations,
-    WorkflowTransitionBus,
-    WorkflowRetentionSweeper,
-    fsmGateProvider,
-    McpWorkflowService,
-    McpSessionFollows,
-    McpInstanceStates,
-    ToolMenuService,
-    McpListMapper,
-    McpShutdownDrain,
-    ToolCallHandler,
-    PrimitiveCallHandler,
-    McpInputRounds,
-    McpServerFactory,
-    ModernServerFactory,
-    McpSessionRegistry,
-    McpSessionAdmission,
-    McpAccessPolicy,
-    McpAuthenticator,
-    StatefulHttpSessions,
-    SessionReplyForwarder,
-    StreamableHttpTransport,
-    StdioTransport,
-    McpInMemoryConnections,
-    WorkflowConsoleData,
-    WorkflowConsoleStreams,
-    WorkflowConsoleRoutes,
-    WorkflowConsoleSignIn,
-    McpHealthService,
-  ],
-  exports: [
-    fsmStateStoreProvider,
-    McpToolRegistry,
-    McpWorkflowService,
-    McpSessionRegistry,
-    WorkflowTransitionBus,
-    McpAuthenticator,
-    McpHealthService,
-  ],
-})
-export class McpModule extends ConfigurableModuleClass {}
+@Module({})
+export class McpModule extends ConfigurableModuleClass {
+  /** An McpModule of options known now. */
+  static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return McpModule.compose(super.forRoot(options), featuresOf(options));
+  }
+
+  /** An McpModule whose options a factory (`useFactory`, `useClass`, `useExisting`) builds at startup. */
+  static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    return McpModule.compose(super.forRootAsync(options), EVERY_FEATURE);
+  }
+
+  /** The internal modules of one McpModule around the options provider `definition` holds; what the app injects is exported. */
+  private static compose(definition: DynamicModule, features: McpFeatures): DynamicModule {
+    const options = McpOptionsModule.register(definition);
+    const telemetry = McpTelemetryModule.register(options);
+    const core = McpCoreModule.register(options, telemetry, definition.imports);
+    const health = McpHealthModule.register(core);
+    return {
+      ...definition,
+      imports: [
+        core,
+        health,
+        ...(features.http ? [McpHttpTransportModule.register(options, telemetry, core)] : []),
+        ...(features.stdio ? [McpStdioTransportModule.register(options, core)] : []),
+        ...(features.console ? [McpConsoleModule.register(options, core)] : []),
+      ],
+      providers: [],
+      exports: [core, health],
+    };
+  }
+}

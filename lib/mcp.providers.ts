@@ -4,71 +4,15 @@ import { McpMachineRegistry } from './machines/machine-registry.js';
 import { machineEngineChosen } from './machines/machines.messages.js';
 import { WorkflowGate } from './gating/workflow-gate.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
-import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 import { TRANSITION_RELAY } from './relays/workflow-transition.bus.js';
-import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { movedOptionsIn, resolveMcpOptions } from './options/mcp-options.resolver.js';
-import {
-  MCP_AUTH_OPTIONS,
-  MCP_CONSOLE_OPTIONS,
-  MCP_DISCOVERY_OPTIONS,
-  MCP_HTTP_OPTIONS,
-  MCP_INPUT_REQUEST_OPTIONS,
-  MCP_RESOLVED_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  MCP_SESSION_OPTIONS,
-  MCP_STDIO_OPTIONS,
-  type McpResolvedOptions,
-} from './options/mcp-resolved-options.interface.js';
-import { MCP_STATE_CACHE_OPTIONS } from './sessions/state-cache-options.interface.js';
-import { deprecatedOptions } from './options/options.messages.js';
+import { WORKFLOW_GATE_OBSERVER } from './gating/workflow-gate-observer.interface.js';
+import { composeGateObservers } from './gating/gate-observers.js';
+import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
+import { MCP_RESOLVED_OPTIONS, MCP_SESSION_OPTIONS, type McpResolvedOptions } from './options/mcp-resolved-options.interface.js';
+import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
-
-/** The module options with their defaults, resolved once (options under their deprecated names are read, with one warning). */
-export const resolvedOptionsProvider: Provider = {
-  provide: MCP_RESOLVED_OPTIONS,
-  useFactory: (options: McpModuleOptions): McpResolvedOptions => {
-    const moved = movedOptionsIn(options);
-    if (moved.length) {
-      new Logger('McpModule').warn(deprecatedOptions(moved));
-    }
-    return resolveMcpOptions(options);
-  },
-  inject: [MCP_MODULE_OPTIONS],
-};
-
-/** The slices of the resolved options, each under its own token, so a class injects only what it reads. */
-export const optionSliceProviders: Provider[] = [
-  { provide: MCP_SERVER_IDENTITY, useFactory: (options: McpResolvedOptions) => options.server, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: MCP_HTTP_OPTIONS, useFactory: (options: McpResolvedOptions) => options.http, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: MCP_STDIO_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stdio, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: MCP_SESSION_OPTIONS, useFactory: (options: McpResolvedOptions) => options.sessions, inject: [MCP_RESOLVED_OPTIONS] },
-  {
-    provide: WORKFLOW_GATE_OPTIONS,
-    useFactory: (options: McpResolvedOptions): WorkflowGateOptions => options.gate,
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
-  { provide: MCP_DISCOVERY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.discovery, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: MCP_AUTH_OPTIONS, useFactory: (options: McpResolvedOptions) => options.auth, inject: [MCP_RESOLVED_OPTIONS] },
-  {
-    provide: MCP_INPUT_REQUEST_OPTIONS,
-    useFactory: (options: McpResolvedOptions) => options.inputRequests,
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
-  {
-    provide: WORKFLOW_CONFIRMATION_OPTIONS,
-    useFactory: ({ inputRequests }: McpResolvedOptions): WorkflowConfirmationOptions => ({
-      timeoutMs: inputRequests.timeoutMs,
-      requestStateTtlMs: inputRequests.requestStateTtlMs,
-    }),
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
-  { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
-  { provide: MCP_STATE_CACHE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stateCache, inject: [MCP_RESOLVED_OPTIONS] },
-];
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
@@ -120,4 +64,11 @@ export const fsmGateProvider: Provider = {
   provide: WorkflowGate,
   useFactory: (gate: WorkflowGateOptions, moduleRef: ModuleRef) => moduleRef.create(gate.useClass),
   inject: [WORKFLOW_GATE_OPTIONS, ModuleRef],
+};
+
+/** The gate's observer: the module's telemetry, then the attempts recorder. */
+export const gateObserverProvider: Provider = {
+  provide: WORKFLOW_GATE_OBSERVER,
+  useFactory: (telemetry: McpTelemetry, attempts: WorkflowAttemptRecorder) => composeGateObservers(telemetry.gate, attempts),
+  inject: [McpTelemetry, WorkflowAttemptRecorder],
 };

@@ -1,3 +1,4 @@
+import { isPeerMissing } from '../peers/optional-peer.loader.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
 
@@ -28,11 +29,10 @@ export async function loadJose(importer: () => Promise<JoseModule> = () => impor
   try {
     return await importer();
   } catch (error) {
-    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-    // Only the bare package name counts: a file missing inside an installed jose is a broken install.
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]jose['"]/.test(message)) {
+    if (isPeerMissing(error, ['jose'])) {
       throw new Error(messages.joseMissing(), { cause: error });
     }
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && ESM_UNLOADABLE_CODES.has(code)) {
       throw new McpAuthUnavailableError(messages.joseUnloadable(typeof message === 'string' ? message : code), { cause: error });
     }

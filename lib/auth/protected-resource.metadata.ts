@@ -1,5 +1,5 @@
 /** The well-known path of OAuth protected-resource metadata (RFC 9728 §3). */
-export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
+const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
 /** OAuth 2.0 Protected Resource Metadata (RFC 9728 §2), as this server publishes it. */
 export interface McpProtectedResourceMetadata {

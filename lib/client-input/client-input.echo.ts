@@ -20,7 +20,7 @@ export const formatIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; messag
   issues.map((issue) => `${issue.path.length ? echo(issue.path.join('.')) : '(value)'}: ${issue.message}`).join('; ');
 
 /** How many leading characters of a session id a log line keeps: enough to tell sessions apart, not enough to use one. */
-export const LOGGED_SESSION_ID_LENGTH = 8;
+const LOGGED_SESSION_ID_LENGTH = 8;
 
 /**
  * A session id as a log line names it: its first {@link LOGGED_SESSION_ID_LENGTH} characters and

@@ -24,7 +24,7 @@ export function cookiesOf(req: IncomingMessage): Map<string, string> {
 }
 
 /** Whether the console is served over https here, or behind a proxy that says so (`X-Forwarded-Proto`): its cookies are then `Secure`. */
-export function servedOverHttps(req: IncomingMessage): boolean {
+function servedOverHttps(req: IncomingMessage): boolean {
   const forwarded = req.headers['x-forwarded-proto'];
   return Boolean((req.socket as TLSSocket).encrypted) || (typeof forwarded === 'string' && /(^|,)\s*https\s*(,|$)/i.test(forwarded));
 }

@@ -21,7 +21,7 @@ export interface ConsoleMachine {
 }
 
 /** The list's filter, from the query string. */
-export interface ConsoleListFilter {
+interface ConsoleListFilter {
   machine?: string;
   state?: string;
   after?: string;
@@ -168,12 +168,12 @@ export class WorkflowConsoleData {
 }
 
 /** The `after` parameter of a page link: the cursor as base64url JSON. */
-export function encodeCursor(cursor: WorkflowInstanceCursor): string {
+function encodeCursor(cursor: WorkflowInstanceCursor): string {
   return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.key])).toString('base64url');
 }
 
 /** The cursor of an `after` parameter; `null` when it is not one {@link encodeCursor} wrote. */
-export function decodeCursor(after: string): WorkflowInstanceCursor | null {
+function decodeCursor(after: string): WorkflowInstanceCursor | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
     if (

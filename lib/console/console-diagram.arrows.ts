@@ -1,7 +1,7 @@
 import { isAncestor, type DiagramEdge, type DiagramNode } from '../diagram/machine-graph.js';
 
 /** One state's box as the arrows see it (see `DiagramBox`). */
-export interface ArrowBox {
+interface ArrowBox {
   readonly node: DiagramNode;
   readonly path: string;
   readonly x: number;

@@ -18,7 +18,7 @@ export interface DiagramBox {
 }
 
 /** The start of a container: a dot with an arrow to its initial state. */
-export interface DiagramInitial {
+interface DiagramInitial {
   readonly cx: number;
   readonly cy: number;
   readonly d: string;

@@ -10,7 +10,7 @@ import { consoleInstanceId, consoleInstancePath } from './console-instance-ref.j
 import { contextText } from './console-instance.page.js';
 
 /** What one live stream follows: the instances of a machine (or of all), or one instance. */
-export type ConsoleStreamScope = { list: true; machine?: string } | { list: false; key: string };
+type ConsoleStreamScope = { list: true; machine?: string } | { list: false; key: string };
 
 /** How far a stream's unsent data may grow (a reader that stopped reading) before the stream is closed. */
 const MAX_BUFFERED_BYTES = 256 * 1024;

@@ -5,7 +5,7 @@ import { consoleInstanceId, consoleInstancePath } from './console-instance-ref.j
 import { renderPage } from './console-page.shell.js';
 
 /** What the list page needs besides its view. */
-export interface ConsoleListContext {
+interface ConsoleListContext {
   /** The console's path. */
   root: string;
   machines: readonly ConsoleMachine[];

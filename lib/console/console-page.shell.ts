@@ -23,7 +23,7 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /** What one console page is made of. */
-export interface ConsolePage {
+interface ConsolePage {
   /** The page's `<title>` and what a live announcement names. */
   title: string;
   /** The console's own path (the list), for the header's link. */

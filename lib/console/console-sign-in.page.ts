@@ -3,7 +3,7 @@ import { escapeHtml } from './console-html.js';
 import { renderPage } from './console-page.shell.js';
 
 /** What the sign-in page shows: where it posts, its CSRF token, and why the last try failed. */
-export interface ConsoleSignInView {
+interface ConsoleSignInView {
   root: string;
   csrf: string;
   /** Why the token was refused (never the token). */

@@ -97,19 +97,21 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
   }
 
   private postSafely(req: McpNodeRequest, res: ServerResponse): void {
-    const rejection = rejectHostOrOrigin(req, this.http ?? {});
-    if (rejection) return this.page(res, 403, rejection);
-    this.signIn
-      .post(req, res, (request) => this.authorize(request))
-      .catch((error: unknown) => {
-        this.logger.error(messages.consoleFailedLog(error), error instanceof Error ? error.stack : undefined);
-        if (!res.headersSent) this.page(res, 500, messages.consoleFailed());
-        else res.destroy();
-      });
+    this.safely(req, res, () => this.signIn.post(req, res, (request) => this.authorize(request)));
   }
 
   private serveSafely(req: McpNodeRequest, res: ServerResponse): void {
-    this.serve(req, res).catch((error: unknown) => {
+    this.safely(req, res, () => this.serve(req, res));
+  }
+
+  /**
+   * Runs `handle` for a request that passes the Host/Origin check of `transports.http` (403
+   * otherwise); a failure is logged and answered 500, or ends the response it interrupted.
+   */
+  private safely(req: McpNodeRequest, res: ServerResponse, handle: () => Promise<void>): void {
+    const rejection = rejectHostOrOrigin(req, this.http ?? {});
+    if (rejection) return this.page(res, 403, rejection);
+    handle().catch((error: unknown) => {
       this.logger.error(messages.consoleFailedLog(error), error instanceof Error ? error.stack : undefined);
       if (!res.headersSent) this.page(res, 500, messages.consoleFailed());
       else res.destroy();
@@ -118,8 +120,6 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
 
   private async serve(req: McpNodeRequest, res: ServerResponse): Promise<void> {
     const options = this.options!;
-    const rejection = rejectHostOrOrigin(req, this.http ?? {});
-    if (rejection) return this.page(res, 403, rejection);
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     if (this.signIn.isFormPath(url.pathname) && url.pathname.toLowerCase().endsWith('/sign-in')) return this.signIn.page(req, res);
     const browser = this.signIn.adopt(req);

@@ -1,30 +1,9 @@
 import { createMachine } from 'xstate';
 import { defineMachine } from '../machines/define-machine.js';
 import { mermaidUnknownHighlight } from '../machines/machines.messages.js';
-import type { McpMachineConfig } from '../machines/machine.interface.js';
 import { activeNodes, graphNodes, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
 import { toolsByEdge } from './transition-tools.js';
-
-/** Nested states with a relative, an id and a sibling target, a guard and `onDone`. */
-const claimConfig: McpMachineConfig = {
-  id: 'claim',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: {
-      initial: 'legal',
-      on: { ESCALATE: '.finance' },
-      onDone: 'approved',
-      states: {
-        legal: { on: { SIGN: 'finance', ESCALATE: '#claim.rejected' } },
-        finance: { on: { SIGN: { target: 'signed', guard: 'withinBudget' } } },
-        signed: { type: 'final' },
-      },
-    },
-    approved: { type: 'final' },
-    rejected: { type: 'final' },
-  },
-};
+import { claimConfig } from './diagram-machines.fixture.js';
 
 /** Every edge as `source --kind:event[guard]--> targets`, the shape a reader of the graph depends on. */
 const edgesOf = (root: DiagramNode): string[] =>
@@ -41,11 +20,14 @@ describe('machineGraph', () => {
     const xstate = machineGraph(defineMachine(createMachine(claimConfig as Parameters<typeof createMachine>[0])));
     expect(edgesOf(plain)).toEqual([
       'draft --on:SUBMIT--> review',
+      'review --on:WITHDRAW--> draft',
       'review --on:ESCALATE--> review.finance',
       'review --onDone:onDone--> approved',
       'review.legal --on:SIGN--> review.finance',
       'review.legal --on:ESCALATE--> rejected',
       'review.finance --on:SIGN[withinBudget]--> review.signed',
+      'approved --on:PAY--> paid',
+      'approved --always:always[prepaid]--> paid',
     ]);
     expect(edgesOf(xstate)).toEqual(edgesOf(plain));
     expect(

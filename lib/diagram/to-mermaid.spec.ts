@@ -1,149 +1,24 @@
-import { JSDOM } from 'jsdom';
-import * as xstate from 'xstate';
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { createMachine } from 'xstate';
 import { invoiceMachine, paymentMachine } from '../machines/billing-machines.fixture.js';
 import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { defineMachine } from '../machines/define-machine.js';
 import { machineUnknownTarget } from '../machines/machines.messages.js';
-import type { McpMachine, McpMachineConfig } from '../machines/machine.interface.js';
-import { toMermaid, type McpMermaidTool } from './to-mermaid.js';
-import { XStateMachineEngine } from '../machines/xstate-machine.engine.js';
+import { toMermaid } from './to-mermaid.js';
+import {
+  invoiceTools,
+  billingTools,
+  claimConfig,
+  claimTools,
+  orderConfig,
+  orderTools,
+  lightConfig,
+  lightTools,
+  kioskConfig,
+  panelConfig,
+  oddConfig,
+} from './diagram-machines.fixture.js';
 
 const diagram = (...rows: string[]): string => `${rows.join('\n')}\n`;
-
-// The tools of the running example, as the registry describes them.
-const invoiceTools: McpMermaidTool[] = [
-  { name: 'invoice.submit', role: { kind: 'transition', machine: 'invoice', states: ['draft'], event: 'SUBMIT' } },
-  { name: 'invoice.approve', role: { kind: 'transition', machine: 'invoice', states: ['review'], event: 'APPROVE' } },
-  { name: 'invoice.reject', role: { kind: 'transition', machine: 'invoice', states: ['review'], event: 'REJECT' } },
-  { name: 'invoice.discharge', role: { kind: 'transition', machine: 'invoice', states: ['approved'], event: 'DISCHARGE' } },
-  { name: 'invoice.status', role: { kind: 'read', machine: 'invoice' } },
-];
-const paymentTools: McpMermaidTool[] = [
-  { name: 'payment.authorize', role: { kind: 'start', machine: 'payment', event: 'AUTHORIZE' } },
-  { name: 'payment.capture', role: { kind: 'transition', machine: 'payment', states: ['authorized'], event: 'CAPTURE' } },
-  { name: 'payment.void', role: { kind: 'transition', machine: 'payment', states: ['authorized'], event: 'VOID' } },
-  { name: 'payment.refund', role: { kind: 'transition', machine: 'payment', states: ['captured', 'partially_refunded'], event: 'REFUND' } },
-  { name: 'payment.status', role: { kind: 'read', machine: 'payment' } },
-];
-const billingTools = [...invoiceTools, ...paymentTools];
-
-/** Nested states: parent transitions, a relative and an id target, a guarded child, `onDone` and `always`. */
-const claimConfig: McpMachineConfig = {
-  id: 'claim',
-  initial: 'draft',
-  states: {
-    draft: { on: { SUBMIT: 'review' } },
-    review: {
-      initial: 'legal',
-      on: { WITHDRAW: 'draft', ESCALATE: '.finance' },
-      onDone: 'approved',
-      states: {
-        legal: { on: { SIGN: 'finance', ESCALATE: '#claim.rejected' } },
-        finance: { on: { SIGN: { target: 'signed', guard: 'withinBudget' } } },
-        signed: { type: 'final' },
-      },
-    },
-    approved: { always: { target: 'paid', guard: 'prepaid' }, on: { PAY: 'paid' } },
-    paid: { type: 'final' },
-    rejected: { type: 'final' },
-  },
-};
-const claimTools: McpMermaidTool[] = [
-  { name: 'claim.submit', role: { kind: 'transition', machine: 'claim', states: ['draft'], event: 'SUBMIT' } },
-  // Bound to the parent: fires the SIGN transitions its children declare.
-  { name: 'claim.sign', role: { kind: 'transition', machine: 'claim', states: ['review'], event: 'SIGN' } },
-  // Bound to the children: fires the WITHDRAW transition their parent declares.
-  { name: 'claim.withdraw', role: { kind: 'transition', machine: 'claim', states: ['review.legal', 'review.finance'], event: 'WITHDRAW' } },
-  // In review.legal, legal's own ESCALATE hides review's; in review.finance, review's fires.
-  { name: 'claim.escalate', role: { kind: 'transition', machine: 'claim', states: ['review.legal'], event: 'ESCALATE' } },
-  { name: 'claim.reroute', role: { kind: 'transition', machine: 'claim', states: ['review.finance'], event: 'ESCALATE' } },
-  { name: 'claim.pay', role: { kind: 'transition', machine: 'claim', states: ['approved'], event: 'PAY' } },
-  { name: 'invoice.submit', role: { kind: 'transition', machine: 'invoice', states: ['draft'], event: 'SUBMIT' } },
-];
-
-/** A parallel state with a transition across its regions and a region without children. */
-const orderConfig: McpMachineConfig = {
-  id: 'order',
-  initial: 'open',
-  states: {
-    open: { on: { PLACE: 'fulfilment' } },
-    fulfilment: {
-      type: 'parallel',
-      on: { CANCEL: 'cancelled' },
-      onDone: 'closed',
-      states: {
-        shipping: { initial: 'packing', states: { packing: { on: { SHIP: 'shipped' } }, shipped: { type: 'final' } } },
-        billing: {
-          initial: 'unpaid',
-          states: {
-            unpaid: { on: { PAY: 'paid', SHIP: 'invoiced' } },
-            invoiced: { on: { PAY: 'paid', REFUSE: '#order.fulfilment.shipping.packing' } },
-            paid: { type: 'final' },
-          },
-        },
-        audit: {},
-      },
-    },
-    closed: { type: 'final' },
-    cancelled: { type: 'final' },
-  },
-};
-const orderTools: McpMermaidTool[] = [
-  // The event reaches every active region: the billing region's SHIP fires too.
-  { name: 'order.ship', role: { kind: 'transition', machine: 'order', states: ['fulfilment.shipping.packing'], event: 'SHIP' } },
-  { name: 'order.pay', role: { kind: 'transition', machine: 'order', states: ['fulfilment.billing'], event: 'PAY' } },
-  { name: 'order.cancel', role: { kind: 'transition', machine: 'order', states: ['fulfilment.audit'], event: 'CANCEL' } },
-];
-
-/** A parallel machine with a transition of its own: drawn as one composite state. */
-const lightRoot: Omit<McpMachineConfig, 'initial'> = {
-  id: 'light',
-  type: 'parallel',
-  on: { RESET: '.power.off' },
-  states: {
-    power: { initial: 'off', states: { off: { on: { TOGGLE: 'on' } }, on: { on: { TOGGLE: 'off' } } } },
-    colour: { initial: 'white', states: { white: { on: { NEXT: 'red' } }, red: { on: { NEXT: 'white' } } } },
-  },
-};
-// A parallel root has no initial state, which `McpMachineConfig` (written for compound roots) requires.
-const lightConfig = lightRoot as McpMachineConfig;
-const lightTools: McpMermaidTool[] = [{ name: 'light.start', role: { kind: 'start', machine: 'light', event: 'TOGGLE' } }];
-
-/** A transition that targets the machine itself: drawn as one composite state. */
-const kioskConfig: McpMachineConfig = {
-  id: 'kiosk',
-  initial: 'idle',
-  states: { idle: { on: { START: 'busy' } }, busy: { on: { RESTART: '#kiosk' } } },
-};
-
-/** A parallel machine whose region without children only the machine's own transition names. */
-const panelRoot: Omit<McpMachineConfig, 'initial'> = {
-  id: 'panel',
-  type: 'parallel',
-  on: { WAKE: '.screen' },
-  states: { screen: {}, sound: { initial: 'on', states: { on: { on: { MUTE: 'off' } }, off: {} } } },
-};
-const panelConfig = panelRoot as McpMachineConfig;
-
-/** Names Mermaid does not take as ids: spaces, quotes, keywords, clashes with qualified names and with `[*]`'s ids. */
-const oddConfig: McpMachineConfig = {
-  id: 'odd-machine',
-  initial: 'needs review',
-  states: {
-    'needs review': { on: { 'go:now': 'state', 'a;b': 'root' } },
-    state: { on: { NEXT: 'review_legal' } },
-    root: {},
-    review_legal: { on: { NEXT: 'review' } },
-    review: {
-      initial: 'legal',
-      states: { legal: { on: { NEXT: 'start' } }, start: { on: { NEXT: 'say "hi"' } }, 'say "hi"': {} },
-    },
-    '2fa': {},
-    Note: {},
-  },
-};
 
 describe('toMermaid', () => {
   it('renders the invoice machine with the tools that fire each transition', () => {
@@ -414,141 +289,5 @@ describe('toMermaid', () => {
   it('takes the tool definitions of the registry as they are', () => {
     const definitions: McpToolDefinition[] = [];
     expect(toMermaid(invoiceMachine, { tools: definitions })).toBe(toMermaid(invoiceMachine));
-  });
-
-  describe('parsed by Mermaid', () => {
-    let dom: JSDOM;
-    let mermaid: (typeof import('mermaid'))['default'];
-
-    beforeAll(async () => {
-      dom = new JSDOM('');
-      // DOMPurify, which Mermaid sanitizes labels with, binds to the global window when first imported.
-      (globalThis as { window?: unknown }).window = dom.window;
-      mermaid = (await import('mermaid')).default;
-    });
-
-    afterAll(() => {
-      delete (globalThis as { window?: unknown }).window;
-      dom.window.close();
-    });
-
-    interface MermaidNode {
-      id: string;
-      parentId?: string;
-      label?: string;
-      shape?: string;
-      cssClasses?: string;
-    }
-
-    /**
-     * What Mermaid reads from `text`: state paths by label (below the machine's own composite state when
-     * `wrapped`), arrows by path (`[*]` for start and end), and the paths of class `current`.
-     */
-    async function parse(text: string, wrapped = false): Promise<{ states: string[]; arrows: string[]; current: string[] }> {
-      await mermaid.parse(text);
-      const { db } = await mermaid.mermaidAPI.getDiagramFromText(text);
-      const { nodes, edges } = (
-        db as unknown as { getData(): { nodes: MermaidNode[]; edges: Array<{ start: string; end: string; label?: string }> } }
-      ).getData();
-      const byId = new Map(nodes.map((node) => [node.id, node]));
-      const decode = (label = ''): string =>
-        label.replace(/ﬂ°°(\d+)¶ß/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/ﬂ°quot¶ß/g, '"');
-      const pathOf = (id: string): string => {
-        const node = byId.get(id)!;
-        if (node.shape === 'stateStart' || node.shape === 'stateEnd') {
-          return '[*]';
-        }
-        const names: string[] = [];
-        for (let current: MermaidNode | undefined = node; current; current = current.parentId ? byId.get(current.parentId) : undefined) {
-          if (current.shape !== 'divider') {
-            names.unshift(decode(current.label));
-          }
-        }
-        return (wrapped ? names.slice(1) : names).join('.');
-      };
-      const states = nodes.filter((node) => !['stateStart', 'stateEnd', 'divider'].includes(node.shape ?? '')).map(({ id }) => pathOf(id));
-      return {
-        states: states.filter((path) => path !== ''),
-        arrows: edges.map(({ start, end, label }) => `${pathOf(start)} --> ${pathOf(end)}${label ? ` : ${decode(label)}` : ''}`),
-        current: nodes.filter((node) => node.cssClasses?.split(' ').includes('current')).map(({ id }) => pathOf(id)),
-      };
-    }
-
-    /** The same from XState's own reading of the machine: state paths, and arrows labelled with their events. */
-    function expected(machine: AnyStateMachine): { states: string[]; arrows: string[] } {
-      const states: string[] = [];
-      const arrows: string[] = [];
-      const visit = (node: AnyStateNode): void => {
-        const path = node.path.join('.');
-        if (path) {
-          states.push(path);
-        }
-        if (node.type === 'compound') {
-          arrows.push(`[*] --> ${node.initial.target[0].path.join('.')}`);
-        }
-        if (node.type === 'final') {
-          arrows.push(`${path} --> [*]`);
-        }
-        const transitions: Array<[string, ReadonlyArray<{ target?: readonly AnyStateNode[] }>]> = [
-          ...node.transitions.entries(),
-          ['always', node.always ?? []],
-        ];
-        for (const [descriptor, list] of transitions) {
-          const event = descriptor.startsWith('xstate.done.state.') ? 'onDone' : descriptor;
-          for (const transition of list) {
-            for (const target of transition.target ?? [node]) {
-              arrows.push(`${path} --> ${target.path.join('.')} : ${event}`);
-            }
-          }
-        }
-        Object.values(node.states).forEach(visit);
-      };
-      visit(machine.root);
-      return { states, arrows };
-    }
-
-    // Arrows with their events only; an arrow from [*] is labelled with start tools, which XState does not know.
-    const events = (arrows: string[]): string[] =>
-      arrows.map((arrow) => (arrow.startsWith('[*] ') ? arrow.replace(/ : .*$/, '') : arrow.replace(/ : (\S+).*$/, ' : $1'))).sort();
-
-    // Name, machine, tools, a state to highlight, whether the machine is drawn as one composite state.
-    const machines: Array<[string, McpMachine, McpMermaidTool[], string, boolean]> = [
-      ['invoice', invoiceMachine, invoiceTools, 'approved', false],
-      ['payment', paymentMachine, paymentTools, 'partially_refunded', false],
-      ['claim', defineMachine(claimConfig), claimTools, 'review.legal', false],
-      ['order', defineMachine(orderConfig), orderTools, '{"fulfilment":{"shipping":"shipped","billing":"unpaid","audit":{}}}', false],
-      ['light', defineMachine(lightConfig), lightTools, '{"power":"on","colour":"red"}', true],
-      ['kiosk', defineMachine(kioskConfig), [], 'busy', true],
-      ['panel', defineMachine(panelConfig), [], '{"screen":{},"sound":"off"}', true],
-      ['odd', defineMachine(oddConfig), [], 'review.say "hi"', false],
-    ];
-
-    it.each(machines)('reads the %s diagram as the machine XState reads', async (_, machine, tools, highlight, wrapped) => {
-      const text = toMermaid(machine, { tools, highlight });
-      const parsed = await parse(text, wrapped);
-      const xstateMachine =
-        (machine.xstateMachine as AnyStateMachine | undefined) ?? createMachine(machine.config as Parameters<typeof createMachine>[0]);
-      const want = expected(xstateMachine);
-      // Mermaid lists states as they are first named; the tree is what counts.
-      expect(parsed.states.sort()).toEqual(want.states.sort());
-      // A machine drawn as one composite state has an arrow from [*] to itself (path '').
-      expect(events(parsed.arrows).filter((arrow) => arrow !== '[*] --> ')).toEqual(events(want.arrows));
-      const engine = new XStateMachineEngine(machine, xstate);
-      expect(parsed.current.sort()).toEqual(want.states.filter((path) => engine.matches(highlight, path)).sort());
-    });
-
-    it('keeps the labels, tools and highlight through the parse', async () => {
-      const parsed = await parse(toMermaid(defineMachine(claimConfig), { tools: claimTools, highlight: 'review.finance' }));
-      expect(parsed.arrows).toEqual(
-        expect.arrayContaining([
-          'review.finance --> review.signed : SIGN [withinBudget] (claim.sign)',
-          'review --> review.finance : ESCALATE (claim.reroute)',
-          'approved --> paid : always [prepaid]',
-        ]),
-      );
-      expect(parsed.current).toEqual(['review', 'review.finance']);
-      const odd = await parse(toMermaid(defineMachine(oddConfig)));
-      expect(odd.arrows).toEqual(expect.arrayContaining(['needs review --> state : go:now', 'needs review --> root : a;b']));
-    });
   });
 });

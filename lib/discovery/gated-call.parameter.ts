@@ -3,7 +3,7 @@ import { WorkflowCall } from '../gating/workflow-call.js';
 import * as messages from './discovery.messages.js';
 
 /** Metadata key under which a gated method's stand-in declares its parameters to Nest: the method's own, then its call. */
-export const MCP_GATED_ARGS_METADATA = 'nestjs-mcp-fsm:gated-route-args';
+const MCP_GATED_ARGS_METADATA = 'nestjs-mcp-fsm:gated-route-args';
 
 /** Param type of the call parameter ({@link McpParamsFactory} resolves it to the call of the handler's arguments). */
 export const MCP_CALL_PARAMTYPE = 102;

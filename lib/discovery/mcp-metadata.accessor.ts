@@ -38,6 +38,11 @@ export class McpMetadataAccessor {
     return this.reflector.get(MCP_RESOURCE_METADATA, handler);
   }
 
+  /** The options of the method's `@McpTool`, `@McpPrompt` or `@McpResource`, in that order: what makes it served. */
+  getPrimitive(handler: Handler): McpToolOptions | McpPromptOptions | McpResourceOptions | undefined {
+    return this.getTool(handler) ?? this.getPrompt(handler) ?? this.getResource(handler);
+  }
+
   getBinding(handler: Handler): McpBindStateMetadata | undefined {
     return this.reflector.get(MCP_BIND_STATE_METADATA, handler);
   }

@@ -1,19 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { InstanceWrapper, NestModuleRef } from '../nest-internals.js';
-import {
-  MCP_RESOLVED_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  type McpResolvedOptions,
-  type McpServerIdentity,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-resolved-options.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 /** One McpModule of the app. */
 interface McpServerEntry {
   id: string;
-  module: NestModuleRef;
+  /** Its Nest modules: the core (where this scope is), and those that import it (the McpModule the app imports, the feature modules). */
+  modules: ReadonlySet<NestModuleRef>;
   options: McpResolvedOptions;
 }
 
@@ -33,16 +29,18 @@ export class McpServerScope {
     private readonly modules: ModulesContainer,
     private readonly accessor: McpMetadataAccessor,
     private readonly scanner: MetadataScanner,
-    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
 
   /** Finds the app's McpModules; call once, when the modules are initialised. */
   load(): void {
-    this.servers = [...this.modules.values()]
-      .filter((module) => module.providers.has(McpServerScope))
-      .map((module) => {
-        const options = module.providers.get(MCP_RESOLVED_OPTIONS)!.instance as McpResolvedOptions;
-        return { id: options.server.serverId, module, options };
+    const all = [...this.modules.values()];
+    this.servers = all
+      .filter((core) => core.providers.has(McpServerScope))
+      .map((core) => {
+        const { options } = core.providers.get(McpServerScope)!.instance as McpServerScope;
+        const modules = new Set([core, ...all.filter((module) => module.imports.has(core))]);
+        return { id: options.server.serverId, modules, options };
       });
     if (this.servers.length > 1) {
       this.checkServers();
@@ -57,13 +55,13 @@ export class McpServerScope {
       if (!ids.includes(named)) {
         throw new Error(messages.unknownServer(source, named, ids));
       }
-      return named === this.identity.serverId;
+      return named === this.options.server.serverId;
     }
     if (this.servers.length < 2) {
       return true;
     }
     const module = wrapper.host;
-    const imported = this.servers.filter((entry) => !entry.module.isGlobal && module?.imports.has(entry.module));
+    const imported = this.servers.filter((entry) => !isGlobal(entry) && [...entry.modules].some((part) => module?.imports.has(part)));
     throw new Error(
       messages.unroutedHandler(source, metatype.name, ids, module?.name ?? '(none)', imported.length === 1 ? imported[0]!.id : undefined),
     );
@@ -84,11 +82,11 @@ export class McpServerScope {
       ...(wrapper.getPropertiesMetadata() ?? []).map((property) => property.wrapper),
     ];
     for (const dependency of dependencies) {
-      const from = dependency && this.servers.find((entry) => entry.module === dependency.host);
-      if (from && from.id !== this.identity.serverId) {
+      const from = dependency?.host && this.servers.find((entry) => entry.modules.has(dependency.host!));
+      if (from && from.id !== this.options.server.serverId) {
         const module = wrapper.host?.name ?? '(none)';
         throw new Error(
-          messages.injectionFromOtherServer(metatype.name, module, dependency.name, this.identity.serverId, from.id, from.module.isGlobal),
+          messages.injectionFromOtherServer(metatype.name, module, dependency.name, this.options.server.serverId, from.id, isGlobal(from)),
         );
       }
     }
@@ -99,10 +97,7 @@ export class McpServerScope {
     return this.scanner
       .getAllMethodNames(metatype.prototype)
       .map((name) => metatype.prototype[name] as (...args: unknown[]) => unknown)
-      .some(
-        (method) =>
-          (this.accessor.getTool(method) ?? this.accessor.getPrompt(method) ?? this.accessor.getResource(method))?.server !== undefined,
-      );
+      .some((method) => this.accessor.getPrimitive(method)?.server !== undefined);
   }
 
   /** Ids, paths and stdio are each one server's; at most one McpModule is global. */
@@ -130,9 +125,14 @@ export class McpServerScope {
         stdio = id;
       }
     }
-    const global = this.servers.filter((server) => server.module.isGlobal);
+    const global = this.servers.filter(isGlobal);
     if (global.length > 1) {
       throw new Error(messages.severalGlobalServers(global.map((server) => server.id)));
     }
   }
+}
+
+/** Whether the McpModule of `server` is global (`isGlobal`, true by default). */
+function isGlobal(server: McpServerEntry): boolean {
+  return [...server.modules].some((module) => module.isGlobal);
 }

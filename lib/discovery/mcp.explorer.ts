@@ -108,8 +108,8 @@ export class McpExplorer implements OnModuleInit {
       for (const methodName of this.scanner.getAllMethodNames(metatype.prototype)) {
         const method = metatype.prototype[methodName] as Method;
         const source = `${metatype.name}.${methodName}`;
-        const named = [this.accessor.getTool(method), this.accessor.getPrompt(method), this.accessor.getResource(method)].filter(Boolean);
-        if (named.length && this.scope.serves(wrapper, metatype, source, named[0]!.server)) {
+        const primitive = this.accessor.getPrimitive(method);
+        if (primitive && this.scope.serves(wrapper, metatype, source, primitive.server)) {
           sites.push({ wrapper, metatype, methodName, method, source });
         }
       }

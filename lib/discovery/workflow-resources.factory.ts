@@ -11,7 +11,7 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import * as messages from './discovery.messages.js';
 
 /** MIME type of a Mermaid diagram. */
-export const MERMAID_MIME_TYPE = 'text/vnd.mermaid';
+const MERMAID_MIME_TYPE = 'text/vnd.mermaid';
 
 /**
  * The resources of each workflow (`workflowResources: true`): its diagram, with each

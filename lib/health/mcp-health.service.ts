@@ -29,7 +29,7 @@ export interface McpRelayHealth {
 }
 
 /** How long {@link McpHealthService.checkStore} waits for a store, whatever the store's own time limit. */
-export const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 
 /**
  * The health of what the module depends on: the state store (a bounded round trip, its

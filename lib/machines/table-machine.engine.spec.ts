@@ -26,14 +26,6 @@ describe('TableMachineEngine', () => {
     const engine = table(invoiceConfig);
     const step = (state: string, event: string) => engine.transition({ state }, event);
 
-    it('describes the machine', () => {
-      expect(engine.kind).toBe('table');
-      expect(engine.machineId).toBe('invoice');
-      expect(engine.initial()).toStrictEqual({ state: 'draft' });
-      expect(engine.statePaths()).toEqual(['draft', 'review', 'approved', 'discharged']);
-      expect(engine.eventNames()).toEqual(['SUBMIT', 'APPROVE', 'REJECT', 'DISCHARGE']);
-    });
-
     it('follows the transitions of the table', () => {
       expect(step('draft', 'SUBMIT')).toStrictEqual(moved('review'));
       expect(step('review', 'APPROVE')).toStrictEqual(moved('approved'));
@@ -49,12 +41,6 @@ describe('TableMachineEngine', () => {
     it('does not take Object.prototype members for transitions', () => {
       expect(step('draft', 'toString')).toStrictEqual(ignored);
       expect(step('draft', 'constructor')).toStrictEqual(ignored);
-    });
-
-    it('knows final states and ignores every event there', () => {
-      expect(engine.isFinal('discharged')).toBe(true);
-      expect(engine.isFinal('approved')).toBe(false);
-      expect(step('discharged', 'SUBMIT')).toStrictEqual(ignored);
     });
 
     it('matches a state only by its own name', () => {

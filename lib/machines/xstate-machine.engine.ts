@@ -23,7 +23,7 @@ import type { XStateModule } from './xstate.loader.js';
 import { guardName, matchesEventDescriptor } from './xstate-transition-names.js';
 
 /** The most state values `valuesMatching` lists; beyond it, the store cannot claim by exact match. */
-export const MAX_MATCHING_STATE_VALUES = 256;
+const MAX_MATCHING_STATE_VALUES = 256;
 
 // Decoded stored values and remembered steps, kept for the states instances are actually in; cleared when full.
 const MAX_CACHED_STATE_VALUES = 1024;

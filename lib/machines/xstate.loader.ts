@@ -1,3 +1,5 @@
+import { importOptionalPeer } from '../peers/optional-peer.loader.js';
+
 /** The `xstate` module (an optional peer), as `import('xstate')` resolves it. */
 export type XStateModule = typeof import('xstate');
 
@@ -8,20 +10,6 @@ export type XStateModule = typeof import('xstate');
  * @returns the module, or `undefined` when `xstate` is not installed. Any other failure
  *   (a broken install, an error inside xstate) is rethrown.
  */
-export async function loadXState(importer: () => Promise<XStateModule> = () => import('xstate')): Promise<XStateModule | undefined> {
-  try {
-    return await importer();
-  } catch (error) {
-    if (isXStateNotFound(error)) {
-      return undefined;
-    }
-    throw error;
-  }
-}
-
-function isXStateNotFound(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  // Only the bare package name counts: a file missing inside an installed xstate is named
-  // by its path ('…/node_modules/xstate/dist/…') and means a broken install, not an absent one.
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]xstate['"]/.test(message);
+export function loadXState(importer: () => Promise<XStateModule> = () => import('xstate')): Promise<XStateModule | undefined> {
+  return importOptionalPeer(['xstate'], importer);
 }

@@ -6,11 +6,11 @@ const verifier = { verifyAccessToken: async (token: string): Promise<AuthInfo> =
 
 describe('resolveAuth', () => {
   it('is off by default: the caller from req.auth, nobody required, no metadata', () => {
-    expect(resolveAuth({}, undefined)).toMatchObject({ mode: 'request', required: false, metadata: false, authorizationServers: [] });
+    expect(resolveAuth({})).toMatchObject({ mode: 'request', required: false, metadata: false, authorizationServers: [] });
   });
 
   it('fills the JWT defaults, and names the issuer as the authorization server', () => {
-    const resolved = resolveAuth({ jwt }, undefined);
+    const resolved = resolveAuth({ jwt });
     expect(resolved).toMatchObject({ mode: 'jwt', required: true, metadata: true, authorizationServers: ['https://auth.example.com'] });
     expect(resolved.jwt).toEqual({
       ...jwt,
@@ -27,26 +27,23 @@ describe('resolveAuth', () => {
     });
   });
 
-  it('reads the deprecated transports.http.authenticate where auth.fromRequest is not set', () => {
-    const authenticate = () => undefined;
+  it('takes auth.fromRequest as the way to know the caller, and only in request mode', () => {
     const fromRequest = () => undefined;
-    expect(resolveAuth({}, authenticate).fromRequest).toBe(authenticate);
-    expect(resolveAuth({ fromRequest }, authenticate).fromRequest).toBe(fromRequest);
+    expect(resolveAuth({ fromRequest }).fromRequest).toBe(fromRequest);
+    expect(resolveAuth({}).fromRequest).toBeUndefined();
   });
 
   it('refuses two ways of knowing the caller, a verifier without authorization servers, and bad URLs or scopes', () => {
-    expect(() => resolveAuth({ jwt, verifier }, undefined)).toThrow('auth sets auth.jwt and auth.verifier; set one');
-    expect(() => resolveAuth({ verifier }, undefined)).toThrow('auth.verifier needs auth.authorizationServers');
-    expect(() => resolveAuth({ jwt: { ...jwt, issuer: 'auth.example.com' } }, undefined)).toThrow(
-      'auth.jwt.issuer must be an absolute http(s) URL',
-    );
-    expect(() => resolveAuth({ jwt, resource: 'https://mcp.example.com/mcp#x' }, undefined)).toThrow('auth.resource must be');
-    expect(() => resolveAuth({ jwt, scopesSupported: ['two words'] }, undefined)).toThrow('"two words", which is not an OAuth scope');
-    expect(() => resolveAuth({ jwt: { ...jwt, jwksCooldownMs: -1 } }, undefined)).toThrow('auth.jwt.jwksCooldownMs must be a whole number');
+    expect(() => resolveAuth({ jwt, verifier })).toThrow('auth sets auth.jwt and auth.verifier; set one');
+    expect(() => resolveAuth({ verifier })).toThrow('auth.verifier needs auth.authorizationServers');
+    expect(() => resolveAuth({ jwt: { ...jwt, issuer: 'auth.example.com' } })).toThrow('auth.jwt.issuer must be an absolute http(s) URL');
+    expect(() => resolveAuth({ jwt, resource: 'https://mcp.example.com/mcp#x' })).toThrow('auth.resource must be');
+    expect(() => resolveAuth({ jwt, scopesSupported: ['two words'] })).toThrow('"two words", which is not an OAuth scope');
+    expect(() => resolveAuth({ jwt: { ...jwt, jwksCooldownMs: -1 } })).toThrow('auth.jwt.jwksCooldownMs must be a whole number');
   });
 
   it('reads roles from AuthInfo.extra.roles by default', () => {
-    const { roles } = resolveAuth({}, undefined);
+    const { roles } = resolveAuth({});
     expect(roles({ token: '', clientId: 'a', scopes: [], extra: { roles: ['x', 'y'] } })).toEqual(['x', 'y']);
     expect(roles({ token: '', clientId: 'a', scopes: [], extra: { roles: 'x' } })).toEqual([]);
     expect(roles({ token: '', clientId: 'a', scopes: [] })).toEqual([]);

@@ -1,6 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isScopeToken } from '../access/access-requirement.js';
-import type { McpAuthOptions, McpHttpTransportOptions, McpJwtOptions } from './mcp-module-options.interface.js';
+import type { McpAuthOptions } from '../auth/auth-options.interface.js';
+import type { McpJwtOptions } from '../auth/jwt-options.interface.js';
 import type { McpResolvedAuthOptions, McpResolvedJwtOptions } from './mcp-resolved-options.interface.js';
 import * as messages from './options.messages.js';
 
@@ -17,11 +18,8 @@ export const DEFAULT_JWKS_TIMEOUT_MS = 5_000;
 /** Default `auth.jwt.jwksMaxBytes`: the largest JWKS response read. */
 export const DEFAULT_JWKS_MAX_BYTES = 256 * 1024;
 
-/**
- * `auth` with its defaults filled in and checked (part of `resolveMcpOptions`); `authenticate`
- * is the deprecated `transports.http.authenticate`, read when `auth.fromRequest` is not set.
- */
-export function resolveAuth(auth: McpAuthOptions, authenticate: McpHttpTransportOptions['authenticate']): McpResolvedAuthOptions {
+/** `auth` with its defaults filled in and checked (part of `resolveMcpOptions`). */
+export function resolveAuth(auth: McpAuthOptions): McpResolvedAuthOptions {
   const given = (['jwt', 'verifier', 'fromRequest'] as const).filter((name) => auth[name] !== undefined);
   if (given.length > 1) {
     throw new Error(messages.authModesConflict(given));
@@ -47,7 +45,7 @@ export function resolveAuth(auth: McpAuthOptions, authenticate: McpHttpTransport
     mode,
     jwt,
     verifier: auth.verifier,
-    fromRequest: mode === 'request' ? (auth.fromRequest ?? authenticate) : undefined,
+    fromRequest: mode === 'request' ? auth.fromRequest : undefined,
     required: auth.required ?? mode !== 'request',
     resource: auth.resource,
     authorizationServers,

@@ -3,8 +3,9 @@ import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
+import type { McpSessionOptions } from '../sessions/session-options.interface.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { movedOptionsIn, resolveMcpOptions } from './mcp-options.resolver.js';
+import { resolveMcpOptions } from './mcp-options.resolver.js';
 
 @Injectable()
 class OwnGate extends WorkflowGate {}
@@ -12,29 +13,9 @@ class OwnGate extends WorkflowGate {}
 const store = new InMemoryFsmStateStore();
 const sessionStore = new InMemoryMcpSessionStore();
 const clientAddress = () => 'proxy';
-/** New in 0.3, so the same in both shapes; given, so that the two resolutions compare equal (the default key is random). */
 const inputRequests = { requestStateKey: 'a-key-of-at-least-thirty-two-bytes' };
 
-/** Every option that moved, under its 0.2 name. */
-const flat: McpModuleOptions = {
-  name: 'billing',
-  version: '1.0.0',
-  store,
-  transports: { http: { path: '/billing/mcp', stateless: true } },
-  singleTenant: true,
-  sessions: { store: sessionStore, maxSessions: 50, idleTtlMs: 60_000, clientAddress },
-  protocolEras: ['2025-11-25'],
-  listCacheTtlMs: 1_000,
-  handleToolsMenu: 'all',
-  refusal: 'jsonrpc',
-  leaseMs: 3_000,
-  retention: { finishedMs: 10_000 },
-  transactional: true,
-  gate: OwnGate,
-  inputRequests,
-};
-
-/** The same configuration in its grouped shape. */
+/** A configuration that sets every group. */
 const grouped: McpModuleOptions = {
   name: 'billing',
   version: '1.0.0',
@@ -61,9 +42,8 @@ const grouped: McpModuleOptions = {
 };
 
 describe('resolveMcpOptions', () => {
-  it('resolves a configuration under its 0.2 names to what its grouped shape resolves to', () => {
-    expect(resolveMcpOptions(flat)).toEqual(resolveMcpOptions(grouped));
-    expect(resolveMcpOptions(flat).gate).toEqual({
+  it('resolves each group where it is given', () => {
+    expect(resolveMcpOptions(grouped).gate).toEqual({
       useClass: OwnGate,
       leaseMs: 3_000,
       transactional: true,
@@ -71,27 +51,19 @@ describe('resolveMcpOptions', () => {
       handleToolsMenu: 'all',
       retention: { finishedMs: 10_000, idleHandleMs: undefined, intervalMs: 60_000, batchSize: 500 },
     });
-    expect(resolveMcpOptions(flat).http).toMatchObject({
+    expect(resolveMcpOptions(grouped).http).toMatchObject({
       singleTenant: true,
       protocolEras: ['2025-11-25'],
       listCacheTtlMs: 1_000,
       attachmentId: 'local',
     });
-    expect(resolveMcpOptions(flat).sessions).toMatchObject({
+    expect(resolveMcpOptions(grouped).sessions).toMatchObject({
       store: sessionStore,
       maxSessions: 50,
       maxPerAddress: 5,
       idleTtlMs: 60_000,
       clientAddress,
     });
-  });
-
-  it('prefers the grouped place when both are given', () => {
-    const resolved = resolveMcpOptions({ ...grouped, leaseMs: 1, refusal: 'result', singleTenant: false, sessions: { maxSessions: 2 } });
-    expect(resolved.gate.leaseMs).toBe(3_000);
-    expect(resolved.gate.refusal).toBe('jsonrpc');
-    expect(resolved.http?.singleTenant).toBe(true);
-    expect(resolved.sessions.maxSessions).toBe(50);
   });
 
   it('fills every default, and keeps session defaults with HTTP off (stdio has a session too)', () => {
@@ -159,24 +131,6 @@ describe('resolveMcpOptions telemetry', () => {
   });
 });
 
-describe('movedOptionsIn', () => {
-  it('names each 0.2 option a configuration uses, with its new place', () => {
-    expect(movedOptionsIn(flat)).toEqual([
-      ['singleTenant', 'transports.http.singleTenant'],
-      ['sessions', 'transports.http.sessions'],
-      ['protocolEras', 'transports.http.protocolEras'],
-      ['listCacheTtlMs', 'transports.http.listCacheTtlMs'],
-      ['handleToolsMenu', 'gate.handleToolsMenu'],
-      ['refusal', 'gate.refusal'],
-      ['leaseMs', 'gate.leaseMs'],
-      ['retention', 'gate.retention'],
-      ['transactional', 'gate.transactional'],
-      ['gate: <class>', 'gate.useClass'],
-    ]);
-    expect(movedOptionsIn(grouped)).toEqual([]);
-  });
-});
-
 describe('resolveMcpOptions stateCache', () => {
   const relay = { start: async () => undefined, publish: () => undefined, stop: async () => undefined };
   const shared = { ...new InMemoryMcpSessionStore() } as unknown as InMemoryMcpSessionStore;
@@ -195,7 +149,7 @@ describe('resolveMcpOptions stateCache', () => {
   });
 
   it('checks session records for handles followed elsewhere only with a relay and a session store of the app', () => {
-    const withStore = (sessions: McpModuleOptions['sessions']) =>
+    const withStore = (sessions: McpSessionOptions | undefined) =>
       resolveMcpOptions({ name: 'a', version: '1', stateCache: true, transitionRelay: relay, transports: { http: { sessions } } })
         .stateCache.sharedSessions;
     expect(withStore(undefined)).toBe(false);

@@ -5,14 +5,12 @@ import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
 import { clientAddressOf } from './client-address.js';
 import { isLoopbackAddress } from './client-address.js';
-import type {
-  McpConsoleOptions,
-  McpGateOptions,
-  McpHttpTransportOptions,
-  McpInputRequestOptions,
-  McpModuleOptions,
-  McpSessionOptions,
-} from './mcp-module-options.interface.js';
+import type { McpConsoleOptions } from '../console/console-options.interface.js';
+import type { McpGateOptions } from '../gating/mcp-gate-options.interface.js';
+import type { McpInputRequestOptions } from '../protocol/input-request-options.interface.js';
+import type { McpSessionOptions } from '../sessions/session-options.interface.js';
+import type { McpHttpTransportOptions } from '../transports/http-transport-options.interface.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import type {
   McpResolvedConsoleOptions,
   McpResolvedHttpOptions,
@@ -74,36 +72,15 @@ const MIN_REQUEST_STATE_KEY_BYTES = 32;
 /** Default `ttlMs` of the cache hints on 2026-07-28 lists. */
 const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
 
-/** Deprecated top-level option names that are still read, each with the option that replaces it. */
-const MOVED_OPTIONS = [
-  ['singleTenant', 'transports.http.singleTenant'],
-  ['sessions', 'transports.http.sessions'],
-  ['protocolEras', 'transports.http.protocolEras'],
-  ['listCacheTtlMs', 'transports.http.listCacheTtlMs'],
-  ['handleToolsMenu', 'gate.handleToolsMenu'],
-  ['refusal', 'gate.refusal'],
-  ['leaseMs', 'gate.leaseMs'],
-  ['retention', 'gate.retention'],
-  ['transactional', 'gate.transactional'],
-] as const satisfies readonly (readonly [keyof McpModuleOptions, string])[];
-
-/** The deprecated names `options` uses, each with its new place (`gate: SomeGate` → `gate.useClass`). */
-export function movedOptionsIn(options: McpModuleOptions): [string, string][] {
-  const moved: [string, string][] = MOVED_OPTIONS.filter(([name]) => options[name] !== undefined).map(([from, to]) => [from, to]);
-  if (typeof options.gate === 'function') {
-    moved.push(['gate: <class>', 'gate.useClass']);
-  }
-  return moved;
-}
-
 /**
  * Fills in every default of `options` (the only place defaults live), grouped by what they
- * configure. A deprecated name (`leaseMs`, `sessions`, ...) is read where its new place is not set.
+ * configure.
  */
 export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
   const http = options.transports?.http;
-  const gate: McpGateOptions = typeof options.gate === 'function' ? { useClass: options.gate } : (options.gate ?? {});
-  const retention = gate.retention ?? options.retention;
+  const gate: McpGateOptions = options.gate ?? {};
+  const retention = gate.retention;
+  const sessions = (http ? http.sessions : undefined) ?? {};
   const attachmentId = options.attachmentId ?? DEFAULT_ATTACHMENT_ID;
   return {
     server: {
@@ -117,16 +94,16 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     engine: options.engine ?? 'auto',
     store: options.store ?? new InMemoryFsmStateStore(),
     transitionRelay: options.transitionRelay,
-    http: http === false ? null : resolveHttp(http ?? {}, options, attachmentId),
+    http: http === false ? null : resolveHttp(http ?? {}, attachmentId),
     stdio: options.transports?.stdio ? { attachmentId } : null,
-    sessions: resolveSessions((http ? http.sessions : undefined) ?? options.sessions ?? {}),
-    stateCache: resolveStateCache(options, (http ? http.sessions : undefined) ?? options.sessions ?? {}),
+    sessions: resolveSessions(sessions),
+    stateCache: resolveStateCache(options, sessions),
     gate: {
       useClass: gate.useClass ?? (WorkflowGate as Type<WorkflowGate>),
-      leaseMs: gate.leaseMs ?? options.leaseMs ?? DEFAULT_LEASE_MS,
-      transactional: gate.transactional ?? options.transactional ?? false,
-      refusal: gate.refusal ?? options.refusal ?? 'result',
-      handleToolsMenu: gate.handleToolsMenu ?? options.handleToolsMenu ?? 'used',
+      leaseMs: gate.leaseMs ?? DEFAULT_LEASE_MS,
+      transactional: gate.transactional ?? false,
+      refusal: gate.refusal ?? 'result',
+      handleToolsMenu: gate.handleToolsMenu ?? 'used',
       retention: {
         finishedMs: retention?.finishedMs,
         idleHandleMs: retention?.idleHandleMs,
@@ -140,7 +117,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
       workflowResources: options.workflowResources ?? false,
     },
     telemetry: resolveTelemetry(options.telemetry ?? {}),
-    auth: resolveAuth(options.auth ?? {}, http ? http.authenticate : undefined),
+    auth: resolveAuth(options.auth ?? {}),
     console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
   };
 }
@@ -160,7 +137,7 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
   };
 }
 
-function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, attachmentId: string): McpResolvedHttpOptions {
+function resolveHttp(http: McpHttpTransportOptions, attachmentId: string): McpResolvedHttpOptions {
   return {
     path: http.path ?? '/mcp',
     stateless: http.stateless ?? false,
@@ -169,9 +146,9 @@ function resolveHttp(http: McpHttpTransportOptions, options: McpModuleOptions, a
     allowedOrigins: http.allowedOrigins,
     drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
     maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    singleTenant: http.singleTenant ?? options.singleTenant ?? false,
-    protocolEras: http.protocolEras ?? options.protocolEras,
-    listCacheTtlMs: http.listCacheTtlMs ?? options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
+    singleTenant: http.singleTenant ?? false,
+    protocolEras: http.protocolEras,
+    listCacheTtlMs: http.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
     attachmentId,
   };
 }

@@ -5,13 +5,11 @@ import type { McpResolvedStateCacheOptions } from '../sessions/state-cache-optio
 import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type {
-  McpAuthOptions,
-  McpConsoleOptions,
-  McpHttpTransportOptions,
-  McpJwtOptions,
-  McpModuleOptions,
-} from './mcp-module-options.interface.js';
+import type { McpAuthOptions } from '../auth/auth-options.interface.js';
+import type { McpJwtOptions } from '../auth/jwt-options.interface.js';
+import type { McpConsoleOptions } from '../console/console-options.interface.js';
+import type { McpHttpTransportOptions } from '../transports/http-transport-options.interface.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
@@ -76,7 +74,7 @@ export interface McpResolvedAuthOptions {
   mode: 'jwt' | 'verifier' | 'request';
   jwt?: McpResolvedJwtOptions;
   verifier?: McpTokenVerifier;
-  /** In `'request'` mode: `auth.fromRequest`, else the deprecated `transports.http.authenticate`, else `req.auth` as it is. */
+  /** In `'request'` mode: `auth.fromRequest` (without it, `req.auth` as it is). */
   fromRequest?: McpAuthOptions['fromRequest'];
   required: boolean;
   /** `undefined`: the loopback listener's own URL. */

@@ -1,9 +1,5 @@
 /** What a developer reads about the module options at startup: worded once. */
 
-/** Startup warning: options given under their deprecated names, each with its new place. */
-export const deprecatedOptions = (moved: readonly (readonly [string, string])[]): string =>
-  `McpModule: these options have moved and their old names will go in a later release: ${moved.map(([from, to]) => `${from} → ${to}`).join(', ')}.`;
-
 /** Startup error: a `telemetry.instanceDigestKey` too short to key a hash that must not be reversible. */
 export const digestKeyTooShort = (length: number, minimum: number): string =>
   `McpModule: telemetry.instanceDigestKey has ${length} bytes; give at least ${minimum} (for example 32 random bytes from a secret), so workflow.instance.id cannot be traced back to a handle or session.`;

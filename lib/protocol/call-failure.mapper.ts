@@ -14,7 +14,7 @@ import { activeTraceId } from '../telemetry/otel-api.loader.js';
 const logger = new Logger('McpCall');
 
 /** A failed call as the client may be told it: always as a JSON-RPC error, and as a tool error result where one is allowed. */
-export interface McpCallFailure {
+interface McpCallFailure {
   /** The JSON-RPC error: what prompts and resources answer, and tools in `refusal: 'jsonrpc'` mode. */
   readonly error: JsonRpcError;
   /** The tool error result; `undefined` for a protocol-level failure, which every call answers as an error. */

@@ -19,7 +19,7 @@ const SEVERITY: Readonly<Record<LoggingLevel, number>> = {
  * Whether a message at `level` passes the session's minimum: the 2025 era's `logging/setLevel`
  * (all pass without one), or a 2026-07-28 request's `logLevel` (none pass without one).
  */
-export function passesLogLevel(session: McpSession, level: LoggingLevel): boolean {
+function passesLogLevel(session: McpSession, level: LoggingLevel): boolean {
   if (session.logLevel === undefined) {
     return session.kind !== 'modern';
   }

@@ -11,7 +11,7 @@ import type { McpMenuEntry } from '../sessions/menu-visibility.js';
 import { handleRetention } from './protocol.messages.js';
 
 /** Every tool, prompt and resource as the 2026-07-28 era lists them. */
-export interface McpCatalog {
+interface McpCatalog {
   tools: Tool[];
   prompts: Prompt[];
   resources: Resource[];

@@ -42,7 +42,7 @@ function routingSchema(method: string): AnyObjectSchema {
 }
 
 /** How a 2025-era connection is traced: the module's telemetry, and the transport (`pipe` for stdio). */
-export interface McpSdkServerTracing {
+interface McpSdkServerTracing {
   telemetry: McpTelemetry;
   transport: 'pipe' | 'tcp';
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { importOptionalPeer } from '../peers/optional-peer.loader.js';
 
 /** The protocol revision that has no sessions, served on the SDK v2 server packages. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -28,30 +29,8 @@ async function importModernSdk(): Promise<ModernSdk> {
  * @param importer how to import them; tests pass one that fails.
  * @throws any other failure (a broken install, a runtime that cannot load them) as it is.
  */
-export async function loadModernSdk(importer: () => Promise<ModernSdk> = importModernSdk): Promise<ModernSdk | undefined> {
-  try {
-    return await importer();
-  } catch (error) {
-    if (isModernSdkNotFound(error)) {
-      return undefined;
-    }
-    throw error;
-  }
-}
-
-/**
- * Whether `error` says one of the packages is not installed: Node's ESM loader says
- * ERR_MODULE_NOT_FOUND, `require` and Jest's resolver MODULE_NOT_FOUND. Only the bare package
- * name counts: a file missing inside an installed package is named by its path and means a
- * broken install.
- */
-function isModernSdkNotFound(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    typeof message === 'string' &&
-    MODERN_SDK_PACKAGES.some((name) => message.includes(`'${name}'`) || message.includes(`"${name}"`))
-  );
+export function loadModernSdk(importer: () => Promise<ModernSdk> = importModernSdk): Promise<ModernSdk | undefined> {
+  return importOptionalPeer(MODERN_SDK_PACKAGES, importer);
 }
 
 /**

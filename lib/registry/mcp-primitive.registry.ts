@@ -3,7 +3,7 @@ import type { McpPromptDefinition } from './mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from './mcp-resource-definition.interface.js';
 
 /** A `resources/read` URI matched to the resource that serves it, with the template's variables. */
-export interface McpResourceMatch {
+interface McpResourceMatch {
   resource: McpResourceDefinition;
   args: Record<string, string>;
 }

@@ -8,7 +8,7 @@ export const replyInvalidMaxBytes = (component: string, value: unknown): string 
 export const replyRelayNotStarted = (component: string): string => `${component} is not started: it cannot send a reply.`;
 
 /** Default of a relay's `maxReplyBytes`: an answer to a question or a sampled message, with room to spare. */
-export const DEFAULT_MAX_REPLY_BYTES = 65_536;
+const DEFAULT_MAX_REPLY_BYTES = 65_536;
 
 /** Checks a relay's `maxReplyBytes` option, naming `component` when it is not a positive whole number. */
 export function maxReplyBytesOf(component: string, value: number = DEFAULT_MAX_REPLY_BYTES): number {

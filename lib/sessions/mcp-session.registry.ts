@@ -62,7 +62,7 @@ export class McpSessionRegistry implements BeforeApplicationShutdown {
   constructor(
     @Inject(MCP_SESSION_OPTIONS) private readonly options: McpResolvedSessionOptions,
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
-    private readonly bus: WorkflowTransitionBus,
+    bus: WorkflowTransitionBus,
     private readonly menu: ToolMenuService,
     private readonly machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,

@@ -5,7 +5,7 @@
 export type FsmInstanceScope = 'handle' | 'session' | 'attachment' | 'principal';
 
 /** The parts of a store key. */
-export interface FsmInstanceKey {
+interface FsmInstanceKey {
   machine: string;
   scope: FsmInstanceScope;
   /** The handle, the session id, the attachment id or the principal (auth client id). */

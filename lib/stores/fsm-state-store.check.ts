@@ -5,7 +5,7 @@ import { FsmStateStore, type WorkflowSnapshot } from './fsm-state-store.interfac
 import { storeDropsFields } from './stores.messages.js';
 
 /** The key of the round trip: no instance has it, since every instance key starts with a machine id. */
-export const FSM_STORE_CHECK_KEY = ':nestjs-mcp-fsm:store-check';
+const FSM_STORE_CHECK_KEY = ':nestjs-mcp-fsm:store-check';
 
 /**
  * Proves, when the application starts, that a store with only `load` and `save` gives back

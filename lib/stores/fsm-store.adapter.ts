@@ -30,7 +30,7 @@ import { storeCannotRead } from './stores.messages.js';
 const HEALTH_PROBE_KEY = 'nestjs-mcp-fsm health probe';
 
 /** What the module's store can do beyond the full protocol every store gets through {@link FsmStoreAdapter}. */
-export interface FsmStoreSupport {
+interface FsmStoreSupport {
   /** Transactional mode: the claim as a row lock in a transaction the handler joins. */
   readonly transactions: boolean;
   /** Deleting instances (`McpWorkflowService.end`, a closed session's instances). */

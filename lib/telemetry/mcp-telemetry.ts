@@ -10,7 +10,7 @@ import * as names from './telemetry.names.js';
 import { WorkflowGateTelemetry } from './workflow-gate.telemetry.js';
 
 /** One MCP request as the protocol layer of either era hands it to {@link McpTelemetry.serve}. */
-export interface McpTracedRequest {
+interface McpTracedRequest {
   method: string;
   params: unknown;
   /** The JSON-RPC id (absent for a notification). */
@@ -26,10 +26,10 @@ export interface McpTracedRequest {
 }
 
 /** Request headers as Node (lower-case names) or the Fetch API gives them. */
-export type McpRequestHeaders = Record<string, string | string[] | undefined> | Headers;
+type McpRequestHeaders = Record<string, string | string[] | undefined> | Headers;
 
 /** Which connections `mcp.server.session.duration` measures. */
-export type McpMeasuredSessionKind = 'stateful' | 'stdio';
+type McpMeasuredSessionKind = 'stateful' | 'stdio';
 
 /** Reads `traceparent`, `tracestate` and `baggage` from a request's `params._meta`, unprefixed as the convention says. */
 const META_GETTER: TextMapGetter<Record<string, unknown>> = {

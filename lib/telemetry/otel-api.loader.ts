@@ -1,3 +1,5 @@
+import { isPeerMissing } from '../peers/optional-peer.loader.js';
+
 /** The `@opentelemetry/api` module (an optional peer), as `import('@opentelemetry/api')` resolves it. */
 export type OtelApi = typeof import('@opentelemetry/api');
 
@@ -15,7 +17,7 @@ export async function loadOtelApi(importer: () => Promise<OtelApi> = () => impor
     loaded ??= await importer();
     return loaded;
   } catch (error) {
-    if (isApiNotFound(error)) {
+    if (isPeerMissing(error, ['@opentelemetry/api'])) {
       return undefined;
     }
     throw error;
@@ -27,14 +29,4 @@ export function activeTraceId(): string | undefined {
   const span = loaded?.trace.getActiveSpan();
   const spanContext = span?.spanContext();
   return spanContext && loaded!.isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
-}
-
-function isApiNotFound(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  // Only the bare package name counts: a file missing inside an installed package is named by its path.
-  return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    typeof message === 'string' &&
-    /['"]@opentelemetry\/api['"]/.test(message)
-  );
 }

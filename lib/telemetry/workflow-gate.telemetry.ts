@@ -20,7 +20,7 @@ import {
 } from './telemetry.names.js';
 
 /** What the gate's telemetry works with, made once by `McpTelemetry`. */
-export interface GateTelemetryParts {
+interface GateTelemetryParts {
   api: OtelApi;
   tracer: Tracer;
   transitions: Counter;

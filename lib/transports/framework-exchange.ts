@@ -60,7 +60,7 @@ export interface FrameworkError extends Error {
 }
 
 /** A route as the transport registers it on Fastify: with the body limit and error handler of the MCP path. */
-export interface FastifyRouteLike {
+interface FastifyRouteLike {
   method: string;
   url: string;
   bodyLimit: number;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { McpHttpTransportOptions } from '../options/mcp-module-options.interface.js';
+import type { McpHttpTransportOptions } from './http-transport-options.interface.js';
 import { isLoopbackAddress } from '../options/client-address.js';
 import * as messages from './transports.messages.js';
 

@@ -6,7 +6,7 @@ import { McpPendingRequestsError } from './pending-requests.error.js';
 const WIRE_ID = /^([0-9a-f]{16})-(\d{1,15})$/;
 
 /** A server-to-client request of this process that waits for its answer. */
-export interface PendingServerRequest {
+interface PendingServerRequest {
   /** The session it was sent on. */
   readonly sessionId: string;
   /** The principal of that session (`undefined` without authentication). */

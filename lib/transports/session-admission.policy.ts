@@ -38,13 +38,13 @@ export interface McpAdmissionView {
 }
 
 /** Who asks for a new session. */
-export interface McpAdmissionCandidate {
+interface McpAdmissionCandidate {
   address: string;
   principal?: string;
 }
 
 /** The outcome: admitted after the sessions in `evict` end, or refused by `limit`, with the seconds to wait. */
-export type McpAdmissionDecision<T extends McpAdmissionView> =
+type McpAdmissionDecision<T extends McpAdmissionView> =
   { admitted: true; evict: T[] } | { admitted: false; limit: McpSessionLimitName; retryAfterSeconds: number };
 
 /** What a client is told to wait when no session in its way can be evicted: calls end within seconds, mostly. */

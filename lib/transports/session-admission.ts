@@ -18,7 +18,7 @@ export class McpSessionRefusal {
 }
 
 /** The place an admitted session holds among the live ones while it opens; released once it is live (or failed). */
-export interface McpSessionSlot {
+interface McpSessionSlot {
   release(): void;
 }
 

@@ -39,7 +39,7 @@ const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
  * `sessions` limit; `'unavailable'` when a store failed while rebuilding it (HTTP 503: the
  * session stays, for the client to retry).
  */
-export type McpResumedSession = McpServedSession | McpSessionRefusal | 'unavailable' | undefined;
+type McpResumedSession = McpServedSession | McpSessionRefusal | 'unavailable' | undefined;
 
 /**
  * The stateful HTTP sessions of one server: opens them (recorded in the session store at

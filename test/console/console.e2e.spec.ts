@@ -137,16 +137,14 @@ describe('the workflow console (HTTP)', () => {
     expect((await fetch(new URL('/workflows', url))).status).toBe(200);
   });
 
-  it('gives authorize the principal that authenticate found', async () => {
+  it('gives authorize the principal that auth.fromRequest found', async () => {
     const seen: unknown[] = [];
     const url = await start({
       console: { authorize: (request) => (seen.push(request.auth?.clientId), request.auth?.scopes.includes('workflows:read') === true) },
-      transports: {
-        http: {
-          path: '/mcp',
-          authenticate: (req) => (req.headers.authorization ? { token: 't', clientId: 'ops', scopes: ['workflows:read'] } : undefined),
-        },
+      auth: {
+        fromRequest: (req) => (req.headers.authorization ? { token: 't', clientId: 'ops', scopes: ['workflows:read'] } : undefined),
       },
+      transports: { http: { path: '/mcp' } },
     });
     expect((await fetch(new URL('/workflows', url))).status).toBe(403);
     expect((await fetch(new URL('/workflows', url), { headers: { Authorization: 'Bearer t' } })).status).toBe(200);

@@ -102,7 +102,7 @@ describe('confirmations in MCP 2026-07-28 (input-required results)', () => {
   };
 
   const start = async (options: Parameters<typeof confirmModule>[0] = {}) => {
-    app = await listenApp([confirmModule({ transports: { http: { direct: true, authenticate } }, ...options })]);
+    app = await listenApp([confirmModule({ auth: { fromRequest: authenticate }, transports: { http: { direct: true } }, ...options })]);
     url = await mcpUrl(app);
   };
 

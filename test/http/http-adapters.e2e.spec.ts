@@ -102,7 +102,7 @@ describe.each(HTTP_ADAPTERS)('failures and paths on %s', (adapter) => {
       }
       return undefined;
     };
-    app = await listenApp([billingModule({ transports: { http: { direct, authenticate } } })], { adapter });
+    app = await listenApp([billingModule({ auth: { fromRequest: authenticate }, transports: { http: { direct } } })], { adapter });
     const url = await mcpUrl(app);
     const failed = await postMcp(url, RAW_INITIALIZE);
     expect(failed.status).toBe(500);

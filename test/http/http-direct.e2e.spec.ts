@@ -65,7 +65,9 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
   };
 
   beforeAll(async () => {
-    app = await listenApp([billingModule({ transports: { http: { direct: true, authenticate } } }), HealthModule], { adapter });
+    app = await listenApp([billingModule({ auth: { fromRequest: authenticate }, transports: { http: { direct: true } } }), HealthModule], {
+      adapter,
+    });
     url = await mcpUrl(app);
   });
 
@@ -110,7 +112,7 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
     expect(await watcher.names()).toContain('payment.refund');
   });
 
-  it('takes the caller from authenticate: sessions are bound to it, handles are owned by it', async () => {
+  it('takes the caller from auth.fromRequest: sessions are bound to it, handles are owned by it', async () => {
     const alice = await connect({ authorization: 'Bearer alice' });
     const started = await alice.call('payment.authorize', { amount: 5, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
@@ -127,7 +129,7 @@ describe.each(HTTP_ADAPTERS)('direct HTTP route (transports.http.direct) on %s',
     expect(hijack.status).toBe(404);
   });
 
-  it('answers an HttpException thrown by authenticate with its status and message', async () => {
+  it('answers an HttpException thrown by auth.fromRequest with its status and message', async () => {
     const refused = await postMcp(url, JSON.stringify(RAW_INITIALIZE), { authorization: 'Bearer bad' });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'The bearer token is not valid.' } });

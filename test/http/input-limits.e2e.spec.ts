@@ -55,7 +55,7 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
   };
 
   beforeAll(async () => {
-    const module = billingModule({ transports: { http: { direct, authenticate } } });
+    const module = billingModule({ auth: { fromRequest: authenticate }, transports: { http: { direct } } });
     module.providers!.push(InvoicePrimitives, PaymentPrimitives, BillingPrimitives);
     app = await listenApp([module], { adapter });
     url = await mcpUrl(app);
@@ -170,7 +170,8 @@ describeNetworkedTargets('principal length limits')('principals of every length 
     app = await listenApp([
       billingModule({
         store: new TypeOrmFsmStateStore(dataSource, { ...tables, history: true }),
-        transports: { http: { authenticate, sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) } } },
+        auth: { fromRequest: authenticate },
+        transports: { http: { sessions: { store: new TypeOrmMcpSessionStore(dataSource, sessionTables) } } },
       }),
     ]);
     url = await mcpUrl(app);

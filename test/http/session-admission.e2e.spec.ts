@@ -48,7 +48,7 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
   let logs: RecordingLogger;
 
   const start = async ({ store, sessions }: { store?: FsmStateStore; sessions: McpSessionOptions }) => {
-    const app = await listenApp([billingModule({ store, transports: { http: { authenticate, sessions } } })], {
+    const app = await listenApp([billingModule({ store, auth: { fromRequest: authenticate }, transports: { http: { sessions } } })], {
       adapter,
       configure: (created) => created.useLogger(logs),
     });

@@ -92,7 +92,8 @@ describe('answers to server-to-client requests on two processes behind a round-r
         store: stateStore,
         transitionRelay: relay(),
         inputRequests: { timeoutMs },
-        transports: { http: { authenticate, drainMs, sessions: { store: sessionStore } } },
+        auth: { fromRequest: authenticate },
+        transports: { http: { drainMs, sessions: { store: sessionStore } } },
       };
       // The confirmation fixture, and the handlers that ask in input-required rounds.
       const module = confirmModule(options);

@@ -228,7 +228,9 @@ describe('resource subscriptions', () => {
       const name = /^Bearer (\S+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
       return name ? { token: name, clientId: name, scopes: [] } : undefined;
     };
-    app = await listenApp([billingModule({ workflowResources: true, transports: { http: { direct: true, authenticate } } })]);
+    app = await listenApp([
+      billingModule({ workflowResources: true, auth: { fromRequest: authenticate }, transports: { http: { direct: true } } }),
+    ]);
     url = await mcpUrl(app);
   });
 

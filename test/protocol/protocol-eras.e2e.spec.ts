@@ -31,7 +31,7 @@ describe('both protocol eras on one endpoint', () => {
   };
 
   beforeAll(async () => {
-    const module = billingModule({ transports: { http: { direct: true, authenticate } } });
+    const module = billingModule({ auth: { fromRequest: authenticate }, transports: { http: { direct: true } } });
     module.providers!.push(InvoicePrimitives, PaymentPrimitives, BillingPrimitives);
     app = await listenApp([module]);
     url = await mcpUrl(app);

@@ -375,7 +375,7 @@ describe('telemetry through the real OpenTelemetry SDK (in-memory exporters)', (
 
   it('counts a 2026-07-28 confirmation once, on the call that carries the answer, not on the question', async () => {
     const authenticate = (req: IncomingMessage) => (req.headers.authorization ? { token: 't', clientId: 'alice', scopes: [] } : undefined);
-    app = await listenApp([confirmModule({ transports: { http: { authenticate } } })]);
+    app = await listenApp([confirmModule({ auth: { fromRequest: authenticate } })]);
     const client = new V2Client(
       { name: 'confirm-otel', version: '1.0.0' },
       { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { importOptionalPeer } from '../../peers/optional-peer.loader.js';
 import { redisClientMissing } from './redis.messages.js';
 
 /** The part of the `ioredis` module (an optional peer) the relay uses: its client class. */
@@ -11,15 +12,8 @@ export type IoRedisModule = Pick<typeof import('ioredis'), 'Redis'>;
  * @returns the module, or `undefined` when `ioredis` is not installed. Any other failure
  *   (a broken install) is rethrown.
  */
-export async function loadIoRedis(importer: () => Promise<IoRedisModule> = () => import('ioredis')): Promise<IoRedisModule | undefined> {
-  try {
-    return await importer();
-  } catch (error) {
-    if (isIoRedisNotFound(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+export function loadIoRedis(importer: () => Promise<IoRedisModule> = () => import('ioredis')): Promise<IoRedisModule | undefined> {
+  return importOptionalPeer(['ioredis'], importer);
 }
 
 /**
@@ -34,10 +28,4 @@ export async function createRedisClient(url: string, importer?: () => Promise<Io
     throw new Error(redisClientMissing());
   }
   return new ioredis.Redis(url);
-}
-
-function isIoRedisNotFound(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  // Only the bare package name counts: a file missing inside an installed ioredis means a broken install.
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]ioredis['"]/.test(message);
 }

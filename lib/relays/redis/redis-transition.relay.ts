@@ -1,12 +1,9 @@
-import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
-import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
-import { handReply, replyMessage } from '../relayed-reply.parse.js';
-import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import { BaseTransitionRelay } from '../base-transition.relay.js';
+import type { RelayedTransition, TransitionRelayHealth } from '../transition-relay.interface.js';
+import { replyMessage } from '../relayed-reply.parse.js';
+import type { RelayedReply } from '../session-reply-relay.interface.js';
 import { maxReplyBytesOf, replyRelayNotStarted } from '../session-reply.messages.js';
-import { relayBadPayload } from '../../stores/stores.messages.js';
 import { createRedisClient } from './ioredis.loader.js';
 import * as messages from './redis.messages.js';
 
@@ -47,32 +44,23 @@ export const DEFAULT_REDIS_TRANSITION_CHANNEL = 'nestjs-mcp-fsm:transitions';
  *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new RedisTransitionRelay(process.env.REDIS_URL!) }) })
  */
-export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay {
+export class RedisTransitionRelay extends BaseTransitionRelay {
   /** Largest reply it carries, in bytes of JSON (option `maxReplyBytes`). */
   readonly maxReplyBytes: number;
-  private readonly logger = new Logger('McpTransitionRelay');
-  private readonly origin = randomUUID();
   private readonly channel: string;
-  private readonly failures: RelayPublishFailures;
   private publisher?: Redis;
   private subscriber?: Redis;
-  private listener?: (transition: RelayedTransition) => void;
-  private resync?: () => void;
-  private replyListener?: (reply: RelayedReply) => void;
 
   constructor(
     private readonly connection: Redis | string,
     options: RedisTransitionRelayOptions = {},
   ) {
-    this.channel = options.channel ?? DEFAULT_REDIS_TRANSITION_CHANNEL;
-    if (!this.channel) {
-      throw new Error(messages.redisInvalidChannel(this.channel));
+    const channel = options.channel ?? DEFAULT_REDIS_TRANSITION_CHANNEL;
+    if (!channel) {
+      throw new Error(messages.redisInvalidChannel(channel));
     }
-    this.failures = new RelayPublishFailures(
-      RedisTransitionRelay.name,
-      this.logger,
-      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
-    );
+    super(RedisTransitionRelay.name, options.warnIntervalMs);
+    this.channel = channel;
     this.maxReplyBytes = maxReplyBytesOf(RedisTransitionRelay.name, options.maxReplyBytes);
   }
 
@@ -93,8 +81,7 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
       if (owned) publisher.disconnect();
       throw error;
     }
-    this.listener = listener;
-    this.resync = resync;
+    this.attach(listener, resync);
     this.publisher = publisher;
     this.subscriber = subscriber;
   }
@@ -104,12 +91,7 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
     if (!this.publisher) {
       return;
     }
-    const payload = JSON.stringify({ ...transition, origin: this.origin });
-    this.failures.track(this.publisher.publish(this.channel, payload));
-  }
-
-  onReply(listener: (reply: RelayedReply) => void): void {
-    this.replyListener = listener;
+    this.failures.track(this.publisher.publish(this.channel, this.transitionMessage(transition)));
   }
 
   /** Publishes the reply on the channel; rejects when Redis does not take it. */
@@ -140,8 +122,7 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
   /** Waits for the messages in flight (while connected), then closes the subscriber and the connections it opened. */
   async stop(): Promise<void> {
     const { publisher, subscriber } = this;
-    this.listener = undefined;
-    this.resync = undefined;
+    this.detach();
     this.publisher = undefined;
     this.subscriber = undefined;
     if (publisher?.status === 'ready') {
@@ -181,20 +162,5 @@ export class RedisTransitionRelay implements TransitionRelay, SessionReplyRelay 
         this.resync?.();
       }
     });
-  }
-
-  private receive(message: string): void {
-    try {
-      const parsed = JSON.parse(message);
-      const { origin, machine, storeKey, state } = parsed;
-      if (origin === this.origin || handReply(parsed, this.replyListener)) {
-        return;
-      }
-      if (typeof machine === 'string' && typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
-        this.listener?.({ machine, storeKey, state });
-      }
-    } catch (error) {
-      this.logger.warn(relayBadPayload(error));
-    }
   }
 }

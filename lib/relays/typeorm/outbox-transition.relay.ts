@@ -1,10 +1,8 @@
-import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
-import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
+import { BaseTransitionRelay } from '../base-transition.relay.js';
+import type { RelayedTransition, TransitionRelayHealth } from '../transition-relay.interface.js';
 import { toRelayedReply } from '../relayed-reply.parse.js';
-import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import type { RelayedReply } from '../session-reply-relay.interface.js';
 import { maxReplyBytesOf } from '../session-reply.messages.js';
 import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
 import * as messages from './relays.messages.js';
@@ -72,23 +70,17 @@ interface OutboxRow {
  *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new OutboxTransitionRelay(dataSource) }) })
  */
-export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay {
+export class OutboxTransitionRelay extends BaseTransitionRelay {
   /** Largest reply it carries, in bytes of JSON (option `maxReplyBytes`). */
   readonly maxReplyBytes: number;
-  private readonly logger = new Logger('McpTransitionRelay');
-  private readonly origin = randomUUID();
   private readonly queries: BoundedQueries;
   private readonly table: string;
   private readonly quotedTable: string;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly retentionMs: number;
-  private readonly failures: RelayPublishFailures;
   /** Ids a later row skipped, with when that was seen: their inserts may not have committed yet. */
   private readonly lateIds = new Map<number, number>();
-  private listener?: (transition: RelayedTransition) => void;
-  private resync?: () => void;
-  private replyListener?: (reply: RelayedReply) => void;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   /** What the last poll failed with; `undefined` once one worked. */
@@ -99,17 +91,13 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
   private failing = false;
 
   constructor(dataSource: DataSource, options: OutboxTransitionRelayOptions = {}) {
+    super(OutboxTransitionRelay.name, options.warnIntervalMs);
     this.queries = new BoundedQueries(dataSource, OutboxTransitionRelay.name, options.timeoutMs);
     this.table = this.queries.table(options.tableName ?? DEFAULT_OUTBOX_TABLE);
     this.quotedTable = quoteTableName(this.queries.dialect, this.table);
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
-    this.failures = new RelayPublishFailures(
-      OutboxTransitionRelay.name,
-      this.logger,
-      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
-    );
     this.maxReplyBytes = maxReplyBytesOf(OutboxTransitionRelay.name, options.maxReplyBytes);
   }
 
@@ -130,8 +118,7 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
     } catch (error) {
       throw new Error(messages.outboxSchemaNotReady(this.table, error), { cause: error });
     }
-    this.listener = listener;
-    this.resync = resync;
+    this.attach(listener, resync);
     this.schedule(this.pollIntervalMs);
   }
 
@@ -143,10 +130,6 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
       [this.origin, transition.machine, transition.storeKey, transition.state, Date.now()],
     );
     this.failures.track(insert);
-  }
-
-  onReply(listener: (reply: RelayedReply) => void): void {
-    this.replyListener = listener;
   }
 
   /** Inserts the reply's row (the processes that poll read it); rejects when the insert fails. */
@@ -170,8 +153,7 @@ export class OutboxTransitionRelay implements TransitionRelay, SessionReplyRelay
 
   /** Stops polling, then waits for the poll and the inserts in flight. */
   async stop(): Promise<void> {
-    this.listener = undefined;
-    this.resync = undefined;
+    this.detach();
     clearTimeout(this.timer);
     await this.polling;
     await this.failures.settled();

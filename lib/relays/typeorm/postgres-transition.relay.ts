@@ -1,11 +1,9 @@
-import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import * as messages from '../../stores/stores.messages.js';
-import type { RelayedTransition, TransitionRelay, TransitionRelayHealth } from '../transition-relay.interface.js';
-import { DEFAULT_RELAY_WARN_INTERVAL_MS, RelayPublishFailures } from '../relay-publish.failures.js';
-import { handReply, replyMessage } from '../relayed-reply.parse.js';
-import type { RelayedReply, SessionReplyRelay } from '../session-reply-relay.interface.js';
+import { BaseTransitionRelay } from '../base-transition.relay.js';
+import type { RelayedTransition, TransitionRelayHealth } from '../transition-relay.interface.js';
+import { replyMessage } from '../relayed-reply.parse.js';
+import type { RelayedReply } from '../session-reply-relay.interface.js';
 import { replyRelayNotStarted } from '../session-reply.messages.js';
 
 /** The parts of a `pg` pooled client the relay uses. */
@@ -50,18 +48,12 @@ const MAX_NOTIFY_REPLY_BYTES = 7_900;
  *   ..., store: new TypeOrmFsmStateStore(dataSource),
  *   transitionRelay: new PostgresTransitionRelay(dataSource) }) })
  */
-export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRelay {
+export class PostgresTransitionRelay extends BaseTransitionRelay {
   /** Largest reply it carries, in bytes of JSON: a NOTIFY payload is shorter than 8000 bytes. */
   readonly maxReplyBytes = MAX_NOTIFY_REPLY_BYTES;
-  private readonly logger = new Logger('McpTransitionRelay');
-  private readonly origin = randomUUID();
   private readonly channel: string;
   private readonly reconnectMs: number;
-  private readonly failures: RelayPublishFailures;
   private client?: ListenClient;
-  private listener?: (transition: RelayedTransition) => void;
-  private resync?: () => void;
-  private replyListener?: (reply: RelayedReply) => void;
   private reconnect?: NodeJS.Timeout;
   /** Why the relay does not listen now, once it lost its connection. */
   private lostReason?: string;
@@ -76,32 +68,25 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
     if (dataSource.options.type !== 'postgres') {
       throw new Error(messages.relayNeedsPostgres(dataSource.options.type));
     }
-    this.channel = options.channel ?? 'mcp_fsm_transitions';
-    if (!CHANNEL_PATTERN.test(this.channel)) {
-      throw new Error(messages.relayInvalidChannel(this.channel));
+    const channel = options.channel ?? 'mcp_fsm_transitions';
+    if (!CHANNEL_PATTERN.test(channel)) {
+      throw new Error(messages.relayInvalidChannel(channel));
     }
+    super(PostgresTransitionRelay.name, options.warnIntervalMs);
+    this.channel = channel;
     this.reconnectMs = options.reconnectMs ?? 1000;
-    this.failures = new RelayPublishFailures(
-      PostgresTransitionRelay.name,
-      this.logger,
-      options.warnIntervalMs ?? DEFAULT_RELAY_WARN_INTERVAL_MS,
-    );
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */
   async start(listener: (transition: RelayedTransition) => void, resync?: () => void): Promise<void> {
-    this.listener = listener;
-    this.resync = resync;
+    this.attach(listener, resync);
     await this.listen();
   }
 
   publish(transition: RelayedTransition): void {
-    const payload = JSON.stringify({ ...transition, origin: this.origin });
-    this.client?.query('SELECT pg_notify($1, $2)', [this.channel, payload]).catch((error: unknown) => this.failures.add(error));
-  }
-
-  onReply(listener: (reply: RelayedReply) => void): void {
-    this.replyListener = listener;
+    this.client
+      ?.query('SELECT pg_notify($1, $2)', [this.channel, this.transitionMessage(transition)])
+      .catch((error: unknown) => this.failures.add(error));
   }
 
   /** Sends the reply with one NOTIFY on the listening connection; rejects while that connection is down. */
@@ -121,8 +106,7 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
   }
 
   async stop(): Promise<void> {
-    this.listener = undefined;
-    this.resync = undefined;
+    this.detach();
     this.failures.stop();
     clearTimeout(this.reconnect);
     const client = this.client;
@@ -136,27 +120,12 @@ export class PostgresTransitionRelay implements TransitionRelay, SessionReplyRel
   private async listen(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<ListenClient> } }).master;
     const client = await pool.connect();
-    client.on('notification', (message) => this.receive(message.payload));
+    client.on('notification', (message) => this.receive(message.payload ?? ''));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     await client.query(`LISTEN ${this.channel}`);
     this.client = client;
     this.lostReason = undefined;
-  }
-
-  private receive(payload: string | undefined): void {
-    try {
-      const parsed = JSON.parse(payload ?? '');
-      const { origin, machine, storeKey, state } = parsed;
-      if (origin === this.origin || handReply(parsed, this.replyListener)) {
-        return;
-      }
-      if (typeof storeKey === 'string' && (typeof state === 'string' || state === null)) {
-        this.listener?.({ machine, storeKey, state });
-      }
-    } catch (error) {
-      this.logger.warn(messages.relayBadPayload(error));
-    }
   }
 
   private lost(client: ListenClient, error?: Error): void {

@@ -3,8 +3,7 @@ import { isOwnedBy } from '../workflow-owner.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */
-export type SnapshotVerdict =
-  { status: 'unknown' } | { status: 'forbidden'; state: string } | { status: 'allowed'; snapshot: WorkflowSnapshot };
+type SnapshotVerdict = { status: 'unknown' } | { status: 'forbidden'; state: string } | { status: 'allowed'; snapshot: WorkflowSnapshot };
 
 /** Judges `loaded` (or the request's `createWith` when absent) against the caller and the allowed states. */
 export function judgeSnapshot(request: WorkflowClaimRequest, loaded: WorkflowSnapshot | undefined): SnapshotVerdict {

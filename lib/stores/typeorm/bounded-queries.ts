@@ -7,7 +7,7 @@ import { DEFAULT_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.inte
 import { assertFsmTableName, type FsmSqlDialect, fsmSqlDialect } from './typeorm-sql.js';
 
 /** How {@link BoundedQueries.run} runs one operation. */
-export interface BoundedRunOptions {
+interface BoundedRunOptions {
   /** Runs the work in a transaction that begins and ends with these limits. */
   transaction?: TransactionLimits;
   /**

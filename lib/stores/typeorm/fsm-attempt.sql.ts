@@ -2,7 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import { storeAttemptsNotReady } from '../stores.messages.js';
 import type { WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import { columnIn, listParameter } from './sql-lists.js';
-import { type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
+import { assertColumns, type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
 
 interface AttemptRow {
   machine: string;
@@ -34,14 +34,9 @@ export class FsmAttemptSql {
 
   /** Throws, naming the migration to run, when the attempt table is missing. */
   async assertSchema(runner: QueryRunner): Promise<void> {
-    try {
-      await runSql(runner, this.dialect, {
-        sql: `SELECT machine, handle, tool, code, principal, at FROM ${this.attempts} WHERE 1 = 0`,
-        params: [],
-      });
-    } catch (error) {
-      throw new Error(storeAttemptsNotReady(this.attempts, error), { cause: error });
-    }
+    await assertColumns(runner, this.dialect, { columns: 'machine, handle, tool, code, principal, at', from: this.attempts }, (error) =>
+      storeAttemptsNotReady(this.attempts, error),
+    );
   }
 
   /**

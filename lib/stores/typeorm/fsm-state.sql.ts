@@ -8,10 +8,17 @@ import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js'
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
 import { isDuplicateKey } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
-import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+
+/** The columns of a state row, in the order `rowValues` gives their values. */
+const STATE_COLUMNS = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
+/** The columns a snapshot is read from (`toSnapshot`). */
+const SNAPSHOT_COLUMNS = 'state, context, owner, updated_at';
+/** The columns of a history row, in the order `recordParams` gives their values. */
+const HISTORY_COLUMNS = 'machine, handle, from_state, to_state, event, tool, principal, at';
 
 /** Lease fields written by a claim. */
-export interface FsmLease {
+interface FsmLease {
   token: string;
   until: number;
 }
@@ -24,7 +31,6 @@ export interface FsmLease {
 export class FsmStateSql {
   private readonly state: string;
   private readonly history: string;
-  private readonly columns = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
 
   /** `tableName` and `historyTableName` as `BoundedQueries.table` returns them. */
   constructor(
@@ -43,17 +49,15 @@ export class FsmStateSql {
 
   /** Throws, naming the migrations to run, when the state table lacks a column this version reads or writes. */
   async assertSchema(runner: QueryRunner): Promise<void> {
-    try {
-      await this.run(runner, { sql: `SELECT ${this.columns} FROM ${this.state} WHERE 1 = 0`, params: [] });
-    } catch (error) {
-      throw new Error(storeSchemaNotReady(this.state, error), { cause: error });
-    }
+    await assertColumns(runner, this.dialect, { columns: STATE_COLUMNS, from: this.state }, (error) =>
+      storeSchemaNotReady(this.state, error),
+    );
   }
 
   /** Snapshot of one instance. */
   async load(runner: QueryRunner, handle: string): Promise<WorkflowSnapshot | undefined> {
     const { records } = await this.run<FsmSnapshotRow>(runner, {
-      sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ?`,
+      sql: `SELECT ${SNAPSHOT_COLUMNS} FROM ${this.state} WHERE handle = ?`,
       params: [handle],
     });
     return records[0] && toSnapshot(records[0]);
@@ -64,7 +68,7 @@ export class FsmStateSql {
     const snapshots = new Map<string, WorkflowSnapshot>();
     if (!handles.length) return snapshots;
     const { records } = await this.run<FsmSnapshotRow & { handle: string }>(runner, {
-      sql: this.selectByHandles('handle, state, context, owner, updated_at'),
+      sql: this.selectByHandles(`handle, ${SNAPSHOT_COLUMNS}`),
       params: [this.listParameter(handles)],
     });
     for (const row of records) snapshots.set(row.handle, toSnapshot(row));
@@ -85,22 +89,13 @@ export class FsmStateSql {
 
   /** Inserts or replaces the state of an instance (its lease is kept). */
   async save(runner: QueryRunner, handle: string, snapshot: WorkflowSnapshot): Promise<void> {
-    const updatedAt = Date.parse(snapshot.updatedAt);
     const upsert =
       this.dialect === 'mysql'
         ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), updated_at = VALUES(updated_at)'
         : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, updated_at = excluded.updated_at';
     await this.run(runner, {
-      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?) ${upsert}`,
-      params: [
-        handle,
-        parseInstanceKey(handle).machine,
-        snapshot.state,
-        contextText(snapshot),
-        snapshot.owner ?? null,
-        Date.now(),
-        updatedAt,
-      ],
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsert}`,
+      params: rowValues(handle, snapshot),
     });
   }
 
@@ -118,20 +113,10 @@ export class FsmStateSql {
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: SqlStatement = {
-      sql: `INSERT INTO ${this.state} (${this.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${
         this.dialect === 'mysql' ? '' : ' ON CONFLICT (handle) DO NOTHING'
       }`,
-      params: [
-        handle,
-        parseInstanceKey(handle).machine,
-        snapshot.state,
-        contextText(snapshot),
-        snapshot.owner ?? null,
-        lease?.token ?? null,
-        lease?.until ?? null,
-        Date.now(),
-        Date.parse(snapshot.updatedAt),
-      ],
+      params: rowValues(handle, snapshot, lease),
     };
     if (record && this.dialect === 'postgres') {
       return (await this.run(runner, this.withRecord(`${insert.sql} RETURNING handle`, insert.params, record))).affected === 1;
@@ -168,7 +153,7 @@ export class FsmStateSql {
     const whereParams = [request.key, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
     if (this.dialect !== 'mysql') {
       const { records } = await this.run<FsmSnapshotRow>(runner, {
-        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING state, context, owner, updated_at`,
+        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING ${SNAPSHOT_COLUMNS}`,
         params: [lease.token, lease.until, ...whereParams],
       });
       return records[0] && toSnapshot(records[0]);
@@ -182,7 +167,7 @@ export class FsmStateSql {
     const unpacked = request.allowedStates && unpackClaim(updated.insertId, request.allowedStates, request.owner);
     if (unpacked) return unpacked;
     const { records } = await this.run<FsmSnapshotRow>(runner, {
-      sql: `SELECT state, context, owner, updated_at FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
+      sql: `SELECT ${SNAPSHOT_COLUMNS} FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
       params: [request.key, lease.token],
     });
     return records[0] && toSnapshot(records[0]);
@@ -339,7 +324,7 @@ export class FsmStateSql {
   /** History rows of one instance, oldest first. */
   async records(runner: QueryRunner, handle: string): Promise<WorkflowTransitionRecord[]> {
     const { records } = await this.run<HistoryRow>(runner, {
-      sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at, id`,
+      sql: `SELECT ${HISTORY_COLUMNS} FROM ${this.history} WHERE handle = ? ORDER BY at, id`,
       params: [handle],
     });
     return records.map(toRecord);
@@ -348,7 +333,7 @@ export class FsmStateSql {
   /** The most recent `limit` history rows of one instance, oldest first: one SELECT of `limit + 1` rows on the `(handle, at)` index. */
   async recentRecords(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowHistoryPage> {
     const { records } = await this.run<HistoryRow>(runner, {
-      sql: `SELECT machine, handle, from_state, to_state, event, tool, principal, at FROM ${this.history} WHERE handle = ? ORDER BY at DESC, id DESC LIMIT ?`,
+      sql: `SELECT ${HISTORY_COLUMNS} FROM ${this.history} WHERE handle = ? ORDER BY at DESC, id DESC LIMIT ?`,
       params: [handle, limit + 1],
     });
     return { entries: records.slice(0, limit).reverse().map(toRecord), truncated: records.length > limit };
@@ -356,7 +341,7 @@ export class FsmStateSql {
 
   private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
-      sql: `INSERT INTO ${this.history} (machine, handle, from_state, to_state, event, tool, principal, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),
     });
   }
@@ -366,7 +351,7 @@ export class FsmStateSql {
     return {
       sql:
         `WITH changed AS (${change}) ` +
-        `INSERT INTO ${this.history} (machine, handle, from_state, to_state, event, tool, principal, at) ` +
+        `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) ` +
         'SELECT ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::bigint FROM changed',
       params: [...params, ...recordParams(record)],
     };
@@ -406,6 +391,21 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
   if (!allowedStates) return { sql: '', params: [] };
   if (!allowedStates.length) return { sql: ' AND 1 = 0', params: [] };
   return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
+}
+
+/** The values of a state row's columns (`STATE_COLUMNS`); leased when `lease` is given. */
+function rowValues(handle: string, snapshot: WorkflowSnapshot, lease?: FsmLease): unknown[] {
+  return [
+    handle,
+    parseInstanceKey(handle).machine,
+    snapshot.state,
+    contextText(snapshot),
+    snapshot.owner ?? null,
+    lease?.token ?? null,
+    lease?.until ?? null,
+    Date.now(),
+    Date.parse(snapshot.updatedAt),
+  ];
 }
 
 function recordParams(record: WorkflowTransitionRecord): unknown[] {

@@ -3,7 +3,7 @@ import type { QueryRunner } from 'typeorm';
 import { McpSessionRecordError } from '../mcp-session-record.error.js';
 import type { McpSessionRecord, McpStoredEvent } from '../mcp-session-store.interface.js';
 import { sessionHandleTableNotReady, sessionRecordUnreadable, sessionStoreSchemaNotReady } from './session-store.messages.js';
-import { type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** One session row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
 interface SessionRow {
@@ -51,19 +51,15 @@ export class McpSessionSql {
   async assertSchema(runner: QueryRunner): Promise<void> {
     const sessionColumns = this.sessionColumns.split(', ').map((column) => `s.${column}`);
     const eventColumns = ['id', 'session_id', 'message', 'created_at'].map((column) => `e.${column}`);
-    try {
-      await this.run(runner, {
-        sql: `SELECT ${[...sessionColumns, ...eventColumns].join(', ')} FROM ${this.sessions} s CROSS JOIN ${this.events} e WHERE 1 = 0`,
-        params: [],
-      });
-    } catch (error) {
-      throw new Error(sessionStoreSchemaNotReady([this.sessions, this.events], error), { cause: error });
-    }
-    try {
-      await this.run(runner, { sql: `SELECT session_id, store_key, created_at FROM ${this.handles} WHERE 1 = 0`, params: [] });
-    } catch (error) {
-      throw new Error(sessionHandleTableNotReady(this.handles, error), { cause: error });
-    }
+    await assertColumns(
+      runner,
+      this.dialect,
+      { columns: [...sessionColumns, ...eventColumns].join(', '), from: `${this.sessions} s CROSS JOIN ${this.events} e` },
+      (error) => sessionStoreSchemaNotReady([this.sessions, this.events], error),
+    );
+    await assertColumns(runner, this.dialect, { columns: 'session_id, store_key, created_at', from: this.handles }, (error) =>
+      sessionHandleTableNotReady(this.handles, error),
+    );
   }
 
   /** Inserts a session row. */

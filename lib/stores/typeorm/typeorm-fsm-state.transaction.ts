@@ -11,7 +11,7 @@ import type { QueryDeadline } from './query-deadline.js';
 import type { TransactionLimits } from './transaction-limits.js';
 
 /** What a transaction of the TypeORM store works with besides its QueryRunner. */
-export interface TypeOrmFsmTransactionOptions {
+interface TypeOrmFsmTransactionOptions {
   sql: FsmStateSql;
   /** Write history rows. */
   history: boolean;

@@ -62,3 +62,21 @@ export async function runSql<T>(runner: QueryRunner, dialect: FsmSqlDialect, sta
     insertId: result.raw?.insertId === undefined ? undefined : Number(result.raw.insertId),
   };
 }
+
+/**
+ * Throws `notReady(error)`, with the error as its cause, when `from` (a quoted table, or a
+ * join) lacks one of `columns`: `SELECT … WHERE 1 = 0` reads no row, and fails on a missing
+ * table or column. What a store's schema check at bootstrap runs, once per table.
+ */
+export async function assertColumns(
+  runner: QueryRunner,
+  dialect: FsmSqlDialect,
+  check: { columns: string; from: string },
+  notReady: (error: unknown) => string,
+): Promise<void> {
+  try {
+    await runSql(runner, dialect, { sql: `SELECT ${check.columns} FROM ${check.from} WHERE 1 = 0`, params: [] });
+  } catch (error) {
+    throw new Error(notReady(error), { cause: error });
+  }
+}

@@ -1,0 +1,54 @@
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { IncomingMessage } from 'node:http';
+
+/** A request to the workflow console, as `authorize` sees it: `auth` is set when the app's authentication ran (middleware, or `auth.fromRequest`). */
+export type McpConsoleRequest = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * The workflow console (`McpModuleOptions.console`): a read-only page of every workflow
+ * instance, its diagram, history and context, live, served by the app itself (docs/console.md).
+ * It shows handles and session ids, which are bearer capabilities: keep it behind `authorize`.
+ */
+export interface McpConsoleOptions {
+  /**
+   * Path of the list of instances, absolute (`setGlobalPrefix` does not apply); an instance is
+   * at `<path>/<machine>/<instance>`, its live stream at `.../events`.
+   * @default '/workflows'
+   */
+  path?: string;
+  /**
+   * Who may see the console, asked for every page and stream: `true` serves it; `false` answers
+   * HTTP 403; a thrown `HttpException` (e.g. `UnauthorizedException`) answers with its status
+   * and message; any other error answers 500 (logged). Sync or async. Asked after `scopes`.
+   * @default with `scopes`, every request whose token holds them; without, only requests from a
+   *   loopback address (the machine itself)
+   */
+  authorize?: (request: McpConsoleRequest) => boolean | Promise<boolean>;
+  /**
+   * Scopes the caller's bearer token must all hold to see the console, checked by the module's
+   * `auth` as for a tool: no token → 401 with the `resource_metadata` challenge, a token without
+   * them → 403 `insufficient_scope` naming them (e.g. `['workflows:read']`).
+   * @default [] (none)
+   */
+  scopes?: readonly string[];
+  /** Instances on one page of the list. @default 50 */
+  pageSize?: number;
+  /** History rows on an instance's page, the most recent ones. @default 100 */
+  historyLimit?: number;
+  /** Live streams (open console pages) this process serves at once; beyond, a stream gets HTTP 503 and the page retries. @default 32 */
+  maxStreams?: number;
+  /** Time between heartbeats on an idle live stream (keeps proxies from closing it). @default 15_000 */
+  heartbeatMs?: number;
+  /** A live stream is closed after this long and the page reconnects (it re-reads what it shows). @default 300_000 (5 minutes) */
+  streamMaxMs?: number;
+  /**
+   * The browser sign-in at `<path>/sign-in`, served when `auth` verifies bearer tokens (`jwt`,
+   * `verifier`): a form takes a token, checks it as a request's `Authorization` header is
+   * checked (the same verifier, `scopes` and `authorize`), and keeps it in an `HttpOnly;
+   * SameSite=Strict` cookie scoped to the console's path for at most this long (never beyond
+   * the token's own expiry); `<path>/sign-out` ends it. `0` turns the sign-in off. With
+   * `auth.fromRequest`, your own login is the sign-in: see docs/console.md.
+   * @default 3_600_000 (1 hour)
+   */
+  signInMaxAgeMs?: number;
+}

@@ -1,0 +1,25 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { providersWhenConfigured } from '../options/configured.providers.js';
+import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { WorkflowConsoleData } from './console-data.js';
+import { WorkflowConsoleStreams } from './console-events.stream.js';
+import { WorkflowConsoleSignIn } from './console-sign-in.js';
+import { WorkflowConsoleRoutes } from './console.routes.js';
+
+/** The workflow console of one McpModule (`console`): its pages, live streams and sign-in. */
+@Module({})
+export class McpConsoleModule {
+  /** The console on the McpModule's options and core modules; built only when `console` is set. */
+  static register(options: DynamicModule, core: DynamicModule): DynamicModule {
+    return {
+      module: McpConsoleModule,
+      imports: [options, core],
+      providers: providersWhenConfigured(MCP_CONSOLE_OPTIONS, [
+        WorkflowConsoleData,
+        WorkflowConsoleStreams,
+        WorkflowConsoleSignIn,
+        WorkflowConsoleRoutes,
+      ]),
+    };
+  }
+}

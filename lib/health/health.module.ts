@@ -1,0 +1,15 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { McpHealthService } from './mcp-health.service.js';
+
+/**
+ * The health of one McpModule: `McpHealthService` (the store and relay checks the app's health
+ * controller, or the terminus indicators of `nestjs-mcp-fsm/terminus`, call). Always there: it
+ * holds no timer and no connection, and the app may inject it whatever the options say.
+ */
+@Module({})
+export class McpHealthModule {
+  /** The health service on the McpModule's core module. */
+  static register(core: DynamicModule): DynamicModule {
+    return { module: McpHealthModule, imports: [core], providers: [McpHealthService], exports: [McpHealthService] };
+  }
+}
