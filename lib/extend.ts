@@ -6,7 +6,13 @@
  */
 export { WorkflowGate } from './gating/workflow-gate.js';
 export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
-export { WorkflowCall, type MutableToolContext, type WorkflowCaller, type WorkflowRequest } from './gating/workflow-call.js';
+export {
+  WorkflowCall,
+  type MutableToolContext,
+  type WorkflowCaller,
+  type WorkflowCallerKind,
+  type WorkflowRequest,
+} from './gating/workflow-call.js';
 export type {
   McpCallResult,
   WorkflowAdmission,

@@ -3,10 +3,13 @@ import type { McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 
+/** How a caller reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request (`'modern'`, which has no session). */
+export type WorkflowCallerKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
+
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
-  /** How the caller reached the server (`'modern'`: a 2026-07-28 request, which has no session). */
-  readonly kind: string;
+  /** How the caller reached the server. */
+  readonly kind: WorkflowCallerKind;
   /** Store key of this connection's instance of a session-keyed machine; `undefined` without session state. */
   sessionStoreKey(machine: string): string | undefined;
   /** What the caller holds (scopes, roles): the allowed tools it is told of leave out what it may not use. @default none */

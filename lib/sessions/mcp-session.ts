@@ -1,13 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
-import type { WorkflowCaller } from '../gating/workflow-call.js';
+import type { WorkflowCaller, WorkflowCallerKind } from '../gating/workflow-call.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { McpKnownStates } from './mcp-known-states.js';
 import type { McpSessionUsage } from './mcp-session-usage.js';
 
-/** How a connection reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request. */
-export type McpSessionKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
+/** How a connection reached the server: the kinds a workflow caller has. */
+export type McpSessionKind = WorkflowCallerKind;
 
 /** The identity of a connection's session-keyed instances. */
 export interface McpSessionScope {
