@@ -1,12 +1,23 @@
-import type { MutableToolContext } from '../gating/workflow-call.js';
+import type { MutableToolContext, WorkflowRequest } from '../gating/workflow-call.js';
 import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
 import { httpExchangeOf, type McpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { LIST_CHANGED, type ToolMenuService } from '../sessions/tool-menu.service.js';
 
-/** The transport's part of a call's handler arguments: the HTTP exchange that carried it, or `{ headers: {} }` on stdio. */
-export function callTransport(exchange: McpHttpExchange | undefined): readonly [request: unknown, response: unknown] {
-  return [exchange?.request ?? { headers: {} }, exchange?.response];
+/**
+ * The gate's request for one call a session made of `target` with its checked `args`: the
+ * transport's part is the HTTP exchange that carried it, or `{ headers: {} }` on stdio.
+ */
+export function sessionCallRequest(
+  target: McpHandlerDefinition,
+  session: McpSession,
+  args: Record<string, unknown>,
+  context: MutableToolContext,
+  exchange: McpHttpExchange | undefined,
+  cutoff: AbortSignal,
+): WorkflowRequest {
+  return { target, caller: session, args, context, transport: [exchange?.request ?? { headers: {} }, exchange?.response], cutoff };
 }
 
 /**

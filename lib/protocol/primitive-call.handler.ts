@@ -11,7 +11,7 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { announceMenuChanges, callExchange, callTransport } from './handler-run.js';
+import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
 import { McpInputRounds } from './input-required.rounds.js';
@@ -136,15 +136,7 @@ export class PrimitiveCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const request = {
-        target: definition,
-        caller: session,
-        args: input,
-        context,
-        transport: callTransport(exchange),
-        cutoff: this.drain.signal,
-      };
-      const outcome = await this.gate.run(request);
+      const outcome = await this.gate.run(sessionCallRequest(definition, session, input, context, exchange, this.drain.signal));
       await announceMenuChanges(this.menu, session, outcome, extra);
       switch (outcome.status) {
         case 'asking':

@@ -20,7 +20,7 @@ import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
-import { announceMenuChanges, callExchange, callTransport } from './handler-run.js';
+import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 
 /**
@@ -72,15 +72,7 @@ export class ToolCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, tool.name, extra, round, async (current) => {
       const context = createCallContext(session, tool.name, extra, undefined, current);
-      const request = {
-        target: tool,
-        caller: session,
-        args: input,
-        context,
-        transport: callTransport(exchange),
-        cutoff: this.drain.signal,
-      };
-      const outcome = await this.gate.run(request);
+      const outcome = await this.gate.run(sessionCallRequest(tool, session, input, context, exchange, this.drain.signal));
       const result = this.answer(outcome);
       await announceMenuChanges(this.menu, session, outcome, extra);
       return result;
