@@ -10,6 +10,7 @@ import { parseInstanceKey } from './fsm-instance-key.js';
 import { isOwnedBy } from './workflow-owner.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
+import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
@@ -49,6 +50,7 @@ interface Entry {
   state: string;
   context?: Record<string, unknown>;
   owner?: string;
+  waiting?: WorkflowWaitingRequest;
   updatedAt: number;
   touchedAt: number;
   leaseToken?: string;
@@ -112,6 +114,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       entry.state = snapshot.state;
       entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
+      entry.waiting = copy(snapshot.waiting);
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
       return;
@@ -155,6 +158,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
+    entry.waiting = copy(commit.snapshot.waiting);
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
     entry.leaseToken = entry.leaseUntil = undefined;
@@ -232,7 +236,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
 
   /** @inheritdoc */
   async history(key: string): Promise<WorkflowTransitionRecord[]> {
-    return [...(this.records.get(key) ?? [])];
+    return (this.records.get(key) ?? []).map(copy);
   }
 
   /** @inheritdoc */
@@ -269,7 +273,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   /** @inheritdoc */
   async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
     const rows = this.records.get(key) ?? [];
-    return { entries: rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row })), truncated: rows.length > limit };
+    return { entries: rows.slice(Math.max(0, rows.length - limit)).map(copy), truncated: rows.length > limit };
   }
 
   /** The live instances that match a list's filter, unsorted. */
@@ -303,6 +307,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       state: snapshot.state,
       context: copyContext(snapshot.context),
       owner: snapshot.owner,
+      waiting: copy(snapshot.waiting),
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
     };
@@ -313,7 +318,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   private record(record: WorkflowTransitionRecord): void {
     if (!this.keepHistory) return;
     const rows = this.records.get(record.key) ?? [];
-    rows.push({ ...record });
+    rows.push(copy(record));
     if (rows.length > this.maxHistoryPerHandle) rows.splice(0, rows.length - this.maxHistoryPerHandle);
     this.records.set(record.key, rows);
   }
@@ -344,6 +349,7 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
+  if (entry.waiting !== undefined) snapshot.waiting = copy(entry.waiting);
   return snapshot;
 }
 
@@ -365,5 +371,10 @@ function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): nu
 
 /** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return context === undefined ? undefined : structuredClone(context);
+  return copy(context);
+}
+
+/** A deep copy of a stored value (a waiting request, a history row), for the same reason. */
+function copy<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
 }

@@ -15,6 +15,8 @@ export interface FsmSnapshotRow {
   state: string;
   context: string | null;
   owner: string | null;
+  /** The waiting request as JSON text, NULL for none. */
+  waiting: string | null;
   updated_at: string | number;
 }
 
@@ -39,11 +41,12 @@ export function notTaken(row: FsmStateRow, request: WorkflowLockRequest, now: nu
   return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
-/** The snapshot of a row (a NULL context, or owner, → no such key). */
+/** The snapshot of a row (a NULL context, owner or waiting request → no such key). */
 export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
+  if (row.waiting !== null) snapshot.waiting = JSON.parse(row.waiting);
   return snapshot;
 }
 
@@ -53,10 +56,17 @@ export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
   const context = contextText(snapshot);
   if (context !== null) stored.context = JSON.parse(context);
   if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
+  const waiting = waitingText(snapshot);
+  if (waiting !== null) stored.waiting = JSON.parse(waiting);
   return stored;
 }
 
 /** The `context` column of a snapshot: JSON text, or NULL when it has none. */
 export function contextText(snapshot: WorkflowSnapshot): string | null {
   return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
+}
+
+/** The `waiting` column of a snapshot: its waiting request as JSON text, or NULL when it has none. */
+export function waitingText(snapshot: WorkflowSnapshot): string | null {
+  return snapshot.waiting === undefined ? null : JSON.stringify(snapshot.waiting);
 }

@@ -15,6 +15,7 @@ import {
   createMcpSessionMigration,
   createOutboxMigration,
   createOutboxReplyMigration,
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
@@ -55,6 +56,7 @@ describe.each(targets)('the TypeORM stores, migrations and relays on $name (Type
       migrations: [
         createWorkflowStateMigration(tables),
         createWorkflowContextMigration(tables),
+        createWorkflowApprovalMigration(tables),
         createWorkflowListIndexMigration(tables),
         createMcpSessionMigration(sessionTables),
         createMcpSessionHandleMigration(sessionTables),
