@@ -28,6 +28,7 @@ export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
+export { WorkflowApprovals, type WorkflowWaitingResult } from './gating/approval.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';

@@ -28,10 +28,11 @@ export { BindState } from './decorators/bind-state.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
+export { McpApproval, type McpApprovalOptions, type McpApprovalToolOptions, type McpApprovers } from './decorators/approval.decorator.js';
 export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.result.js';
 export { McpServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
-export type { McpToolContext } from './decorators/mcp-tool-context.interface.js';
+export type { McpApprovalContext, McpToolContext } from './decorators/mcp-tool-context.interface.js';
 export type { WorkflowContext } from './decorators/workflow-context.interface.js';
 export { McpExecutionContext } from './gating/mcp-execution-context.js';
 export {
@@ -51,6 +52,7 @@ export type {
 export type { McpStateValue } from './machines/state-value.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
+export type { WorkflowApprovalNote, WorkflowWaitingRequest } from './stores/workflow-waiting-request.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';

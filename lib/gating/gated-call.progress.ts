@@ -4,6 +4,7 @@ import type {
   McpCallResult,
   WorkflowAdmission,
   WorkflowCallOutcome,
+  WorkflowCallWaiting,
   WorkflowDecision,
   WorkflowHold,
   WorkflowSettlement,
@@ -24,6 +25,8 @@ export interface GatedCallEnd {
   readonly asking?: boolean;
   /** The call's result, when the gate built it and nothing of the app's pipeline runs outside the gate. */
   readonly result?: McpCallResult;
+  /** How the call waits for a second person's approval, when it does. */
+  readonly waiting?: WorkflowCallWaiting;
 }
 
 const ENDED: WorkflowStored = { state: null };
@@ -38,7 +41,7 @@ export class GatedCallProgress {
   private admission?: WorkflowAdmission;
   private decision?: Promise<WorkflowDecision | undefined>;
   private endedOwn = false;
-  private end?: { settlement: WorkflowSettlement; result?: McpCallResult };
+  private end?: { settlement: WorkflowSettlement; result?: McpCallResult; waiting?: WorkflowCallWaiting };
 
   constructor(
     readonly call: WorkflowCall,
@@ -81,7 +84,7 @@ export class GatedCallProgress {
       abandoned: this.call.abandoned,
       asking: end.asking ?? false,
     };
-    this.end = { settlement, result: end.result };
+    this.end = { settlement, result: end.result, waiting: end.waiting };
     return settlement;
   }
 
@@ -96,7 +99,9 @@ export class GatedCallProgress {
       return { ...effects, status: 'asking', question: value };
     }
     try {
-      return { ...effects, status: 'answered', result: this.end?.result ?? buildCallResult(this.call, value, this.resultExtra()) };
+      const result = this.end?.result ?? buildCallResult(this.call, value, this.resultExtra());
+      const waiting = this.end?.waiting;
+      return { ...effects, status: 'answered', result, ...(waiting && { waiting }) };
     } catch (error) {
       return { ...effects, status: 'failed', error };
     }

@@ -7,6 +7,7 @@ import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
@@ -36,6 +37,8 @@ export interface McpWorkflowInstance {
   allowedTools: string[];
   /** Last change; absent for a session's instance no transition has stored yet (it is in the initial state). */
   updatedAt?: string;
+  /** The call waiting for a second person's approval (`@McpApproval`), while the instance waits in its state. */
+  waiting?: WorkflowWaitingRequest;
 }
 
 /**
@@ -75,6 +78,7 @@ export class McpWorkflowService {
       final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
       allowedTools: [...this.tools.usableBy(this.tools.allowedNames(machine, snapshot.state), WorkflowCall.of(ctx)?.caller.grants)],
       updatedAt: snapshot.updatedAt || undefined,
+      ...(snapshot.waiting && { waiting: snapshot.waiting }),
     };
   }
 

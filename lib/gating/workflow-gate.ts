@@ -13,6 +13,10 @@ import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { isToolErrorResult } from '../results/tool-output.js';
 import { claimDenial, claimRequest, transitionRecord } from './claim-request.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
+import { toolErrorResult } from '../results/tool-result.mapper.js';
+import { WorkflowApprovals, type WorkflowWaitingResult } from './approval.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import { GatedCallProgress, NOTHING_HELD, ungatedOutcome, type GatedCallEnd } from './gated-call.progress.js';
 import * as messages from './gating.messages.js';
@@ -20,8 +24,10 @@ import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
+  McpCallResult,
   WorkflowAdmission,
   WorkflowCallOutcome,
+  WorkflowCallWaiting,
   WorkflowDecision,
   WorkflowHold,
   WorkflowInstanceRef,
@@ -47,6 +53,9 @@ export class WorkflowGate implements NestInterceptor {
   @Optional()
   @Inject(WORKFLOW_GATE_OBSERVER)
   protected readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER;
+  /** The second person's approvals (`@McpApproval`); a property, so subclasses' constructors stay as they are. */
+  @Inject(WorkflowApprovals)
+  protected readonly approvals!: WorkflowApprovals;
   /** The gate's progress through each call it entered, until the call's pipeline returned. */
   private readonly progress = new WeakMap<WorkflowCall, GatedCallProgress>();
 
@@ -66,7 +75,9 @@ export class WorkflowGate implements NestInterceptor {
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
-    const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff);
+    const { args, prelude } = await this.approvals.argsOf(request);
+    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff);
+    this.approvals.remember(call, prelude);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return this.progress.get(call)?.answered(value) ?? ungatedOutcome(call, value);
@@ -101,9 +112,14 @@ export class WorkflowGate implements NestInterceptor {
     return this.enter(call, body, input);
   }
 
-  /** Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the gate runs among interceptors. */
-  async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<void> {
-    await this.progress.get(call)?.decideWith(input);
+  /**
+   * Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the
+   * gate runs among interceptors. Answers what the call answers instead of running its method when it waits for a
+   * second person's approval (`@McpApproval`).
+   */
+  async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<WorkflowWaitingResult | undefined> {
+    const decision = await this.progress.get(call)?.decideWith(input);
+    return decision?.waiting ? this.waitingValue(call) : undefined;
   }
 
   /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
@@ -152,7 +168,8 @@ export class WorkflowGate implements NestInterceptor {
         await progress.decideWith(input);
       }
       const claimed = admission;
-      const value = await call.unlessAbandoned(() => (running = body(claimed)));
+      const parked = input && (await progress.decided())?.waiting;
+      const value = parked ? this.waitingValue(call) : await call.unlessAbandoned(() => (running = body(claimed)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
         end = { asking: isInputRequired(value) };
@@ -164,7 +181,10 @@ export class WorkflowGate implements NestInterceptor {
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       committing = true;
       const stored = decision && (await this.step(call, true, () => this.complete(call, claimed, decision), claimed.instance));
-      end = { stored, result: input ? result : undefined };
+      end = { stored, result: input ? result : undefined, waiting: decision?.waiting && this.waitingOf(call, decision) };
+      if (decision?.approval) {
+        await this.approvals.settleTask(call, decision, claimed, () => this.decidedResult(call, decision, result));
+      }
       return value;
     } catch (error) {
       const thrown = this.refusalOf(call, error);
@@ -245,7 +265,9 @@ export class WorkflowGate implements NestInterceptor {
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
     const engine = this.machines.engine(instance.machine);
-    const request = claimRequest(call, instance, role, engine, this.options.leaseMs);
+    const claim = claimRequest(call, instance, role, engine, this.options.leaseMs);
+    // A decision tool reaches the waiting instance by the approvers' authority (see WorkflowApprovals.argsOf).
+    const request = role.decision ? { ...claim, owner: this.approvals.claimOwner(call) } : claim;
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
     if (outcome.status !== 'claimed') {
       const { reason, found } = claimDenial(instance, outcome, this.handleKey(instance.machine), () =>
@@ -285,8 +307,17 @@ export class WorkflowGate implements NestInterceptor {
         const from = this.found(call, admission.instance, initial);
         return { from, next: role.event ? this.evaluate(call, engine, from, role.event, input) : from };
       }
-      case 'transition':
-        return { from: admission.snapshot, next: this.evaluate(call, engine, admission.snapshot, role.event, input) };
+      case 'transition': {
+        if (role.decision) {
+          const send = (from: WorkflowSnapshot, event: string, stored: Record<string, unknown>) =>
+            this.evaluate(call, engine, from, event, stored);
+          const decision = this.approvals.decide(call, admission, role, send);
+          this.found(call, admission.instance, decision.from);
+          return decision;
+        }
+        const decision = { from: admission.snapshot, next: this.evaluate(call, engine, admission.snapshot, role.event, input) };
+        return role.approval ? this.approvals.park(call, role, decision, input) : decision;
+      }
       default:
         return undefined;
     }
@@ -335,10 +366,17 @@ export class WorkflowGate implements NestInterceptor {
     const { from, next } = decision;
     const role = this.roleOf(call);
     const at = new Date().toISOString();
-    const snapshot: WorkflowSnapshot = { ...next, updatedAt: at, owner: from.owner };
+    const snapshot: WorkflowSnapshot = {
+      ...next,
+      updatedAt: at,
+      owner: from.owner,
+      ...(decision.waiting && { waiting: decision.waiting }),
+    };
     const start = role.kind === 'start';
-    const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
-    const record = transitionRecord(call, instance, { from: start ? null : from.state, to: next.state, event, at });
+    const event =
+      decision.event !== undefined ? decision.event : role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
+    const change = { from: start ? null : admission.snapshot.state, to: next.state, event, at };
+    const record = { ...transitionRecord(call, instance, change), ...(decision.approval && { approval: decision.approval }) };
     await this.observer.commit(call, async () => {
       switch (hold.kind) {
         case 'transaction':
@@ -362,6 +400,30 @@ export class WorkflowGate implements NestInterceptor {
     });
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
     return { state: next.state };
+  }
+
+  /** What a call that waits for a second person's approval answers instead of its handler's value. */
+  protected waitingValue(call: WorkflowCall): WorkflowWaitingResult {
+    const role = this.roleOf(call);
+    if (role.kind !== 'transition' || !role.approval) {
+      throw new Error(messages.notGated(call.tool.name));
+    }
+    return this.approvals.waitingValue(call, role.approval, role.machine);
+  }
+
+  /** How the outcome of a call that waits tells it. */
+  private waitingOf(call: WorkflowCall, decision: WorkflowDecision): WorkflowCallWaiting {
+    return { state: decision.next.state, statusMessage: this.waitingValue(call).message };
+  }
+
+  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected. */
+  private decidedResult(call: WorkflowCall, decision: WorkflowDecision, result: McpCallResult): CallToolResult {
+    if (decision.approval?.verdict !== 'rejected') {
+      return result as CallToolResult;
+    }
+    const { machine } = this.roleOf(call);
+    const refusal = this.refusals.declined(call, machine, decision.next.state, this.approvals.declinedWhy(call, decision));
+    return toolErrorResult(refusal.message, { [MCP_ERROR_META_KEY]: refusal.data });
   }
 
   /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */

@@ -5,7 +5,15 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
-import type { FsmStoreFactory, FsmStoreFixture } from './fsm-state-store.contract.js';
+
+/** A store under test and how to dispose of it (the shape of `FsmStoreFixture`). */
+interface FsmStoreFixture<S = AtomicFsmStateStore> {
+  store: S;
+  cleanup: () => Promise<void>;
+}
+
+/** Makes a store under test (the shape of `FsmStoreFactory`). */
+type FsmStoreFactory<S = AtomicFsmStateStore> = (options: { history: boolean }) => Promise<FsmStoreFixture<S>>;
 
 /**
  * The cases of a call waiting for a second person's approval (`WorkflowSnapshot.waiting`, and the
