@@ -15,6 +15,8 @@ import { WorkflowApprovals } from './gating/approval.step.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
+import { WorkflowAdmissions } from './gating/admission.step.js';
+import { WorkflowCommits } from './gating/commit.step.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
@@ -87,6 +89,8 @@ export class McpCoreModule {
         WorkflowAttemptRecorder,
         WorkflowConfirmations,
         WorkflowApprovals,
+        WorkflowAdmissions,
+        WorkflowCommits,
         WorkflowTransitionBus,
         WorkflowRetentionSweeper,
         fsmGateProvider,
