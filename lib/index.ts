@@ -38,9 +38,11 @@ export { McpExecutionContext } from './gating/mcp-execution-context.js';
 export {
   McpWorkflowService,
   type McpWorkflowCallContext,
+  type McpWorkflowHandleRef,
   type McpWorkflowInstance,
   type McpWorkflowRef,
 } from './gating/mcp-workflow.service.js';
+export type { McpWorkflowDecision } from './gating/back-office.request.js';
 export { defineMachine } from './machines/define-machine.js';
 export type {
   McpMachine,

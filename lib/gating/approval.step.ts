@@ -83,11 +83,12 @@ export class WorkflowApprovals {
       .load(formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle }))
       .catch(() => undefined);
     const waiting = snapshot?.waiting;
+    const backOffice = this.backOffice.has(request.caller);
     if (!snapshot || !waiting || waiting.tool !== role.decision.of || !role.states.includes(snapshot.state)) {
-      return { args: request.args };
+      // The app's own code reaches the instance whoever owns it, to be told why nothing waits.
+      return { args: request.args, prelude: backOffice && snapshot ? { args: request.args, at: '', owner: snapshot.owner } : undefined };
     }
-    const reaches = request.target.access !== undefined || this.backOffice.has(request.caller);
-    const owner = reaches ? snapshot.owner : undefined;
+    const owner = request.target.access !== undefined || backOffice ? snapshot.owner : undefined;
     const args = role.decision.verdict === 'approve' ? { ...waiting.input, [key]: handle } : request.args;
     return { args, prelude: { args, at: waiting.at, owner } };
   }

@@ -202,3 +202,11 @@ export const approvalRejected = (by: string | null, reason: string | undefined):
 /** Log line: settling the task of a decided request failed (the decision is stored). */
 export const taskSettleFailed = (tool: string, taskId: string, error: unknown): string =>
   `The waiting request of ${tool} was decided, but its task ${taskId} could not be settled: ${reasonOf(error)}`;
+
+/** A back-office decision reached a step that needs a client (a confirmation, input): it has none. */
+export const noClientInBackOffice = (tool: string): string =>
+  `${tool} asked its client for input, and a call from McpWorkflowService.approve or .reject has no client to ask.`;
+
+/** `McpWorkflowService.approve` or `.reject` on a machine without `@McpApproval`. */
+export const noApprovalOn = (machine: string): string =>
+  `McpWorkflowService: no tool of machine "${machine}" has @McpApproval, so nothing of it waits for approval.`;

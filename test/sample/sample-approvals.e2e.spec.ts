@@ -75,6 +75,10 @@ describe('the sample with a second person approving refunds above the threshold'
       reject: 'payment.reject_refund',
     });
     expect((asked.structuredContent as { message: string }).message).toContain('payment.approve_refund');
+    // The console's instance page shows who asked, what and when.
+    const page = await (await fetch(new URL(`/workflows/payment/${paymentId}`, sample.url))).text();
+    expect(page).toMatch(/<section [^>]*data-waiting data-tool="payment\.refund" data-requested-by="alice" data-at="[^"]+"/);
+    expect(page).toContain('&quot;amount&quot;: 150');
     expect(await status(alice, paymentId)).toMatchObject({
       state: 'refund_pending',
       refundable: 300,
@@ -127,6 +131,12 @@ describe('the sample with a second person approving refunds above the threshold'
     expect(after).toMatchObject({ state: 'partially_refunded', refundable: 150 });
     expect(after.pendingRefund).toBeUndefined();
     expect(refunds(after)).toEqual([{ kind: 'refund', amount: 150 }]);
+    const page = await (await fetch(new URL(`/workflows/payment/${paymentId}`, sample.url))).text();
+    expect(page).not.toContain('data-waiting');
+    expect(page).toMatch(
+      /<tr data-history-entry data-tool="payment\.approve_refund">[\s\S]*?refund_pending → partially_refunded[\s\S]*?carol <span class="approval" data-approval="approved">\(approved; asked by alice\)/,
+    );
+    expect(page).toMatch(/<tr data-history-entry data-tool="payment\.refund">[\s\S]*?captured → refund_pending[\s\S]*?alice<\/td>/);
     // The approvers' authority reaches a payment only while it waits: then it is Alice's alone again.
     const again = await carol.call('payment.approve_refund', { paymentId });
     expect(refusal(again)).toMatchObject({ code: 'UNKNOWN_HANDLE' });
@@ -148,6 +158,10 @@ describe('the sample with a second person approving refunds above the threshold'
     expect(after).toMatchObject({ state: 'captured', refundable: 300 });
     expect(after.pendingRefund).toBeUndefined();
     expect(refunds(after)).toEqual([]);
+    const page = await (await fetch(new URL(`/workflows/payment/${paymentId}`, sample.url))).text();
+    expect(page).toMatch(
+      /refund_pending → captured[\s\S]*?carol <span class="approval" data-approval="rejected">\(rejected; asked by alice: duplicate of an earlier refund\)/,
+    );
     expect((await alice.call('payment.refund', { paymentId, amount: 50 })).structuredContent).toMatchObject({ refunded: 50 });
   });
 });
