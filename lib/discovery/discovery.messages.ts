@@ -224,6 +224,10 @@ export const approvalToolName = (source: string, which: 'approve' | 'reject', na
 export const approvalOutputSchema = (source: string): string =>
   `${source}: @McpApproval on a tool with an outputSchema: a call that waits answers { status: 'waiting_for_approval', state, approve, reject, message } as its structuredContent, which the schema must accept (clients check structuredContent against it); make the schema a union with that shape, or drop it.`;
 
+/** Bootstrap error: `approvers.scopes` of `@McpApproval` names a scope OAuth does not allow. */
+export const approverScopeInvalid = (source: string, scope: string): string =>
+  `${source}: @McpApproval's approvers name the scope ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
+
 /** Description of an approve tool when `@McpApproval` gives none. */
 export const approveDescription = (tool: string, handleKey: string): string =>
   `Approve the ${tool} call waiting for a second person's approval (by ${handleKey}): it runs then, with the arguments it was called with. The person who asked cannot approve it.`;

@@ -137,7 +137,7 @@ export class McpWorkflowRoles {
       }
     }
     for (const scope of meta.approvers.scopes) {
-      if (!isScopeToken(scope)) throw new Error(messages.scopeInvalid(source, scope));
+      if (!isScopeToken(scope)) throw new Error(messages.approverScopeInvalid(source, scope));
     }
     const { scopes, roles } = meta.approvers;
     return {

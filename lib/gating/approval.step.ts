@@ -25,9 +25,8 @@ export interface WorkflowWaitingResult {
   message: string;
 }
 
-/** What a decision call found before it entered the gate: the arguments it runs with, and the owner its claim names. */
+/** What a decision call found before it entered the gate: the request it decides, and the owner its claim names. */
 interface DecisionPrelude {
-  readonly args: Record<string, unknown>;
   /** The waiting request it decides (`at`), checked again on the claimed instance. */
   readonly at: string;
   /** The instance's owner: the decider reaches it by the approvers' authority, not by owning it. */
@@ -86,11 +85,11 @@ export class WorkflowApprovals {
     const backOffice = this.backOffice.has(request.caller);
     if (!snapshot || !waiting || waiting.tool !== role.decision.of || !role.states.includes(snapshot.state)) {
       // The app's own code reaches the instance whoever owns it, to be told why nothing waits.
-      return { args: request.args, prelude: backOffice && snapshot ? { args: request.args, at: '', owner: snapshot.owner } : undefined };
+      return { args: request.args, prelude: backOffice && snapshot ? { at: '', owner: snapshot.owner } : undefined };
     }
     const owner = request.target.access !== undefined || backOffice ? snapshot.owner : undefined;
     const args = role.decision.verdict === 'approve' ? { ...waiting.input, [key]: handle } : request.args;
-    return { args, prelude: { args, at: waiting.at, owner } };
+    return { args, prelude: { at: waiting.at, owner } };
   }
 
   /** Keeps what {@link argsOf} found for the call made with its arguments. */

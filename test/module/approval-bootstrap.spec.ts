@@ -87,6 +87,14 @@ class TakenDecisionName {
   send() {}
 }
 
+@Injectable()
+class BadApproverScope {
+  @McpTool({ name: 'wire.send', description: 'Send' })
+  @McpBindState(wireMachine, 'ready', 'SEND')
+  @McpApproval(wireMachine, { waitIn: 'awaiting', approvers: { scopes: ['wires approve'] }, ...decisions })
+  send() {}
+}
+
 describe('@McpApproval is checked at bootstrap, naming the method', () => {
   it.each([
     [
@@ -125,6 +133,11 @@ describe('@McpApproval is checked at bootstrap, naming the method', () => {
       'BadDecisionName.send: @McpApproval\'s approve.name "approve wire" is not a tool name MCP allows',
     ],
     ['with a decision tool name another tool has', TakenDecisionName, 'wire.open'],
+    [
+      'with an approvers scope OAuth does not allow',
+      BadApproverScope,
+      'BadApproverScope.send: @McpApproval\'s approvers name the scope "wires approve", which is not an OAuth scope',
+    ],
   ])('%s', async (_case, provider, message) => {
     expect(await bootstrapError([appWith([provider])])).toContain(message);
   });
