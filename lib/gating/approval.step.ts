@@ -109,7 +109,7 @@ export class WorkflowApprovals {
    */
   park(call: WorkflowCall, role: McpTransitionRole, decision: WorkflowDecision, input: Record<string, unknown>): WorkflowDecision {
     const approval = role.approval;
-    if (!approval || (approval.when && !approval.when(input, call.context))) {
+    if (!approval || !this.mustWait(call, approval, input)) {
       return decision;
     }
     const { from } = decision;
@@ -123,6 +123,16 @@ export class WorkflowApprovals {
       ...(taskOf(call) ? { taskId: taskOf(call) } : {}),
     };
     return { from, next: { state: approval.waitIn, context: from.context }, waiting };
+  }
+
+  /** Whether the call waits: `when` holds, or it threw (fail closed: a second person looks at what the app could not judge). */
+  private mustWait(call: WorkflowCall, approval: McpToolApproval, input: Record<string, unknown>): boolean {
+    try {
+      return approval.when ? approval.when(input, call.context) : true;
+    } catch (error) {
+      this.logger.error(messages.approvalWhenFailed(call.tool.name, error), error instanceof Error ? error.stack : undefined);
+      return true;
+    }
   }
 
   /** What a parked call answers instead of its handler's value. */

@@ -210,3 +210,7 @@ export const noClientInBackOffice = (tool: string): string =>
 /** `McpWorkflowService.approve` or `.reject` on a machine without `@McpApproval`. */
 export const noApprovalOn = (machine: string): string =>
   `McpWorkflowService: no tool of machine "${machine}" has @McpApproval, so nothing of it waits for approval.`;
+
+/** Log line: the `when` of `@McpApproval` threw; the call waits for approval (fail closed). */
+export const approvalWhenFailed = (tool: string, error: unknown): string =>
+  `@McpApproval's when of ${tool} threw, so the call waits for a second person's approval: ${reasonOf(error)}`;

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -6,6 +6,7 @@ import { WorkflowRefusal } from '../../lib/extend.js';
 import { InMemoryFsmStateStore, McpWorkflowService } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
 import { approvalModule, SettledTasks, WireLog } from '../fixtures/wire-approval.app.js';
+import { RecordingLogger } from '../utils/recording-logger.js';
 
 const errorOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string } | undefined;
 
@@ -61,6 +62,25 @@ describe('@McpApproval: a second person decides a waiting call', () => {
       tool: 'wire.send',
       principal: 'alice',
     });
+  });
+
+  it('parks a call whose `when` throws (fail closed), logging why', async () => {
+    const alice = await connect('alice');
+    const wireId = await opened(alice);
+    const logger = new RecordingLogger();
+    Logger.overrideLogger(logger);
+    try {
+      expect((await alice.call('wire.send', { wireId, amount: 7 })).structuredContent).toMatchObject({ status: 'waiting_for_approval' });
+    } finally {
+      Logger.overrideLogger(false as never);
+    }
+    expect(log.runs).toEqual([]);
+    expect(
+      logger.matching(
+        'error',
+        /^@McpApproval's when of wire\.send threw, so the call waits for a second person's approval: no rate for 7$/,
+      ),
+    ).toHaveLength(1);
   });
 
   it('approves with the stored arguments on the state the call found, telling the handler who asked and who approved; history names both', async () => {
