@@ -1,4 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, Optional } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { MachineEngine, MachineState } from '../machines/machine-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
@@ -9,7 +10,6 @@ import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { isToolErrorResult } from '../results/tool-output.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
