@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectBearerClient, type BearerClient } from '../utils/bearer-client.js';
+import { connectModernClient } from '../utils/modern-client.js';
 import { describeNetworkedTargets } from '../utils/databases.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
 
@@ -163,6 +164,46 @@ describe('the sample with a second person approving refunds above the threshold'
       /refund_pending → captured[\s\S]*?carol <span class="approval" data-approval="rejected">\(rejected; asked by alice: duplicate of an earlier refund\)/,
     );
     expect((await alice.call('payment.refund', { paymentId, amount: 50 })).structuredContent).toMatchObject({ refunded: 50 });
+  });
+});
+
+describe('the sample with approvals for a 2026-07-28 client', () => {
+  let dir: string;
+  let sample: SampleProcess;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-fsm-sample-approvals-modern-'));
+    sample = await startSample({ SAMPLE_DB: join(dir, 'sample.sqlite'), SAMPLE_AUTH: 'optional' });
+  });
+
+  afterAll(async () => {
+    await sample.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('parks the refund and lets another principal approve it, without sessions', async () => {
+    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice' });
+    const carol = await connectModernClient(sample.url, { authorization: 'Bearer carol;payments:approve' });
+    try {
+      const call = async (client: typeof alice, name: string, args: Record<string, unknown>) =>
+        (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const { paymentId } = (await call(alice, 'payment.authorize', { amount: 300, currency: 'EUR' })).structuredContent as {
+        paymentId: string;
+      };
+      await call(alice, 'payment.capture', { paymentId });
+      expect((await call(alice, 'payment.refund', { paymentId, amount: 200 })).structuredContent).toMatchObject({
+        status: 'waiting_for_approval',
+      });
+      await expect(call(alice, 'payment.approve_refund', { paymentId })).rejects.toThrow();
+      expect((await call(carol, 'payment.approve_refund', { paymentId })).structuredContent).toMatchObject({
+        refunded: 200,
+        approvedBy: 'carol',
+      });
+      const after = (await call(alice, 'payment.status', { paymentId })).structuredContent as Status;
+      expect(after).toMatchObject({ state: 'partially_refunded', refundable: 100 });
+    } finally {
+      await Promise.all([alice.close(), carol.close()]);
+    }
   });
 });
 
