@@ -50,7 +50,8 @@ describe('toMermaid', () => {
         approval: { waitIn: 'awaiting', approve: 'wire.approve', reject: 'wire.reject' },
       },
     };
-    expect(toMermaid(wire, { tools: [send] })).toBe(
+    const decide = (name: string) => ({ name, role: { kind: 'transition', machine: 'wire', states: ['awaiting'], event: 'SEND' } });
+    expect(toMermaid(wire, { tools: [send, decide('wire.approve'), decide('wire.reject')] })).toBe(
       diagram(
         'stateDiagram-v2',
         '  [*] --> ready',
@@ -61,6 +62,7 @@ describe('toMermaid', () => {
         '  sent --> [*]',
       ),
     );
+    expect(toMermaid(wire, { tools: [send] })).not.toContain('wire.approve');
   });
 
   it('labels transitions with their events alone without tools', () => {

@@ -199,8 +199,11 @@ class MermaidWriter {
           if (edge.kind === 'on' && matchesEventDescriptor(event, edge.event)) edge.targets.forEach((target) => approved.add(target));
         }
       }
-      approved.forEach((target) => this.arrow(waiting, target, label(`${event} (${approval.approve})`)));
-      states.forEach((state) => this.arrow(waiting, state, label(`(${approval.reject})`)));
+      // A decision tool the reader may not use is not named (the diagram resources pass the caller's tools only).
+      const shown = (tool: string, otherwise: string) =>
+        (this.options.tools ?? []).some((other) => other.name === tool) ? tool : otherwise;
+      approved.forEach((target) => this.arrow(waiting, target, label(`${event} (${shown(approval.approve, 'approved')})`)));
+      states.forEach((state) => this.arrow(waiting, state, label(`(${shown(approval.reject, 'rejected')})`)));
     }
   }
 
