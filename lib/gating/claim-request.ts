@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MachineEngine } from '../machines/machine-engine.interface.js';
+import type { McpMachine } from '../machines/machine.interface.js';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
@@ -8,6 +9,7 @@ import type { WorkflowTransitionRecord } from '../stores/workflow-transition-rec
 import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import type { WorkflowDenialReason } from './workflow-denial.js';
+import { claimAccessOf } from './workflow-access.js';
 
 /** What a transition claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
 interface ClaimStates {
@@ -33,8 +35,9 @@ function claimStates(role: McpTransitionRole, engine: MachineEngine): ClaimState
 
 /**
  * The claim of `instance` for a call of a transition: on the stored values its states match, with a
- * fresh lease token; a session's (or a principal's) instance not stored yet is created in the
- * initial state when that state is one of them, owned by the caller (the console's owner).
+ * fresh lease token, for the caller as `machine`'s access rule sees it (its principal, its team);
+ * a session's (or a principal's) instance not stored yet is created in the initial state when
+ * that state is one of them, owned by the caller (the console's owner).
  */
 export function claimRequest(
   call: WorkflowCall,
@@ -42,6 +45,7 @@ export function claimRequest(
   role: McpTransitionRole,
   engine: MachineEngine,
   leaseMs: number,
+  machine: Pick<McpMachine, 'access'>,
 ): WorkflowClaimRequest {
   const { allowedStates, fromInitial } = claimStates(role, engine);
   const owner = instance.scope === 'session' || instance.scope === 'principal' ? call.principal : undefined;
@@ -49,7 +53,8 @@ export function claimRequest(
     instance.scope !== 'handle' && fromInitial
       ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
       : undefined;
-  return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs, owner: call.principal, createWith };
+  const access = claimAccessOf(call.context.authInfo, machine, instance);
+  return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs, ...access, createWith };
 }
 
 /**

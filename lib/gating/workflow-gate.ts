@@ -5,7 +5,6 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpStartRole, McpToolConfirmation, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
@@ -18,6 +17,7 @@ import { GatedCallProgress, NOTHING_HELD, ungatedOutcome, type GatedCallEnd } fr
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
+import { authOf, mayAccess, principalOf, starterOf } from './workflow-access.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
   WorkflowAdmission,
@@ -223,7 +223,8 @@ export class WorkflowGate implements NestInterceptor {
     const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
     const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
     const initial = this.machines.engine(role.machine).initial(call.args);
-    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
+    const starter = starterOf(call.context.authInfo, this.machines.machine(role.machine));
+    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), ...starter });
     return this.step(
       call,
       false,
@@ -245,8 +246,14 @@ export class WorkflowGate implements NestInterceptor {
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
     const engine = this.machines.engine(instance.machine);
-    const request = claimRequest(call, instance, role, engine, this.options.leaseMs);
+    const machine = this.machines.machine(instance.machine);
+    const request = claimRequest(call, instance, role, engine, this.options.leaseMs, machine);
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
+    if (request.anyOwner && outcome.status !== 'claimed' && outcome.status !== 'unknown') {
+      // The store claimed for anyone (an access function): a caller it would not let in learns nothing of the instance.
+      const stored = await this.step(call, false, () => this.store.load(instance.storeKey));
+      if (!stored || !mayAccess(authOf(call), machine, instance, stored)) throw this.unknownHandle(instance);
+    }
     if (outcome.status !== 'claimed') {
       const { reason, found } = claimDenial(instance, outcome, this.handleKey(instance.machine), () =>
         this.initialSnapshot(instance.machine),
@@ -256,6 +263,7 @@ export class WorkflowGate implements NestInterceptor {
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
     try {
+      if (request.anyOwner && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
       call.context.manager = lock.manager;
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
@@ -281,7 +289,8 @@ export class WorkflowGate implements NestInterceptor {
     const engine = this.machines.engine(admission.instance.machine);
     switch (role.kind) {
       case 'start': {
-        const initial = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, owner: call.principal };
+        const starter = starterOf(call.context.authInfo, this.machines.machine(admission.instance.machine));
+        const initial = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, ...starter };
         const from = this.found(call, admission.instance, initial);
         return { from, next: role.event ? this.evaluate(call, engine, from, role.event, input) : from };
       }
@@ -310,7 +319,11 @@ export class WorkflowGate implements NestInterceptor {
     return { machine, storeKey, scope: 'session' };
   }
 
-  /** Sends the bound event to the instance with `input` as `event.input`; refuses when no transition is enabled (a guard said no, or the state has none). */
+  /**
+   * Sends the bound event to the instance with `input` as `event.input` and the caller as
+   * `event.principal` (from the verified auth); refuses when no transition is enabled (a guard
+   * said no, with the reasons the machine gives, or the state has none).
+   */
   protected evaluate(
     call: WorkflowCall,
     engine: MachineEngine,
@@ -318,12 +331,20 @@ export class WorkflowGate implements NestInterceptor {
     event: string,
     input: Record<string, unknown> = call.args,
   ): MachineState {
-    const step = engine.transition({ state: from.state, context: from.context }, event, input);
+    const principal = principalOf(authOf(call), this.machines.machine(engine.machineId));
+    const step = engine.transition({ state: from.state, context: from.context }, event, input, principal);
     switch (step.status) {
       case 'moved':
         return step.next;
       case 'guarded':
-        throw deny({ code: 'GUARD_REJECTED', machine: engine.machineId, state: from.state, event, guards: step.guards });
+        throw deny({
+          code: 'GUARD_REJECTED',
+          machine: engine.machineId,
+          state: from.state,
+          event,
+          guards: step.guards,
+          reasons: step.reasons,
+        });
       case 'ignored':
         throw deny({ code: 'FORBIDDEN', machine: engine.machineId, state: from.state });
     }
@@ -335,7 +356,12 @@ export class WorkflowGate implements NestInterceptor {
     const { from, next } = decision;
     const role = this.roleOf(call);
     const at = new Date().toISOString();
-    const snapshot: WorkflowSnapshot = { ...next, updatedAt: at, owner: from.owner };
+    const snapshot: WorkflowSnapshot = {
+      ...next,
+      updatedAt: at,
+      owner: from.owner,
+      ...(from.team === undefined ? {} : { team: from.team }),
+    };
     const start = role.kind === 'start';
     const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
     const record = transitionRecord(call, instance, { from: start ? null : from.state, to: next.state, event, at });
@@ -379,8 +405,8 @@ export class WorkflowGate implements NestInterceptor {
     const stored = await this.store.load(instance.storeKey);
     // A session's instance exists once its first transition ran; until then it is the initial one.
     const read = stored ?? (instance.scope === 'handle' ? undefined : this.initialSnapshot(instance.machine));
-    if (!read || !isOwnedBy(read.owner, call.principal)) {
-      throw deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
+    if (!read || !mayAccess(authOf(call), this.machines.machine(instance.machine), instance, read)) {
+      throw this.unknownHandle(instance);
     }
     const snapshot = this.found(call, instance, read);
     const { role } = call.tool;
@@ -436,6 +462,11 @@ export class WorkflowGate implements NestInterceptor {
 
   private initialSnapshot(machine: string): WorkflowSnapshot {
     return { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() };
+  }
+
+  /** The denial of an instance the caller may not see: as if there were none. */
+  private unknownHandle(instance: WorkflowInstanceRef): WorkflowDenial {
+    return deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
   }
 
   private handleKey(machine: string): string {

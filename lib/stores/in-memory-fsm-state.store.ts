@@ -7,7 +7,7 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
-import { isOwnedBy } from './workflow-owner.js';
+import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
@@ -49,6 +49,7 @@ interface Entry {
   state: string;
   context?: Record<string, unknown>;
   owner?: string;
+  team?: string;
   updatedAt: number;
   touchedAt: number;
   leaseToken?: string;
@@ -112,6 +113,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       entry.state = snapshot.state;
       entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
+      entry.team = snapshot.team;
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
       return;
@@ -137,7 +139,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       created.leaseUntil = now + request.leaseMs;
       return { status: 'claimed', snapshot: toSnapshot(created) };
     }
-    if (!isOwnedBy(entry.owner, request.owner)) return { status: 'unknown' };
+    if (!mayClaim(entry, request)) return { status: 'unknown' };
     if (request.allowedStates && !request.allowedStates.includes(entry.state)) {
       return { status: 'forbidden', state: entry.state };
     }
@@ -155,6 +157,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
+    entry.team = commit.snapshot.team ?? entry.team;
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
     entry.leaseToken = entry.leaseUntil = undefined;
@@ -252,7 +255,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   /** @inheritdoc */
   async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
-    if (!entry || !isOwnedBy(entry.owner, caller)) return false;
+    if (!entry || !isOpenTo(entry, { owner: caller })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
     rows.push({ ...attempt });
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
@@ -303,6 +306,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       state: snapshot.state,
       context: copyContext(snapshot.context),
       owner: snapshot.owner,
+      team: snapshot.team,
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
     };
@@ -344,6 +348,7 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
+  if (entry.team !== undefined) snapshot.team = entry.team;
   return snapshot;
 }
 
@@ -355,6 +360,7 @@ function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
     updatedAt: new Date(entry.updatedAt).toISOString(),
   };
   if (entry.owner !== undefined) summary.owner = entry.owner;
+  if (entry.team !== undefined) summary.team = entry.team;
   return summary;
 }
 
