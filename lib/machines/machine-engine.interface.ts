@@ -21,9 +21,10 @@ export type MachineStep =
   | { status: 'moved'; next: MachineState }
   /**
    * Transitions for the event exist in this state, but every guard said no; `guards` names them,
-   * `reasons` says why, for the guards that have a reason (`guardReasons`), in the same order.
+   * `reasons` says why, for the guards that have a reason (`guardReasons`), in the same order
+   * (absent when none has).
    */
-  | { status: 'guarded'; guards: string[]; reasons: string[] }
+  | { status: 'guarded'; guards: string[]; reasons?: string[] }
   /** No transition of the current state accepts the event (or the machine is done). */
   | { status: 'ignored' };
 

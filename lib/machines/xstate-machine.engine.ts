@@ -198,7 +198,9 @@ export class XStateMachineEngine implements MachineEngine {
     // self-transition without actions, so only the enabled transitions tell them apart.
     if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
       const guards = this.guardsFor(snapshot, event);
-      return guards.length ? { status: 'guarded', guards, reasons: this.reasons.of(guards, snapshot.context, xEvent) } : IGNORED;
+      if (!guards.length) return IGNORED;
+      const reasons = this.reasons.of(guards, snapshot.context, xEvent);
+      return reasons.length ? { status: 'guarded', guards, reasons } : { status: 'guarded', guards };
     }
     const [next] = this.xstate.transition(this.machine, snapshot, xEvent);
     if (next.status === 'error') {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
   AddMcpFsmContext1764547200000,
-  AddMcpFsmTeam1765152000000,
+  AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
   TypeOrmFsmStateStore,
 } from '../../lib/typeorm.js';
@@ -62,7 +62,7 @@ if (!url) {
       type: 'postgres',
       url,
       schema,
-      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1765152000000],
+      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
       migrationsRun: true,
     });
     try {

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { McpModule } from 'nestjs-mcp-fsm';
 import {
   AddMcpFsmContext1764547200000,
-  AddMcpFsmTeam1765152000000,
+  AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
   TypeOrmFsmStateStore,
 } from 'nestjs-mcp-fsm/typeorm';
@@ -18,7 +18,7 @@ import { InvoiceTools } from './invoice.tools';
       useFactory: () => ({
         type: 'better-sqlite3',
         database: process.env.DB_FILE ?? 'app.sqlite',
-        migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1765152000000],
+        migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
         migrationsRun: true,
       }),
     }),
