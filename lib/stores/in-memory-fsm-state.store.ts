@@ -253,9 +253,9 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   }
 
   /** @inheritdoc */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
-    if (!entry || !isOpenTo(entry, { owner: caller })) return false;
+    if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
     rows.push({ ...attempt });
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);

@@ -208,9 +208,13 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   }
 
   /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     if (!this.keepsAttempts) return false;
-    return this.session('recordAttempt', (runner) => this.attemptSql.record(runner, attempt, caller, this.maxAttempts), true);
+    return this.session(
+      'recordAttempt',
+      (runner) => this.attemptSql.record(runner, attempt, { owner: caller, team }, this.maxAttempts),
+      true,
+    );
   }
 
   /** @inheritdoc */
