@@ -64,6 +64,7 @@ export {
   type WorkflowTransaction,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/workflow-transition-record.interface.js';
+export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isWorkflowStateReader,
   type WorkflowHistoryPage,
