@@ -26,7 +26,7 @@ const refundMachine = defineMachine(
   setup({
     types: {
       context: {} as { requestedBy?: string; approvedBy?: string },
-      events: {} as McpMachineEvent<'REQUEST' | 'APPROVE', { refundId?: string; principal?: unknown }>,
+      events: {} as McpMachineEvent<'REQUEST' | 'APPROVE' | 'HOLD', { refundId?: string; principal?: unknown }>,
     },
     guards: {
       isFinance: ({ event }) => event.principal?.roles.includes('finance') ?? false,
@@ -42,7 +42,12 @@ const refundMachine = defineMachine(
     context: {},
     states: {
       draft: { on: { REQUEST: { target: 'pending', actions: 'recordRequester' } } },
-      pending: { on: { APPROVE: { target: 'approved', guard: and(['isFinance', 'notTheRequester']), actions: 'recordApprover' } } },
+      pending: {
+        on: {
+          APPROVE: { target: 'approved', guard: and(['isFinance', 'notTheRequester']), actions: 'recordApprover' },
+          HOLD: { target: 'pending' },
+        },
+      },
       approved: { type: 'final' },
     },
   }),
@@ -76,11 +81,29 @@ class RefundTools {
     return { approved: true };
   }
 
+  /** Holds the refund's lease until the test lets go. */
+  @McpTool({ name: 'refund.hold', description: 'Hold a refund a moment', inputSchema: handleInput })
+  @BindState('pending', 'HOLD')
+  async hold() {
+    held.resolve();
+    await release.promise;
+    return { held: true };
+  }
+
   @McpTool({ name: 'refund.status', description: 'Show a refund', inputSchema: handleInput })
   status(@McpContext() ctx: McpToolContext) {
     return { state: ctx.state, context: ctx.workflowContext };
   }
 }
+
+/** A promise and the function that settles it. */
+const signal = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => (resolve = settle));
+  return { promise, resolve };
+};
+let held = signal();
+let release = signal();
 
 const refusalOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string } | undefined;
 const textOf = (result: CallToolResult) => (result.content as { type: string; text: string }[]).map((part) => part.text).join('\n');
@@ -143,5 +166,23 @@ describe('guards see who calls; an access function decides who may see an instan
     const own = await (await as(carol)).call('refund.approve', { refundId });
     expect(textOf(own)).toContain('(the requester of a refund can never approve it)');
     expect((await (await as(bob)).call('refund.approve', { refundId })).isError).toBeFalsy();
+  });
+
+  it('tells a stranger UNKNOWN_HANDLE, not BUSY, while another call holds the instance', async () => {
+    held = signal();
+    release = signal();
+    const refundId = await requestAs(carol);
+    const holding = (await as(carol)).call('refund.hold', { refundId });
+    // Settled below; when an expectation fails first, closing the client must not crash the run.
+    holding.catch(() => undefined);
+    try {
+      await held.promise;
+      const stranger = await as({ clientId: 'dave', scopes: [], extra: {} });
+      expect(refusalOf(await stranger.call('refund.approve', { refundId }))).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+      expect(refusalOf(await (await as(bob)).call('refund.approve', { refundId }))).toMatchObject({ code: 'BUSY' });
+    } finally {
+      release.resolve();
+    }
+    expect((await holding).isError).toBeFalsy();
   });
 });
