@@ -724,7 +724,7 @@ function describeTransactionalContract(
       expect(['busy', 'forbidden']).toContain((await second).status);
     });
 
-    it('judges a lock as a claim: exact states, any state without allowedStates, the owner rule', async () => {
+    it('judges a lock as a claim: exact states, any state without allowedStates, the owner and team rule', async () => {
       const lockOnce = async (request: WorkflowLockRequest): Promise<WorkflowClaimResult> => {
         const tx = await store.beginTransaction();
         try {
@@ -753,6 +753,18 @@ function describeTransactionalContract(
         snapshot: { state: 'draft', owner: 'alice' },
       });
       expect(await lockOnce({ key: handle() })).toEqual({ status: 'unknown' });
+      const teams = handle();
+      const team: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(teams, team);
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', team: 'globex' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'bob', team: 'acme' })).toStrictEqual({
+        status: 'claimed',
+        snapshot: team,
+      });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', anyOwner: true })).toStrictEqual({
+        status: 'claimed',
+        snapshot: team,
+      });
     });
 
     it('reports busy while a lease holds the instance', async () => {
