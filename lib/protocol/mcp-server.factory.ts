@@ -15,7 +15,7 @@ import {
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { httpExchangeOf } from './mcp-http-request.storage.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';
