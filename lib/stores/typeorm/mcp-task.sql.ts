@@ -170,7 +170,7 @@ function toRecord(row: TaskRow): McpTaskRecord {
     try {
       return JSON.parse(String(value)) as T;
     } catch (error) {
-      throw new Error(taskRecordUnreadable(row.task_id, column, error));
+      throw new Error(taskRecordUnreadable(row.task_id, column, error), { cause: error });
     }
   };
   const record: McpTaskRecord = {
