@@ -142,6 +142,7 @@ export class McpExplorer implements OnModuleInit {
       description: options.description,
       compactDescription: options.compactDescription,
       annotations: options.annotations,
+      ...(options.task === undefined ? {} : { taskSupport: options.task }),
       inputSchema,
       outputSchema,
       inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
@@ -135,8 +135,10 @@ export class ModernServerFactory {
       });
     server.setRequestHandler('tools/list', () => ({ tools: catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) =>
-      answerRounds(context, `tools/call ${request.params.name}`, (extra, round) =>
-        this.calls.handle(session, request.params, extra, round),
+      answerRounds(
+        context,
+        `tools/call ${request.params.name}`,
+        (extra, round) => this.calls.handle(session, request.params, extra, round) as Promise<CallToolResult | McpInputRequired>,
       ),
     );
     if (capabilities.prompts) {

@@ -39,6 +39,8 @@ export interface McpToolDefinition extends McpHandlerDefinition {
   description: string;
   compactDescription?: string;
   annotations?: ToolAnnotations;
+  /** Whether it runs as an MCP task (`@McpTool({ task })`); `undefined`: in-band only. */
+  taskSupport?: 'optional' | 'required';
   /** JSON Schemas sent in `tools/list`, computed once at bootstrap. */
   inputJsonSchema: Record<string, unknown>;
   outputJsonSchema?: Record<string, unknown>;
