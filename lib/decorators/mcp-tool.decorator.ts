@@ -33,6 +33,13 @@ export interface McpToolOptions {
    * @default none: the tool answers in-band only
    */
   task?: 'optional' | 'required';
+  /**
+   * 2026-07-28: the call asks for its input in the request itself (input-required results) and
+   * runs as a task from the round that brings the answers (SEP-2663's MRTR-then-task). Without
+   * it, a task starts at once and asks through `tasks/get` and `tasks/update`.
+   * @default false
+   */
+  taskAfterInput?: boolean;
 }
 
 /**

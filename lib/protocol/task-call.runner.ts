@@ -61,6 +61,11 @@ export class TaskCallRunner {
     return record;
   }
 
+  /** Runs a task's call again in the background (a new round, once the client answered what it asked). */
+  resume(record: McpTaskRecord, session: McpSession, extra: McpToolContext['extra'], run: TaskCallRun): void {
+    void this.runInBackground(record, session, extra, run);
+  }
+
   /** Runs the call and moves the task as it ends; never rejects. */
   private async runInBackground(
     record: McpTaskRecord,
@@ -79,7 +84,9 @@ export class TaskCallRunner {
         waits: (statusMessage) => (waiting = { statusMessage }),
       });
       if (isInputRequired(result)) {
-        await this.tasks.change(taskId, { status: 'input_required', input: { ...result } as Record<string, unknown> });
+        // Kept by the server: tasks/get shows the requests, tasks/update brings the answers, the state never leaves.
+        const input = { inputRequests: result.inputRequests, requestState: result.requestState ?? null, answered: {} };
+        await this.tasks.change(taskId, { status: 'input_required', input });
       } else if (waiting) {
         await this.tasks.change(taskId, {
           status: 'working',

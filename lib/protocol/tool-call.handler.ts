@@ -8,7 +8,7 @@ import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
-import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { JsonRpcError } from './json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
@@ -22,7 +22,8 @@ import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
 import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
-import { legacyTask } from '../tasks/task-wire.js';
+import { declaresTasksExtension, legacyTask, modernCreatedTask, TASKS_EXTENSION_REQUIRED } from '../tasks/task-wire.js';
+import type { McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { TaskCallRunner, type TaskCallScope } from './task-call.runner.js';
 import type { McpHttpExchange } from './mcp-http-request.storage.js';
@@ -71,17 +72,17 @@ export class ToolCallHandler {
       this.attempts.accessRefused(tool, args, extra.authInfo?.clientId, session, denied);
       throw accessRefused(denied);
     }
-    const asTask = session.kind !== 'modern' && this.runsAsTask(tool, task);
+    const asTask = session.kind === 'modern' ? this.runsAsModernTask(tool, round) : this.runsAsTask(tool, task);
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
     const input = parsed.data as Record<string, unknown>;
     if (asTask) {
-      const record = await this.taskCalls.start(session, tool, input, extra, task?.ttl, (scope) =>
+      const record = await this.taskCalls.start(session, tool, input, extra, session.kind === 'modern' ? undefined : task?.ttl, (scope) =>
         this.rounds.run(session, tool.name, scope.extra, round, (current) => this.callOnce(session, tool, input, exchange, current, scope)),
       );
-      return { task: legacyTask(record) };
+      return session.kind === 'modern' ? (modernCreatedTask(record) as CreateTaskResult) : { task: legacyTask(record) };
     }
     return this.rounds.run(session, tool.name, extra, round, (current) =>
       this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.signal }),
@@ -100,6 +101,34 @@ export class ToolCallHandler {
     }
     if (!tool.taskSupport) throw new JsonRpcError(JSON_RPC_METHOD_NOT_FOUND, taskMessages.taskNotAccepted(tool.name));
     return true;
+  }
+
+  /**
+   * Whether a 2026-07-28 call runs as a task (the tasks extension, SEP-2663): the server
+   * decides, for a tool that accepts one, when the request declares the extension (a legacy
+   * `params.task` is ignored). A tool that requires a task is -32021 without it. A tool that
+   * gathers its input first (`taskAfterInput`) answers its first round in the request.
+   */
+  private runsAsModernTask(tool: McpToolDefinition, round: McpCallRound): boolean {
+    if (!tool.taskSupport) return false;
+    if (!declaresTasksExtension(round.clientCapabilities)) {
+      if (tool.taskSupport === 'optional') return false;
+      throw new JsonRpcError(MCP_MISSING_CLIENT_CAPABILITY_CODE, taskMessages.taskExtensionRequired(tool.name), TASKS_EXTENSION_REQUIRED);
+    }
+    return !tool.taskAfterInput || round.inputResponses !== undefined;
+  }
+
+  /**
+   * Runs a 2026-07-28 task on again with the client's answers (`tasks/update` answered every
+   * input request it waited for): the same call, a new round, in the background.
+   */
+  resume(session: McpSession, record: McpTaskRecord, extra: McpToolContext['extra'], round: McpCallRound): void {
+    const tool = this.tools.get(record.request.name);
+    if (!tool) return;
+    const input = record.request.arguments;
+    this.taskCalls.resume(record, session, extra, (scope) =>
+      this.rounds.run(session, tool.name, scope.extra, round, (current) => this.callOnce(session, tool, input, undefined, current, scope)),
+    );
   }
 
   /** One round of the call through the gate: its answer, after telling the session what it changed of its menu. */

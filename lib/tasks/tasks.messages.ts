@@ -28,6 +28,17 @@ export const taskRequired = (tool: string): string =>
 export const taskNotAccepted = (tool: string): string =>
   `Tool "${echo(tool)}" does not run as a task: call it without params.task (its tools/list entry has no execution.taskSupport).`;
 
+/** Client error (2026-07-28): a tool that runs only as a task, called without the tasks extension. */
+export const taskExtensionRequired = (tool: string): string =>
+  `Tool "${echo(tool)}" runs only as a task: declare the io.modelcontextprotocol/tasks extension in the request's client capabilities.`;
+
+/** Client error (2026-07-28): a tasks method without the tasks extension. */
+export const taskMethodNeedsExtension = (method: string): string =>
+  `${method} needs the io.modelcontextprotocol/tasks extension: declare it in the request's client capabilities.`;
+
+/** Client error (2026-07-28): `tasks/update` of a task that waits for no input. */
+export const taskNotWaitingForInput = (taskId: string): string => `Task "${echo(taskId)}" does not wait for input: nothing to update.`;
+
 /** Client error: no task with this id is the caller's (unknown, expired, or someone else's: the same answer). */
 export const taskNotFound = (taskId: string): string => `Task "${echo(taskId)}" not found.`;
 
