@@ -27,6 +27,7 @@ export { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults }
 export {
   MCP_TASK_ACTIVE_STATUSES,
   MCP_TASK_TERMINAL_STATUSES,
+  McpTaskStore,
   type McpTaskChange,
   type McpTaskCursor,
   type McpTaskError,

@@ -54,7 +54,7 @@ export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.i
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
-export { McpTaskStore } from './stores/mcp-task-store.interface.js';
+export type { McpTaskStore } from './stores/mcp-task-store.interface.js';
 export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export type { McpTaskOptions } from './tasks/task-options.interface.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
