@@ -38,6 +38,8 @@ export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } f
 export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
+export { WorkflowAdmissions } from './gating/admission.step.js';
+export { WorkflowCommits } from './gating/commit.step.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';

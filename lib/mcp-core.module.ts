@@ -13,6 +13,8 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
+import { WorkflowAdmissions } from './gating/admission.step.js';
+import { WorkflowCommits } from './gating/commit.step.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
@@ -90,6 +92,8 @@ export class McpCoreModule {
         WorkflowRefusals,
         WorkflowAttemptRecorder,
         WorkflowConfirmations,
+        WorkflowAdmissions,
+        WorkflowCommits,
         WorkflowTransitionBus,
         WorkflowRetentionSweeper,
         fsmGateProvider,

@@ -4,12 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { formatIssues } from '../client-input/client-input.echo.js';
 import type { McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import { McpInputRequired } from '../results/input-required.result.js';
-import { McpPendingRequestsError } from '../transports/pending-requests.error.js';
+import { McpPendingRequestsError } from '../results/pending-requests.error.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
 import type { WorkflowCall } from './workflow-call.js';
-import { deny, WorkflowDenial } from './workflow-denial.js';
-import type { WorkflowAdmission, WorkflowInstanceRef } from './workflow-call-outcome.js';
+import { deny, type WorkflowDenial } from './workflow-denial.js';
+import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
 import * as messages from './gating.messages.js';
 
 /** The key of the confirmation among a 2026-07-28 call's input requests and responses. */
@@ -43,8 +43,8 @@ const MAX_USED_NONCES = 10_000;
  * state, and before it claims anything, it gets the person's yes. On a 2025-11-25 session it
  * asks with `elicitation/create` on the call's own stream and waits (bounded); in 2026-07-28 it
  * answers an input-required result and checks the answer the retry brings. No claim is held
- * meanwhile: the gate claims after the yes, and {@link WorkflowConfirmations.checkClaimed}
- * makes sure the instance is still the one the person was asked about.
+ * meanwhile: the gate claims after the yes, and its admission makes sure the claimed instance
+ * is still the one the person was asked about.
  */
 @Injectable()
 export class WorkflowConfirmations {
@@ -91,34 +91,6 @@ export class WorkflowConfirmations {
     }
     this.accept(call, subject, confirmation, await this.request(call, subject, params, confirmation.timeoutMs));
     return undefined;
-  }
-
-  /**
-   * The instance `resolve` names; except that a stateless connection, which can put a question
-   * to nobody, is refused CONFIRMATION_REQUIRED where it has no instance at all (NO_SESSION):
-   * what the call needs is a connection that can ask.
-   */
-  resolveAskable(call: WorkflowCall, resolve: () => WorkflowInstanceRef): WorkflowInstanceRef {
-    try {
-      return resolve();
-    } catch (error) {
-      if (error instanceof WorkflowDenial && error.reason.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
-        throw deny({ code: 'CONFIRMATION_REQUIRED', machine: error.reason.machine, state: null, why: messages.noWayToAsk() });
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * After the claim: the claimed instance must be as it was when the person was asked about
-   * `subject` (the claim itself refused a state the binding does not allow: FORBIDDEN).
-   */
-  checkClaimed(subject: ConfirmationSubject, claimed: WorkflowAdmission): void {
-    const version = subject.stored?.updatedAt;
-    if (version !== undefined && claimed.snapshot.updatedAt !== version) {
-      const { machine } = claimed.instance;
-      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state: claimed.snapshot.state, why: messages.changedWhileAsked(machine) });
-    }
   }
 
   /** Asks on the call's own stream (2025-11-25) and waits for the answer, at most `timeoutMs`. */

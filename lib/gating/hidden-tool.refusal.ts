@@ -1,5 +1,5 @@
 import type { McpMachineRegistry } from '../machines/machine-registry.js';
-import { JsonRpcError } from '../protocol/json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';

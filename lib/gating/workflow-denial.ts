@@ -33,3 +33,18 @@ export class WorkflowDenial extends Error {
 
 /** The denial of `reason`, to throw; `seen`: the instance the step found. */
 export const deny = (reason: WorkflowDenialReason, seen?: WorkflowSighting): WorkflowDenial => new WorkflowDenial(reason, seen);
+
+/** A step of the gate that the store failed: the call is refused STATE_UNAVAILABLE (the cause logged, not told to the model). */
+export class WorkflowStoreFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    /** The handle a start tool minted before the store failed (the refusal names it). */
+    readonly handle?: string,
+  ) {
+    super('STATE_UNAVAILABLE');
+    this.name = 'WorkflowStoreFailure';
+  }
+}
+
+/** The store failure of `cause`, to throw; `handle`: the handle a start tool minted. */
+export const storeFailure = (cause: unknown, handle?: string): WorkflowStoreFailure => new WorkflowStoreFailure(cause, handle);

@@ -3,21 +3,18 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { MachineEngine, MachineState } from '../machines/machine-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
-import type { McpGatedRole, McpStartRole, McpToolConfirmation, McpTransitionRole } from '../registry/mcp-handler-role.js';
-import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
-import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
-import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { McpGatedRole, McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { isToolErrorResult } from '../results/tool-output.js';
-import { claimDenial, claimRequest, transitionRecord } from './claim-request.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import { WorkflowAdmissions } from './admission.step.js';
+import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
+import { WorkflowCommits } from './commit.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
-import { GatedCallProgress, NOTHING_HELD, ungatedOutcome, type GatedCallEnd } from './gated-call.progress.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
-import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
   WorkflowAdmission,
@@ -25,20 +22,39 @@ import type {
   WorkflowDecision,
   WorkflowHold,
   WorkflowInstanceRef,
+  WorkflowSighting,
   WorkflowStored,
 } from './workflow-call-outcome.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
-import { isWellFormedHandle, mintHandle } from './workflow-handle.js';
-import { deny, WorkflowDenial } from './workflow-denial.js';
+import { deny, WorkflowDenial, WorkflowStoreFailure } from './workflow-denial.js';
 import { WorkflowRefusal } from './workflow-refusal.error.js';
 import { WorkflowRefusals } from './workflow-refusals.js';
 
+const NOTHING_HELD: WorkflowHold = { kind: 'none' };
+
+/** How the gate's part of a call ended: what it stored, its refusal, whether it asked, and its result's fields. */
+interface GateEnd {
+  readonly stored?: WorkflowStored;
+  readonly refusal?: WorkflowRefusal;
+  readonly asking: boolean;
+  readonly result?: GateReport['result'];
+  readonly extra: GateReport['extra'];
+}
+const ENDED: WorkflowStored = { state: null };
+
+/** A call the gate admitted among the app's interceptors: its admission, and how it decides with the piped arguments (once). */
+interface AdmittedCall {
+  readonly admission: WorkflowAdmission;
+  readonly decide: (input: Record<string, unknown> | undefined) => Promise<WorkflowDecision | undefined>;
+}
+
 /**
  * The gate: runs every call, from its request to its outcome, as steps that each answer a
- * value: admit (resolve, check it is the caller's, claim) → decide the transition → run the
- * handler → commit or release → publish. Where it runs among guards, interceptors and pipes:
- * see docs/pipeline.md#where-the-gate-runs; subclassing it: see docs/extending.md#subclassing-the-gate.
+ * value: admit ({@link WorkflowAdmissions}: resolve, check it is the caller's, claim) → decide
+ * the transition → run the handler → commit or release ({@link WorkflowCommits}) → publish.
+ * Where it runs among guards, interceptors and pipes: see docs/pipeline.md#where-the-gate-runs;
+ * subclassing it: see docs/extending.md#subclassing-the-gate.
  */
 @Injectable()
 export class WorkflowGate implements NestInterceptor {
@@ -47,8 +63,12 @@ export class WorkflowGate implements NestInterceptor {
   @Optional()
   @Inject(WORKFLOW_GATE_OBSERVER)
   protected readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER;
-  /** The gate's progress through each call it entered, until the call's pipeline returned. */
-  private readonly progress = new WeakMap<WorkflowCall, GatedCallProgress>();
+  /** Calls admitted among the app's interceptors, until their pipeline returned: where the method's stand-in decides. */
+  private readonly admitted = new WeakMap<WorkflowCall, AdmittedCall>();
+  /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
+  private readonly reports = new WeakMap<WorkflowCall, GateReport>();
+  /** Calls whose handler ended their own instance (`McpWorkflowService.end`). */
+  private readonly endedOwn = new WeakSet<WorkflowCall>();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
@@ -56,7 +76,8 @@ export class WorkflowGate implements NestInterceptor {
     protected readonly machines: McpMachineRegistry,
     protected readonly refusals: WorkflowRefusals,
     protected readonly bus: WorkflowTransitionBus,
-    protected readonly unknownStates: UnknownStateReporter,
+    protected readonly admissions: WorkflowAdmissions,
+    protected readonly commits: WorkflowCommits,
     protected readonly confirmations: WorkflowConfirmations,
   ) {}
 
@@ -69,10 +90,12 @@ export class WorkflowGate implements NestInterceptor {
     const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff, request.task);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
-      return this.progress.get(call)?.answered(value) ?? ungatedOutcome(call, value);
+      return answeredOutcome(call, this.reports.get(call), value);
     } catch (error) {
-      const parts = { machines: this.machines, store: this.store, refusals: this.refusals, observer: this.observer };
-      return this.progress.get(call)?.failed(error) ?? refusedBeforeGate(call, error, parts);
+      const report = this.reports.get(call);
+      return report
+        ? failedOutcome(call, report, error)
+        : refusedBeforeGate(call, error, { machines: this.machines, store: this.store, refusals: this.refusals, observer: this.observer });
     }
   }
 
@@ -103,79 +126,74 @@ export class WorkflowGate implements NestInterceptor {
 
   /** Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the gate runs among interceptors. */
   async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<void> {
-    await this.progress.get(call)?.decideWith(input);
+    await this.admitted.get(call)?.decide(input);
   }
 
   /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
   ended(call: WorkflowCall, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey'>): void {
-    const own = this.progress.get(call)?.ended(instance.storeKey) ?? false;
+    const own = this.admitted.get(call)?.admission.instance.storeKey === instance.storeKey;
+    if (own) this.endedOwn.add(call);
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
   }
 
   /**
    * One gated call, top to bottom: the claim is committed or let go whatever happens; a call abandoned at shutdown (see
-   * {@link WorkflowCall.unlessAbandoned}) is never committed. With `input` (the gate around the method) the gate's answer
-   * is the call's, and it keeps the result it built; among interceptors, the app's outer ones may change the value.
+   * {@link WorkflowCall.unlessAbandoned}) is never committed. With `input` (the gate around the method) the gate decides
+   * and its answer is the call's result; among interceptors, the method's stand-in decides and the app's outer ones may
+   * change the value.
    */
   private async enter(
     call: WorkflowCall,
     body: (admission: WorkflowAdmission) => Promise<unknown>,
     input: Record<string, unknown> | undefined,
   ): Promise<unknown> {
-    const role = call.tool.role;
-    // The method's stand-in decides among the app's interceptors: they see the refusal, as the app's filters do.
-    const decider = (admission: WorkflowAdmission, piped: Record<string, unknown>) =>
-      this.step(call, false, async () => this.decide(call, admission, piped)).catch((error: unknown) => {
-        throw this.refusalOf(call, error);
-      });
-    const progress = new GatedCallProgress(call, decider);
-    this.progress.set(call, progress);
+    const role = this.roleOf(call);
     let running: Promise<unknown> | undefined;
-    let subject: ConfirmationSubject | undefined;
-    let admission: WorkflowAdmission | undefined;
-    let committing = false;
-    let end: GatedCallEnd = {};
+    let seen: WorkflowSighting | undefined;
+    let hold = NOTHING_HELD;
+    let end: GateEnd = { asking: false, extra: {} };
     try {
       const asked =
         role.kind === 'transition' && role.confirmation ? await this.confirm(call, role.confirmation, input ?? call.args) : undefined;
       if (isInputRequired(asked)) {
-        end = { asking: true };
+        end = { ...end, asking: true };
         return asked;
       }
-      subject = asked;
-      admission = await this.step(call, false, () => this.admit(call));
-      progress.admitted(admission);
-      if (subject) {
-        this.confirmations.checkClaimed(subject, admission);
+      seen = asked;
+      const admission = await this.step(call, false, () => this.admit(call));
+      seen = admission;
+      hold = admission.hold;
+      if (asked) {
+        this.checkAsked(asked, admission);
       }
+      const extra = role.kind === 'start' ? { [role.handleKey]: admission.instance.handle } : {};
+      end = { ...end, extra };
+      const decided = this.decider(call, admission);
+      this.admitted.set(call, { admission, decide: decided });
       if (input) {
-        await progress.decideWith(input);
+        await decided(input);
       }
-      const claimed = admission;
-      const value = await call.unlessAbandoned(() => (running = body(claimed)));
+      const value = await call.unlessAbandoned(() => (running = body(admission)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
-        end = { asking: isInputRequired(value) };
+        end = { ...end, asking: isInputRequired(value) };
         return value;
       }
-      const result = buildCallResult(call, value, role.kind === 'start' ? { [role.handleKey]: claimed.instance.handle } : {});
-      const decision = await progress.decided();
+      const result = buildCallResult(call, value, extra);
+      const decision = await decided(undefined);
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
-      committing = true;
-      const stored = decision && (await this.step(call, true, () => this.complete(call, claimed, decision), claimed.instance));
-      end = { stored, result: input ? result : undefined };
+      hold = NOTHING_HELD;
+      const stored = decision && (await this.step(call, true, () => this.complete(call, admission, decision), admission.instance));
+      end = { ...end, stored, result: input ? result : undefined };
       return value;
     } catch (error) {
       const thrown = this.refusalOf(call, error);
-      end = {
-        refusal: thrown instanceof WorkflowRefusal ? thrown : undefined,
-        seen: error instanceof WorkflowDenial ? error.seen : undefined,
-      };
+      end = { ...end, refusal: thrown instanceof WorkflowRefusal ? thrown : undefined };
+      seen = (error instanceof WorkflowDenial && error.seen) || seen;
       throw thrown;
     } finally {
-      this.observer.settled(call, progress.settle(end.seen ?? admission ?? subject, end));
-      const hold = admission && !committing ? admission.hold : NOTHING_HELD;
+      this.settle(call, seen, end);
       if (running && call.abandoned && call.context.manager) {
         // The handler still writes through the call's transaction: it rolls back once the handler
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
@@ -197,82 +215,16 @@ export class WorkflowGate implements NestInterceptor {
     confirmation: McpToolConfirmation,
     input: Record<string, unknown>,
   ): Promise<McpInputRequired | ConfirmationSubject> {
-    const subject = await this.step(call, false, async () => {
-      const instance = this.confirmations.resolveAskable(call, () => this.resolve(call));
-      return { instance, ...(await this.readInstance(call, instance)) };
-    });
+    const role = this.roleOf(call);
+    const subject = await this.step(call, false, () =>
+      this.admissions.askable(call, role as Extract<McpGatedRole, { kind: 'transition' }>),
+    );
     return (await this.confirmations.ask(call, confirmation, input, subject)) ?? subject;
   }
 
   /** Admits the call or refuses it: nothing after this runs for a refused call. */
-  protected async admit(call: WorkflowCall): Promise<WorkflowAdmission> {
-    const role = this.roleOf(call);
-    switch (role.kind) {
-      case 'start':
-        return this.admitStart(call, role);
-      case 'transition':
-        return this.admitTransition(call, this.resolve(call), role);
-      default:
-        return this.admitRead(call, this.resolve(call));
-    }
-  }
-
-  /** Mints a start tool's handle; makes sure the store is there (fail closed): opens the transaction it writes in, or reads the new handle (which must not exist). */
-  protected async admitStart(call: WorkflowCall, role: McpStartRole): Promise<WorkflowAdmission> {
-    const handle = mintHandle();
-    const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
-    const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
-    const initial = this.machines.engine(role.machine).initial(call.args);
-    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
-    return this.step(
-      call,
-      false,
-      async () => {
-        if (role.transactional) {
-          const transaction = await this.store.beginTransaction();
-          call.context.manager = transaction.manager;
-          return { instance, snapshot, hold: { kind: 'transaction', transaction } };
-        }
-        if (await this.store.load(storeKey)) {
-          throw new Error(messages.handleCollision(storeKey));
-        }
-        return { instance, snapshot, hold: { kind: 'none' } };
-      },
-      instance,
-    );
-  }
-
-  /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
-  protected async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
-    const engine = this.machines.engine(instance.machine);
-    const request = claimRequest(call, instance, role, engine, this.options.leaseMs);
-    const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
-    if (outcome.status !== 'claimed') {
-      const { reason, found } = claimDenial(instance, outcome, this.handleKey(instance.machine), () =>
-        this.initialSnapshot(instance.machine),
-      );
-      throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
-    }
-    const { lock } = outcome;
-    const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
-    try {
-      call.context.manager = lock.manager;
-      this.found(call, instance, lock.snapshot);
-      // The store matched the states exactly, unless the engine had too many values to list.
-      if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
-        throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state }, admission);
-      }
-      return admission;
-    } catch (error) {
-      await this.release(call, admission.hold);
-      throw error;
-    }
-  }
-
-  /** Checks the instance of a read (a bound tool without transition, or a workflow tool that takes the handle). */
-  protected async admitRead(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<WorkflowAdmission> {
-    const { snapshot } = await this.readInstance(call, instance);
-    return { instance, snapshot, hold: { kind: 'none' } };
+  protected admit(call: WorkflowCall): Promise<WorkflowAdmission> {
+    return this.admissions.admit(call, this.roleOf(call));
   }
 
   /** Computes where the admitted call leads (its start, or its bound transition) with `input` as `event.input`; nothing for a read. */
@@ -281,8 +233,8 @@ export class WorkflowGate implements NestInterceptor {
     const engine = this.machines.engine(admission.instance.machine);
     switch (role.kind) {
       case 'start': {
-        const initial = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, owner: call.principal };
-        const from = this.found(call, admission.instance, initial);
+        const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, owner: call.principal };
+        Object.assign(call.context, { state: toStateValue(from.state), workflowContext: from.context });
         return { from, next: role.event ? this.evaluate(call, engine, from, role.event, input) : from };
       }
       case 'transition':
@@ -290,24 +242,6 @@ export class WorkflowGate implements NestInterceptor {
       default:
         return undefined;
     }
-  }
-
-  /** Which instance the call acts on: its handle argument, or its connection's session instance. */
-  protected resolve(call: WorkflowCall): WorkflowInstanceRef {
-    const { machine } = this.roleOf(call);
-    const key = this.machines.machine(machine).stateHandleKey;
-    if (key) {
-      const handle = call.args[key];
-      if (!isWellFormedHandle(handle)) {
-        throw deny({ code: 'UNKNOWN_HANDLE', machine, key, handle });
-      }
-      return { machine, storeKey: formatInstanceKey({ machine, scope: 'handle', id: handle }), scope: 'handle', handle };
-    }
-    const storeKey = call.caller.sessionStoreKey(machine);
-    if (!storeKey) {
-      throw deny({ code: 'NO_SESSION', machine });
-    }
-    return { machine, storeKey, scope: 'session' };
   }
 
   /** Sends the bound event to the instance with `input` as `event.input`; refuses when no transition is enabled (a guard said no, or the state has none). */
@@ -330,80 +264,51 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /** Stores what the successful call changed (under its claim, or as a new instance), then publishes it; answers what it stored. */
-  protected async complete(call: WorkflowCall, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
-    const { instance, hold } = admission;
-    const { from, next } = decision;
-    const role = this.roleOf(call);
-    const at = new Date().toISOString();
-    const snapshot: WorkflowSnapshot = { ...next, updatedAt: at, owner: from.owner };
-    const start = role.kind === 'start';
-    const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
-    const record = transitionRecord(call, instance, { from: start ? null : from.state, to: next.state, event, at });
-    await this.observer.commit(call, async () => {
-      switch (hold.kind) {
-        case 'transaction':
-          return hold.transaction.commit(instance.storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
-            await hold.transaction.rollback();
-            throw error;
-          });
-        case 'lock':
-          if (!(await hold.lock.commit({ snapshot, record }))) {
-            throw deny({
-              code: 'LEASE_EXPIRED',
-              machine: instance.machine,
-              state: hold.lock.snapshot.state,
-              leaseMs: this.options.leaseMs,
-            });
-          }
-          return;
-        case 'none':
-          return this.store.create(instance.storeKey, snapshot, record);
-      }
-    });
-    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
-    return { state: next.state };
+  protected complete(call: WorkflowCall, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
+    return this.commits.commit(call, this.roleOf(call), admission, decision);
   }
 
   /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */
-  protected async release(call: WorkflowCall, hold: WorkflowHold): Promise<void> {
-    try {
-      if (hold.kind === 'lock') await hold.lock.release();
-      if (hold.kind === 'transaction') await hold.transaction.rollback();
-    } catch (error) {
-      this.logger.error(messages.releaseFailed(call.tool.name, error));
+  protected release(call: WorkflowCall, hold: WorkflowHold): Promise<void> {
+    return this.commits.release(call, hold);
+  }
+
+  /** After the claim of a confirmed call: the claimed instance must be as it was when the person was asked about it (`asked`). */
+  private checkAsked(asked: ConfirmationSubject, claimed: WorkflowAdmission): void {
+    const version = asked.stored?.updatedAt;
+    if (version !== undefined && claimed.snapshot.updatedAt !== version) {
+      const { machine } = claimed.instance;
+      throw deny({ code: 'CONFIRMATION_REQUIRED', machine, state: claimed.snapshot.state, why: messages.changedWhileAsked(machine) });
     }
   }
 
-  /** Admits `instance` as a read does, without claiming it; answers it as read, and as stored (`undefined`: a session's instance not stored yet). */
-  private async readInstance(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<Omit<ConfirmationSubject, 'instance'>> {
-    const stored = await this.store.load(instance.storeKey);
-    // A session's instance exists once its first transition ran; until then it is the initial one.
-    const read = stored ?? (instance.scope === 'handle' ? undefined : this.initialSnapshot(instance.machine));
-    if (!read || !isOwnedBy(read.owner, call.principal)) {
-      throw deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
-    }
-    const snapshot = this.found(call, instance, read);
-    const { role } = call.tool;
-    const engine = this.machines.engine(instance.machine);
-    if ((role.kind === 'bound' || role.kind === 'transition') && !role.states.some((state) => engine.matches(snapshot.state, state))) {
-      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state }, { instance, snapshot });
-    }
-    return { snapshot, stored };
+  /** How the admitted call decides: once, with the first piped arguments it is given (`undefined` asks for the decision made, if any). */
+  private decider(call: WorkflowCall, admission: WorkflowAdmission): AdmittedCall['decide'] {
+    let decision: Promise<WorkflowDecision | undefined> | undefined;
+    return (input) => {
+      // The method's stand-in decides among the app's interceptors: they see the refusal, as the app's filters do.
+      decision ??=
+        input &&
+        this.step(call, false, async () => this.decide(call, admission, input)).catch((error: unknown) => {
+          throw this.refusalOf(call, error);
+        });
+      return decision ?? Promise.resolve(undefined);
+    };
   }
 
-  /** The instance the call acts on, once known to be the caller's: refused in a state the machine does not have, else shown in the handler's context. */
-  private found(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
-    if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
-      this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
-      throw deny({ code: 'UNKNOWN_STATE', machine: instance.machine, state: snapshot.state });
-    }
-    Object.assign(call.context, {
-      machine: instance.machine,
-      handle: instance.handle,
-      state: toStateValue(snapshot.state),
-      workflowContext: snapshot.context,
-    });
-    return snapshot;
+  /** The gate is done with the call, having found `seen` and ended as `end`: tells its observer, and keeps the report {@link WorkflowGate.run} answers. */
+  private settle(call: WorkflowCall, seen: WorkflowSighting | undefined, end: GateEnd): void {
+    const settlement = {
+      instance: seen?.instance,
+      admitted: seen?.snapshot,
+      stored: end.stored ?? (this.endedOwn.has(call) ? ENDED : undefined),
+      refusal: end.refusal,
+      abandoned: call.abandoned,
+      asking: end.asking,
+    };
+    this.admitted.delete(call);
+    this.reports.set(call, { settlement, result: end.result, extra: end.extra });
+    this.observer.settled(call, settlement);
   }
 
   /** Runs a step of the gate; a store failure becomes STATE_UNAVAILABLE (detail in the log, not for the model; a start tool's new handle, when minted, named). */
@@ -415,8 +320,10 @@ export class WorkflowGate implements NestInterceptor {
         throw error;
       }
       const role = this.roleOf(call);
-      this.logger.error(messages.storeFailed(call.tool.name, role.machine, error), error instanceof Error ? error.stack : undefined);
-      throw this.refusals.stateUnavailable(call, role.machine, handlerRan, role.kind === 'start' ? instance?.handle : undefined);
+      const cause = error instanceof WorkflowStoreFailure ? error.cause : error;
+      const handle = error instanceof WorkflowStoreFailure ? error.handle : instance?.handle;
+      this.logger.error(messages.storeFailed(call.tool.name, role.machine, cause), cause instanceof Error ? cause.stack : undefined);
+      throw this.refusals.stateUnavailable(call, role.machine, handlerRan, role.kind === 'start' ? handle : undefined);
     }
   }
 
@@ -432,13 +339,5 @@ export class WorkflowGate implements NestInterceptor {
       throw new Error(messages.notGated(call.tool.name));
     }
     return role;
-  }
-
-  private initialSnapshot(machine: string): WorkflowSnapshot {
-    return { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() };
-  }
-
-  private handleKey(machine: string): string {
-    return this.machines.machine(machine).stateHandleKey ?? '';
   }
 }

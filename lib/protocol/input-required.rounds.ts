@@ -15,7 +15,7 @@ import {
 } from '../results/input-required.result.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpCallRound } from './mcp-call-context.js';
 import * as messages from './protocol.messages.js';
 

@@ -7,7 +7,7 @@ import type { Implementation, RequestId } from '@modelcontextprotocol/sdk/types.
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpHttpExchange } from './mcp-http-request.storage.js';
 import * as messages from './protocol.messages.js';
 

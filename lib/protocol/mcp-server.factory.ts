@@ -16,7 +16,7 @@ import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-reso
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { httpExchangeOf } from './mcp-http-request.storage.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
 import { McpSession, type McpServedSession, type McpSessionScope } from '../sessions/mcp-session.js';

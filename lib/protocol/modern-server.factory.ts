@@ -21,7 +21,7 @@ import {
 } from '../results/input-required.result.js';
 import type { McpCallRound } from './mcp-call-context.js';
 import { McpRequestStateSeal } from './request-state.seal.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpSession } from '../sessions/mcp-session.js';
 import type { ModernHttpHandler, ModernSdk } from './modern-era.js';

@@ -12,7 +12,7 @@ import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
 import { McpInputRounds } from './input-required.rounds.js';
 import type { McpInputRequired } from '../results/input-required.result.js';

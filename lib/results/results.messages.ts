@@ -8,3 +8,7 @@ export const invalidOutput = (tool: string, issues: ReadonlyArray<{ path: Proper
 
 /** `mcpInputRequired` called with nothing to ask and no state to keep. */
 export const inputRequiredEmpty = (): string => 'mcpInputRequired needs at least one input request or a requestState.';
+
+/** A request to the client not sent: the session already waits for `limit` answers. */
+export const pendingRequestsLimit = (limit: number): string =>
+  `This session already waits for ${limit} answers from its client (transports.http.sessions.maxPendingRequests), so no further request was sent to it; answer or cancel the confirmations, elicitations, sampling or roots requests it was asked, then retry.`;

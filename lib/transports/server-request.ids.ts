@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JSONRPCErrorResponse, JSONRPCMessage, JSONRPCResultResponse, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { McpPendingRequestsError } from './pending-requests.error.js';
+import { McpPendingRequestsError } from '../results/pending-requests.error.js';
 
 /** A request id on the wire: the tag of the process that sent it, `-`, a number of that process. */
 const WIRE_ID = /^([0-9a-f]{16})-(\d{1,15})$/;

@@ -147,7 +147,3 @@ export const sessionNotOpened = (error: unknown): string =>
 /** HTTP 503: the session store failed at `initialize`. */
 export const sessionNotOpenedReply = (): string =>
   'Service Unavailable: a new session cannot be opened right now (its store did not answer); retry the initialize shortly.';
-
-/** A request to the client not sent: the session already waits for `limit` answers. */
-export const pendingRequestsLimit = (limit: number): string =>
-  `This session already waits for ${limit} answers from its client (transports.http.sessions.maxPendingRequests), so no further request was sent to it; answer or cancel the confirmations, elicitations, sampling or roots requests it was asked, then retry.`;

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import * as messages from './transports.messages.js';
+import * as messages from './results.messages.js';
 
 /**
  * A request to the client that was not sent: its session already waits for

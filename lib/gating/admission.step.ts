@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { MachineEngine } from '../machines/machine-engine.interface.js';
+import { McpMachineRegistry } from '../machines/machine-registry.js';
+import { toStateValue } from '../machines/state-value.js';
+import type { McpGatedRole, McpStartRole, McpTransitionRole } from '../registry/mcp-handler-role.js';
+import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
+import { formatInstanceKey } from '../stores/fsm-instance-key.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
+import { isOwnedBy } from '../stores/workflow-owner.js';
+import type { ConfirmationSubject } from './confirmation.step.js';
+import * as messages from './gating.messages.js';
+import { UnknownStateReporter } from './unknown-state.reporter.js';
+import type { WorkflowAdmission, WorkflowHold, WorkflowInstanceRef } from './workflow-call-outcome.js';
+import type { WorkflowCall } from './workflow-call.js';
+import { deny, storeFailure, WorkflowDenial, type WorkflowDenialReason } from './workflow-denial.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
+import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+import { isWellFormedHandle, mintHandle } from './workflow-handle.js';
+
+/** What a transition claims: the stored values it is bound to (`undefined`: too many to list), and whether the initial state is one. */
+interface ClaimStates {
+  readonly allowedStates: readonly string[] | undefined;
+  readonly fromInitial: boolean;
+}
+
+/**
+ * The gate's first step: which instance a call acts on, that it is the caller's and in a state
+ * the call's role allows, and what the call holds on it (a claim for a transition, the
+ * transaction a transactional start creates its instance in). Refuses with a
+ * {@link WorkflowDenial}; a store that fails throws a store failure (both become the call's
+ * refusal in the gate). The instance found is shown in the handler's `@McpContext()`.
+ */
+@Injectable()
+export class WorkflowAdmissions {
+  private readonly logger = new Logger('McpGate');
+  /** The claim states of each transition role, worked out on its first call: the same for every call. */
+  private readonly claimStates = new WeakMap<McpTransitionRole, ClaimStates>();
+
+  constructor(
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
+    private readonly store: FsmStoreAdapter,
+    private readonly machines: McpMachineRegistry,
+    private readonly unknownStates: UnknownStateReporter,
+    @Optional() @Inject(WORKFLOW_GATE_OBSERVER) private readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER,
+  ) {}
+
+  /** Admits the call of a gated `role` or refuses it: nothing after this runs for a refused call. */
+  async admit(call: WorkflowCall, role: McpGatedRole): Promise<WorkflowAdmission> {
+    switch (role.kind) {
+      case 'start':
+        return this.admitStart(call, role);
+      case 'transition':
+        return this.admitTransition(call, this.resolve(call, role), role);
+      default: {
+        const { instance, snapshot } = await this.read(call, this.resolve(call, role));
+        return { instance, snapshot, hold: { kind: 'none' } };
+      }
+    }
+  }
+
+  /**
+   * The instance of a confirmed transition, read and refused as any call would be, not claimed: what a person is
+   * asked about. A stateless connection, which can put a question to nobody, is refused CONFIRMATION_REQUIRED
+   * where it has no instance at all (NO_SESSION): what the call needs is a connection that can ask.
+   */
+  async askable(call: WorkflowCall, role: McpGatedRole): Promise<ConfirmationSubject> {
+    let instance: WorkflowInstanceRef;
+    try {
+      instance = this.resolve(call, role);
+    } catch (error) {
+      if (error instanceof WorkflowDenial && error.reason.code === 'NO_SESSION' && call.caller.kind === 'stateless') {
+        throw deny({ code: 'CONFIRMATION_REQUIRED', machine: role.machine, state: null, why: messages.noWayToAsk() });
+      }
+      throw error;
+    }
+    return this.read(call, instance);
+  }
+
+  /** Shows `snapshot` of `instance` in the handler's context, once known to be the caller's; refused in a state the machine does not have. */
+  found(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
+    if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
+      this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
+      throw deny({ code: 'UNKNOWN_STATE', machine: instance.machine, state: snapshot.state });
+    }
+    Object.assign(call.context, {
+      machine: instance.machine,
+      handle: instance.handle,
+      state: toStateValue(snapshot.state),
+      workflowContext: snapshot.context,
+    });
+    return snapshot;
+  }
+
+  /** Mints a start tool's handle; makes sure the store is there (fail closed): opens the transaction it writes in, or reads the new handle (which must not exist). */
+  private async admitStart(call: WorkflowCall, role: McpStartRole): Promise<WorkflowAdmission> {
+    const handle = mintHandle();
+    const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
+    const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
+    const initial = this.machines.engine(role.machine).initial(call.args);
+    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
+    let hold: WorkflowHold = { kind: 'none' };
+    try {
+      if (role.transactional) {
+        const transaction = await this.store.beginTransaction();
+        call.context.manager = transaction.manager;
+        hold = { kind: 'transaction', transaction };
+      } else if (await this.store.load(storeKey)) {
+        throw new Error(messages.handleCollision(storeKey));
+      }
+    } catch (error) {
+      throw storeFailure(error, handle);
+    }
+    return { instance, snapshot, hold };
+  }
+
+  /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
+  private async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
+    const engine = this.machines.engine(instance.machine);
+    const request = this.claimRequest(call, instance, role, engine);
+    const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
+    if (outcome.status !== 'claimed') {
+      const { reason, found } = this.claimDenial(instance, outcome);
+      throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
+    }
+    const { lock } = outcome;
+    const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
+    try {
+      call.context.manager = lock.manager;
+      this.found(call, instance, lock.snapshot);
+      // The store matched the states exactly, unless the engine had too many values to list.
+      if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
+        throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state }, admission);
+      }
+      return admission;
+    } catch (error) {
+      await lock.release().catch((failed: unknown) => this.logger.error(messages.releaseFailed(call.tool.name, failed)));
+      throw error;
+    }
+  }
+
+  /** Which instance the call acts on: its handle argument, or its connection's session instance. */
+  private resolve(call: WorkflowCall, { machine }: McpGatedRole): WorkflowInstanceRef {
+    const key = this.machines.machine(machine).stateHandleKey;
+    if (key) {
+      const handle = call.args[key];
+      if (!isWellFormedHandle(handle)) {
+        throw deny({ code: 'UNKNOWN_HANDLE', machine, key, handle });
+      }
+      return { machine, storeKey: formatInstanceKey({ machine, scope: 'handle', id: handle }), scope: 'handle', handle };
+    }
+    const storeKey = call.caller.sessionStoreKey(machine);
+    if (!storeKey) {
+      throw deny({ code: 'NO_SESSION', machine });
+    }
+    return { machine, storeKey, scope: 'session' };
+  }
+
+  /** Reads `instance` as a read is admitted, without claiming it: as read, and as stored (`undefined`: a session's instance not stored yet). */
+  private async read(call: WorkflowCall, instance: WorkflowInstanceRef): Promise<ConfirmationSubject> {
+    const stored = await this.store.load(instance.storeKey);
+    // A session's instance exists once its first transition ran; until then it is the initial one.
+    const read = stored ?? (instance.scope === 'handle' ? undefined : this.initialSnapshot(instance.machine));
+    if (!read || !isOwnedBy(read.owner, call.principal)) {
+      throw deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
+    }
+    const snapshot = this.found(call, instance, read);
+    const { role } = call.tool;
+    const engine = this.machines.engine(instance.machine);
+    if ((role.kind === 'bound' || role.kind === 'transition') && !role.states.some((state) => engine.matches(snapshot.state, state))) {
+      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state }, { instance, snapshot });
+    }
+    return { instance, snapshot, stored };
+  }
+
+  /**
+   * The claim of `instance` for a call of a transition: on the stored values its states match, with a
+   * fresh lease token; a session's (or a principal's) instance not stored yet is created in the
+   * initial state when that state is one of them, owned by the caller (the console's owner).
+   */
+  private claimRequest(
+    call: WorkflowCall,
+    instance: WorkflowInstanceRef,
+    role: McpTransitionRole,
+    engine: MachineEngine,
+  ): WorkflowClaimRequest {
+    const { allowedStates, fromInitial } = this.claimStatesOf(role, engine);
+    const owner = instance.scope === 'session' || instance.scope === 'principal' ? call.principal : undefined;
+    const createWith =
+      instance.scope !== 'handle' && fromInitial
+        ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
+        : undefined;
+    return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
+  }
+
+  private claimStatesOf(role: McpTransitionRole, engine: MachineEngine): ClaimStates {
+    let states = this.claimStates.get(role);
+    if (!states) {
+      const initial = engine.initial().state;
+      states = {
+        allowedStates: engine.valuesMatching(role.states),
+        fromInitial: role.states.some((state) => engine.matches(initial, state)),
+      };
+      this.claimStates.set(role, states);
+    }
+    return states;
+  }
+
+  /**
+   * Why a claim the store did not grant refuses the call: an unknown handle, or BUSY or FORBIDDEN in
+   * the state the store found (`found`; a session's instance not stored yet is in its initial state).
+   */
+  private claimDenial(
+    instance: WorkflowInstanceRef,
+    outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
+  ): { reason: WorkflowDenialReason; found?: WorkflowSnapshot } {
+    const { machine } = instance;
+    if (outcome.status === 'unknown' && instance.scope === 'handle') {
+      return { reason: { code: 'UNKNOWN_HANDLE', machine, key: this.handleKey(machine), handle: instance.handle } };
+    }
+    const found =
+      outcome.status === 'unknown' ? this.initialSnapshot(machine) : { state: outcome.state, updatedAt: new Date().toISOString() };
+    return { reason: { code: outcome.status === 'busy' ? 'BUSY' : 'FORBIDDEN', machine, state: found.state }, found };
+  }
+
+  private initialSnapshot(machine: string): WorkflowSnapshot {
+    return { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() };
+  }
+
+  private handleKey(machine: string): string {
+    return this.machines.machine(machine).stateHandleKey ?? '';
+  }
+}

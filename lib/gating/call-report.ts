@@ -1,0 +1,54 @@
+import { buildCallResult } from '../results/call-result.builder.js';
+import { isInputRequired } from '../results/input-required.result.js';
+import type { McpCallResult, WorkflowCallOutcome, WorkflowSettlement } from './workflow-call-outcome.js';
+import type { WorkflowCall } from './workflow-call.js';
+
+/** What the gate reports of a call it entered, once it is done with it: what its observer was told, and the result it built. */
+export interface GateReport {
+  readonly settlement: WorkflowSettlement;
+  /** The call's result, when the gate built it and nothing of the app's pipeline runs outside the gate. */
+  readonly result?: McpCallResult;
+  /** Fields the result gets besides the handler's own (the minted handle of a start tool). */
+  readonly extra: Record<string, unknown>;
+}
+
+/**
+ * The outcome of a call whose pipeline answered `value`, as the gate reported it (`undefined`: the
+ * gate is still at the call, abandoned at shutdown): the gate's refusal wins (a filter of the app
+ * may have swallowed it).
+ */
+export function answeredOutcome(call: WorkflowCall, report: GateReport | undefined, value: unknown): WorkflowCallOutcome {
+  const effects = effectsOf(call, report);
+  const refusal = report?.settlement.refusal;
+  if (refusal) {
+    return { ...effects, status: 'failed', error: refusal, refusal };
+  }
+  if (isInputRequired(value)) {
+    return { ...effects, status: 'asking', question: value };
+  }
+  try {
+    return { ...effects, status: 'answered', result: report?.result ?? buildCallResult(call, value, report?.extra ?? {}) };
+  } catch (error) {
+    return { ...effects, status: 'failed', error };
+  }
+}
+
+/** The outcome of a call whose pipeline threw `error`: the gate's refusal wins (whatever the app's filters made of it). */
+export function failedOutcome(call: WorkflowCall, report: GateReport | undefined, error: unknown): WorkflowCallOutcome {
+  const refusal = report?.settlement.refusal;
+  const effects = effectsOf(call, report);
+  return refusal ? { ...effects, status: 'failed', error: refusal, refusal } : { ...effects, status: 'failed', error };
+}
+
+/** What the outcome tells of the instance; nothing while the gate is still at the call. */
+function effectsOf(call: WorkflowCall, report: GateReport | undefined) {
+  const settled = report?.settlement;
+  const stored = settled?.stored;
+  return {
+    call,
+    instance: settled?.instance,
+    admitted: settled?.admitted,
+    stored,
+    state: stored ? stored.state : settled?.admitted?.state,
+  };
+}

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
+import type { McpGatedRole } from '../registry/mcp-handler-role.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import * as messages from './gating.messages.js';
+import type { WorkflowAdmission, WorkflowDecision, WorkflowHold, WorkflowStored } from './workflow-call-outcome.js';
+import type { WorkflowCall } from './workflow-call.js';
+import { deny } from './workflow-denial.js';
+import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
+import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+
+/**
+ * The gate's last step: stores what a successful call changed (under its claim, in its
+ * transaction, or as a new instance) with its history row, publishes it to the sessions that
+ * follow the instance, and lets go of whatever a call holds that it did not commit.
+ */
+@Injectable()
+export class WorkflowCommits {
+  private readonly logger = new Logger('McpGate');
+
+  constructor(
+    @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
+    private readonly store: FsmStoreAdapter,
+    private readonly bus: WorkflowTransitionBus,
+    @Optional() @Inject(WORKFLOW_GATE_OBSERVER) private readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER,
+  ) {}
+
+  /** Stores the change `decision` makes to the admitted instance of a call of `role`, then publishes it; answers what it stored. */
+  async commit(call: WorkflowCall, role: McpGatedRole, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
+    const { instance, hold } = admission;
+    const { from, next } = decision;
+    const at = new Date().toISOString();
+    const snapshot: WorkflowSnapshot = { ...next, updatedAt: at, owner: from.owner };
+    const start = role.kind === 'start';
+    const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
+    const record: WorkflowTransitionRecord = {
+      machine: instance.machine,
+      key: instance.storeKey,
+      from: start ? null : from.state,
+      to: next.state,
+      event,
+      at,
+      tool: call.tool.name,
+      principal: call.principal ?? call.context.sessionId ?? null,
+    };
+    await this.observer.commit(call, async () => {
+      switch (hold.kind) {
+        case 'transaction':
+          return hold.transaction.commit(instance.storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
+            await hold.transaction.rollback();
+            throw error;
+          });
+        case 'lock':
+          if (!(await hold.lock.commit({ snapshot, record }))) {
+            const { leaseMs } = this.options;
+            throw deny({ code: 'LEASE_EXPIRED', machine: instance.machine, state: hold.lock.snapshot.state, leaseMs });
+          }
+          return;
+        case 'none':
+          return this.store.create(instance.storeKey, snapshot, record);
+      }
+    });
+    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
+    return { state: next.state };
+  }
+
+  /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */
+  async release(call: WorkflowCall, hold: WorkflowHold): Promise<void> {
+    try {
+      if (hold.kind === 'lock') await hold.lock.release();
+      if (hold.kind === 'transaction') await hold.transaction.rollback();
+    } catch (error) {
+      this.logger.error(messages.releaseFailed(call.tool.name, error));
+    }
+  }
+}
