@@ -5,7 +5,7 @@ import type { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { legacyTask } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 
 /**
  * The SDK's `TaskStore` of one 2025-era connection, over the module's tasks: the SDK answers

@@ -9,7 +9,7 @@ import type { McpTaskError, McpTaskRecord } from '../stores/mcp-task-store.inter
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
-import { JsonRpcError } from './json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 
 /** What a call run as a task is handed: where it sends to its client, when it must stop, the task it runs as, and how it says it waits. */

@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { WorkflowTaskResults } from '../gating/workflow-task.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { JSON_RPC_INVALID_PARAMS } from '../protocol/json-rpc.codes.js';
-import { JsonRpcError } from '../protocol/json-rpc.error.js';
+import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { MCP_TASK_ACTIVE_STATUSES, type McpTaskChange, type McpTaskRecord, McpTaskStore } from '../stores/mcp-task-store.interface.js';

@@ -3,7 +3,7 @@ import { ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/s
 import { z } from 'zod';
 import { McpArgs, McpContext, McpTool, mcpInputRequired, type McpInputRequest, type McpToolContext } from '../../lib/index.js';
 import { JSON_RPC_INTERNAL_ERROR } from '../../lib/protocol/json-rpc.codes.js';
-import { JsonRpcError } from '../../lib/protocol/json-rpc.error.js';
+import { JsonRpcError } from '../../lib/results/json-rpc.error.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
