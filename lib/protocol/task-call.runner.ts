@@ -93,7 +93,7 @@ export class TaskCallRunner {
           ...(waiting.statusMessage === undefined ? {} : { statusMessage: waiting.statusMessage }),
         });
       } else {
-        await this.tasks.change(taskId, { status: 'completed', result: result as Record<string, unknown> });
+        await this.tasks.change(taskId, { status: 'completed', statusMessage: null, result: result as Record<string, unknown> });
       }
     } catch (error) {
       if (signal.aborted) return;

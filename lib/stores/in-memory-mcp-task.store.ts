@@ -25,8 +25,10 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     if (!record || !from.includes(record.status) || record.expiresAt <= now) {
       return undefined;
     }
-    const { input, ...rest } = structuredClone(change);
+    const { input, statusMessage, ...rest } = structuredClone(change);
     Object.assign(record, rest, { updatedAt: now });
+    if (statusMessage === null) delete record.statusMessage;
+    else if (statusMessage !== undefined) record.statusMessage = statusMessage;
     if (input === null) delete record.input;
     else if (input !== undefined) record.input = input;
     return structuredClone(record);

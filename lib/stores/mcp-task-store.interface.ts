@@ -59,7 +59,8 @@ export interface McpTaskRecord {
 /** What an update changes of a task (what it leaves out stays). */
 export interface McpTaskChange {
   status: McpTaskStatus;
-  statusMessage?: string;
+  /** `null` clears it. */
+  statusMessage?: string | null;
   result?: Record<string, unknown>;
   error?: McpTaskError;
   /** `null` clears it. */

@@ -142,7 +142,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
 
   /** Completes a task with a tool result (an error result too), from any process; nothing when it already ended. */
   async settle(taskId: string, result: CallToolResult): Promise<void> {
-    await this.change(taskId, { status: 'completed', result: result as Record<string, unknown> });
+    await this.change(taskId, { status: 'completed', statusMessage: null, result: result as Record<string, unknown> });
   }
 
   /** Moves a task that has not ended and tells its session; the task as changed, `undefined` when it had ended (or expired). */

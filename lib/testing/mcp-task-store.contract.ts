@@ -94,6 +94,9 @@ export function describeMcpTaskStoreContract(name: string, factory: McpTaskStore
       expect(await store.update(record.taskId, { status: 'input_required', input }, ['working'], 1_200)).toMatchObject({ input });
       const resumed = await store.update(record.taskId, { status: 'working', input: null }, ['input_required'], 1_300);
       expect(resumed?.input).toBeUndefined();
+      expect(resumed?.statusMessage).toBe('Waits for approval');
+      const cleared = await store.update(record.taskId, { status: 'working', statusMessage: null }, ['working'], 1_350);
+      expect(cleared?.statusMessage).toBeUndefined();
       const error = { code: -32603, message: 'Internal error', data: { reason: 'boom' } };
       expect(await fixture.peer.update(record.taskId, { status: 'failed', error }, MCP_TASK_ACTIVE_STATUSES, 1_400)).toMatchObject({
         status: 'failed',

@@ -80,7 +80,9 @@ describe.each(databaseTargets('tasks on a shared TypeOrmMcpTaskStore'))(
         isError: true,
       });
       expect(await waiting).toMatchObject({ isError: true, content: [{ type: 'text', text: 'DECLINED: released by nobody' }] });
-      expect((await again.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+      const done = await again.experimental.tasks.getTask(task.taskId);
+      expect(done.status).toBe('completed');
+      expect(done.statusMessage).toBeUndefined();
     }, 30_000);
   },
 );
