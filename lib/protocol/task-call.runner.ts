@@ -126,7 +126,8 @@ export class TaskCallRunner {
 /**
  * The request's extra for a call that outlives its request (its response is the task): on a
  * 2025 session its notifications and requests go on the session's own stream, not the
- * request's, which has ended; its signal is the task's.
+ * request's, which has ended (a notification that cannot be delivered is dropped); its signal
+ * is the task's.
  */
 function backgroundExtra(session: McpSession, extra: McpToolContext['extra'], signal: AbortSignal): McpToolContext['extra'] {
   const server = session.server;
@@ -136,7 +137,8 @@ function backgroundExtra(session: McpSession, extra: McpToolContext['extra'], si
   return {
     ...extra,
     signal,
-    sendNotification: (notification) => server.notification(notification),
+    // A notification that cannot reach the client any more (its connection closed) is dropped: the task's result must not depend on it.
+    sendNotification: (notification) => server.notification(notification).catch(() => undefined),
     sendRequest: (request, schema, options) => server.request(request, schema, options),
   } as McpToolContext['extra'];
 }

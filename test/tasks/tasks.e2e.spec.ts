@@ -11,7 +11,9 @@ import {
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from '../../lib/extend.js';
 import { createMcpTestClient } from '../../lib/testing.js';
 import { HELD_MESSAGE, JobLog, tasksModule } from '../fixtures/tasks.app.js';
-import { eventually } from '../utils/http-client.js';
+import type { IncomingMessage } from 'node:http';
+import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { listenApp } from '../utils/test-app.js';
 
 const TASKS = { tasks: { requests: { tools: { call: {} } } } };
 
@@ -158,5 +160,51 @@ describe('MCP tasks (2025-11-25) on a bound tool', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await expect(client.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
     expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
+  });
+});
+
+describe('MCP tasks (2025-11-25) on stateless HTTP', () => {
+  let app: INestApplication;
+  let clients: TestClient[];
+
+  /** `Bearer <name>` is the caller <name>; no header is anonymous. */
+  const authenticate = (req: IncomingMessage) => {
+    const name = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    return name ? { token: name, clientId: name, scopes: [] } : undefined;
+  };
+  const connect = async (principal?: string) => {
+    const client = await connectClient(await mcpUrl(app), principal ? { authorization: `Bearer ${principal}` } : undefined);
+    clients.push(client);
+    return client.client;
+  };
+
+  beforeEach(async () => {
+    app = await listenApp([
+      tasksModule({ auth: { fromRequest: authenticate }, transports: { http: { stateless: true } }, gate: { handleToolsMenu: 'all' } }),
+    ]);
+    clients = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await app.close();
+  });
+
+  it("binds each task to the request's principal: every later request of theirs finds it, nobody else's", async () => {
+    const alice = await connect('alice');
+    const { jobId } = (await alice.callTool({ name: 'job.create', arguments: {} })).structuredContent as { jobId: string };
+    const { task } = await alice.request(
+      { method: 'tools/call', params: { name: 'job.run', arguments: { jobId }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const result = await alice.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toEqual({ ran: true, delayMs: 0 });
+    const bob = await connect('bob');
+    await expect(bob.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    const anonymous = await connect();
+    await expect(anonymous.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      anonymous.request({ method: 'tools/call', params: { name: 'job.run', arguments: { jobId }, task: {} } }, CreateTaskResultSchema),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('anonymous stateless call') });
   });
 });
