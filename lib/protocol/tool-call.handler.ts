@@ -123,12 +123,15 @@ export class ToolCallHandler {
    * input request it waited for): the same call, a new round, in the background.
    */
   resume(session: McpSession, record: McpTaskRecord, extra: McpToolContext['extra'], round: McpCallRound): void {
-    const tool = this.tools.get(record.request.name);
-    if (!tool) return;
-    const input = record.request.arguments;
-    this.taskCalls.resume(record, session, extra, (scope) =>
-      this.rounds.run(session, tool.name, scope.extra, round, (current) => this.callOnce(session, tool, input, undefined, current, scope)),
-    );
+    const { name, arguments: input } = record.request;
+    this.taskCalls.resume(record, session, extra, async (scope) => {
+      // A deployment may have removed the tool since the task began: the task fails, saying so.
+      const tool = this.tools.get(name);
+      if (!tool) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
+      return this.rounds.run(session, name, scope.extra, round, (current) =>
+        this.callOnce(session, tool, input, undefined, current, scope),
+      );
+    });
   }
 
   /** One round of the call through the gate: its answer, after telling the session what it changed of its menu. */
