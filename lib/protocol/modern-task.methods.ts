@@ -64,7 +64,7 @@ export class ModernTaskMethods {
       await this.tasks.change(record.taskId, { status: 'input_required', input: { ...input, answered } });
       return {};
     }
-    const resumed = await this.tasks.change(record.taskId, { status: 'working', input: null });
+    const resumed = await this.tasks.change(record.taskId, { status: 'working', input: null, leaseUntil: this.tasks.leaseFromNow() });
     if (resumed) {
       this.calls.resume(request.session, resumed, request.extra, {
         clientCapabilities: request.capabilities,

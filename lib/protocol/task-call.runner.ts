@@ -86,14 +86,20 @@ export class TaskCallRunner {
       if (isInputRequired(result)) {
         // Kept by the server: tasks/get shows the requests, tasks/update brings the answers, the state never leaves.
         const input = { inputRequests: result.inputRequests, requestState: result.requestState ?? null, answered: {} };
-        await this.tasks.change(taskId, { status: 'input_required', input });
+        await this.tasks.change(taskId, { status: 'input_required', input, leaseUntil: null });
       } else if (waiting) {
         await this.tasks.change(taskId, {
           status: 'working',
+          leaseUntil: null,
           ...(waiting.statusMessage === undefined ? {} : { statusMessage: waiting.statusMessage }),
         });
       } else {
-        await this.tasks.change(taskId, { status: 'completed', statusMessage: null, result: result as Record<string, unknown> });
+        await this.tasks.change(taskId, {
+          status: 'completed',
+          statusMessage: null,
+          result: result as Record<string, unknown>,
+          leaseUntil: null,
+        });
       }
     } catch (error) {
       if (signal.aborted) return;
@@ -116,7 +122,7 @@ export class TaskCallRunner {
       failure = { code: JSON_RPC_INTERNAL_ERROR, message: taskMessages.taskFailedInternally() };
     }
     try {
-      await this.tasks.change(record.taskId, { status: 'failed', statusMessage: failure.message, error: failure });
+      await this.tasks.change(record.taskId, { status: 'failed', statusMessage: failure.message, error: failure, leaseUntil: null });
     } catch (stored) {
       this.logger.error(taskMessages.taskRunFailed(record.taskId, record.request.name, stored));
     }

@@ -25,8 +25,10 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     if (!record || !from.includes(record.status) || record.expiresAt <= now) {
       return undefined;
     }
-    const { input, statusMessage, ...rest } = structuredClone(change);
+    const { input, statusMessage, leaseUntil, ...rest } = structuredClone(change);
     Object.assign(record, rest, { updatedAt: now });
+    if (leaseUntil === null) delete record.leaseUntil;
+    else if (leaseUntil !== undefined) record.leaseUntil = leaseUntil;
     if (statusMessage === null) delete record.statusMessage;
     else if (statusMessage !== undefined) record.statusMessage = statusMessage;
     if (input === null) delete record.input;
@@ -50,6 +52,14 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
       if (task.requester === requester && task.expiresAt > now && (task.status === 'working' || task.status === 'input_required')) count++;
     }
     return count;
+  }
+
+  /** @inheritdoc */
+  async orphans(now: number, limit: number): Promise<McpTaskRecord[]> {
+    return [...this.tasks.values()]
+      .filter((task) => task.status === 'working' && task.leaseUntil !== undefined && task.leaseUntil < now && task.expiresAt > now)
+      .slice(0, Math.max(0, limit))
+      .map((task) => structuredClone(task));
   }
 
   /** @inheritdoc */

@@ -54,6 +54,12 @@ export interface McpTaskRecord {
   updatedAt: number;
   /** Epoch ms after which it is gone (`createdAt + ttlMs`): not found, and swept. */
   expiresAt: number;
+  /**
+   * Epoch ms until which the process that runs its call holds it (renewed while the call runs);
+   * absent while no process runs it (it waits, asks for input, or ended). A `working` task whose
+   * lease ran out lost its process: the sweep fails it.
+   */
+  leaseUntil?: number;
 }
 
 /** What an update changes of a task (what it leaves out stays). */
@@ -65,6 +71,8 @@ export interface McpTaskChange {
   error?: McpTaskError;
   /** `null` clears it. */
   input?: Record<string, unknown> | null;
+  /** `null` clears it (no process runs the call any more). */
+  leaseUntil?: number | null;
 }
 
 /** Where one page of a requester's tasks ends: the next page starts after it. */
@@ -95,6 +103,8 @@ export interface McpTaskStore {
   list(requester: string, now: number, limit: number, after?: McpTaskCursor): Promise<McpTaskRecord[]>;
   /** How many tasks of `requester` have not ended nor expired at `now` (the cap on a requester counts them). */
   countActive(requester: string, now: number): Promise<number>;
+  /** At most `limit` `working` tasks, not expired at `now`, whose lease ran out before `now` (their process stopped). */
+  orphans(now: number, limit: number): Promise<McpTaskRecord[]>;
   /** Deletes at most `limit` tasks expired at `now`; returns how many. Safe to run from several processes at once. */
   sweep(now: number, limit: number): Promise<number>;
 }

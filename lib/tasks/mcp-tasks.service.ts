@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { WorkflowTaskResults } from '../gating/workflow-task.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
-import { JSON_RPC_INVALID_PARAMS } from '../protocol/json-rpc.codes.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from '../protocol/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
@@ -91,6 +91,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
       createdAt: now,
       updatedAt: now,
       expiresAt: now + ttl,
+      leaseUntil: now + this.options.leaseMs,
     };
     await this.store.create(record);
     return record;
@@ -133,16 +134,41 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     return cancelled ?? (await this.store.find(taskId)) ?? record;
   }
 
-  /** An abort signal for the call this process runs for the task, until `done` runs. */
+  /**
+   * An abort signal for the call this process runs for the task, until `done` runs; meanwhile
+   * the task's lease is renewed every third of `leaseMs`, so no sweep takes this process for gone.
+   */
   track(taskId: string): { signal: AbortSignal; done: () => void } {
     const controller = new AbortController();
     this.running.set(taskId, controller);
-    return { signal: controller.signal, done: () => this.running.delete(taskId) };
+    const renewal = setInterval(
+      () => {
+        const now = Date.now();
+        this.store
+          .update(taskId, { status: 'working', leaseUntil: now + this.options.leaseMs }, ['working'], now)
+          .catch((error: unknown) => {
+            this.logger.warn(messages.taskLeaseNotRenewed(taskId, error));
+          });
+      },
+      Math.max(1, Math.floor(this.options.leaseMs / 3)),
+    ).unref();
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearInterval(renewal);
+        this.running.delete(taskId);
+      },
+    };
+  }
+
+  /** The lease of a call this process starts running now. */
+  leaseFromNow(): number {
+    return Date.now() + this.options.leaseMs;
   }
 
   /** Completes a task with a tool result (an error result too), from any process; nothing when it already ended. */
   async settle(taskId: string, result: CallToolResult): Promise<void> {
-    await this.change(taskId, { status: 'completed', statusMessage: null, result: result as Record<string, unknown> });
+    await this.change(taskId, { status: 'completed', statusMessage: null, result: result as Record<string, unknown>, leaseUntil: null });
   }
 
   /** Moves a task that has not ended and tells its session; the task as changed, `undefined` when it had ended (or expired). */
@@ -163,9 +189,24 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     }
   }
 
-  /** Deletes expired tasks in bounded batches; a failure is logged and tried again at the next interval. */
+  /**
+   * Fails the working tasks whose process stopped (their lease ran out), then deletes expired
+   * tasks, in bounded batches; a failure is logged and tried again at the next interval.
+   */
   private async sweep(): Promise<void> {
     try {
+      const lost = messages.taskProcessLost();
+      for (const orphan of await this.store.orphans(Date.now(), SWEEP_BATCH)) {
+        // Guarded like every change: a task its process settled meanwhile is left alone.
+        const change = {
+          status: 'failed' as const,
+          statusMessage: lost,
+          error: { code: JSON_RPC_INTERNAL_ERROR, message: lost },
+          leaseUntil: null,
+        };
+        const failed = await this.store.update(orphan.taskId, change, ['working'], Date.now());
+        if (failed) await this.notify(failed);
+      }
       for (let calls = 0; calls < SWEEP_CALLS; calls++) {
         if ((await this.store.sweep(Date.now(), SWEEP_BATCH)) < SWEEP_BATCH) return;
       }

@@ -12,8 +12,17 @@ export interface McpTaskOptions {
   pollIntervalMs?: number;
   /** How many tasks that have not ended one requester may hold; one more is refused. @default 100 */
   maxActivePerRequester?: number;
-  /** How often expired tasks are deleted, in milliseconds. @default 60_000 */
+  /**
+   * How often expired tasks are deleted, and tasks whose process stopped while their call ran
+   * are failed, in milliseconds. @default 60_000
+   */
   sweepIntervalMs?: number;
+  /**
+   * How long the process that runs a task's call holds it without renewing (every third of it):
+   * a `working` task whose lease ran out lost its process (a crash, a kill) and is failed by
+   * the next sweep of any process. @default 30_000
+   */
+  leaseMs?: number;
 }
 
 /** `tasks` with every default filled in. */

@@ -13,6 +13,7 @@ describe('resolveTaskOptions', () => {
       pollIntervalMs: 1_000,
       maxActivePerRequester: 100,
       sweepIntervalMs: 60_000,
+      leaseMs: 30_000,
     });
   });
 

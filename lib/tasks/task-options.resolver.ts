@@ -15,6 +15,7 @@ export function resolveTaskOptions(options: McpTaskOptions = {}): McpResolvedTas
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
     maxActivePerRequester: positive('maxActivePerRequester', options.maxActivePerRequester ?? 100),
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs ?? 60_000),
+    leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
   };
   if (resolved.defaultTtlMs > resolved.maxTtlMs) {
     throw new Error(messages.taskDefaultTtlTooLong(resolved.defaultTtlMs, resolved.maxTtlMs));

@@ -54,9 +54,17 @@ export const taskCancelledByClient = (): string => 'Cancelled by the client.';
 /** Status message of a task whose call failed inside the server. */
 export const taskFailedInternally = (): string => 'The call failed inside the server.';
 
+/** Status message (and error) of a task whose process stopped while its call ran. */
+export const taskProcessLost = (): string =>
+  'The server process running this task stopped before the call ended; whether its step was stored shows in the workflow (call a status tool).';
+
 /** Log line: a task's call failed inside the server. */
 export const taskRunFailed = (taskId: string, tool: string, error: unknown): string =>
   `Task ${taskId} (${tool}) failed: ${reasonOf(error)}`;
+
+/** Log line: a running task's lease could not be renewed (tried again shortly). */
+export const taskLeaseNotRenewed = (taskId: string, error: unknown): string =>
+  `Lease of task ${taskId} not renewed (${reasonOf(error)}); tried again at the next renewal.`;
 
 /** Log line: a status notification could not be sent (the requester polls instead). */
 export const taskNotifyFailed = (taskId: string, error: unknown): string =>

@@ -129,6 +129,25 @@ export function describeMcpTaskStoreContract(name: string, factory: McpTaskStore
       expect(await store.countActive(`nobody-${randomUUID()}`, 1_200)).toBe(0);
     });
 
+    it('finds working tasks whose lease ran out, and keeps, renews and clears a lease', async () => {
+      const orphan = { ...taskRecord(alice, 1_000), leaseUntil: 1_500 };
+      const running = { ...taskRecord(alice, 1_000), leaseUntil: 9_000 };
+      const waiting = taskRecord(alice, 1_000);
+      const expired = { ...taskRecord(alice, 1_000, 500), leaseUntil: 1_200 };
+      for (const task of [orphan, running, waiting, expired]) await store.create(task);
+      expect(await fixture.peer.find(orphan.taskId)).toEqual(orphan);
+      const found = (await fixture.peer.orphans(2_000, 1_000)).map((task) => task.taskId);
+      expect(found).toContain(orphan.taskId);
+      for (const other of [running, waiting, expired]) expect(found).not.toContain(other.taskId);
+      expect(await store.orphans(2_000, 0)).toEqual([]);
+      const renewed = await store.update(orphan.taskId, { status: 'working', leaseUntil: 5_000 }, ['working'], 2_000);
+      expect(renewed?.leaseUntil).toBe(5_000);
+      expect((await store.orphans(2_100, 1_000)).map((task) => task.taskId)).not.toContain(orphan.taskId);
+      const released = await store.update(orphan.taskId, { status: 'working', leaseUntil: null }, ['working'], 2_200);
+      expect(released?.leaseUntil).toBeUndefined();
+      expect((await store.orphans(9_999, 1_000)).map((task) => task.taskId)).not.toContain(orphan.taskId);
+    });
+
     it('sweeps expired tasks, at most limit at a time, never a live one', async () => {
       const expired = [taskRecord(alice, 1_000, 10), taskRecord(alice, 1_000, 20), taskRecord(bob, 1_000, 30)];
       const live = taskRecord(alice, 1_000, 10_000_000_000);

@@ -25,7 +25,13 @@ describeTargets('a task that waits, through a SIGKILL, on processes sharing $nam
   let settler: INestApplication | undefined;
 
   const start = () =>
-    startServerProcess(SERVER, { DB_TYPE: target.options().type as string, DB_URL: target.url!, TASK_TABLE: tableName }).then((child) => {
+    startServerProcess(SERVER, {
+      DB_TYPE: target.options().type as string,
+      DB_URL: target.url!,
+      TASK_TABLE: tableName,
+      LEASE_MS: '1500',
+      SWEEP_MS: '300',
+    }).then((child) => {
       processes.push(child);
       return child;
     });
@@ -97,5 +103,25 @@ describeTargets('a task that waits, through a SIGKILL, on processes sharing $nam
     expect(await reader.client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed' });
     const stranger = await connect(second, 'mallory');
     await expect(stranger.client.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+  }, 60_000);
+
+  it('fails a task whose process was killed while its call ran, on the next sweep of another process', async () => {
+    const [first, second] = [await start(), await start()];
+    const agent = await connect(first, 'alice');
+    const { jobId } = (await agent.call('job.create')).structuredContent as { jobId: string };
+    const { task } = await agent.client.request(
+      { method: 'tools/call', params: { name: 'job.slow', arguments: { jobId }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    // Longer than a lease: the running process renews it, nobody takes it for gone.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await agent.client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    await first.stop('SIGKILL');
+    const reader = await connect(second, 'alice');
+    await eventually(async () => (await reader.client.experimental.tasks.getTask(task.taskId)).status === 'failed', 10_000);
+    expect((await reader.client.experimental.tasks.getTask(task.taskId)).statusMessage).toMatch(
+      /^The server process running this task stopped/,
+    );
+    await expect(reader.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32603 });
   }, 60_000);
 });

@@ -8,8 +8,8 @@ import {
   type CallToolResult,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from '../../lib/extend.js';
-import { createMcpTestClient } from '../../lib/testing.js';
+import { McpTaskStore, WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from '../../lib/extend.js';
+import { createMcpTestClient, taskRecord } from '../../lib/testing.js';
 import { HELD_MESSAGE, JobLog, tasksModule } from '../fixtures/tasks.app.js';
 import type { IncomingMessage } from 'node:http';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
@@ -206,5 +206,38 @@ describe('MCP tasks (2025-11-25) on stateless HTTP', () => {
     await expect(
       anonymous.request({ method: 'tools/call', params: { name: 'job.run', arguments: { jobId }, task: {} } }, CreateTaskResultSchema),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('anonymous stateless call') });
+  });
+});
+
+describe('MCP tasks whose process stopped', () => {
+  it('fails a working task whose lease ran out, and tells its requester', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [tasksModule({ tasks: { sweepIntervalMs: 50, pollIntervalMs: 50 } })],
+    }).compile();
+    const app = moduleRef.createNestApplication();
+    await app.init();
+    const client = await createMcpTestClient(app, { capabilities: TASKS, auth: { clientId: 'alice', scopes: [] } });
+    try {
+      const statuses: Task[] = [];
+      client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void statuses.push(notification.params as Task));
+      // A task another process was running when it died: its lease ran out a second ago.
+      const orphan = { ...taskRecord('principal:alice', Date.now(), 60_000), leaseUntil: Date.now() - 1_000 };
+      await app.get<McpTaskStore>(McpTaskStore).create(orphan);
+      await eventually(async () => (await client.experimental.tasks.getTask(orphan.taskId)).status === 'failed', 5_000);
+      await expect(client.experimental.tasks.getTaskResult(orphan.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32603 });
+      // A running call renews its own lease: it completes.
+      const { jobId } = (await client.callTool({ name: 'job.create', arguments: {} })).structuredContent as { jobId: string };
+      const { task } = await client.request(
+        { method: 'tools/call', params: { name: 'job.run', arguments: { jobId, delayMs: 300 }, task: {} } },
+        CreateTaskResultSchema,
+      );
+      expect((await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).structuredContent).toEqual({
+        ran: true,
+        delayMs: 300,
+      });
+    } finally {
+      await client.close();
+      await app.close();
+    }
   });
 });

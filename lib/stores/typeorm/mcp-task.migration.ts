@@ -7,9 +7,10 @@ const MIGRATION_NAME = 'CreateMcpTasks1766448000000';
 
 /**
  * A TypeORM migration class that creates the table of `TypeOrmMcpTaskStore` (one row per MCP
- * task: its requester, call, status, result and expiry), with an index by requester for
- * `tasks/list` and one by expiry for the sweep; `down` drops it. Built with TypeORM's
- * `Table`/`TableIndex`, so it runs on PostgreSQL, MySQL/MariaDB and SQLite. Its name is fixed
+ * task: its requester, call, status, result, expiry and lease), with an index by requester for
+ * `tasks/list`, one by expiry for the sweep and one by lease for tasks whose process stopped;
+ * `down` drops it. Built with TypeORM's `Table`/`TableIndex`, so it runs on PostgreSQL,
+ * MySQL/MariaDB and SQLite. Its name is fixed
  * (`CreateMcpTasks1766448000000`): register one per DataSource.
  *
  * @example
@@ -42,10 +43,12 @@ export function createMcpTaskMigration(options: Pick<TypeOrmMcpTaskStoreOptions,
             columns.epochMs('created_at'),
             columns.epochMs('updated_at'),
             columns.epochMs('expires_at'),
+            columns.epochMs('lease_until', true),
           ],
           indices: [
             columns.index(table, 'requester', ['requester', 'created_at', 'task_id']),
             columns.index(table, 'expires_at', ['expires_at']),
+            columns.index(table, 'lease', ['status', 'lease_until']),
           ],
         }),
       );

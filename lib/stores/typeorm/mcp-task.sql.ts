@@ -26,10 +26,11 @@ interface TaskRow {
   created_at: string | number;
   updated_at: string | number;
   expires_at: string | number;
+  lease_until: string | number | null;
 }
 
 const COLUMNS =
-  'task_id, requester, session_id, server_id, request, status, status_message, result, error, input, ttl_ms, poll_interval_ms, created_at, updated_at, expires_at';
+  'task_id, requester, session_id, server_id, request, status, status_message, result, error, input, ttl_ms, poll_interval_ms, created_at, updated_at, expires_at, lease_until';
 
 /**
  * The SQL of the task table in one dialect. Every method is one statement (one round trip)
@@ -56,7 +57,7 @@ export class McpTaskSql {
   /** Inserts a task row. */
   async insert(runner: QueryRunner, record: McpTaskRecord): Promise<void> {
     await this.run(runner, {
-      sql: `INSERT INTO ${this.tasks} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO ${this.tasks} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: [
         record.taskId,
         record.requester,
@@ -73,6 +74,7 @@ export class McpTaskSql {
         record.createdAt,
         record.updatedAt,
         record.expiresAt,
+        record.leaseUntil ?? null,
       ],
     });
   }
@@ -109,6 +111,7 @@ export class McpTaskSql {
     if (change.result !== undefined) set('result', JSON.stringify(change.result));
     if (change.error !== undefined) set('error', JSON.stringify(change.error));
     if (change.input !== undefined) set('input', json(change.input ?? undefined));
+    if (change.leaseUntil !== undefined) set('lease_until', change.leaseUntil);
     const update =
       `UPDATE ${this.tasks} SET ${sets.join(', ')} WHERE task_id = ? AND status IN (${from.map(() => '?').join(', ')}) ` +
       'AND expires_at > ?';
@@ -138,6 +141,15 @@ export class McpTaskSql {
       params: [requester, ...MCP_TASK_ACTIVE_STATUSES, now],
     });
     return Number(records[0]?.n ?? 0);
+  }
+
+  /** At most `limit` working tasks, not expired at `now`, whose lease ran out (an index range scan on `(status, lease_until)`). */
+  async orphans(runner: QueryRunner, now: number, limit: number): Promise<McpTaskRecord[]> {
+    const { records } = await this.run<TaskRow>(runner, {
+      sql: `SELECT ${COLUMNS} FROM ${this.tasks} WHERE status = ? AND lease_until < ? AND expires_at > ? ORDER BY lease_until, task_id LIMIT ?`,
+      params: ['working', now, now, limit],
+    });
+    return records.map(toRecord);
   }
 
   /**
@@ -187,6 +199,7 @@ function toRecord(row: TaskRow): McpTaskRecord {
   };
   if (row.session_id !== null) record.sessionId = row.session_id;
   if (row.status_message !== null) record.statusMessage = row.status_message;
+  if (row.lease_until !== null) record.leaseUntil = Number(row.lease_until);
   const result = parse<McpTaskRecord['result']>('result');
   if (result !== undefined) record.result = result;
   const error = parse<McpTaskRecord['error']>('error');

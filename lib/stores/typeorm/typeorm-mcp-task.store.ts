@@ -70,6 +70,12 @@ export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap
   }
 
   /** @inheritdoc */
+  async orphans(now: number, limit: number): Promise<McpTaskRecord[]> {
+    if (limit <= 0) return [];
+    return this.read('orphans', (runner) => this.sql.orphans(runner, now, Math.floor(limit)));
+  }
+
+  /** @inheritdoc */
   async sweep(now: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
     return this.write('sweep', (runner) => this.sql.sweep(runner, now, Math.floor(limit)));
