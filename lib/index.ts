@@ -52,12 +52,16 @@ export type {
   McpTransitionConfig,
 } from './machines/machine.interface.js';
 export type { McpStateValue } from './machines/state-value.js';
+export type { McpGuardReason, McpInstanceAccessView, McpMachineAccess, McpMachineEvent, McpPrincipal } from './machines/machine-access.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
 export type { WorkflowApprovalNote, WorkflowWaitingRequest } from './stores/workflow-waiting-request.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
+export type { McpTaskStore } from './stores/mcp-task-store.interface.js';
+export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
+export type { McpTaskOptions } from './tasks/task-options.interface.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
 export { McpRequire, type McpRequireOptions } from './decorators/mcp-require.decorator.js';
 export { defineAccess, type McpAccessDeclaration } from './access/define-access.js';

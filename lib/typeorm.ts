@@ -1,6 +1,7 @@
 export * from './stores/typeorm/typeorm-fsm-state-store-options.interface.js';
 export * from './stores/typeorm/typeorm-fsm-state.store.js';
 export * from './stores/typeorm/fsm-state.migration.js';
+export * from './stores/typeorm/fsm-team.migration.js';
 export * from './stores/typeorm/fsm-attempt.migration.js';
 export * from './stores/typeorm/fsm-approval.migration.js';
 export * from './relays/typeorm/postgres-transition.relay.js';
@@ -11,3 +12,6 @@ export * from './relays/typeorm/outbox-transition.relay.js';
 export * from './relays/typeorm/fsm-outbox.migration.js';
 export * from './stores/typeorm/sqlite-turn.js';
 export * from './relays/typeorm/outbox-reply.migration.js';
+export * from './stores/typeorm/typeorm-mcp-task-store-options.interface.js';
+export * from './stores/typeorm/typeorm-mcp-task.store.js';
+export * from './stores/typeorm/mcp-task.migration.js';

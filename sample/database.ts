@@ -1,14 +1,16 @@
 import type { DataSourceOptions } from 'typeorm';
 import {
-  AddMcpFsmApprovals1766016000000,
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmListIndexes1764892800000,
   AddMcpFsmOutboxReply1765584000000,
+  AddMcpFsmTeam1766016000000,
   CreateMcpFsmAttempt1765843200000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
   CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
+  CreateMcpTasks1766448000000,
 } from '../lib/typeorm.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
@@ -40,7 +42,9 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       AddMcpFsmListIndexes1764892800000,
       AddMcpFsmOutboxReply1765584000000,
       CreateMcpFsmAttempt1765843200000,
-      AddMcpFsmApprovals1766016000000,
+      AddMcpFsmApprovals1766102400000,
+      AddMcpFsmTeam1766016000000,
+      CreateMcpTasks1766448000000,
     ],
     migrationsRun: true,
     synchronize: false,

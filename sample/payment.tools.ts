@@ -134,6 +134,8 @@ export class PaymentTools {
       `${APPROVAL_THRESHOLD} waits in refund_pending for another person to approve it (payment.approve_refund) or reject it.`,
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
+    // A client may run it as an MCP task (params.task): tasks/get and tasks/result answer on any process.
+    task: 'optional',
   })
   @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
   @McpApproval(paymentMachine, {

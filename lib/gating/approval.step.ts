@@ -11,7 +11,7 @@ import * as messages from './gating.messages.js';
 import type { WorkflowAdmission, WorkflowDecision } from './workflow-call-outcome.js';
 import type { WorkflowCall, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
-import { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults } from './workflow-task.js';
+import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from './workflow-task.js';
 
 /** What a call that waits for approval answers (its `structuredContent`). */
 export interface WorkflowWaitingResult {
@@ -97,10 +97,9 @@ export class WorkflowApprovals {
     if (prelude) this.preludes.set(call, prelude);
   }
 
-  /** The owner a decision call claims its instance as: the instance's own when the decider reaches it by authority; else the caller's. */
-  claimOwner(call: WorkflowCall): string | undefined {
-    const prelude = this.preludes.get(call);
-    return prelude && prelude.owner !== undefined ? prelude.owner : call.principal;
+  /** The owner a decision call claims its instance as when the decider reaches it by authority (the instance's own); else `undefined`. */
+  authorityOwner(call: WorkflowCall): string | undefined {
+    return this.preludes.get(call)?.owner;
   }
 
   /**
@@ -230,8 +229,7 @@ export class WorkflowApprovals {
 
 /** The task a call runs as, when the tasks side set one (`WorkflowRequest.task`). */
 function taskOf(call: WorkflowCall): string | undefined {
-  const task = (call as { task?: WorkflowTaskRef }).task;
-  return typeof task?.taskId === 'string' ? task.taskId : undefined;
+  return call.task?.taskId;
 }
 
 /** The tool whose waiting call a reject tool's call rejected. */

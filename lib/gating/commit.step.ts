@@ -37,6 +37,7 @@ export class WorkflowCommits {
       updatedAt: at,
       owner: from.owner,
       ...(decision.waiting && { waiting: decision.waiting }),
+      ...(from.team === undefined ? {} : { team: from.team }),
     };
     const start = role.kind === 'start';
     const bound = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;

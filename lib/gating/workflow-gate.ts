@@ -20,6 +20,7 @@ import { WorkflowCommits } from './commit.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
+import { authOf, principalOf, starterOf } from './workflow-access.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
   McpCallResult,
@@ -99,7 +100,7 @@ export class WorkflowGate implements NestInterceptor {
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     const { args, prelude } = await this.approvals.argsOf(request);
-    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff);
+    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task);
     this.approvals.remember(call, prelude);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
@@ -255,7 +256,8 @@ export class WorkflowGate implements NestInterceptor {
     const engine = this.machines.engine(admission.instance.machine);
     switch (role.kind) {
       case 'start': {
-        const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, owner: call.principal };
+        const starter = starterOf(call.context.authInfo, this.machines.machine(admission.instance.machine));
+        const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, ...starter };
         Object.assign(call.context, { state: toStateValue(from.state), workflowContext: from.context });
         return { from, next: role.event ? this.evaluate(call, engine, from, role.event, input) : from };
       }
@@ -275,7 +277,11 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  /** Sends the bound event to the instance with `input` as `event.input`; refuses when no transition is enabled (a guard said no, or the state has none). */
+  /**
+   * Sends the bound event to the instance with `input` as `event.input` and the caller as
+   * `event.principal` (from the verified auth); refuses when no transition is enabled (a guard
+   * said no, with the reasons the machine gives, or the state has none).
+   */
   protected evaluate(
     call: WorkflowCall,
     engine: MachineEngine,
@@ -283,12 +289,20 @@ export class WorkflowGate implements NestInterceptor {
     event: string,
     input: Record<string, unknown> = call.args,
   ): MachineState {
-    const step = engine.transition({ state: from.state, context: from.context }, event, input);
+    const principal = principalOf(authOf(call), this.machines.machine(engine.machineId));
+    const step = engine.transition({ state: from.state, context: from.context }, event, input, principal);
     switch (step.status) {
       case 'moved':
         return step.next;
       case 'guarded':
-        throw deny({ code: 'GUARD_REJECTED', machine: engine.machineId, state: from.state, event, guards: step.guards });
+        throw deny({
+          code: 'GUARD_REJECTED',
+          machine: engine.machineId,
+          state: from.state,
+          event,
+          guards: step.guards,
+          reasons: step.reasons,
+        });
       case 'ignored':
         throw deny({ code: 'FORBIDDEN', machine: engine.machineId, state: from.state });
     }

@@ -96,7 +96,8 @@ export class TableMachineEngine implements MachineEngine {
 
   /**
    * Moves to the target of `event` in the instance's state, keeping its context; ignores the
-   * event when the state has no transition for it, is final or is unknown.
+   * event when the state has no transition for it, is final or is unknown. A table has no
+   * guards, so neither the input nor the principal changes where an event leads.
    */
   transition(from: MachineState, event: string): MachineStep {
     const target = this.states.get(from.state)?.on.get(event);

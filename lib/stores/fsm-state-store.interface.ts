@@ -15,6 +15,11 @@ export interface WorkflowSnapshot {
   owner?: string;
   /** The call waiting for a second person's approval while the instance is in the approval's waiting state; absent otherwise. */
   waiting?: WorkflowWaitingRequest;
+  /**
+   * The value of the machine's team claim in its starter's token (a machine with
+   * `access: { team }`), when it had one: callers of the same team may act on the instance.
+   */
+  team?: string;
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
-import { isOwnedBy } from './workflow-owner.js';
+import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
@@ -51,6 +51,7 @@ interface Entry {
   context?: Record<string, unknown>;
   owner?: string;
   waiting?: WorkflowWaitingRequest;
+  team?: string;
   updatedAt: number;
   touchedAt: number;
   leaseToken?: string;
@@ -115,6 +116,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
       entry.waiting = copy(snapshot.waiting);
+      entry.team = snapshot.team;
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
       return;
@@ -140,7 +142,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       created.leaseUntil = now + request.leaseMs;
       return { status: 'claimed', snapshot: toSnapshot(created) };
     }
-    if (!isOwnedBy(entry.owner, request.owner)) return { status: 'unknown' };
+    if (!mayClaim(entry, request)) return { status: 'unknown' };
     if (request.allowedStates && !request.allowedStates.includes(entry.state)) {
       return { status: 'forbidden', state: entry.state };
     }
@@ -159,6 +161,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
     entry.waiting = copy(commit.snapshot.waiting);
+    entry.team = commit.snapshot.team ?? entry.team;
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
     entry.leaseToken = entry.leaseUntil = undefined;
@@ -254,9 +257,9 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   }
 
   /** @inheritdoc */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
-    if (!entry || !isOwnedBy(entry.owner, caller)) return false;
+    if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
     rows.push({ ...attempt });
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
@@ -308,6 +311,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
       context: copyContext(snapshot.context),
       owner: snapshot.owner,
       waiting: copy(snapshot.waiting),
+      team: snapshot.team,
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
     };
@@ -350,6 +354,7 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
   if (entry.waiting !== undefined) snapshot.waiting = copy(entry.waiting);
+  if (entry.team !== undefined) snapshot.team = entry.team;
   return snapshot;
 }
 
@@ -361,6 +366,7 @@ function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
     updatedAt: new Date(entry.updatedAt).toISOString(),
   };
   if (entry.owner !== undefined) summary.owner = entry.owner;
+  if (entry.team !== undefined) summary.team = entry.team;
   return summary;
 }
 

@@ -6,6 +6,7 @@ import {
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
+  createWorkflowTeamMigration,
 } from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
@@ -71,14 +72,17 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     );
     await v01.destroy();
 
+    // Straight to this version: the team and approval columns (0.4) come with it.
     const v02 = await open([
       createWorkflowStateMigration(tables),
       createWorkflowContextMigration(tables),
+      createWorkflowTeamMigration(tables),
       createWorkflowApprovalMigration(tables),
     ]);
     expect((await v02.runMigrations()).map((migration) => migration.name)).toEqual([
       'AddMcpFsmContext1764547200000',
-      'AddMcpFsmApprovals1766016000000',
+      'AddMcpFsmTeam1766016000000',
+      'AddMcpFsmApprovals1766102400000',
     ]);
     const runner = v02.createQueryRunner();
     try {
@@ -136,6 +140,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
       snapshot: saved,
     });
 
+    await v02.undoLastMigration();
     await v02.undoLastMigration();
     await v02.undoLastMigration();
     const fresh = `invoice:${randomUUID()}`;

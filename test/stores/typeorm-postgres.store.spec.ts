@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
-  AddMcpFsmApprovals1766016000000,
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
+  AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
   TypeOrmFsmStateStore,
 } from '../../lib/typeorm.js';
@@ -62,7 +63,12 @@ if (!url) {
       type: 'postgres',
       url,
       schema,
-      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmApprovals1766016000000],
+      migrations: [
+        CreateMcpFsmState1764460800000,
+        AddMcpFsmContext1764547200000,
+        AddMcpFsmTeam1766016000000,
+        AddMcpFsmApprovals1766102400000,
+      ],
       migrationsRun: true,
     });
     try {

@@ -3,6 +3,7 @@ import {
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
+  createWorkflowTeamMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
@@ -13,6 +14,7 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
+  new (createWorkflowTeamMigration(tables))(),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

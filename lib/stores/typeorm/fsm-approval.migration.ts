@@ -7,7 +7,7 @@ import {
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 
-const MIGRATION_NAME = 'AddMcpFsmApprovals1766016000000';
+const MIGRATION_NAME = 'AddMcpFsmApprovals1766102400000';
 
 /**
  * A TypeORM migration class that adds what second-person approvals (`@McpApproval`) store: the
@@ -15,7 +15,7 @@ const MIGRATION_NAME = 'AddMcpFsmApprovals1766016000000';
  * the nullable `approval` column of the history table (how a request was decided, JSON text);
  * `down` drops both. Rows stored before it ran keep working: NULL loads as nothing waiting, and
  * as a row that decided nothing. Built with TypeORM's `TableColumn`, so it runs on PostgreSQL,
- * MySQL/MariaDB and SQLite. Its name is fixed (`AddMcpFsmApprovals1766016000000`): register one
+ * MySQL/MariaDB and SQLite. Its name is fixed (`AddMcpFsmApprovals1766102400000`): register one
  * per DataSource, after {@link createWorkflowContextMigration} with the same table names.
  *
  * @example
@@ -47,4 +47,4 @@ export function createWorkflowApprovalMigration(
 }
 
 /** Adds the approval columns to the store's tables with the default names (`mcp_fsm_state`, `mcp_fsm_transition`). */
-export class AddMcpFsmApprovals1766016000000 extends createWorkflowApprovalMigration() {}
+export class AddMcpFsmApprovals1766102400000 extends createWorkflowApprovalMigration() {}
