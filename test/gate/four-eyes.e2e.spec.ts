@@ -1,11 +1,12 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { WorkflowRefusal } from '../../lib/extend.js';
 import { InMemoryFsmStateStore, McpWorkflowService } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
-import { approvalModule, SettledTasks, WireLog } from '../fixtures/wire-approval.app.js';
+import { approvalModule, WireLog } from '../fixtures/wire-approval.app.js';
+import { eventually } from '../utils/http-client.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 
 const errorOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string } | undefined;
@@ -158,27 +159,29 @@ describe('@McpApproval: a second person decides a waiting call', () => {
     expect(log.runs).toHaveLength(1);
   });
 
-  it('settles the task of a decided request: with the handler’s result once approved, with a DECLINED tool error once rejected', async () => {
+  it('completes the task of a decided request: with the handler’s result once approved, with a DECLINED tool error once rejected', async () => {
+    const client = await createMcpTestClient(app, { auth: { clientId: 'alice', scopes: [] } });
+    clients.push(client);
     const alice = await connect('alice');
-    const tasks = app.get(SettledTasks);
-    const asTask = async (wireId: string, taskId: string) => {
-      await alice.call('wire.send', { wireId, amount: 50 });
-      const parked = (await store.load(`wire:${wireId}`))!;
-      // The tasks side stores the call's task id with its waiting request (WorkflowRequest.task).
-      await store.save(`wire:${wireId}`, { ...parked, waiting: { ...parked.waiting!, taskId } });
+    const asTask = async () => {
+      const wireId = await opened(alice);
+      const params = { name: 'wire.send', arguments: { wireId, amount: 50 }, task: {} };
+      const { task } = await client.request({ method: 'tools/call', params }, CreateTaskResultSchema);
+      // The task runs its call after answering: the call parks with the task's id.
+      await eventually(async () => (await store.load(`wire:${wireId}`))?.waiting?.taskId === task.taskId, 5_000);
+      expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working' });
+      return { wireId, taskId: task.taskId };
     };
-    const approvedWire = await opened(alice);
-    await asTask(approvedWire, 'task-approved');
-    const rejectedWire = await opened(alice);
-    await asTask(rejectedWire, 'task-rejected');
+    const approved = await asTask();
+    const rejected = await asTask();
     const bob = await connect('bob', ['wires:approve']);
-    await bob.call('wire.approve', { wireId: approvedWire });
-    await bob.call('wire.reject', { wireId: rejectedWire, reason: 'not today' });
-    expect(tasks.settled).toEqual([
-      { taskId: 'task-approved', result: expect.objectContaining({ structuredContent: { sent: 50, state: 'ready' } }) },
-      { taskId: 'task-rejected', result: expect.objectContaining({ isError: true }) },
-    ]);
-    const declined = tasks.settled[1].result;
+    await bob.call('wire.approve', { wireId: approved.wireId });
+    await bob.call('wire.reject', { wireId: rejected.wireId, reason: 'not today' });
+    expect(await client.experimental.tasks.getTaskResult(approved.taskId, CallToolResultSchema)).toMatchObject({
+      structuredContent: { sent: 50, state: 'ready' },
+    });
+    const declined = (await client.experimental.tasks.getTaskResult(rejected.taskId, CallToolResultSchema)) as CallToolResult;
+    expect(declined.isError).toBe(true);
     expect(errorOf(declined)).toMatchObject({ code: 'DECLINED', state: 'ready' });
     expect((declined.content[0] as { text: string }).text).toContain('a second person (bob) rejected the request: not today');
   });

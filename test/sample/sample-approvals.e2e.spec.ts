@@ -1,8 +1,9 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectBearerClient, type BearerClient } from '../utils/bearer-client.js';
+import { eventually } from '../utils/http-client.js';
 import { connectModernClient } from '../utils/modern-client.js';
 import { describeNetworkedTargets } from '../utils/databases.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
@@ -212,6 +213,7 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
   let clients: BearerClient[];
 
   beforeAll(async () => {
+    clients = [];
     samples = [
       await startSample({ DATABASE_URL: url!, SAMPLE_AUTH: 'optional' }),
       await startSample({ DATABASE_URL: url!, SAMPLE_AUTH: 'optional' }),
@@ -223,8 +225,43 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
     await Promise.all(samples.map((sample) => sample.stop()));
   });
 
+  it('keeps a refund task working through a SIGKILL; an approval on the other process completes it, a rejection DECLINED', async () => {
+    const extra = await startSample({ DATABASE_URL: url!, SAMPLE_AUTH: 'optional' });
+    const alice = await connectBearerClient(extra.url, 'alice');
+    const asTask = async (amount: number) => {
+      const started = await alice.call('payment.authorize', { amount: 300, currency: 'EUR' });
+      const { paymentId } = started.structuredContent as { paymentId: string };
+      await alice.call('payment.capture', { paymentId });
+      const { task } = await alice.client.request(
+        { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount }, task: {} } },
+        CreateTaskResultSchema,
+      );
+      const message = async () => (await alice.client.experimental.tasks.getTask(task.taskId)).statusMessage ?? '';
+      await eventually(async () => /second person/.test(await message()), 5_000);
+      return { paymentId, taskId: task.taskId };
+    };
+    const approved = await asTask(200);
+    const rejected = await asTask(150);
+    await alice.close().catch(() => undefined);
+    await extra.stop('SIGKILL');
+    const reader = await connectBearerClient(samples[1].url, 'alice');
+    clients.push(reader);
+    expect(await reader.client.experimental.tasks.getTask(approved.taskId)).toMatchObject({ status: 'working' });
+    const carol = await connectBearerClient(samples[0].url, 'carol;payments:approve');
+    clients.push(carol);
+    expect((await carol.call('payment.approve_refund', { paymentId: approved.paymentId })).isError).toBeFalsy();
+    expect((await carol.call('payment.reject_refund', { paymentId: rejected.paymentId, reason: 'no' })).isError).toBeFalsy();
+    const status = async (taskId: string) => (await reader.client.experimental.tasks.getTask(taskId)).status;
+    await eventually(async () => (await status(approved.taskId)) === 'completed', 5_000);
+    const result = await reader.client.experimental.tasks.getTaskResult(approved.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ refunded: 200, approvedBy: 'carol' });
+    await eventually(async () => (await status(rejected.taskId)) === 'completed', 5_000);
+    const declined = (await reader.client.experimental.tasks.getTaskResult(rejected.taskId, CallToolResultSchema)) as CallToolResult;
+    expect(declined.isError).toBe(true);
+    expect(refusal(declined)).toMatchObject({ code: 'DECLINED' });
+  });
+
   it('refunds once under ten concurrent approvals by two approvers on both processes', async () => {
-    clients = [];
     const connect = async (bearer: string, index: number) => {
       const client = await connectBearerClient(samples[index].url, bearer);
       clients.push(client);

@@ -218,15 +218,8 @@ export class FsmStateSql {
     snapshot: WorkflowSnapshot,
     record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
-    const params: unknown[] = [
-      snapshot.state,
-      contextText(snapshot),
-      snapshot.owner ?? null,
-      waitingText(snapshot),
-      snapshot.team ?? null,
-      Date.parse(snapshot.updatedAt),
-      handle,
-    ];
+    const { state, owner = null, team = null } = snapshot;
+    const params: unknown[] = [state, contextText(snapshot), owner, waitingText(snapshot), team, Date.parse(snapshot.updatedAt), handle];
     if (token !== undefined) params.push(token);
     const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), waiting = ?, team = COALESCE(?, team), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
       token === undefined ? '' : ' AND lease_token = ?'
