@@ -277,9 +277,9 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
     const approvers = [await connect('carol;payments:approve', 0), await connect('erin;payments:approve', 1)];
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => approvers[i % 2].call('payment.approve_refund', { paymentId })));
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
-    expect(results.filter((result) => result.isError).map((result) => refusal(result)?.code)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^(BUSY|FORBIDDEN)$/)]),
-    );
+    // The others were refused: BUSY while the winner held it, FORBIDDEN or (reached only by authority) UNKNOWN_HANDLE after.
+    const losers = results.filter((result) => result.isError).map((result) => refusal(result)?.code);
+    expect(losers.every((code) => code === 'BUSY' || code === 'FORBIDDEN' || code === 'UNKNOWN_HANDLE')).toBe(true);
     const after = (await alice.call('payment.status', { paymentId })).structuredContent as Status;
     expect(after).toMatchObject({ state: 'partially_refunded', refundable: 100 });
     expect(refunds(after)).toEqual([{ kind: 'refund', amount: 400 }]);
