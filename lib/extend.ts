@@ -23,6 +23,7 @@ export type {
   WorkflowSettlement,
   WorkflowStored,
 } from './gating/workflow-call-outcome.js';
+export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults } from './gating/workflow-task.js';
 export {
   MCP_TASK_ACTIVE_STATUSES,

@@ -60,7 +60,6 @@ export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stor
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export type { McpTaskStore } from './stores/mcp-task-store.interface.js';
-export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export type { McpTaskOptions } from './tasks/task-options.interface.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
 export { McpRequire, type McpRequireOptions } from './decorators/mcp-require.decorator.js';
