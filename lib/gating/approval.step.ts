@@ -221,6 +221,11 @@ export class WorkflowApprovals {
     }
   }
 
+  /** The tool whose waiting call a decision tool's call decides (a rejected task's tool). */
+  requestedTool(call: WorkflowCall): string {
+    return rejectedTool(call);
+  }
+
   /** Why the task of a rejected request is DECLINED. */
   declinedWhy(call: WorkflowCall, decision: WorkflowDecision): string {
     return messages.approvalRejected(call.principal ?? null, decision.approval?.reason);

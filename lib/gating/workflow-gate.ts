@@ -338,7 +338,8 @@ export class WorkflowGate implements NestInterceptor {
       return result as CallToolResult;
     }
     const { machine } = this.roleOf(call);
-    const refusal = this.refusals.declined(call, machine, decision.next.state, this.approvals.declinedWhy(call, decision));
+    const why = this.approvals.declinedWhy(call, decision);
+    const refusal = this.refusals.declined(call, machine, decision.next.state, why, this.approvals.requestedTool(call));
     return toolErrorResult(refusal.message, { [MCP_ERROR_META_KEY]: refusal.data });
   }
 

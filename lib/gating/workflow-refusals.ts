@@ -99,9 +99,10 @@ export class WorkflowRefusals {
   }
 
   /** The person at the client said no to a confirmed transition, dismissed it, or did not answer in time (`why` says which). */
-  declined(call: WorkflowCall, machine: string, state: string, why: string): WorkflowRefusal {
+  declined(call: WorkflowCall, machine: string, state: string, why: string, tool = call.tool.name): WorkflowRefusal {
     const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
-    return this.refuse(call, 'DECLINED', messages.declined(call.tool.name, machine, state, why, allowed), machine, state, allowed);
+    const refusal = this.refuse(call, 'DECLINED', messages.declined(tool, machine, state, why, allowed), machine, state, allowed);
+    return tool === call.tool.name ? refusal : new WorkflowRefusal(refusal.message, { ...refusal.data, tool });
   }
 
   /** A confirmed transition cannot get a person's yes on this call (`why` names what is needed). */

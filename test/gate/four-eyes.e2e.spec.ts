@@ -182,7 +182,8 @@ describe('@McpApproval: a second person decides a waiting call', () => {
     });
     const declined = (await client.experimental.tasks.getTaskResult(rejected.taskId, CallToolResultSchema)) as CallToolResult;
     expect(declined.isError).toBe(true);
-    expect(errorOf(declined)).toMatchObject({ code: 'DECLINED', state: 'ready' });
+    expect(errorOf(declined)).toMatchObject({ code: 'DECLINED', tool: 'wire.send', state: 'ready' });
     expect((declined.content[0] as { text: string }).text).toContain('a second person (bob) rejected the request: not today');
+    expect((declined.content[0] as { text: string }).text).toMatch(/^DECLINED: "wire\.send" did not run/);
   });
 });

@@ -258,7 +258,7 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
     await eventually(async () => (await status(rejected.taskId)) === 'completed', 5_000);
     const declined = (await reader.client.experimental.tasks.getTaskResult(rejected.taskId, CallToolResultSchema)) as CallToolResult;
     expect(declined.isError).toBe(true);
-    expect(refusal(declined)).toMatchObject({ code: 'DECLINED' });
+    expect(refusal(declined)).toMatchObject({ code: 'DECLINED', tool: 'payment.refund' });
   });
 
   it('refunds once under ten concurrent approvals by two approvers on both processes', async () => {
