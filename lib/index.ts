@@ -6,6 +6,7 @@ export type { McpJwtOptions } from './auth/jwt-options.interface.js';
 export type { McpConsoleOptions, McpConsoleRequest } from './console/console-options.interface.js';
 export type { McpGateOptions } from './gating/mcp-gate-options.interface.js';
 export type { McpRetentionOptions } from './gating/retention-options.interface.js';
+export type { McpDeadlineOptions } from './deadlines/deadline-options.interface.js';
 export type { McpInputRequestOptions } from './protocol/input-request-options.interface.js';
 export type { McpSessionOptions } from './sessions/session-options.interface.js';
 export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';
@@ -25,6 +26,7 @@ export { McpWorkflow } from './decorators/mcp-workflow.decorator.js';
 export type { McpMachineRef } from './decorators/machine-ref.type.js';
 export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions } from './decorators/bind-state.decorator.js';
 export { BindState } from './decorators/bind-state.decorator.js';
+export { McpDeadline } from './decorators/mcp-deadline.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
@@ -65,3 +67,13 @@ export type { McpAccessRequirement, McpGrants } from './access/access-requiremen
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
 export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
 export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
+export {
+  isWorkflowTimerStore,
+  type WorkflowDueTimer,
+  type WorkflowPendingTimer,
+  type WorkflowTimerChanges,
+  type WorkflowTimerClaimRequest,
+  type WorkflowTimerEntry,
+  type WorkflowTimerStore,
+} from './stores/workflow-timer.interface.js';
+export type { MachineDeadline, MachineTimer, MachineTimers } from './machines/machine-engine.interface.js';

@@ -2,7 +2,16 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
-import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
+import {
+  McpBindState,
+  McpDeadline,
+  McpTool,
+  McpWorkflow,
+  McpStartWorkflow,
+  McpArgs,
+  McpContext,
+  type WorkflowContext,
+} from '../lib/index.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { RequireScopesWithJwt } from './sample-auth.js';
@@ -93,6 +102,12 @@ export class PaymentTools {
   async void(@McpContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
+  }
+
+  /** The authorization lapsed (`SAMPLE_AUTHORIZATION_TTL_MS` in `authorized`): its `void` entry, in the transaction that stores `voided`. */
+  @McpDeadline(paymentMachine, 'authorized')
+  async expire(ctx: PaymentCall): Promise<void> {
+    await this.settle(ctx, 'void');
   }
 
   @McpTool({

@@ -192,7 +192,9 @@ export class WorkflowAdmissions {
       instance.scope !== 'handle' && fromInitial
         ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
         : undefined;
-    return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: call.principal, createWith };
+    // A deadline acts for the owner of the instance it fires on.
+    const caller = call.caller.deadline ? call.caller.deadline.owner : call.principal;
+    return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: caller, createWith };
   }
 
   private claimStatesOf(role: McpTransitionRole, engine: MachineEngine): ClaimStates {

@@ -168,3 +168,7 @@ export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight
   `Refused calls not recorded as attempts: ${failed} write${failed === 1 ? '' : 's'} failed${
     error === undefined ? '' : ` (last: ${reasonOf(error)})`
   }, ${dropped} dropped while ${maxInFlight} were in flight. The refusals themselves were answered as usual.`;
+
+/** Error of a commit whose transition schedules or cancels timers on a store that keeps none (checked at bootstrap too). */
+export const storeKeepsNoTimers = (store: string, machine: string): string =>
+  `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no WorkflowTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;

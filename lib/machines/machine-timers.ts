@@ -36,3 +36,15 @@ export function timersOfActions(actions: ReadonlyArray<{ type: string; params?: 
 export function movedStep(next: MachineState, timers: MachineTimers): MachineStep {
   return hasTimers(timers) ? { status: 'moved', next, timers } : { status: 'moved', next };
 }
+
+/** The timers of two steps taken one after the other (a start's initial state, then its event): what the second cancels of the first is never stored. */
+export function chainTimers(first: MachineTimers, then: MachineTimers | undefined): MachineTimers {
+  if (!then) return first;
+  const cancelled = new Set(then.cancel);
+  const kept = first.schedule.filter((timer) => !cancelled.has(timer.id));
+  const rescheduled = new Set(then.schedule.map((timer) => timer.id));
+  return {
+    schedule: [...kept.filter((timer) => !rescheduled.has(timer.id)), ...then.schedule],
+    cancel: [...new Set([...first.cancel, ...then.cancel])],
+  };
+}
