@@ -67,13 +67,4 @@ export type { McpAccessRequirement, McpGrants } from './access/access-requiremen
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
 export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
 export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
-export {
-  isWorkflowTimerStore,
-  type WorkflowDueTimer,
-  type WorkflowPendingTimer,
-  type WorkflowTimerChanges,
-  type WorkflowTimerClaimRequest,
-  type WorkflowTimerEntry,
-  type WorkflowTimerStore,
-} from './stores/workflow-timer.interface.js';
 export type { MachineDeadline, MachineTimer, MachineTimers } from './machines/machine-engine.interface.js';
