@@ -6,7 +6,7 @@ import {
   CreateMcpFsmAttempt1765843200000,
   CreateMcpFsmOutbox1764720000000,
   CreateMcpFsmState1764460800000,
-  CreateMcpFsmTimer1766016000000,
+  CreateMcpFsmTimer1766534400000,
   CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
 } from '../lib/typeorm.js';
@@ -40,7 +40,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       AddMcpFsmListIndexes1764892800000,
       AddMcpFsmOutboxReply1765584000000,
       CreateMcpFsmAttempt1765843200000,
-      CreateMcpFsmTimer1766016000000,
+      CreateMcpFsmTimer1766534400000,
     ],
     migrationsRun: true,
     synchronize: false,

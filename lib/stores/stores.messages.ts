@@ -17,7 +17,7 @@ export const storeTimerNotHeld = (handle: string, timer: string): string =>
 
 /** Bootstrap error: the timer table is missing or lacks a column. */
 export const storeTimersNotReady = (table: string, error: unknown): string =>
-  `TypeOrmFsmStateStore: a machine has "after" transitions, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmTimer1766016000000 (createWorkflowTimerMigration for custom table names).`;
+  `TypeOrmFsmStateStore: a machine has "after" transitions, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmTimer1766534400000 (createWorkflowTimerMigration for custom table names).`;
 
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>

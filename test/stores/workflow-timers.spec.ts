@@ -163,7 +163,7 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
     it('finds the timer table at bootstrap, and names the migration when it is missing', async () => {
       await new TypeOrmFsmStateStore(source, tables).assertTimerSchema();
       await expect(new TypeOrmFsmStateStore(source, { ...tables, timerTableName: `${prefix}_none` }).assertTimerSchema()).rejects.toThrow(
-        'Run its migration: CreateMcpFsmTimer1766016000000',
+        'Run its migration: CreateMcpFsmTimer1766534400000',
       );
     });
 

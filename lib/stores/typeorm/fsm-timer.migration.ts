@@ -3,7 +3,7 @@ import { MigrationColumns } from './migration-columns.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_WORKFLOW_TIMER_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
-const MIGRATION_NAME = 'CreateMcpFsmTimer1766016000000';
+const MIGRATION_NAME = 'CreateMcpFsmTimer1766534400000';
 
 /**
  * A TypeORM migration class that creates the table of durable timers (the deadlines of
@@ -11,7 +11,7 @@ const MIGRATION_NAME = 'CreateMcpFsmTimer1766016000000';
  * handle and timer id (the primary key), with the index on `due_at` every poll of the deadline
  * scheduler reads; `down` drops it. Existing tables and rows are not touched (0.3 instances
  * simply have no timers). Built with TypeORM's `Table`, so it runs on PostgreSQL,
- * MySQL/MariaDB and SQLite. Its name is fixed (`CreateMcpFsmTimer1766016000000`): register one
+ * MySQL/MariaDB and SQLite. Its name is fixed (`CreateMcpFsmTimer1766534400000`): register one
  * per DataSource, after {@link createWorkflowStateMigration}.
  *
  * @example
@@ -51,4 +51,4 @@ export function createWorkflowTimerMigration(
 }
 
 /** Creates the timer table with the default name (`mcp_fsm_timer`). */
-export class CreateMcpFsmTimer1766016000000 extends createWorkflowTimerMigration() {}
+export class CreateMcpFsmTimer1766534400000 extends createWorkflowTimerMigration() {}

@@ -28,7 +28,7 @@ interface PendingRow {
 }
 
 /**
- * The SQL of the timer table (`CreateMcpFsmTimer1766016000000`) in one dialect. The caller
+ * The SQL of the timer table (`CreateMcpFsmTimer1766534400000`) in one dialect. The caller
  * chooses the `QueryRunner`, and so the transaction: {@link FsmTimerSql.apply} runs in the
  * one that writes the state, and a claim on MySQL/MariaDB (two statements) in one of its own.
  * A claimed timer's `due_at` is the end of its claim, so one index (`due_at`) serves every poll.
