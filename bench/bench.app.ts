@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../lib/typeorm.js';
+import {
+  AddMcpFsmContext1764547200000,
+  AddMcpFsmTeam1766016000000,
+  CreateMcpFsmState1764460800000,
+  TypeOrmFsmStateStore,
+} from '../lib/typeorm.js';
 import { docMachine, loopMachine } from './bench.machines.js';
 import { openPostgresDataSource } from './bench.postgres.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';
@@ -91,7 +96,7 @@ async function openSqlite(): Promise<BenchDatabase> {
     database: file,
     enableWAL: true,
     prepareDatabase: (db: BetterSqlite3.Database) => void db.pragma('synchronous = NORMAL'),
-    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
+    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
     migrationsRun: true,
     synchronize: false,
   });

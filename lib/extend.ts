@@ -66,6 +66,7 @@ export {
   type WorkflowTransaction,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/workflow-transition-record.interface.js';
+export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isWorkflowStateReader,
   type WorkflowHistoryPage,

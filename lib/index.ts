@@ -51,6 +51,7 @@ export type {
   McpTransitionConfig,
 } from './machines/machine.interface.js';
 export type { McpStateValue } from './machines/state-value.js';
+export type { McpGuardReason, McpInstanceAccessView, McpMachineAccess, McpMachineEvent, McpPrincipal } from './machines/machine-access.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';

@@ -100,5 +100,6 @@ export const paymentMachine = defineMachine(
       refunded: { type: 'final' },
     },
   }),
-  { stateHandleKey: 'paymentId' },
+  // Team access: a payment started by a token with an `org` claim is every principal of that org's (SAMPLE_AUTH=jwt).
+  { stateHandleKey: 'paymentId', access: { team: 'org' } },
 );

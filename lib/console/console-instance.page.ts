@@ -15,7 +15,7 @@ export function contextText(context: Record<string, unknown> | undefined): strin
 }
 
 /**
- * One instance: its state (a large badge), owner and last change; its machine's diagram with
+ * One instance: its state (a large badge), owner, team (when it has one) and last change; its machine's diagram with
  * the current state marked; its recent history, newest first (`data-history-entry`,
  * `data-tool`); its refused and declined calls, newest first (`data-attempt`, `data-tool`,
  * `data-code`); its XState context as escaped JSON. Live: all but the attempts follow its
@@ -36,7 +36,12 @@ ${snapshot ? '' : `<p class="notice" role="alert">${escapeHtml(instanceNotFound(
 <dl class="facts" id="facts" data-live-region>
 <dt>State</dt><dd><span id="state-badge" class="badge big${view.final ? ' final' : ''}${state === null ? ' ended' : ''}" data-ended="${ENDED}">${escapeHtml(state ?? ENDED)}</span></dd>
 <dt>Owner</dt><dd class="mono">${escapeHtml(snapshot?.owner ?? '—')}</dd>
-<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
+${
+  snapshot?.team === undefined
+    ? ''
+    : `<dt>Team</dt><dd class="mono" data-team>${escapeHtml(snapshot.team)}</dd>
+`
+}<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
 </dl>
 <section aria-labelledby="diagram-heading">
 <h2 id="diagram-heading">Diagram</h2>

@@ -104,7 +104,7 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
     const caller: WorkflowCaller = {
       kind: 'stateless',
       sessionStoreKey: () => timer.key,
-      deadline: { id: timer.id, token, owner: snapshot.owner },
+      deadline: { id: timer.id, token, owner: snapshot.owner, team: snapshot.team },
     };
     const outcome = await this.gate.run({
       target: definition,

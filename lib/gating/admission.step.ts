@@ -9,10 +9,10 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { ConfirmationSubject } from './confirmation.step.js';
 import * as messages from './gating.messages.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
+import { authOf, claimAccessOf, mayAccess, starterOf } from './workflow-access.js';
 import type { WorkflowAdmission, WorkflowHold, WorkflowInstanceRef } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny, storeFailure, WorkflowDenial, type WorkflowDenialReason } from './workflow-denial.js';
@@ -100,7 +100,8 @@ export class WorkflowAdmissions {
     const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
     const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
     const initial = this.machines.engine(role.machine).initial(call.args);
-    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), owner: call.principal });
+    const starter = starterOf(call.context.authInfo, this.machines.machine(role.machine));
+    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), ...starter });
     let hold: WorkflowHold = { kind: 'none' };
     try {
       if (role.transactional) {
@@ -119,8 +120,14 @@ export class WorkflowAdmissions {
   /** Claims the instance of a transition tool and checks its state (where its event leads is decided with the piped arguments). */
   private async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
     const engine = this.machines.engine(instance.machine);
+    const machine = this.machines.machine(instance.machine);
     const request = this.claimRequest(call, instance, role, engine);
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
+    if (request.anyOwner && outcome.status !== 'claimed' && outcome.status !== 'unknown') {
+      // The store claimed for anyone (an access function): a caller it would not let in learns nothing of the instance.
+      const stored = await this.store.load(instance.storeKey);
+      if (!stored || !mayAccess(authOf(call), machine, instance, stored)) throw this.unknownHandle(instance);
+    }
     if (outcome.status !== 'claimed') {
       const { reason, found } = this.claimDenial(instance, outcome);
       throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
@@ -128,6 +135,7 @@ export class WorkflowAdmissions {
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
     try {
+      if (request.anyOwner && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
       call.context.manager = lock.manager;
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
@@ -163,8 +171,8 @@ export class WorkflowAdmissions {
     const stored = await this.store.load(instance.storeKey);
     // A session's instance exists once its first transition ran; until then it is the initial one.
     const read = stored ?? (instance.scope === 'handle' ? undefined : this.initialSnapshot(instance.machine));
-    if (!read || !isOwnedBy(read.owner, call.principal)) {
-      throw deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
+    if (!read || !mayAccess(authOf(call), this.machines.machine(instance.machine), instance, read)) {
+      throw this.unknownHandle(instance);
     }
     const snapshot = this.found(call, instance, read);
     const { role } = call.tool;
@@ -177,8 +185,10 @@ export class WorkflowAdmissions {
 
   /**
    * The claim of `instance` for a call of a transition: on the stored values its states match, with a
-   * fresh lease token; a session's (or a principal's) instance not stored yet is created in the
-   * initial state when that state is one of them, owned by the caller (the console's owner).
+   * fresh lease token, for the caller as the machine's access rule sees it (its principal, its
+   * team; anyone under an access function, which {@link admitTransition} asks after the claim); a
+   * session's (or a principal's) instance not stored yet is created in the initial state when
+   * that state is one of them, owned by the caller (the console's owner).
    */
   private claimRequest(
     call: WorkflowCall,
@@ -192,9 +202,11 @@ export class WorkflowAdmissions {
       instance.scope !== 'handle' && fromInitial
         ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
         : undefined;
-    // A deadline acts for the owner of the instance it fires on.
-    const caller = call.caller.deadline ? call.caller.deadline.owner : call.principal;
-    return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, owner: caller, createWith };
+    // A deadline acts for the owner (and team) of the instance it fires on: the store's own rule lets it in.
+    const access = call.caller.deadline
+      ? { owner: call.caller.deadline.owner, team: call.caller.deadline.team }
+      : claimAccessOf(call.context.authInfo, this.machines.machine(instance.machine), instance);
+    return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, ...access, createWith };
   }
 
   private claimStatesOf(role: McpTransitionRole, engine: MachineEngine): ClaimStates {
@@ -229,6 +241,11 @@ export class WorkflowAdmissions {
 
   private initialSnapshot(machine: string): WorkflowSnapshot {
     return { ...this.machines.engine(machine).initial(), updatedAt: new Date().toISOString() };
+  }
+
+  /** The denial of an instance the caller may not see: as if there were none. */
+  private unknownHandle(instance: WorkflowInstanceRef): WorkflowDenial {
+    return deny({ code: 'UNKNOWN_HANDLE', machine: instance.machine, key: this.handleKey(instance.machine), handle: instance.handle });
   }
 
   private handleKey(machine: string): string {

@@ -33,7 +33,12 @@ export class WorkflowCommits {
     const { instance, hold } = admission;
     const { from, next } = decision;
     const at = new Date().toISOString();
-    const snapshot: WorkflowSnapshot = { ...next, updatedAt: at, owner: from.owner };
+    const snapshot: WorkflowSnapshot = {
+      ...next,
+      updatedAt: at,
+      owner: from.owner,
+      ...(from.team === undefined ? {} : { team: from.team }),
+    };
     const start = role.kind === 'start';
     const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
     const timers = timerChangesOf(instance.machine, decision.timers, Date.parse(at), call.caller.deadline);

@@ -21,7 +21,7 @@ export const reasonOf = (error: unknown): string => (error instanceof Error ? er
 export const forbidden = (tool: string, machine: string, state: string, allowed: readonly string[]): string =>
   `FORBIDDEN: "${tool}" is not available while ${machine} is "${echo(state)}". Allowed now: ${formatToolList(allowed)}.`;
 
-/** GUARD_REJECTED: the bound event is not enabled for this input and context. */
+/** GUARD_REJECTED: the bound event is not enabled for this input, context and caller; `reasons`: what the guards that give one say. */
 export const guardRejected = (
   tool: string,
   machine: string,
@@ -29,8 +29,9 @@ export const guardRejected = (
   event: string,
   guards: readonly string[],
   allowed: readonly string[],
+  reasons: readonly string[] = [],
 ): string =>
-  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${echo(state)}", and ${guards.length > 1 ? 'its guards' : 'its guard'} ${guards.map((guard) => `"${guard}"`).join(' / ')} ${guards.length > 1 ? 'do' : 'does'} not allow event "${event}" with these arguments. Allowed now: ${formatToolList(allowed)}.`;
+  `GUARD_REJECTED: "${tool}" did not run: ${machine} is "${echo(state)}", and ${guards.length > 1 ? 'its guards' : 'its guard'} ${guards.map((guard) => `"${guard}"`).join(' / ')} ${guards.length > 1 ? 'do' : 'does'} not allow event "${event}" ${reasons.length ? `(${reasons.join('; ')})` : 'with these arguments'}. Allowed now: ${formatToolList(allowed)}.`;
 
 /** BUSY: another call holds the instance. */
 export const busy = (tool: string, machine: string, allowed: readonly string[]): string =>

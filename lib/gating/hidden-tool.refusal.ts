@@ -1,8 +1,8 @@
 import type { McpMachineRegistry } from '../machines/machine-registry.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import { authOf, mayAccess } from './workflow-access.js';
 import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
@@ -61,7 +61,13 @@ export async function hiddenToolRefusal(
   const state = stored?.state ?? (handleKey ? undefined : engine.initial().state);
   if (
     state === undefined ||
-    (stored && !isOwnedBy(stored.owner, call.principal)) ||
+    (stored &&
+      !mayAccess(
+        authOf(call),
+        machines.machine(machine),
+        { machine, scope: handleKey ? 'handle' : 'session', handle: handle as string },
+        stored,
+      )) ||
     !engine.knows(state) ||
     role.states.some((bound) => engine.matches(state, bound))
   ) {

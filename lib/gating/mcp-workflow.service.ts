@@ -3,10 +3,10 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import { authOf, mayAccess } from './workflow-access.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
@@ -118,7 +118,8 @@ export class McpWorkflowService {
     const loaded = await this.store.load(storeKey);
     const snapshot: WorkflowSnapshot | undefined =
       loaded ?? (handleKeyed ? undefined : { ...this.machines.engine(machine).initial(), updatedAt: '' });
-    if (!snapshot || !isOwnedBy(snapshot.owner, call.principal)) {
+    const target = { machine, scope: handleKeyed ? ('handle' as const) : ('session' as const), handle };
+    if (!snapshot || !mayAccess(authOf(call), this.machines.machine(machine), target, snapshot)) {
       return undefined;
     }
     return { machine, handle, storeKey, snapshot, stored: loaded !== undefined };

@@ -7,6 +7,7 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import type { WorkflowCall, WorkflowCaller } from './workflow-call.js';
+import { teamOf } from './workflow-access.js';
 import type { WorkflowSettlement } from './workflow-call-outcome.js';
 import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle } from './workflow-handle.js';
@@ -58,7 +59,10 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     }
     const storeKey = instance?.storeKey ?? this.instanceKey(call.tool, call.args, call.caller);
     if (storeKey) {
-      this.record(call.tool.name, refusal.data.machine, storeKey, refusal.data.code, call.principal);
+      const { machine } = refusal.data;
+      // A teammate's refusal is an attempt on an instance they may see (a team rule).
+      const team = this.machines.has(machine) ? teamOf(call.context.authInfo, this.machines.machine(machine)) : undefined;
+      this.record(call.tool.name, machine, storeKey, refusal.data.code, call.principal, team);
     }
   }
 
@@ -140,7 +144,7 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     return isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
   }
 
-  private record(tool: string, machine: string, key: string, code: string, principal: string | undefined): void {
+  private record(tool: string, machine: string, key: string, code: string, principal: string | undefined, team?: string): void {
     if (this.writes.size >= MAX_WRITES_IN_FLIGHT) {
       this.dropped += 1;
       this.warn();
@@ -148,7 +152,7 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     }
     const attempt: WorkflowAttemptRecord = { machine, key, tool, code, principal: principal ?? null, at: new Date().toISOString() };
     const write = this.store
-      .recordAttempt(attempt, principal)
+      .recordAttempt(attempt, principal, team)
       .then(
         () => undefined,
         (error: unknown) => {

@@ -6,11 +6,12 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 /** How a caller reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request (`'modern'`, which has no session). */
 export type WorkflowCallerKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
 
-/** The timer a deadline's call fires: its id, the token of the scheduler's claim on it, and the owner of its instance (whom it acts for). */
+/** The timer a deadline's call fires: its id, the token of the scheduler's claim on it, and the owner and team of its instance (whom it acts for). */
 export interface WorkflowDeadlineFiring {
   readonly id: string;
   readonly token: string;
   readonly owner?: string;
+  readonly team?: string;
 }
 
 /** What the connection a call came on knows about its caller. */

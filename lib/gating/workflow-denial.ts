@@ -9,6 +9,8 @@ export type WorkflowDenialReason =
       readonly state: string;
       readonly event: string;
       readonly guards: readonly string[];
+      /** Why, for the guards that give a reason (`guardReasons`). */
+      readonly reasons?: readonly string[];
     }
   | { readonly code: 'UNKNOWN_HANDLE'; readonly machine: string; readonly key: string; readonly handle: unknown }
   | { readonly code: 'NO_SESSION'; readonly machine: string }

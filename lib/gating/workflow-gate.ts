@@ -16,6 +16,7 @@ import { WorkflowCommits } from './commit.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
+import { authOf, principalOf, starterOf } from './workflow-access.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
   WorkflowAdmission,
@@ -234,7 +235,8 @@ export class WorkflowGate implements NestInterceptor {
     const engine = this.machines.engine(admission.instance.machine);
     switch (role.kind) {
       case 'start': {
-        const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, owner: call.principal };
+        const starter = starterOf(call.context.authInfo, this.machines.machine(admission.instance.machine));
+        const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, ...starter };
         Object.assign(call.context, { state: toStateValue(from.state), workflowContext: from.context });
         const step = role.event ? this.moved(call, engine, from, role.event, input) : undefined;
         return withTimers({ from, next: step?.next ?? from }, chainTimers(engine.initialTimers(input), step?.timers));
@@ -248,7 +250,11 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  /** Sends the bound event to the instance with `input` as `event.input`; refuses when no transition is enabled (a guard said no, or the state has none). */
+  /**
+   * Sends the bound event to the instance with `input` as `event.input` and the caller as
+   * `event.principal` (from the verified auth); refuses when no transition is enabled (a guard
+   * said no, with the reasons the machine gives, or the state has none).
+   */
   protected evaluate(
     call: WorkflowCall,
     engine: MachineEngine,
@@ -267,12 +273,20 @@ export class WorkflowGate implements NestInterceptor {
     event: string,
     input: Record<string, unknown>,
   ): Extract<MachineStep, { status: 'moved' }> {
-    const step = engine.transition({ state: from.state, context: from.context }, event, input);
+    const principal = principalOf(authOf(call), this.machines.machine(engine.machineId));
+    const step = engine.transition({ state: from.state, context: from.context }, event, input, principal);
     switch (step.status) {
       case 'moved':
         return step;
       case 'guarded':
-        throw deny({ code: 'GUARD_REJECTED', machine: engine.machineId, state: from.state, event, guards: step.guards });
+        throw deny({
+          code: 'GUARD_REJECTED',
+          machine: engine.machineId,
+          state: from.state,
+          event,
+          guards: step.guards,
+          reasons: step.reasons,
+        });
       case 'ignored':
         throw deny({ code: 'FORBIDDEN', machine: engine.machineId, state: from.state });
     }

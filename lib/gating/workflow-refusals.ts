@@ -22,7 +22,7 @@ export class WorkflowRefusals {
       case 'UNKNOWN_STATE':
         return this.unknownState(call, reason.machine, reason.state);
       case 'GUARD_REJECTED':
-        return this.guardRejected(call, reason.machine, reason.state, reason.event, reason.guards);
+        return this.guardRejected(call, reason.machine, reason.state, reason.event, reason.guards, reason.reasons);
       case 'UNKNOWN_HANDLE':
         return this.unknownHandle(call, reason.machine, reason.key, reason.handle);
       case 'NO_SESSION':
@@ -42,10 +42,17 @@ export class WorkflowRefusals {
     return this.refuse(call, 'FORBIDDEN', messages.forbidden(call.tool.name, machine, state, allowed), machine, state, allowed);
   }
 
-  /** The bound event is not enabled in `state` for the call's input and the instance's context. */
-  guardRejected(call: WorkflowCall, machine: string, state: string, event: string, guards: readonly string[]): WorkflowRefusal {
+  /** The bound event is not enabled in `state` for the call's input, the instance's context and the caller; `reasons`: why, when the guards give reasons. */
+  guardRejected(
+    call: WorkflowCall,
+    machine: string,
+    state: string,
+    event: string,
+    guards: readonly string[],
+    reasons: readonly string[] = [],
+  ): WorkflowRefusal {
     const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
-    const text = messages.guardRejected(call.tool.name, machine, state, event, guards, allowed);
+    const text = messages.guardRejected(call.tool.name, machine, state, event, guards, allowed, reasons);
     return this.refuse(call, 'GUARD_REJECTED', text, machine, state, allowed);
   }
 

@@ -1,4 +1,4 @@
-import { machineNeedsId } from './machines.messages.js';
+import { machineAccessInvalid, machineNeedsId } from './machines.messages.js';
 import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
 import type { ConfigMachineSchema, XStateMachineSchema, XStateMachineTypes } from './machine-schema.js';
 
@@ -28,7 +28,9 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
  *   XState's `setup(...).createMachine(...)` (needs `xstate` installed at runtime; declare its
  *   events as a union of literal `type`s in `setup({ types })` so bindings are checked).
  * @param options `stateHandleKey` makes the machine handle-keyed; without it, each
- *   session (or the stdio attachment) has one instance.
+ *   session (or the stdio attachment) has one instance. `access` says who may act on an
+ *   instance (its starter by default; `{ team: 'org' }`: its starter's team), `principalClaims`
+ *   which claims guards see in `event.principal`, `guardReasons` why a guard says no.
  *
  * @example
  * export const invoiceMachine = defineMachine({
@@ -58,10 +60,20 @@ export function defineMachine(config: McpMachineConfig | XStateMachineLike, opti
   if (!id) {
     throw new Error(machineNeedsId());
   }
+  const access = options.access ?? 'owner';
+  const team = typeof access === 'object' ? access.team : undefined;
+  if (access !== 'owner' && typeof access !== 'function' && !(typeof team === 'string' && team !== '')) {
+    throw new Error(machineAccessInvalid(id));
+  }
+  const claims = new Set(options.principalClaims ?? []);
+  if (team !== undefined) claims.add(team);
   return Object.freeze({
     id,
     config: plain,
     xstateMachine,
     stateHandleKey: options.stateHandleKey,
+    access,
+    principalClaims: Object.freeze([...claims]),
+    guardReasons: Object.freeze({ ...options.guardReasons }),
   });
 }

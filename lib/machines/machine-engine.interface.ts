@@ -1,3 +1,5 @@
+import type { McpPrincipal } from './machine-access.js';
+
 /** What an instance of a machine is: its state value and its XState context. */
 export interface MachineState {
   /**
@@ -51,8 +53,12 @@ export type MachineStep =
    * one), `timers` the timers it schedules and cancels (left out when it touches none).
    */
   | { status: 'moved'; next: MachineState; timers?: MachineTimers }
-  /** Transitions for the event exist in this state, but every guard said no; `guards` names them. */
-  | { status: 'guarded'; guards: string[] }
+  /**
+   * Transitions for the event exist in this state, but every guard said no; `guards` names them,
+   * `reasons` says why, for the guards that have a reason (`guardReasons`), in the same order
+   * (absent when none has).
+   */
+  | { status: 'guarded'; guards: string[]; reasons?: string[] }
   /** No transition of the current state accepts the event (or the machine is done). */
   | { status: 'ignored' };
 
@@ -101,10 +107,11 @@ export interface MachineEngine {
   /** Whether the instance is in `binding` or one of its descendants (XState's `matches`); `false` for an unknown state. */
   matches(state: string, binding: string): boolean;
   /**
-   * Sends `{ type: event, input }` to the instance; guards read `context` (the initial context
-   * when `from` has none) and `event.input`. An unknown stored state ignores every event.
+   * Sends `{ type: event, input, principal }` to the instance; guards and actions read `context`
+   * (the initial context when `from` has none), `event.input` and `event.principal` (who calls,
+   * `undefined` for an anonymous caller). An unknown stored state ignores every event.
    */
-  transition(from: MachineState, event: string, input?: unknown): MachineStep;
+  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal): MachineStep;
   /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean;
 }

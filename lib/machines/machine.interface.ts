@@ -1,3 +1,4 @@
+import type { McpGuardReason, McpMachineAccess } from './machine-access.js';
 import type { McpMachineSchema } from './machine-schema.js';
 
 /** A transition in an XState v5 config: a target name or an object with one. */
@@ -34,6 +35,25 @@ export interface McpMachineOptions<THandleKey extends string | undefined = strin
    * Set it to make the machine handle-keyed; leave it out for a session-keyed machine.
    */
   stateHandleKey?: THandleKey;
+  /**
+   * Who may act on an instance (a handle-keyed machine's; session-keyed instances are their
+   * session's): its starter, its starter's team (`{ team: '<claim>' }`), or a function. See
+   * docs/workflows.md#team-access.
+   * @default 'owner'
+   */
+  access?: McpMachineAccess;
+  /**
+   * Token claims guards, actions and an access function see in `event.principal.claims`
+   * (those the caller's token has). The claim of a team rule is always included.
+   * @default []
+   */
+  principalClaims?: readonly string[];
+  /**
+   * Why each guard (by name, as `GUARD_REJECTED` names it) says no: the refusal gives the model
+   * the reason of every guard that refused. See docs/workflows.md#guards-see-who-calls.
+   * @default {}
+   */
+  guardReasons?: Readonly<Record<string, McpGuardReason>>;
 }
 
 /**
@@ -50,6 +70,12 @@ export interface McpMachine<TSchema = McpMachineSchema> {
   readonly xstateMachine?: unknown;
   /** Argument name of the handle of a handle-keyed machine; absent for session-keyed ones. */
   readonly stateHandleKey?: string;
+  /** Who may act on an instance (`'owner'` unless `defineMachine` was given another rule). */
+  readonly access: McpMachineAccess;
+  /** The claims `event.principal.claims` carries: `principalClaims`, and the team claim of a team rule. */
+  readonly principalClaims: readonly string[];
+  /** Why each guard says no, by guard name. */
+  readonly guardReasons: Readonly<Record<string, McpGuardReason>>;
   /** The machine's schema, for the compiler only: never set at runtime. */
   readonly '~schema'?: TSchema;
 }

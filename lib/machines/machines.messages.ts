@@ -18,6 +18,10 @@ const NODE_KEY_LABELS: Readonly<Record<string, string>> = {
 /** Bootstrap error: `defineMachine` got a config without an id. */
 export const machineNeedsId = (): string => 'defineMachine: the machine config needs an "id".';
 
+/** `defineMachine(..., { access })` got something that is no access rule. */
+export const machineAccessInvalid = (machine: string): string =>
+  `defineMachine("${machine}"): access must be 'owner', { team: '<claim name>' } (a non-empty claim name) or a function (principal, instance) => boolean.`;
+
 /** What a machine uses that the built-in table engine cannot run, worded for `tableEngineNeedsXState`. */
 export const tableEngineFeature = {
   nodeKey: (key: string): string => (Object.hasOwn(NODE_KEY_LABELS, key) ? NODE_KEY_LABELS[key] : `the key "${key}"`),

@@ -118,7 +118,8 @@ export class TableMachineEngine implements MachineEngine {
    * Moves to the target of `event` (a tool's, or an `after` timer's) in the instance's state,
    * keeping its context; ignores the event when the state has no transition for it, is final
    * or is unknown. Leaving the state (or re-entering it) cancels its timers; entering the
-   * target schedules the target's.
+   * target schedules the target's. A table has no guards, so neither the input nor the
+   * principal changes where an event leads.
    */
   transition(from: MachineState, event: string): MachineStep {
     const state = this.states.get(from.state);

@@ -8,7 +8,9 @@ import {
   machineUnexpectedValue,
   machineUnknownInitial,
 } from './machines.messages.js';
+import type { McpPrincipal } from './machine-access.js';
 import { copyContext } from './machine-context.js';
+import { GuardReasons } from './guard-reasons.js';
 import { movedStep, timersOfActions } from './machine-timers.js';
 import type { McpMachine } from './machine.interface.js';
 import { assertRunnableNode, isContextFreeNode } from './xstate-machine.check.js';
@@ -57,6 +59,7 @@ export class XStateMachineEngine implements MachineEngine {
   private readonly start: MachineState;
   private readonly startTimers: MachineTimers;
   private readonly hasContext: boolean;
+  private readonly reasons: GuardReasons;
 
   constructor(
     machine: McpMachine,
@@ -67,6 +70,7 @@ export class XStateMachineEngine implements MachineEngine {
       (machine.xstateMachine as AnyStateMachine | undefined) ??
       xstate.createMachine(machine.config as Parameters<XStateModule['createMachine']>[0]);
     this.hasContext = this.machine.config.context !== undefined;
+    this.reasons = new GuardReasons(machine);
     this.collect(this.machine.root);
     if (childNodes(this.machine.root).length === 0) {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
@@ -169,13 +173,14 @@ export class XStateMachineEngine implements MachineEngine {
   }
 
   /**
-   * Sends `{ type: event, input }` to the instance, with its context (the initial context
-   * when it has none). An unknown stored state, or a done machine, ignores every event.
-   * A machine without guards, actions or context answers from its remembered steps.
+   * Sends `{ type: event, input, principal }` to the instance, with its context (the initial
+   * context when it has none; `principal` only when there is one). An unknown stored state, or
+   * a done machine, ignores every event. A machine without guards, actions or context answers
+   * from its remembered steps (which no principal changes).
    */
-  transition(from: MachineState, event: string, input?: unknown): MachineStep {
+  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal): MachineStep {
     if (!this.steps) {
-      return this.step(from, event, input);
+      return this.step(from, event, input, principal);
     }
     const key = `${from.state}\u0000${event}`;
     let step = this.steps.get(key);
@@ -194,7 +199,7 @@ export class XStateMachineEngine implements MachineEngine {
     return this.decode(state)?.final ?? false;
   }
 
-  private step(from: MachineState, event: string, input: unknown): MachineStep {
+  private step(from: MachineState, event: string, input: unknown, principal?: McpPrincipal): MachineStep {
     const decoded = this.decode(from.state);
     if (decoded === undefined || decoded.final) {
       return IGNORED;
@@ -203,12 +208,14 @@ export class XStateMachineEngine implements MachineEngine {
       value: decoded.value,
       context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
     });
-    const xEvent = { type: event, input };
+    const xEvent = principal === undefined ? { type: event, input } : { type: event, input, principal };
     // `transition` returns the very same snapshot both for an ignored event and for a
     // self-transition without actions, so only the enabled transitions tell them apart.
     if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
       const guards = this.guardsFor(snapshot, event);
-      return guards.length ? { status: 'guarded', guards } : IGNORED;
+      if (!guards.length) return IGNORED;
+      const reasons = this.reasons.of(guards, snapshot.context, xEvent);
+      return reasons.length ? { status: 'guarded', guards, reasons } : { status: 'guarded', guards };
     }
     const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
     if (next.status === 'error') {

@@ -5,7 +5,7 @@ import type { McpCompleter } from '../decorators/mcp-completer.type.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { isWellFormedHandle } from '../gating/workflow-handle.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
-import { isOwnedBy } from '../stores/workflow-owner.js';
+import { mayAccess } from '../gating/workflow-access.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
@@ -90,7 +90,7 @@ export class PrimitiveCallHandler {
     await this.checkAccess(match.resource, extra);
     const { role } = match.resource;
     if (role.kind !== 'ungated') {
-      this.menu.subscribe(session, await this.instanceKey(session, role.machine, match.args, uri), uri);
+      this.menu.subscribe(session, await this.instanceKey(session, extra, role.machine, match.args, uri), uri);
     }
   }
 
@@ -157,8 +157,14 @@ export class PrimitiveCallHandler {
     }
   }
 
-  /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when it is the caller's. */
-  private async instanceKey(session: McpSession, machine: string, args: Record<string, string>, uri: string): Promise<string> {
+  /** Store key of the caller's instance a resource URI shows: the session's, or the handle in the URI when the caller may see it. */
+  private async instanceKey(
+    session: McpSession,
+    extra: Extra,
+    machine: string,
+    args: Record<string, string>,
+    uri: string,
+  ): Promise<string> {
     const handleKey = this.machines.machine(machine).stateHandleKey;
     if (!handleKey) {
       const storeKey = session.sessionStoreKey(machine);
@@ -170,7 +176,8 @@ export class PrimitiveCallHandler {
     const handle = args[handleKey];
     const storeKey = isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
     const snapshot = storeKey === undefined ? undefined : await this.store.load(storeKey);
-    if (!snapshot || !isOwnedBy(snapshot.owner, session.principal)) {
+    const auth = { authInfo: extra.authInfo, grants: session.grants };
+    if (!snapshot || !mayAccess(auth, this.machines.machine(machine), { machine, scope: 'handle', handle }, snapshot)) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.subscriptionUnknownHandle(uri, machine, handleKey));
     }
     return storeKey!;

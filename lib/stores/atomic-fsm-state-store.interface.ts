@@ -28,6 +28,17 @@ export interface WorkflowClaimRequest {
    * instance without an owner (started anonymously) is open to anyone who holds its key.
    */
   owner?: string;
+  /**
+   * The caller's team (the value of its machine's team claim): an instance whose starter had
+   * the same team is open to the caller too (see `isOpenTo`). A store that ignores it lets only
+   * owners in, which fails closed.
+   */
+  team?: string;
+  /**
+   * `true` when the gate judges who may act itself, after the claim (a machine whose access is
+   * a function): the store then claims the instance whoever owns it.
+   */
+  anyOwner?: boolean;
 }
 
 /** Outcome of a claim. */

@@ -11,6 +11,11 @@ export interface WorkflowSnapshot {
   updatedAt: string;
   /** Principal (auth client id) that started a handle-keyed instance, when there was one. */
   owner?: string;
+  /**
+   * The value of the machine's team claim in its starter's token (a machine with
+   * `access: { team }`), when it had one: callers of the same team may act on the instance.
+   */
+  team?: string;
 }
 
 /**

@@ -193,8 +193,8 @@ export class FsmStoreAdapter {
   }
 
   /** Records a refused or declined call on an instance `caller` may see (see `WorkflowAttemptLog`); `false` when the store keeps none. */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
-    return this.attemptLog ? this.attemptLog.recordAttempt(attempt, caller) : false;
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
+    return this.attemptLog ? this.attemptLog.recordAttempt(attempt, caller, team) : false;
   }
 
   /** The most recent `limit` attempts of an instance, oldest first (none when the store keeps none). */

@@ -7,7 +7,7 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
-import { isOwnedBy } from './workflow-owner.js';
+import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import { InMemoryWorkflowTimers } from './in-memory-workflow-timers.js';
 import type {
@@ -57,6 +57,7 @@ interface Entry {
   state: string;
   context?: Record<string, unknown>;
   owner?: string;
+  team?: string;
   updatedAt: number;
   touchedAt: number;
   leaseToken?: string;
@@ -123,6 +124,7 @@ export class InMemoryFsmStateStore
       entry.state = snapshot.state;
       entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
+      entry.team = snapshot.team;
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
       return;
@@ -149,7 +151,7 @@ export class InMemoryFsmStateStore
       created.leaseUntil = now + request.leaseMs;
       return { status: 'claimed', snapshot: toSnapshot(created) };
     }
-    if (!isOwnedBy(entry.owner, request.owner)) return { status: 'unknown' };
+    if (!mayClaim(entry, request)) return { status: 'unknown' };
     if (request.allowedStates && !request.allowedStates.includes(entry.state)) {
       return { status: 'forbidden', state: entry.state };
     }
@@ -169,6 +171,7 @@ export class InMemoryFsmStateStore
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
+    entry.team = commit.snapshot.team ?? entry.team;
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
     entry.leaseToken = entry.leaseUntil = undefined;
@@ -284,9 +287,9 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
-    if (!entry || !isOwnedBy(entry.owner, caller)) return false;
+    if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
     rows.push({ ...attempt });
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
@@ -337,6 +340,7 @@ export class InMemoryFsmStateStore
       state: snapshot.state,
       context: copyContext(snapshot.context),
       owner: snapshot.owner,
+      team: snapshot.team,
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
     };
@@ -379,6 +383,7 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
+  if (entry.team !== undefined) snapshot.team = entry.team;
   return snapshot;
 }
 
@@ -390,6 +395,7 @@ function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
     updatedAt: new Date(entry.updatedAt).toISOString(),
   };
   if (entry.owner !== undefined) summary.owner = entry.owner;
+  if (entry.team !== undefined) summary.team = entry.team;
   return summary;
 }
 

@@ -24,11 +24,11 @@ export interface WorkflowAttemptRecord {
 export interface WorkflowAttemptLog {
   /**
    * Records `attempt` when an instance with key `attempt.key` exists and `caller` may see it
-   * (it has no owner, or `caller` is its owner); keeps the most recent ones per instance (the
+   * (it has no owner, `caller` is its owner, or `team` is the team its starter had); keeps the most recent ones per instance (the
    * store's bound) and drops older ones. Answers whether it recorded it. Nothing is written
    * for a key no instance has: a forged handle leaves no row.
    */
-  recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean>;
+  recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean>;
   /** The most recent `limit` attempts of one instance, oldest first. */
   recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]>;
 }

@@ -42,6 +42,8 @@ export interface WorkflowInstanceSummary {
   state: string;
   /** Principal that started a handle-keyed instance, when there was one. */
   owner?: string;
+  /** The team its starter's token named (a machine with a team rule), when there was one. */
+  team?: string;
   /** ISO-8601 time of the last change. */
   updatedAt: string;
 }

@@ -53,6 +53,8 @@ export const WORKFLOW_STATE_FROM = 'workflow.state.from';
 export const WORKFLOW_STATE_TO = 'workflow.state.to';
 /** The refusal code of a refused call. */
 export const WORKFLOW_REFUSAL_CODE = 'workflow.refusal.code';
+/** Who acted: the caller's principal (`sub`), never its team; absent for an anonymous caller. */
+export const WORKFLOW_ACTOR = 'workflow.actor';
 /** The instance's keyed digest (never the handle). */
 export const WORKFLOW_INSTANCE_ID = 'workflow.instance.id';
 /** What came of a transition: `committed`, a refusal code, `tool_error` or `abandoned` (a `workflow.transitions` attribute). */

@@ -11,6 +11,7 @@ import {
   WORKFLOW_CLAIM_SPAN,
   WORKFLOW_COMMIT_SPAN,
   WORKFLOW_EVENT,
+  WORKFLOW_ACTOR,
   WORKFLOW_INSTANCE_ID,
   WORKFLOW_MACHINE,
   WORKFLOW_OUTCOME,
@@ -65,6 +66,7 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
       if (typeof stored?.state === 'string') attributes[WORKFLOW_STATE_TO] = stored.state;
       if (refusal) attributes[WORKFLOW_REFUSAL_CODE] = refusal.data.code;
       if (instance) attributes[WORKFLOW_INSTANCE_ID] = instanceDigest(this.parts.digestKey, instance.storeKey);
+      if (call.principal !== undefined) attributes[WORKFLOW_ACTOR] = call.principal;
       span.setAttributes(attributes);
     }
     // A question for the client (a confirmation, input a handler asks for) is no outcome yet: the call that answers it is.

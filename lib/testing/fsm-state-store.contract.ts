@@ -218,6 +218,54 @@ export function describeFsmStateStoreContract(
       expect(await store.claim(claim(h, ['draft']))).toEqual({ status: 'busy', state: 'draft' });
     });
 
+    it('round-trips the team of an instance (create, save, claim, commit) and keeps it on a commit without one', async () => {
+      const h = handle();
+      const created: WorkflowSnapshot = { ...snapshot('draft', 'alice', { n: 1 }), team: 'acme' };
+      await store.create(h, created);
+      expect(await store.load(h)).toStrictEqual(created);
+      const held = claim(h, ['draft'], { owner: 'alice', team: 'acme' });
+      expect(await store.claim(held)).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await store.commit(h, held.token, { snapshot: snapshot('review', 'alice') })).toBe(true);
+      expect(await store.load(h)).toMatchObject({ state: 'review', owner: 'alice', team: 'acme' });
+      const saved = handle();
+      await store.save(saved, { ...snapshot('draft', 'bob'), team: 'globex' });
+      expect(await store.load(saved)).toMatchObject({ owner: 'bob', team: 'globex' });
+    });
+
+    it('opens an instance with a team to callers of that team, and to nobody else but its owner', async () => {
+      const h = handle();
+      const created: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(h, created);
+      expect(await store.claim(claim(h, ['draft'], { owner: 'eve', team: 'globex' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'eve' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['draft'], { team: 'acme' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['review'], { owner: 'bob', team: 'acme' }))).toEqual({ status: 'forbidden', state: 'draft' });
+      const bob = claim(h, ['draft'], { owner: 'bob', team: 'acme' });
+      expect(await store.claim(bob)).toStrictEqual({ status: 'claimed', snapshot: created });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'alice' }))).toEqual({ status: 'busy', state: 'draft' });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'eve', team: 'globex' }))).toEqual({ status: 'unknown' });
+      expect(await store.commit(h, bob.token, { snapshot: snapshot('review', 'alice') })).toBe(true);
+      expect(await store.load(h)).toMatchObject({ state: 'review', owner: 'alice', team: 'acme' });
+    });
+
+    it('keeps an owned instance without a team its owner’s alone, whatever team a caller names', async () => {
+      const h = handle();
+      await store.create(h, snapshot('draft', 'alice'));
+      expect(await store.claim(claim(h, ['draft'], { owner: 'bob', team: 'acme' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(h, ['draft'], { owner: 'alice', team: 'acme' }))).toMatchObject({ status: 'claimed' });
+    });
+
+    it('claims for anyone with anyOwner (the gate judges an access function itself)', async () => {
+      const h = handle();
+      const created: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(h, created);
+      expect(await store.claim(claim(h, ['draft'], { owner: 'eve', anyOwner: true }))).toStrictEqual({
+        status: 'claimed',
+        snapshot: created,
+      });
+      expect(await store.claim(claim(h, ['draft'], { anyOwner: true }))).toEqual({ status: 'busy', state: 'draft' });
+    });
+
     it.each([
       ['without', undefined],
       ['with', { n: 1 }],
@@ -676,7 +724,7 @@ function describeTransactionalContract(
       expect(['busy', 'forbidden']).toContain((await second).status);
     });
 
-    it('judges a lock as a claim: exact states, any state without allowedStates, the owner rule', async () => {
+    it('judges a lock as a claim: exact states, any state without allowedStates, the owner and team rule', async () => {
       const lockOnce = async (request: WorkflowLockRequest): Promise<WorkflowClaimResult> => {
         const tx = await store.beginTransaction();
         try {
@@ -705,6 +753,18 @@ function describeTransactionalContract(
         snapshot: { state: 'draft', owner: 'alice' },
       });
       expect(await lockOnce({ key: handle() })).toEqual({ status: 'unknown' });
+      const teams = handle();
+      const team: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(teams, team);
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', team: 'globex' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'bob', team: 'acme' })).toStrictEqual({
+        status: 'claimed',
+        snapshot: team,
+      });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', anyOwner: true })).toStrictEqual({
+        status: 'claimed',
+        snapshot: team,
+      });
     });
 
     it('reports busy while a lease holds the instance', async () => {

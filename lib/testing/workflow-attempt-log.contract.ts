@@ -71,6 +71,17 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       expect((await store.recentAttempts(open, 10)).map((row) => row.principal)).toEqual(['bob']);
     });
 
+    it("writes a teammate's attempt on an instance of its team, and nothing for another team or an owner's instance without team", async () => {
+      const [teams, owners] = [key(), key()];
+      await store.create(teams, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'alice', team: 'acme' });
+      await store.create(owners, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'alice' });
+      expect(await store.recordAttempt(attempt(teams, 'FORBIDDEN', undefined, 'eve'), 'eve', 'globex')).toBe(false);
+      expect(await store.recordAttempt(attempt(teams, 'FORBIDDEN', undefined, 'bob'), 'bob', 'acme')).toBe(true);
+      expect(await store.recordAttempt(attempt(owners, 'FORBIDDEN', undefined, 'bob'), 'bob', 'acme')).toBe(false);
+      expect((await store.recentAttempts(teams, 10)).map((row) => row.principal)).toEqual(['bob']);
+      expect(await store.recentAttempts(owners, 10)).toEqual([]);
+    });
+
     it(`keeps at most ${maxAttempts} attempts per instance, the most recent`, async () => {
       const h = key();
       await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });

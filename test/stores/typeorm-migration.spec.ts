@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
-import { TypeOrmFsmStateStore, createWorkflowContextMigration, createWorkflowStateMigration } from '../../lib/typeorm.js';
+import {
+  TypeOrmFsmStateStore,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
+  createWorkflowTeamMigration,
+} from '../../lib/typeorm.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 
@@ -66,8 +71,16 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     );
     await v01.destroy();
 
-    const v02 = await open([createWorkflowStateMigration(tables), createWorkflowContextMigration(tables)]);
-    expect((await v02.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpFsmContext1764547200000']);
+    // Straight to this version: the team column (0.4) comes with it.
+    const v02 = await open([
+      createWorkflowStateMigration(tables),
+      createWorkflowContextMigration(tables),
+      createWorkflowTeamMigration(tables),
+    ]);
+    expect((await v02.runMigrations()).map((migration) => migration.name)).toEqual([
+      'AddMcpFsmContext1764547200000',
+      'AddMcpFsmTeam1766016000000',
+    ]);
     const runner = v02.createQueryRunner();
     try {
       const table = (await runner.getTable(tables.tableName))!;
@@ -109,6 +122,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
       snapshot: saved,
     });
 
+    await v02.undoLastMigration();
     await v02.undoLastMigration();
     const fresh = `invoice:${randomUUID()}`;
     await insertAs01(v02, fresh, crashedSnapshot);

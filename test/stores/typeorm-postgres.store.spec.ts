@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import {
+  AddMcpFsmContext1764547200000,
+  AddMcpFsmTeam1766016000000,
+  CreateMcpFsmState1764460800000,
+  TypeOrmFsmStateStore,
+} from '../../lib/typeorm.js';
 import { TypeOrmTestDatabase, describeTypeOrmStore } from './typeorm-store.fixture.js';
 
 const url = process.env.TEST_POSTGRES_URL;
@@ -57,7 +62,7 @@ if (!url) {
       type: 'postgres',
       url,
       schema,
-      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
+      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
       migrationsRun: true,
     });
     try {

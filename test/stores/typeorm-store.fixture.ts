@@ -5,6 +5,7 @@ import {
   TypeOrmFsmStateStore,
   createWorkflowAttemptMigration,
   createWorkflowContextMigration,
+  createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
@@ -77,6 +78,7 @@ export class TypeOrmTestDatabase {
       migrations: [
         createWorkflowStateMigration(this.tables),
         createWorkflowContextMigration(this.tables),
+        createWorkflowTeamMigration(this.tables),
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
       ],
@@ -163,7 +165,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
       await store.create(h, snapshot('draft', { context: { total: 3 } }), { ...record(h), from: null, to: 'draft', event: null });
       const listed = await during(() => store.listInstances({ machine, states: ['draft'], limit: 5 }));
       expect(listed).toHaveLength(1);
-      expect(listed[0]).toMatch(/^SELECT handle, machine, state, owner, updated_at FROM .* LIMIT/);
+      expect(listed[0]).toMatch(/^SELECT handle, machine, state, owner, team, updated_at FROM .* LIMIT/);
       expect(await during(() => store.recentHistory(h, 5))).toHaveLength(1);
     });
 

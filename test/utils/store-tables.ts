@@ -1,5 +1,10 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
-import { createWorkflowContextMigration, createWorkflowStateMigration, type TypeOrmFsmStateStoreOptions } from '../../lib/typeorm.js';
+import {
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
+  createWorkflowTeamMigration,
+  type TypeOrmFsmStateStoreOptions,
+} from '../../lib/typeorm.js';
 
 type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
 
@@ -7,6 +12,7 @@ type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
   new (createWorkflowContextMigration(tables))(),
+  new (createWorkflowTeamMigration(tables))(),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

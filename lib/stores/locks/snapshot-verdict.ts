@@ -1,5 +1,5 @@
 import type { WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../workflow-owner.js';
+import { mayClaim } from '../workflow-access.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 
 /** What a loaded snapshot means for a claim request, decided in process (plain stores). */
@@ -8,7 +8,7 @@ type SnapshotVerdict = { status: 'unknown' } | { status: 'forbidden'; state: str
 /** Judges `loaded` (or the request's `createWith` when absent) against the caller and the allowed states. */
 export function judgeSnapshot(request: WorkflowClaimRequest, loaded: WorkflowSnapshot | undefined): SnapshotVerdict {
   const snapshot = loaded ?? request.createWith;
-  if (!snapshot || !isOwnedBy(snapshot.owner, request.owner)) {
+  if (!snapshot || !mayClaim(snapshot, request)) {
     return { status: 'unknown' };
   }
   if (request.allowedStates && !request.allowedStates.includes(snapshot.state)) {

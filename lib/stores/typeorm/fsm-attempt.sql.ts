@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { storeAttemptsNotReady } from '../stores.messages.js';
+import type { WorkflowAccessor } from '../workflow-access.js';
 import type { WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import { columnIn, listParameter } from './sql-lists.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
@@ -40,17 +41,18 @@ export class FsmAttemptSql {
   }
 
   /**
-   * Inserts the attempt when its instance exists and has no owner or `caller` as its owner,
+   * Inserts the attempt when its instance exists and is open to `caller` (`isOpenTo`: no owner,
+   * `caller.owner` as its owner, or `caller.team` as its team),
    * then keeps only the instance's `keep` most recent rows. One statement when nothing is
    * inserted, two otherwise; answers whether it inserted.
    */
-  async record(runner: QueryRunner, attempt: WorkflowAttemptRecord, caller: string | undefined, keep: number): Promise<boolean> {
+  async record(runner: QueryRunner, attempt: WorkflowAttemptRecord, caller: WorkflowAccessor, keep: number): Promise<boolean> {
     const cast = this.dialect === 'postgres' ? (type: string) => `?::${type}` : () => '?';
     const { affected } = await runSql(runner, this.dialect, {
       sql:
         `INSERT INTO ${this.attempts} (machine, handle, tool, code, principal, at) ` +
         `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint'].map(cast).join(', ')} FROM ${this.state} ` +
-        'WHERE handle = ? AND (owner IS NULL OR owner = ?)',
+        `WHERE handle = ? AND (owner IS NULL OR owner = ?${caller.owner !== undefined && caller.team !== undefined ? ' OR team = ?' : ''})`,
       params: [
         attempt.machine,
         attempt.key,
@@ -59,7 +61,8 @@ export class FsmAttemptSql {
         attempt.principal,
         Date.parse(attempt.at),
         attempt.key,
-        caller ?? null,
+        caller.owner ?? null,
+        ...(caller.owner !== undefined && caller.team !== undefined ? [caller.team] : []),
       ],
     });
     if (affected === 0) return false;

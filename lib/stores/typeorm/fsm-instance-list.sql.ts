@@ -37,7 +37,7 @@ export class FsmInstanceListSql {
       conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
     }
     const { records } = await runSql<FsmSnapshotRow & { handle: string; machine: string }>(runner, this.dialect, {
-      sql: `SELECT handle, machine, state, owner, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
+      sql: `SELECT handle, machine, state, owner, team, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
       params: [...conditions.flatMap((condition) => condition.params), limit + 1],
     });
     const instances = records.slice(0, limit).map((row) => {
@@ -48,6 +48,7 @@ export class FsmInstanceListSql {
         updatedAt: new Date(Number(row.updated_at)).toISOString(),
       };
       if (row.owner !== null) summary.owner = row.owner;
+      if (row.team !== null) summary.team = row.team;
       return summary;
     });
     const last = instances.at(-1);

@@ -1,5 +1,5 @@
 import type { WorkflowClaimResult } from '../atomic-fsm-state-store.interface.js';
-import { isOwnedBy } from '../workflow-owner.js';
+import { mayClaim } from '../workflow-access.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowLockRequest } from '../transactional-fsm-state-store.interface.js';
 
@@ -7,6 +7,7 @@ import type { WorkflowLockRequest } from '../transactional-fsm-state-store.inter
 export interface FsmStateRow {
   state: string;
   owner: string | null;
+  team: string | null;
   lease_until: string | number | null;
 }
 
@@ -15,6 +16,7 @@ export interface FsmSnapshotRow {
   state: string;
   context: string | null;
   owner: string | null;
+  team: string | null;
   updated_at: string | number;
 }
 
@@ -22,13 +24,13 @@ export interface FsmSnapshotRow {
 type Refusal = Exclude<WorkflowClaimResult, { status: 'claimed' }>;
 
 /**
- * Why the caller may not take an instance row: `unknown` (owned by another principal, or
- * owned while the caller is anonymous), `forbidden` (its state is not one of the allowed
+ * Why the caller may not take an instance row: `unknown` (not open to the caller: owned by
+ * another principal of no team of the caller's, or owned while the caller is anonymous), `forbidden` (its state is not one of the allowed
  * states, compared exactly), `busy` (a live lease holds it); `undefined` when it is free
  * for the caller.
  */
 export function refuseFsmClaim(row: FsmStateRow, request: WorkflowLockRequest, now: number): Refusal | undefined {
-  if (!isOwnedBy(row.owner, request.owner)) return { status: 'unknown' };
+  if (!mayClaim(row, request)) return { status: 'unknown' };
   if (request.allowedStates && !request.allowedStates.includes(row.state)) return { status: 'forbidden', state: row.state };
   if (row.lease_until !== null && Number(row.lease_until) >= now) return { status: 'busy', state: row.state };
   return undefined;
@@ -39,11 +41,12 @@ export function notTaken(row: FsmStateRow, request: WorkflowLockRequest, now: nu
   return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
-/** The snapshot of a row (a NULL context, or owner, → no such key). */
+/** The snapshot of a row (a NULL context, owner or team → no such key). */
 export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
+  if (row.team !== null && row.team !== undefined) snapshot.team = row.team;
   return snapshot;
 }
 
@@ -53,6 +56,7 @@ export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
   const context = contextText(snapshot);
   if (context !== null) stored.context = JSON.parse(context);
   if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
+  if (snapshot.team !== undefined) stored.team = snapshot.team;
   return stored;
 }
 

@@ -11,9 +11,9 @@ import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** The columns of a state row, in the order `rowValues` gives their values. */
-const STATE_COLUMNS = 'handle, machine, state, context, owner, lease_token, lease_until, created_at, updated_at';
+const STATE_COLUMNS = 'handle, machine, state, context, owner, team, lease_token, lease_until, created_at, updated_at';
 /** The columns a snapshot is read from (`toSnapshot`). */
-const SNAPSHOT_COLUMNS = 'state, context, owner, updated_at';
+const SNAPSHOT_COLUMNS = 'state, context, owner, team, updated_at';
 /** The columns of a history row, in the order `recordParams` gives their values. */
 const HISTORY_COLUMNS = 'machine, handle, from_state, to_state, event, tool, principal, at';
 
@@ -91,10 +91,10 @@ export class FsmStateSql {
   async save(runner: QueryRunner, handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     const upsert =
       this.dialect === 'mysql'
-        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), updated_at = VALUES(updated_at)'
-        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, updated_at = excluded.updated_at';
+        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), team = VALUES(team), updated_at = VALUES(updated_at)'
+        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, team = excluded.team, updated_at = excluded.updated_at';
     await this.run(runner, {
-      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsert}`,
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsert}`,
       params: rowValues(handle, snapshot),
     });
   }
@@ -113,7 +113,7 @@ export class FsmStateSql {
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: SqlStatement = {
-      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${
         this.dialect === 'mysql' ? '' : ' ON CONFLICT (handle) DO NOTHING'
       }`,
       params: rowValues(handle, snapshot, lease),
@@ -134,23 +134,25 @@ export class FsmStateSql {
 
   /**
    * The claim's conditional UPDATE: takes the lease when the instance is in one of the allowed
-   * states (exactly; any state when they are not given), free for the caller (`isOwnedBy`,
-   * in SQL: no owner, or owned by `request.owner`) and not leased. Returns the snapshot when it took the lease.
+   * states (exactly; any state when they are not given), open to the caller (`isOpenTo`, in
+   * SQL: no owner, owned by `request.owner`, or of `request.team`; anyone with `anyOwner`)
+   * and not leased. Returns the snapshot when it took the lease.
    *
    * PostgreSQL and SQLite: one `UPDATE … RETURNING`. MySQL/MariaDB have no `UPDATE …
    * RETURNING`: the UPDATE passes what the caller does not know yet through
    * `LAST_INSERT_ID(expr)` (the OK packet's insert id), packed into one integer below 2^53
    * (exact in a JS number): the position of the matched allowed state, whether the row has
-   * an owner (the caller knows which: its own), whether it has a context, and `updated_at`.
-   * So a claim with `allowedStates` of a row without context is one round trip; a row with
-   * a context, a claim without `allowedStates` (the state is unknown), more than 511 allowed
-   * states or an `updated_at` before 1970 or after 2109 cost a second one, a SELECT by lease token.
+   * an owner (packed only when it is the caller, which then knows it), whether it has a context,
+   * and `updated_at`. So a claim with `allowedStates` of a row without context is one round trip;
+   * a row with a context, a team or another owner (a teammate's), a claim without `allowedStates`
+   * (the state is unknown), more than 511 allowed states or an `updated_at` before 1970 or after
+   * 2109 cost a second one, a SELECT by lease token.
    */
   async claim(runner: QueryRunner, request: WorkflowClaimRequest, lease: FsmLease, now: number): Promise<WorkflowSnapshot | undefined> {
     const allowed = allowedStatesPredicate(request.allowedStates);
-    const owner = request.owner === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
-    const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?) AND ${owner}`;
-    const whereParams = [request.key, ...allowed.params, now, ...(request.owner === undefined ? [] : [request.owner])];
+    const access = accessPredicate(request);
+    const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?)${access.sql}`;
+    const whereParams = [request.key, ...allowed.params, now, ...access.params];
     if (this.dialect !== 'mysql') {
       const { records } = await this.run<FsmSnapshotRow>(runner, {
         sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING ${SNAPSHOT_COLUMNS}`,
@@ -158,7 +160,7 @@ export class FsmStateSql {
       });
       return records[0] && toSnapshot(records[0]);
     }
-    const packed = packedClaim(request.allowedStates);
+    const packed = packedClaim(request.allowedStates, request.owner);
     const updated = await this.run(runner, {
       sql: `UPDATE ${this.state} SET lease_token = IF(LAST_INSERT_ID(${packed.sql}) < 0, NULL, ?), lease_until = ? ${where}`,
       params: [...packed.params, lease.token, lease.until, ...whereParams],
@@ -176,7 +178,7 @@ export class FsmStateSql {
   /** The row of one instance, without locking it (for diagnosing a failed claim). */
   async inspect(runner: QueryRunner, handle: string): Promise<FsmStateRow | undefined> {
     const { records } = await this.run<FsmStateRow>(runner, {
-      sql: `SELECT state, owner, lease_until FROM ${this.state} WHERE handle = ?`,
+      sql: `SELECT state, owner, team, lease_until FROM ${this.state} WHERE handle = ?`,
       params: [handle],
     });
     return records[0];
@@ -190,7 +192,7 @@ export class FsmStateSql {
    * (`BEGIN IMMEDIATE` semantics, so a later write cannot fail with SQLITE_BUSY).
    */
   async lock(runner: QueryRunner, handle: string): Promise<(FsmStateRow & FsmSnapshotRow) | undefined> {
-    const columns = 'state, context, owner, lease_until, updated_at';
+    const columns = 'state, context, owner, team, lease_until, updated_at';
     const sql =
       this.dialect === 'sqlite'
         ? `UPDATE ${this.state} SET updated_at = updated_at WHERE handle = ? RETURNING ${columns}`
@@ -212,9 +214,16 @@ export class FsmStateSql {
     snapshot: WorkflowSnapshot,
     record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
-    const params: unknown[] = [snapshot.state, contextText(snapshot), snapshot.owner ?? null, Date.parse(snapshot.updatedAt), handle];
+    const params: unknown[] = [
+      snapshot.state,
+      contextText(snapshot),
+      snapshot.owner ?? null,
+      snapshot.team ?? null,
+      Date.parse(snapshot.updatedAt),
+      handle,
+    ];
     if (token !== undefined) params.push(token);
-    const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
+    const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), team = COALESCE(?, team), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
       token === undefined ? '' : ' AND lease_token = ?'
     }`;
     if (record && this.dialect === 'postgres') {
@@ -393,6 +402,17 @@ function allowedStatesPredicate(allowedStates: readonly string[] | undefined): S
   return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
 }
 
+/**
+ * ` AND …` for who may claim (`isOpenTo` in SQL): an anonymous caller only rows without owner,
+ * an authenticated one also its own, and with a team those of its team; nothing with `anyOwner`.
+ */
+function accessPredicate(request: WorkflowClaimRequest): SqlStatement {
+  if (request.anyOwner) return { sql: '', params: [] };
+  if (request.owner === undefined) return { sql: ' AND owner IS NULL', params: [] };
+  if (request.team === undefined) return { sql: ' AND (owner IS NULL OR owner = ?)', params: [request.owner] };
+  return { sql: ' AND (owner IS NULL OR owner = ? OR team = ?)', params: [request.owner, request.team] };
+}
+
 /** The values of a state row's columns (`STATE_COLUMNS`); leased when `lease` is given. */
 function rowValues(handle: string, snapshot: WorkflowSnapshot, lease?: FsmLease): unknown[] {
   return [
@@ -401,6 +421,7 @@ function rowValues(handle: string, snapshot: WorkflowSnapshot, lease?: FsmLease)
     snapshot.state,
     contextText(snapshot),
     snapshot.owner ?? null,
+    snapshot.team ?? null,
     lease?.token ?? null,
     lease?.until ?? null,
     Date.now(),

@@ -11,17 +11,19 @@ const MAX_PACKED_POSITION = 2 ** 9 - 1;
 
 /**
  * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
- * allowed states are given, at most {@link MAX_PACKED_POSITION}, and `updated_at` fits in 42 bits.
+ * allowed states are given, at most {@link MAX_PACKED_POSITION}, `updated_at` fits in 42 bits, the
+ * row has no team and no owner but `caller` (what the packed value cannot say is read afterwards).
  */
-export function packedClaim(allowedStates: readonly string[] | undefined): SqlStatement {
+export function packedClaim(allowedStates: readonly string[] | undefined, caller: string | undefined): SqlStatement {
   if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
+  const packable = caller === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
   const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
   return {
     sql:
-      `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} THEN ` +
+      `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} AND team IS NULL AND ${packable} THEN ` +
       `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
       `(CASE WHEN context IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
-    params: [...allowedStates],
+    params: [...(caller === undefined ? [] : [caller]), ...allowedStates],
   };
 }
 
@@ -36,7 +38,7 @@ export function unpackClaim(
   const owned = Math.floor(insertId / OWNER_FLAG) % 2 === 1;
   const hasContext = Math.floor(insertId / CONTEXT_FLAG) % 2 === 1;
   if (position < 1 || position > allowedStates.length || hasContext) return undefined;
-  // An owned row was claimed only because its owner is the caller (see the claim's WHERE).
+  // An owned row is packed only when its owner is the caller (see `packedClaim`).
   const snapshot: WorkflowSnapshot = {
     state: allowedStates[position - 1],
     updatedAt: new Date(insertId % UPDATED_AT_LIMIT).toISOString(),

@@ -49,7 +49,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * SQLite's one connection: see docs/stores.md#typeormfsmstatestore-in-detail.
  *
  * @example
- * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000], migrationsRun: true });
+ * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000], migrationsRun: true });
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',
@@ -255,9 +255,13 @@ export class TypeOrmFsmStateStore
   }
 
   /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
-  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined): Promise<boolean> {
+  async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     if (!this.keepsAttempts) return false;
-    return this.session('recordAttempt', (runner) => this.attemptSql.record(runner, attempt, caller, this.maxAttempts), true);
+    return this.session(
+      'recordAttempt',
+      (runner) => this.attemptSql.record(runner, attempt, { owner: caller, team }, this.maxAttempts),
+      true,
+    );
   }
 
   /** @inheritdoc */

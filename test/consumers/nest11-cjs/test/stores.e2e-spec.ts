@@ -16,6 +16,7 @@ import {
   createOutboxMigration,
   createOutboxReplyMigration,
   createWorkflowContextMigration,
+  createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
   OutboxTransitionRelay,
@@ -55,6 +56,7 @@ describe.each(targets)('the TypeORM stores, migrations and relays on $name (Type
       migrations: [
         createWorkflowStateMigration(tables),
         createWorkflowContextMigration(tables),
+        createWorkflowTeamMigration(tables),
         createWorkflowListIndexMigration(tables),
         createMcpSessionMigration(sessionTables),
         createMcpSessionHandleMigration(sessionTables),

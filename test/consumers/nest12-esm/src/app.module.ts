@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { McpModule } from 'nestjs-mcp-fsm';
-import { AddMcpFsmContext1764547200000, CreateMcpFsmState1764460800000, TypeOrmFsmStateStore } from 'nestjs-mcp-fsm/typeorm';
+import {
+  AddMcpFsmContext1764547200000,
+  AddMcpFsmTeam1766016000000,
+  CreateMcpFsmState1764460800000,
+  TypeOrmFsmStateStore,
+} from 'nestjs-mcp-fsm/typeorm';
 import { DataSource } from 'typeorm';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceService } from './invoice.service.js';
@@ -13,7 +18,7 @@ import { InvoiceTools } from './invoice.tools.js';
       useFactory: () => ({
         type: 'better-sqlite3',
         database: process.env.DB_FILE ?? 'app.sqlite',
-        migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000],
+        migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
         migrationsRun: true,
       }),
     }),
