@@ -11,6 +11,7 @@ import {
   TypeOrmFsmStateStore,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
+  createWorkflowTeamMigration,
   createWorkflowTimerMigration,
 } from '../../lib/typeorm.js';
 
@@ -147,7 +148,12 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
     beforeAll(async () => {
       source = new DataSource({
         ...options!,
-        migrations: [createWorkflowStateMigration(tables), createWorkflowContextMigration(tables), createWorkflowTimerMigration(tables)],
+        migrations: [
+          createWorkflowStateMigration(tables),
+          createWorkflowContextMigration(tables),
+          createWorkflowTeamMigration(tables),
+          createWorkflowTimerMigration(tables),
+        ],
         migrationsTableName: `${prefix}_migrations`,
       } as DataSourceOptions);
       await source.initialize();
@@ -155,7 +161,7 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
     }, 60_000);
     afterAll(async () => {
       if (!source?.isInitialized) return;
-      for (let undo = 0; undo < 3; undo++) await source.undoLastMigration();
+      for (let undo = 0; undo < 4; undo++) await source.undoLastMigration();
       await source.query(`DROP TABLE ${prefix}_migrations`);
       await source.destroy();
     }, 60_000);
