@@ -23,6 +23,17 @@ export type {
   WorkflowSettlement,
   WorkflowStored,
 } from './gating/workflow-call-outcome.js';
+export { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults } from './gating/workflow-task.js';
+export {
+  MCP_TASK_ACTIVE_STATUSES,
+  MCP_TASK_TERMINAL_STATUSES,
+  McpTaskStore,
+  type McpTaskChange,
+  type McpTaskCursor,
+  type McpTaskError,
+  type McpTaskRecord,
+  type McpTaskStatus,
+} from './stores/mcp-task-store.interface.js';
 export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.error.js';
 export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';

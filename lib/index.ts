@@ -57,6 +57,9 @@ export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.i
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
+export type { McpTaskStore } from './stores/mcp-task-store.interface.js';
+export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
+export type { McpTaskOptions } from './tasks/task-options.interface.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
 export { McpRequire, type McpRequireOptions } from './decorators/mcp-require.decorator.js';
 export { defineAccess, type McpAccessDeclaration } from './access/define-access.js';

@@ -29,7 +29,13 @@ import {
   gateObserverProvider,
   machineRegistryProvider,
   mcpSessionStoreProvider,
+  mcpTaskStoreProvider,
+  workflowTaskResultsProvider,
 } from './mcp.providers.js';
+import { TaskCallRunner } from './protocol/task-call.runner.js';
+import { McpTasks } from './tasks/mcp-tasks.service.js';
+import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
+import { McpTaskStore } from './stores/mcp-task-store.interface.js';
 import { McpInputRounds } from './protocol/input-required.rounds.js';
 import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -70,6 +76,7 @@ export class McpCoreModule {
         FsmStateStoreCheck,
         fsmStoreAdapterProvider,
         mcpSessionStoreProvider,
+        mcpTaskStoreProvider,
         fsmTransitionRelayProvider,
         machineRegistryProvider,
         gateObserverProvider,
@@ -103,6 +110,9 @@ export class McpCoreModule {
         ToolCallHandler,
         PrimitiveCallHandler,
         McpInputRounds,
+        McpTasks,
+        workflowTaskResultsProvider,
+        TaskCallRunner,
         McpServerFactory,
         McpSessionRegistry,
         McpAccessPolicy,
@@ -119,6 +129,9 @@ export class McpCoreModule {
         FsmStoreAdapter,
         McpMachineRegistry,
         McpSessionStore,
+        McpTaskStore,
+        McpTasks,
+        WORKFLOW_TASK_RESULTS,
         TRANSITION_RELAY,
         McpServerFactory,
         McpListMapper,

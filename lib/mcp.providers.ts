@@ -13,6 +13,10 @@ import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
+import { McpTaskStore } from './stores/mcp-task-store.interface.js';
+import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
+import { McpTasks } from './tasks/mcp-tasks.service.js';
+import { MCP_TASK_OPTIONS, type McpResolvedTaskOptions } from './tasks/task-options.interface.js';
 
 /** The store of the options, or a new in-memory one. */
 export const fsmStateStoreProvider: Provider = {
@@ -34,6 +38,16 @@ export const mcpSessionStoreProvider: Provider = {
   useFactory: (sessions: McpResolvedOptions['sessions']) => sessions.store,
   inject: [MCP_SESSION_OPTIONS],
 };
+
+/** The task store of the options, or a new in-memory one. */
+export const mcpTaskStoreProvider: Provider = {
+  provide: McpTaskStore,
+  useFactory: (tasks: McpResolvedTaskOptions) => tasks.store,
+  inject: [MCP_TASK_OPTIONS],
+};
+
+/** What settles the task of a call that waited: the module's tasks. */
+export const workflowTaskResultsProvider: Provider = { provide: WORKFLOW_TASK_RESULTS, useExisting: McpTasks };
 
 /** The transition relay of the options (`null` without one). */
 export const fsmTransitionRelayProvider: Provider = {

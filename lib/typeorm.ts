@@ -12,3 +12,6 @@ export * from './relays/typeorm/outbox-transition.relay.js';
 export * from './relays/typeorm/fsm-outbox.migration.js';
 export * from './stores/typeorm/sqlite-turn.js';
 export * from './relays/typeorm/outbox-reply.migration.js';
+export * from './stores/typeorm/typeorm-mcp-task-store-options.interface.js';
+export * from './stores/typeorm/typeorm-mcp-task.store.js';
+export * from './stores/typeorm/mcp-task.migration.js';

@@ -10,6 +10,7 @@ import {
   CreateMcpFsmTimer1766534400000,
   CreateMcpSessionHandles1764806400000,
   CreateMcpSessions1764633600000,
+  CreateMcpTasks1766448000000,
 } from '../lib/typeorm.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
@@ -42,6 +43,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       AddMcpFsmOutboxReply1765584000000,
       CreateMcpFsmAttempt1765843200000,
       AddMcpFsmTeam1766016000000,
+      CreateMcpTasks1766448000000,
       CreateMcpFsmTimer1766534400000,
     ],
     migrationsRun: true,

@@ -117,6 +117,8 @@ export class PaymentTools {
       'Refunding what is left ends the payment; more than what is left is refused.',
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
+    // A client may run it as an MCP task (params.task): tasks/get and tasks/result answer on any process.
+    task: 'optional',
   })
   @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
   @RequireScopesWithJwt('payments:refund')

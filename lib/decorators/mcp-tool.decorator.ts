@@ -25,6 +25,21 @@ export interface McpToolOptions {
    * @default the class's `@McpServedBy`; with one McpModule in the app, that one
    */
   server?: string;
+  /**
+   * Whether the tool runs as an MCP task (2025-11-25 `params.task`; the 2026-07-28 tasks
+   * extension): `'optional'` lets the client choose, `'required'` accepts task calls only. Its
+   * `tools/list` entry says so (`execution.taskSupport`); a bound tool's task completes when the
+   * workflow step it started completes. See docs/approvals-and-tasks.md#tasks.
+   * @default none: the tool answers in-band only
+   */
+  task?: 'optional' | 'required';
+  /**
+   * 2026-07-28: the call asks for its input in the request itself (input-required results) and
+   * runs as a task from the round that brings the answers (SEP-2663's MRTR-then-task). Without
+   * it, a task starts at once and asks through `tasks/get` and `tasks/update`.
+   * @default false
+   */
+  taskAfterInput?: boolean;
 }
 
 /**

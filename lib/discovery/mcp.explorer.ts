@@ -142,6 +142,7 @@ export class McpExplorer implements OnModuleInit {
       description: options.description,
       compactDescription: options.compactDescription,
       annotations: options.annotations,
+      ...(options.task === undefined ? {} : { taskSupport: options.task, taskAfterInput: options.taskAfterInput ?? false }),
       inputSchema,
       outputSchema,
       inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,

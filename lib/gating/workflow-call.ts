@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+import type { WorkflowTaskRef } from './workflow-task.js';
 
 /** How a caller reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request (`'modern'`, which has no session). */
 export type WorkflowCallerKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
@@ -48,6 +49,8 @@ export class WorkflowCall {
     readonly context: MutableToolContext,
     /** Aborted when the server stops waiting for running calls (a graceful shutdown ran out of time); its reason is what the client is told. */
     private readonly cutoff?: AbortSignal,
+    /** The MCP task the call runs as (a task-augmented `tools/call`); `undefined` for an in-band call. */
+    readonly task?: WorkflowTaskRef,
   ) {
     callsByContext.set(context, this);
   }
@@ -128,4 +131,6 @@ export interface WorkflowRequest {
   readonly transport: readonly [request: unknown, response: unknown];
   /** Aborted when the server stops waiting for running calls (see `WorkflowCall.unlessAbandoned`). */
   readonly cutoff?: AbortSignal;
+  /** The MCP task the call runs as (a task-augmented `tools/call`): its result completes the task; `undefined` for an in-band call. */
+  readonly task?: WorkflowTaskRef;
 }

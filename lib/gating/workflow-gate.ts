@@ -89,7 +89,7 @@ export class WorkflowGate implements NestInterceptor {
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
-    const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff);
+    const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff, request.task);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return answeredOutcome(call, this.reports.get(call), value);

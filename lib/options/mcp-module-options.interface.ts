@@ -6,6 +6,7 @@ import type { McpMachine } from '../machines/machine.interface.js';
 import type { McpInputRequestOptions } from '../protocol/input-request-options.interface.js';
 import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import type { McpStateCacheOptions } from '../sessions/state-cache-options.interface.js';
+import type { McpTaskOptions } from '../tasks/task-options.interface.js';
 import type { FsmStateStore } from '../stores/fsm-state-store.interface.js';
 import type { McpTelemetryOptions } from '../telemetry/telemetry-options.interface.js';
 import type { McpHttpTransportOptions } from '../transports/http-transport-options.interface.js';
@@ -81,6 +82,12 @@ export interface McpModuleOptions {
    * @default `{ enabled: false, maxInstances: 10_000, maxAgeMs: 60_000 }`
    */
   stateCache?: McpStateCacheOptions | boolean;
+  /**
+   * MCP tasks (a `tools/call` with `params.task`, for tools declared with `@McpTool({ task })`):
+   * where they live, how long they are kept, how many one requester may hold. See docs/approvals-and-tasks.md#tasks.
+   * @default `{ store: new InMemoryMcpTaskStore(), defaultTtlMs: 86_400_000, maxTtlMs: 604_800_000, pollIntervalMs: 1_000, maxActivePerRequester: 100, sweepIntervalMs: 60_000 }`
+   */
+  tasks?: McpTaskOptions;
   /**
    * Request-scoped (or transient-dependent) tool providers are resolved per call when `true`,
    * and refused at bootstrap when `false`.

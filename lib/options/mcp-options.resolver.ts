@@ -5,6 +5,7 @@ import {
 } from '../deadlines/deadline-options.interface.js';
 import { deadlineInvalidOption } from '../deadlines/deadlines.messages.js';
 import type { Type } from '@nestjs/common';
+import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
 import { randomBytes } from 'node:crypto';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
@@ -104,6 +105,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     stdio: options.transports?.stdio ? { attachmentId } : null,
     sessions: resolveSessions(sessions),
     stateCache: resolveStateCache(options, sessions),
+    tasks: resolveTaskOptions(options.tasks),
     gate: {
       useClass: gate.useClass ?? (WorkflowGate as Type<WorkflowGate>),
       leaseMs: gate.leaseMs ?? DEFAULT_LEASE_MS,

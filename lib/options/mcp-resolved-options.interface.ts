@@ -11,6 +11,7 @@ import type { McpConsoleOptions } from '../console/console-options.interface.js'
 import type { McpHttpTransportOptions } from '../transports/http-transport-options.interface.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
+import type { McpResolvedTaskOptions } from '../tasks/task-options.interface.js';
 
 /** Who this server is: what `initialize` says, and its id among the app's McpModules. */
 export interface McpServerIdentity {
@@ -122,6 +123,7 @@ export interface McpResolvedOptions {
   stdio: McpResolvedStdioOptions | null;
   sessions: McpResolvedSessionOptions;
   stateCache: McpResolvedStateCacheOptions;
+  tasks: McpResolvedTaskOptions;
   gate: WorkflowGateOptions;
   inputRequests: McpResolvedInputRequestOptions;
   discovery: McpDiscoveryOptions;

@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from '../gating/confirmation-options.interface.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { MCP_STATE_CACHE_OPTIONS } from '../sessions/state-cache-options.interface.js';
+import { MCP_TASK_OPTIONS } from '../tasks/task-options.interface.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp-module-options.interface.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import {
@@ -52,4 +53,5 @@ export const optionSliceProviders = [
   },
   { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_STATE_CACHE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stateCache, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_TASK_OPTIONS, useFactory: (options: McpResolvedOptions) => options.tasks, inject: [MCP_RESOLVED_OPTIONS] },
 ] satisfies Provider[];

@@ -4,6 +4,8 @@
 export const JSON_RPC_PARSE_ERROR = -32700;
 /** Not a valid JSON-RPC request, or one the server refuses as such (JSON-RPC; an `HttpException` below 500 of a prompt or resource). */
 export const JSON_RPC_INVALID_REQUEST = -32600;
+/** The method does not exist, or (tasks) a tool is called as a task it does not accept, or without the task it requires (JSON-RPC). */
+export const JSON_RPC_METHOD_NOT_FOUND = -32601;
 /** The method's params are wrong: unknown tool, prompt or template variable, bad arguments (JSON-RPC). */
 export const JSON_RPC_INVALID_PARAMS = -32602;
 /** The server failed (JSON-RPC). */

@@ -149,6 +149,7 @@ export class McpListMapper {
       inputSchema: tool.inputJsonSchema as Tool['inputSchema'],
       outputSchema: tool.outputJsonSchema as Tool['outputSchema'],
       annotations: tool.annotations,
+      ...(tool.taskSupport === undefined ? {} : { execution: { taskSupport: tool.taskSupport } }),
     };
   }
 

@@ -2,6 +2,7 @@ import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/ind
 import { safeParse, type AnyObjectSchema, type SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
@@ -58,6 +59,8 @@ interface McpSdkServerTracing {
 export class McpSdkServer extends Server {
   /** The protocol version `initialize` negotiated (the SDK keeps none to read). */
   protocolVersion?: string;
+  /** Who sent the latest request (its verified token): a stateless connection's one request, whose caller the session does not record. */
+  callerAuth?: AuthInfo;
   private readonly tracing: McpSdkServerTracing;
   /** The HTTP exchange that carried a request, by its id (HTTP connections): what its span says of the client. */
   private exchangeOf?: (requestId: RequestId) => McpHttpExchange | undefined;
@@ -116,6 +119,7 @@ export class McpSdkServer extends Server {
       return result;
     };
     return (request, extra) => {
+      this.callerAuth = extra.authInfo;
       // Read at request time: the SDK registers `initialize` and `ping` from the constructor, before `tracing` is set.
       const { telemetry, transport } = this.tracing;
       if (!telemetry.records()) {

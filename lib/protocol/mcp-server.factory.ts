@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { httpExchangeOf } from './mcp-http-request.storage.js';
@@ -26,6 +27,8 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
+import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
+import { SessionTaskStore } from './session-task.store.js';
 
 /** A 2025-11-25 call's answer: its rounds end with the handler's own result, as `McpInputRounds` asks the client itself. */
 const settled = <T>(result: Promise<T | McpInputRequired>): Promise<T> => result as Promise<T>;
@@ -49,13 +52,23 @@ export class McpServerFactory {
     private readonly primitiveCalls: PrimitiveCallHandler,
     private readonly primitives: McpPrimitiveRegistry,
     private readonly telemetry: McpTelemetry,
+    private readonly tasks: McpTasks,
+    private readonly tools: McpToolRegistry,
   ) {}
 
   createSession(kind: 'stateful' | 'stateless' | 'stdio', id?: string, scope?: McpSessionScope, principal?: string): McpServedSession {
     const capabilities = this.declaredCapabilities('legacy');
-    const server = new McpSdkServer(
+    // The SDK answers tasks/get, tasks/result, tasks/list and tasks/cancel from the store it is given.
+    const taskStore: SessionTaskStore | undefined = capabilities.tasks
+      ? new SessionTaskStore(
+          this.tasks,
+          () => session,
+          () => taskRequesterOf(session, principal ?? server.callerAuth?.clientId),
+        )
+      : undefined;
+    const server: McpSdkServer = new McpSdkServer(
       { name: this.options.name, version: this.options.version },
-      { capabilities, instructions: this.options.instructions },
+      { capabilities, instructions: this.options.instructions, taskStore },
       { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
     );
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;
@@ -129,7 +142,14 @@ export class McpServerFactory {
       ...(prompts.length ? { prompts: lists } : {}),
       ...(resources.length ? { resources: era === 'legacy' ? { ...lists, subscribe: true } : lists } : {}),
       ...(completes ? { completions: {} } : {}),
+      // 2025-11-25 tasks; the 2026-07-28 era declares its tasks extension itself.
+      ...(era === 'legacy' && this.tasksServed() ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     };
+  }
+
+  /** Whether some tool runs as a task (`@McpTool({ task })`). */
+  tasksServed(): boolean {
+    return this.tools.all().some((tool) => tool.taskSupport !== undefined);
   }
 
   /** Measures the connection from now until it closes (`mcp.server.session.duration`); an `onclose` set before is kept. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
@@ -31,6 +31,8 @@ import * as messages from './protocol.messages.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 import { McpListMapper } from './mcp-list.mapper.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { TASKS_EXTENSION } from '../tasks/task-wire.js';
+import { MODERN_TASK_PARAMS, ModernTaskMethods, type ModernTaskRequest } from './modern-task.methods.js';
 
 /** `params._meta` key under which a 2026-07-28 request asks for log messages at a level. */
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -60,6 +62,7 @@ export class ModernServerFactory {
     private readonly access: McpAccessPolicy,
     private readonly telemetry: McpTelemetry,
     @Inject(MCP_INPUT_REQUEST_OPTIONS) private readonly inputRequests: McpResolvedInputRequestOptions,
+    private readonly taskMethods: ModernTaskMethods,
   ) {}
 
   /** The Node HTTP handler of the 2026-07-28 era. */
@@ -88,11 +91,12 @@ export class ModernServerFactory {
     grants: McpGrants,
   ) {
     const capabilities = this.servers.declaredCapabilities('modern');
+    const tasks = this.servers.tasksServed();
     const server = new Server(
       { name: this.options.name, version: this.options.version },
       {
         // The SDK v1 and v2 type packages describe the same JSON differently.
-        capabilities: capabilities as never,
+        capabilities: (tasks ? { ...capabilities, extensions: { [TASKS_EXTENSION]: {} } } : capabilities) as never,
         instructions: this.options.instructions,
       },
     );
@@ -135,10 +139,31 @@ export class ModernServerFactory {
       });
     server.setRequestHandler('tools/list', () => ({ tools: catalog().tools as never, ...hint }));
     server.setRequestHandler('tools/call', (request, context) =>
-      answerRounds(context, `tools/call ${request.params.name}`, (extra, round) =>
-        this.calls.handle(session, request.params, extra, round),
+      answerRounds(
+        context,
+        `tools/call ${request.params.name}`,
+        (extra, round) => this.calls.handle(session, request.params, extra, round) as Promise<CallToolResult | McpInputRequired>,
       ),
     );
+    if (tasks) {
+      const taskRequest = (context: ServerContext): ModernTaskRequest => ({
+        session,
+        principal,
+        capabilities: context.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as ModernTaskRequest['capabilities'],
+        extra: legacyExtra(context),
+        inputResponses: context.mcpReq.inputResponses,
+      });
+      const { get, update, cancel } = MODERN_TASK_PARAMS;
+      server.setRequestHandler('tasks/get', { params: get }, (params, context) =>
+        answer(context, () => this.taskMethods.get('tasks/get', params, taskRequest(context))),
+      );
+      server.setRequestHandler('tasks/update', { params: update }, (params, context) =>
+        answer(context, () => this.taskMethods.update('tasks/update', params, taskRequest(context))),
+      );
+      server.setRequestHandler('tasks/cancel', { params: cancel }, (params, context) =>
+        answer(context, () => this.taskMethods.cancel('tasks/cancel', params, taskRequest(context))),
+      );
+    }
     if (capabilities.prompts) {
       server.setRequestHandler('prompts/list', () => ({ prompts: catalog().prompts as never, ...hint }));
       server.setRequestHandler('prompts/get', (request, context) =>

@@ -13,6 +13,14 @@ export const callNeedsName = (): string => 'Invalid tools/call request: "params.
 export const callArgumentsNotObject = (name: string): string =>
   `Invalid tools/call request for "${echo(name)}": "params.arguments" must be an object of named arguments.`;
 
+/** `tools/call` whose `task` is not an object. */
+export const callTaskNotObject = (name: string): string =>
+  `Invalid tools/call request for "${echo(name)}": "params.task" must be an object (for example { "ttl": 60000 }).`;
+
+/** `tools/call` whose `task.ttl` is not a number of milliseconds. */
+export const callTaskTtlInvalid = (name: string): string =>
+  `Invalid tools/call request for "${echo(name)}": "params.task.ttl" must be a number of milliseconds, 0 or more.`;
+
 /** Arguments that fail the tool's input schema. */
 export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
   `Invalid arguments for "${tool}": ${formatIssues(issues)}.`;

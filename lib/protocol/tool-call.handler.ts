@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
-import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_STATE_META_KEY } from '../mcp.constants.js';
-import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
@@ -22,6 +22,11 @@ import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
 import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
+import { declaresTasksExtension, legacyTask, modernCreatedTask, TASKS_EXTENSION_REQUIRED } from '../tasks/task-wire.js';
+import type { McpTaskRecord } from '../stores/mcp-task-store.interface.js';
+import * as taskMessages from '../tasks/tasks.messages.js';
+import { TaskCallRunner, type TaskCallScope } from './task-call.runner.js';
+import type { McpHttpExchange } from './mcp-http-request.storage.js';
 
 /**
  * Answers `tools/call`: checks the request and the arguments, runs the handler through the
@@ -39,23 +44,25 @@ export class ToolCallHandler {
     private readonly access: McpAccessPolicy,
     private readonly attempts: WorkflowAttemptRecorder,
     private readonly rounds: McpInputRounds,
+    private readonly taskCalls: TaskCallRunner,
   ) {}
 
   /**
    * Answers one `tools/call`; `round` is what a 2026-07-28 retry brought (the client's
    * capabilities, its answers, the opened `requestState`). A handler that asks for input
    * answers an {@link McpInputRequired} in 2026-07-28 (the caller seals it), and is run again
-   * with the client's answers on a 2025-11-25 session.
+   * with the client's answers on a 2025-11-25 session. A task-augmented call (`params.task`,
+   * 2025-11-25) of a tool that accepts a task answers the task at once and runs in the background.
    */
   async handle(
     session: McpSession,
     params: unknown,
     extra: McpToolContext['extra'],
     round: McpCallRound = {},
-  ): Promise<CallToolResult | McpInputRequired> {
+  ): Promise<CallToolResult | McpInputRequired | CreateTaskResult> {
     session.touch();
     const exchange = callExchange(session, extra);
-    const { name, args } = this.readParams(params);
+    const { name, args, task } = this.readParams(params);
     const tool = this.tools.get(name);
     if (!tool) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
@@ -65,30 +72,108 @@ export class ToolCallHandler {
       this.attempts.accessRefused(tool, args, extra.authInfo?.clientId, session, denied);
       throw accessRefused(denied);
     }
+    const asTask = session.kind === 'modern' ? this.runsAsModernTask(tool, round) : this.runsAsTask(tool, task);
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
       return toolErrorResult(messages.invalidArguments(tool.name, parsed.error.issues));
     }
     const input = parsed.data as Record<string, unknown>;
-    return this.rounds.run(session, tool.name, extra, round, async (current) => {
-      const context = createCallContext(session, tool.name, extra, undefined, current);
-      const outcome = await this.gate.run(sessionCallRequest(tool, session, input, context, exchange, this.drain.signal));
-      const result = this.answer(outcome);
-      await announceMenuChanges(this.menu, session, outcome, extra);
-      return result;
+    if (asTask) {
+      const record = await this.taskCalls.start(session, tool, input, extra, session.kind === 'modern' ? undefined : task?.ttl, (scope) =>
+        this.rounds.run(session, tool.name, scope.extra, round, (current) => this.callOnce(session, tool, input, exchange, current, scope)),
+      );
+      return session.kind === 'modern' ? (modernCreatedTask(record) as CreateTaskResult) : { task: legacyTask(record) };
+    }
+    return this.rounds.run(session, tool.name, extra, round, (current) =>
+      this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.signal }),
+    );
+  }
+
+  /**
+   * Whether a 2025-era call runs as a task: it asked for one (`params.task`) of a tool that
+   * accepts one. A tool that requires a task called without one, and a task asked of a tool
+   * that accepts none, are -32601 (the spec's answer for both).
+   */
+  private runsAsTask(tool: McpToolDefinition, task: { ttl?: number } | undefined): boolean {
+    if (!task) {
+      if (tool.taskSupport === 'required') throw new JsonRpcError(JSON_RPC_METHOD_NOT_FOUND, taskMessages.taskRequired(tool.name));
+      return false;
+    }
+    if (!tool.taskSupport) throw new JsonRpcError(JSON_RPC_METHOD_NOT_FOUND, taskMessages.taskNotAccepted(tool.name));
+    return true;
+  }
+
+  /**
+   * Whether a 2026-07-28 call runs as a task (the tasks extension, SEP-2663): the server
+   * decides, for a tool that accepts one, when the request declares the extension (a legacy
+   * `params.task` is ignored). A tool that requires a task is -32021 without it. A tool that
+   * gathers its input first (`taskAfterInput`) answers its first round in the request.
+   */
+  private runsAsModernTask(tool: McpToolDefinition, round: McpCallRound): boolean {
+    if (!tool.taskSupport) return false;
+    if (!declaresTasksExtension(round.clientCapabilities)) {
+      if (tool.taskSupport === 'optional') return false;
+      throw new JsonRpcError(MCP_MISSING_CLIENT_CAPABILITY_CODE, taskMessages.taskExtensionRequired(tool.name), TASKS_EXTENSION_REQUIRED);
+    }
+    return !tool.taskAfterInput || round.inputResponses !== undefined;
+  }
+
+  /**
+   * Runs a 2026-07-28 task on again with the client's answers (`tasks/update` answered every
+   * input request it waited for): the same call, a new round, in the background.
+   */
+  resume(session: McpSession, record: McpTaskRecord, extra: McpToolContext['extra'], round: McpCallRound): void {
+    const { name, arguments: input } = record.request;
+    this.taskCalls.resume(record, session, extra, async (scope) => {
+      // A deployment may have removed the tool since the task began: the task fails, saying so.
+      const tool = this.tools.get(name);
+      if (!tool) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
+      return this.rounds.run(session, name, scope.extra, round, (current) =>
+        this.callOnce(session, tool, input, undefined, current, scope),
+      );
     });
   }
 
+  /** One round of the call through the gate: its answer, after telling the session what it changed of its menu. */
+  private async callOnce(
+    session: McpSession,
+    tool: McpToolDefinition,
+    input: Record<string, unknown>,
+    exchange: McpHttpExchange | undefined,
+    current: McpCallRound,
+    scope: Pick<TaskCallScope, 'extra' | 'cutoff'> & Partial<Pick<TaskCallScope, 'task' | 'waits'>>,
+  ): Promise<CallToolResult | McpInputRequired> {
+    const context = createCallContext(session, tool.name, scope.extra, undefined, current);
+    const request = sessionCallRequest(tool, session, input, context, exchange, scope.cutoff);
+    const outcome = await this.gate.run(scope.task ? { ...request, task: scope.task } : request);
+    const result = this.answer(outcome);
+    const waiting = outcome.status === 'answered' ? (outcome as { waiting?: { statusMessage?: string } }).waiting : undefined;
+    if (waiting) scope.waits?.(waiting.statusMessage);
+    await announceMenuChanges(this.menu, session, outcome, scope.extra);
+    return result;
+  }
+
   /** The tool name and arguments of a `tools/call`; a malformed request is -32602 with a plain reason. */
-  private readParams(params: unknown): { name: string; args: Record<string, unknown> } {
-    const { name, arguments: args } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+  private readParams(params: unknown): { name: string; args: Record<string, unknown>; task?: { ttl?: number } } {
+    const { name, arguments: args, task } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callNeedsName());
     }
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callArgumentsNotObject(name));
     }
-    return { name, args: (args ?? {}) as Record<string, unknown> };
+    if (task !== undefined && (typeof task !== 'object' || task === null || Array.isArray(task))) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callTaskNotObject(name));
+    }
+    const ttl = (task as { ttl?: unknown } | undefined)?.ttl;
+    if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callTaskTtlInvalid(name));
+    }
+    return {
+      name,
+      args: (args ?? {}) as Record<string, unknown>,
+      ...(task === undefined ? {} : { task: typeof ttl === 'number' ? { ttl } : {} }),
+    };
   }
 
   /** What the call answers: its result, with the state it left its instance in; the question it asks; or its failure. */

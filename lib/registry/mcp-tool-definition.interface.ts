@@ -39,6 +39,10 @@ export interface McpToolDefinition extends McpHandlerDefinition {
   description: string;
   compactDescription?: string;
   annotations?: ToolAnnotations;
+  /** Whether it runs as an MCP task (`@McpTool({ task })`); `undefined`: in-band only. */
+  taskSupport?: 'optional' | 'required';
+  /** 2026-07-28: the first round answers in the request; the task starts once the client answered (`@McpTool({ taskAfterInput })`). */
+  taskAfterInput?: boolean;
   /** JSON Schemas sent in `tools/list`, computed once at bootstrap. */
   inputJsonSchema: Record<string, unknown>;
   outputJsonSchema?: Record<string, unknown>;

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { providersWhenConfigured } from '../options/configured.providers.js';
 import { MCP_HTTP_OPTIONS } from '../options/mcp-resolved-options.interface.js';
 import { ModernServerFactory } from '../protocol/modern-server.factory.js';
+import { ModernTaskMethods } from '../protocol/modern-task.methods.js';
 import { McpSessionAdmission } from './session-admission.js';
 import { SessionReplyForwarder } from './session-reply.forwarder.js';
 import { StatefulHttpSessions } from './stateful-http.sessions.js';
@@ -20,6 +21,7 @@ export class McpHttpTransportModule {
         McpSessionAdmission,
         StatefulHttpSessions,
         ModernServerFactory,
+        ModernTaskMethods,
         StreamableHttpTransport,
       ]),
     };

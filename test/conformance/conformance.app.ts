@@ -3,6 +3,7 @@ import { McpModule } from '../../lib/index.js';
 import { ConformanceDiagnostics } from './conformance.diagnostics.js';
 import { ConformanceInputRequired } from './conformance.input-required.js';
 import { ConformancePrompts, ConformanceResources } from './conformance.primitives.js';
+import { ConformanceTasks } from './conformance.tasks.js';
 import { ConformanceTools } from './conformance.tools.js';
 
 /** What the fixture serves: one provider per MCP primitive the suite exercises. */
@@ -12,6 +13,7 @@ export const CONFORMANCE_PROVIDERS: Provider[] = [
   ConformanceResources,
   ConformancePrompts,
   ConformanceInputRequired,
+  ConformanceTasks,
 ];
 
 /** Options of the conformance fixture app. */
