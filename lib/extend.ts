@@ -120,3 +120,5 @@ export {
 } from './stores/workflow-timer.interface.js';
 export type { WorkflowDeadlineFiring } from './gating/workflow-call.js';
 export { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
+/** `@McpDeadline` is here, not at the root, while the root's budget of runtime exports (house rules) is full. */
+export { McpDeadline, type McpDeadlineMetadata } from './decorators/mcp-deadline.decorator.js';

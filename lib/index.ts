@@ -26,7 +26,6 @@ export { McpWorkflow } from './decorators/mcp-workflow.decorator.js';
 export type { McpMachineRef } from './decorators/machine-ref.type.js';
 export { McpBindState, type McpBindStateOptions, type McpTypedBindStateOptions } from './decorators/bind-state.decorator.js';
 export { BindState } from './decorators/bind-state.decorator.js';
-export { McpDeadline } from './decorators/mcp-deadline.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';

@@ -2,16 +2,8 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
-import {
-  McpBindState,
-  McpDeadline,
-  McpTool,
-  McpWorkflow,
-  McpStartWorkflow,
-  McpArgs,
-  McpContext,
-  type WorkflowContext,
-} from '../lib/index.js';
+import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
+import { McpDeadline } from '../lib/extend.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { RequireScopesWithJwt } from './sample-auth.js';

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import {
   defineMachine,
   InMemoryFsmStateStore,
-  McpDeadline,
   McpModule,
   McpStartWorkflow,
   McpTool,
   McpWorkflow,
   type McpToolContext,
 } from '../../lib/index.js';
+import { McpDeadline } from '../../lib/extend.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
 
