@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { McpModule, type McpModuleOptions } from '../lib/index.js';
 import {
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
@@ -96,7 +97,12 @@ async function openSqlite(): Promise<BenchDatabase> {
     database: file,
     enableWAL: true,
     prepareDatabase: (db: BetterSqlite3.Database) => void db.pragma('synchronous = NORMAL'),
-    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
+    migrations: [
+      CreateMcpFsmState1764460800000,
+      AddMcpFsmContext1764547200000,
+      AddMcpFsmTeam1766016000000,
+      AddMcpFsmApprovals1766102400000,
+    ],
     migrationsRun: true,
     synchronize: false,
   });

@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000, CreateMcpFsmState1764460800000 } from '../lib/typeorm.js';
+import {
+  AddMcpFsmApprovals1766102400000,
+  AddMcpFsmContext1764547200000,
+  AddMcpFsmTeam1766016000000,
+  CreateMcpFsmState1764460800000,
+} from '../lib/typeorm.js';
 import { docMachine } from './bench.machines.js';
 
 /** The PostgreSQL of the bench: `BENCH_POSTGRES_URL`, by default the test database. */
@@ -33,7 +38,12 @@ export async function openPostgresDataSource(schema: string, instances: number):
       // Backends live for the whole run, so the runner's CPU samples see all of their work.
       idleTimeoutMillis: 0,
     },
-    migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
+    migrations: [
+      CreateMcpFsmState1764460800000,
+      AddMcpFsmContext1764547200000,
+      AddMcpFsmTeam1766016000000,
+      AddMcpFsmApprovals1766102400000,
+    ],
     migrationsRun: true,
     synchronize: false,
   });

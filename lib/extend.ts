@@ -23,6 +23,7 @@ export type {
   WorkflowSettlement,
   WorkflowStored,
 } from './gating/workflow-call-outcome.js';
+export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults } from './gating/workflow-task.js';
 export {
   MCP_TASK_ACTIVE_STATUSES,
@@ -41,6 +42,7 @@ export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowAdmissions } from './gating/admission.step.js';
 export { WorkflowCommits } from './gating/commit.step.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
+export { WorkflowApprovals, type WorkflowWaitingResult } from './gating/approval.step.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';

@@ -29,18 +29,21 @@ export { BindState } from './decorators/bind-state.decorator.js';
 export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/start-workflow.decorator.js';
 export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
+export { McpApproval, type McpApprovalOptions, type McpApprovalToolOptions, type McpApprovers } from './decorators/approval.decorator.js';
 export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.result.js';
 export { McpServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
-export type { McpToolContext } from './decorators/mcp-tool-context.interface.js';
+export type { McpApprovalContext, McpToolContext } from './decorators/mcp-tool-context.interface.js';
 export type { WorkflowContext } from './decorators/workflow-context.interface.js';
 export { McpExecutionContext } from './gating/mcp-execution-context.js';
 export {
   McpWorkflowService,
   type McpWorkflowCallContext,
+  type McpWorkflowHandleRef,
   type McpWorkflowInstance,
   type McpWorkflowRef,
 } from './gating/mcp-workflow.service.js';
+export type { McpWorkflowDecision } from './gating/back-office.request.js';
 export { defineMachine } from './machines/define-machine.js';
 export type {
   McpMachine,
@@ -53,11 +56,11 @@ export type { McpStateValue } from './machines/state-value.js';
 export type { McpGuardReason, McpInstanceAccessView, McpMachineAccess, McpMachineEvent, McpPrincipal } from './machines/machine-access.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
+export type { WorkflowApprovalNote, WorkflowWaitingRequest } from './stores/workflow-waiting-request.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';
 export type { McpTaskStore } from './stores/mcp-task-store.interface.js';
-export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export type { McpTaskOptions } from './tasks/task-options.interface.js';
 export { McpStderrLogger } from './transports/mcp-stderr.logger.js';
 export { McpRequire, type McpRequireOptions } from './decorators/mcp-require.decorator.js';

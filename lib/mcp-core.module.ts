@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { McpAuthenticator } from './auth/mcp.authenticator.js';
 import { McpAppEnhancers } from './discovery/app-enhancers.js';
+import { McpApprovalToolsFactory } from './discovery/approval-tools.factory.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpInvokerFactory } from './discovery/mcp-invoker.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
@@ -10,6 +11,7 @@ import { McpServerScope } from './discovery/mcp-server-scope.js';
 import { McpWorkflowRoles } from './discovery/mcp-workflow-roles.js';
 import { McpExplorer } from './discovery/mcp.explorer.js';
 import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory.js';
+import { WorkflowApprovals } from './gating/approval.step.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
@@ -87,6 +89,7 @@ export class McpCoreModule {
         McpPrimitiveRegistry,
         McpWorkflowRoles,
         McpInvokerFactory,
+        McpApprovalToolsFactory,
         WorkflowResourcesFactory,
         McpServerScope,
         McpExplorer,
@@ -94,6 +97,7 @@ export class McpCoreModule {
         WorkflowRefusals,
         WorkflowAttemptRecorder,
         WorkflowConfirmations,
+        WorkflowApprovals,
         WorkflowAdmissions,
         WorkflowCommits,
         WorkflowTransitionBus,

@@ -18,6 +18,8 @@ export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 export const MCP_RESOURCE_METADATA = 'nestjs-mcp-fsm:resource';
 /** Metadata key written by `@McpConfirm` on a method. */
 export const MCP_CONFIRM_METADATA = 'nestjs-mcp-fsm:confirm';
+/** Metadata key written by `@McpApproval` on a method. */
+export const MCP_APPROVAL_METADATA = 'nestjs-mcp-fsm:approval';
 
 /** This package's version (the instrumentation scope's version); test/package checks it against package.json. */
 export const PACKAGE_VERSION = '0.3.0';

@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import {
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmListIndexes1764892800000,
   AddMcpFsmOutboxReply1765584000000,
@@ -42,6 +43,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       AddMcpFsmListIndexes1764892800000,
       AddMcpFsmOutboxReply1765584000000,
       CreateMcpFsmAttempt1765843200000,
+      AddMcpFsmApprovals1766102400000,
       AddMcpFsmTeam1766016000000,
       CreateMcpTasks1766448000000,
       CreateMcpFsmTimer1766534400000,

@@ -14,10 +14,16 @@ export function sampleAuthMode(env: NodeJS.ProcessEnv = process.env): 'optional'
 
 /**
  * The demo verifier as `auth.fromRequest`: the caller `<name>` of `Authorization: Bearer <name>`,
- * anonymous without the header. The module runs it on the MCP path of either adapter, which the
- * sample serves ahead of the framework (`transports.http.direct`), where no middleware runs.
+ * anonymous without the header; `Bearer <name>;<scope>;<scope>` gives the caller those scopes
+ * (`Bearer carol;payments:approve` may approve refunds). The module runs it on the MCP path of
+ * either adapter, which the sample serves ahead of the framework (`transports.http.direct`),
+ * where no middleware runs.
  */
 export function demoBearer(req: IncomingMessage): AuthInfo | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  return match ? { token: match[1], clientId: match[1], scopes: [] } : undefined;
+  if (!match) {
+    return undefined;
+  }
+  const [clientId, ...scopes] = match[1].split(';');
+  return { token: match[1], clientId, scopes: scopes.filter(Boolean) };
 }

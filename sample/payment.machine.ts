@@ -42,8 +42,10 @@ const requestedCents = (context: PaymentContext, input: PaymentEvent['input']): 
  * machine's own `after` transition (→ voided, with its `void` ledger entry: see
  * `PaymentTools.expire`). Refunds may be partial: REFUND goes to `partially_refunded` while something
  * is left and to `refunded` when nothing is; a refund larger than what is left is not enabled
- * (the gate answers GUARD_REJECTED and the handler does not run). The amounts live in the
- * machine's context, stored with the state in one write.
+ * (the gate answers GUARD_REJECTED and the handler does not run). A refund above the approval
+ * threshold waits in `refund_pending` for a second person (`@McpApproval` on payment.refund:
+ * the gate puts it there and back; no event of the machine leads in or out). The amounts live in
+ * the machine's context, stored with the state in one write.
  */
 export const paymentMachine = defineMachine(
   setup({
@@ -96,6 +98,7 @@ export const paymentMachine = defineMachine(
           ],
         },
       },
+      refund_pending: {},
       voided: { type: 'final' },
       refunded: { type: 'final' },
     },

@@ -2,14 +2,24 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
-import { McpBindState, McpTool, McpWorkflow, McpStartWorkflow, McpArgs, McpContext, type WorkflowContext } from '../lib/index.js';
+import {
+  McpApproval,
+  McpArgs,
+  McpBindState,
+  McpContext,
+  McpStartWorkflow,
+  McpTool,
+  McpWorkflow,
+  McpWorkflowService,
+  type WorkflowContext,
+} from '../lib/index.js';
 import { McpDeadline } from '../lib/extend.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { RequireScopesWithJwt } from './sample-auth.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
-import { paymentMachine, refundableCents } from './payment.machine.js';
+import { paymentMachine, refundableCents, type PaymentContext } from './payment.machine.js';
 
 /** What a payment tool's handler knows of its call, typed from the payment machine. */
 type PaymentCall = WorkflowContext<typeof paymentMachine, EntityManager>;
@@ -46,7 +56,25 @@ const statusOutput = z.object({
   state: z.string(),
   refundable: z.number().describe('What can still be refunded'),
   ledger: z.array(z.object({ kind: z.enum(['authorize', 'capture', 'void', 'refund']), amount: z.number() })),
+  pendingRefund: z
+    .object({ amount: z.number(), requestedBy: z.string().nullable() })
+    .optional()
+    .describe('The refund waiting for a second person (state refund_pending)'),
 });
+
+/** Refunds above this amount (`SAMPLE_APPROVAL_THRESHOLD`, major units) wait for a second person's approval. */
+export const sampleApprovalThreshold = (env: NodeJS.ProcessEnv = process.env): number => {
+  const threshold = Number(env.SAMPLE_APPROVAL_THRESHOLD ?? 100);
+  if (!Number.isFinite(threshold) || threshold < 0) {
+    throw new Error(`SAMPLE_APPROVAL_THRESHOLD must be a number of major units, 0 or more (got ${env.SAMPLE_APPROVAL_THRESHOLD}).`);
+  }
+  return threshold;
+};
+
+const APPROVAL_THRESHOLD = sampleApprovalThreshold();
+
+/** What a refund call asks for, in major units: `amount`, or everything not refunded yet. */
+const refundAmount = (amount: number | undefined, context: PaymentContext): number => amount ?? refundableCents(context) / 100;
 
 /**
  * The payment workflow's tools. A payment is handle-keyed: `payment.authorize` starts one and
@@ -60,7 +88,10 @@ const statusOutput = z.object({
 export class PaymentTools {
   private readonly statements: LedgerStatements;
 
-  constructor(@InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>) {
+  constructor(
+    @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
+    private readonly workflows: McpWorkflowService,
+  ) {
     this.statements = new LedgerStatements(ledger.manager.connection);
   }
 
@@ -106,19 +137,34 @@ export class PaymentTools {
     name: 'payment.refund',
     description:
       'Refund a captured payment, in full or in part (`amount`, default: everything not refunded yet). ' +
-      'Refunding what is left ends the payment; more than what is left is refused.',
+      'Refunding what is left ends the payment; more than what is left is refused. A refund above ' +
+      `${APPROVAL_THRESHOLD} waits in refund_pending for another person to approve it (payment.approve_refund) or reject it.`,
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
     // A client may run it as an MCP task (params.task): tasks/get and tasks/result answer on any process.
     task: 'optional',
   })
   @McpBindState(paymentMachine, ['captured', 'partially_refunded'], 'REFUND', { transactional: true })
+  @McpApproval(paymentMachine, {
+    when: (input: McpArgs<typeof refundInput>, ctx) => refundAmount(input.amount, ctx.workflowContext) > APPROVAL_THRESHOLD,
+    waitIn: 'refund_pending',
+    approvers: { scopes: ['payments:approve'] },
+    approve: {
+      name: 'payment.approve_refund',
+      description: 'Approve the refund waiting for a second person: it is made then. Not by who asked.',
+    },
+    reject: {
+      name: 'payment.reject_refund',
+      description: 'Reject the refund waiting for a second person: the payment goes back to where it was.',
+    },
+  })
   @RequireScopesWithJwt('payments:refund')
   async refund(@McpArgs() input: McpArgs<typeof refundInput>, @McpContext() ctx: PaymentCall) {
     // The gate ran the machine's guards on this amount before the handler: it is at most what is left.
-    const amount = input.amount ?? refundableCents(ctx.workflowContext) / 100;
-    const entry = await this.settle(ctx, 'refund', amount);
-    return { refunded: entry.amount, currency: entry.currency, message: 'Refund recorded.' };
+    // Once approved, this runs in payment.approve_refund's call, with the arguments and the payment as they were asked for.
+    const entry = await this.settle(ctx, 'refund', refundAmount(input.amount, ctx.workflowContext));
+    const approval = ctx.approval && { requestedBy: ctx.approval.requestedBy, approvedBy: ctx.approval.approvedBy };
+    return { refunded: entry.amount, currency: entry.currency, message: 'Refund recorded.', ...approval };
   }
 
   @McpTool({
@@ -132,11 +178,17 @@ export class PaymentTools {
     // The gate resolved the paymentId before this ran: a forged or foreign one got UNKNOWN_HANDLE.
     // On SQLite the read waits for a transactional call in flight, so it never shows an entry that call may roll back.
     const manager = this.ledger.manager;
+    const waiting = ctx.state === 'refund_pending' ? (await this.workflows.get(ctx))?.waiting : undefined;
+    const asked = waiting?.from.context as PaymentContext | undefined;
     return {
       paymentId: ctx.handle,
       state: ctx.state,
       refundable: refundableCents(ctx.workflowContext) / 100,
       ledger: await runInSqliteTurn(manager.connection, () => this.statements.entries(manager, ctx.handle)),
+      ...(waiting &&
+        asked && {
+          pendingRefund: { amount: refundAmount(waiting.input.amount as number | undefined, asked), requestedBy: waiting.requestedBy },
+        }),
     };
   }
 

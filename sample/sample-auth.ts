@@ -1,8 +1,11 @@
 import { defineAccess, McpRequire, type McpAuthOptions, type McpConsoleOptions } from '../lib/index.js';
 import { demoBearer, sampleAuthMode } from './demo-auth.js';
 
-/** The sample's scopes: `payment.refund` needs `payments:refund`, `invoice.approve` `invoices:approve`, the console `workflows:read`. */
-export const sampleAccess = defineAccess({ scopes: ['payments:refund', 'invoices:approve', 'workflows:read'] });
+/**
+ * The sample's scopes: `payment.refund` needs `payments:refund`, `invoice.approve` `invoices:approve`, the console
+ * `workflows:read`; `payment.approve_refund` and `payment.reject_refund` need `payments:approve` in every auth mode.
+ */
+export const sampleAccess = defineAccess({ scopes: ['payments:refund', 'payments:approve', 'invoices:approve', 'workflows:read'] });
 
 type SampleScope = (typeof sampleAccess.scopes)[number];
 

@@ -1,6 +1,7 @@
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
-import { anonymousPrincipal, attemptsNotKept, instanceNotFound, noAttempts } from './console.messages.js';
+import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
+import { anonymousPrincipal, approvalText, attemptsNotKept, instanceNotFound, noAttempts, waitingSummary } from './console.messages.js';
 import type { ConsoleInstanceView } from './console-data.js';
 import { renderDiagram } from './console-diagram.svg.js';
 import { consoleTime, escapeHtml } from './console-html.js';
@@ -43,6 +44,7 @@ ${
 `
 }<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
 </dl>
+${snapshot?.waiting ? waitingSection(snapshot.waiting) : ''}
 <section aria-labelledby="diagram-heading">
 <h2 id="diagram-heading">Diagram</h2>
 <figure id="diagram" data-live-region tabindex="0" aria-labelledby="diagram-heading">
@@ -90,10 +92,31 @@ function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
 <td class="mono tool">${escapeHtml(entry.tool)}</td>
 <td class="mono event">${escapeHtml(entry.event ?? '—')}</td>
 <td class="mono from-to">${escapeHtml(entry.from ?? '∅')} → ${escapeHtml(entry.to)}</td>
-<td class="mono principal">${escapeHtml(entry.principal ?? '—')}</td>
+<td class="mono principal">${escapeHtml(entry.principal ?? '—')}${entry.approval ? approvalNote(entry.approval) : ''}</td>
 </tr>`,
     )
     .join('\n');
+}
+
+/** The call waiting for a second person's approval (`@McpApproval`): who asked, what, when. Shown as of the page's load. */
+function waitingSection(waiting: WorkflowWaitingRequest): string {
+  const asked = waiting.requestedBy ?? anonymousPrincipal();
+  return `<section aria-labelledby="waiting-heading" id="waiting" data-waiting data-tool="${escapeHtml(waiting.tool)}" data-requested-by="${escapeHtml(waiting.requestedBy ?? '')}" data-at="${escapeHtml(waiting.at)}">
+<h2 id="waiting-heading">Waiting for approval</h2>
+<p class="summary">${escapeHtml(waitingSummary(waiting.tool, asked, waiting.from.state))}</p>
+<dl class="facts">
+<dt>Asked by</dt><dd class="mono">${escapeHtml(asked)}</dd>
+<dt>Asked at</dt><dd><time datetime="${escapeHtml(waiting.at)}">${escapeHtml(consoleTime(waiting.at))}</time></dd>
+<dt>Tool</dt><dd class="mono">${escapeHtml(waiting.tool)} (${escapeHtml(waiting.event)})</dd>
+${waiting.taskId ? `<dt>Task</dt><dd class="mono">${escapeHtml(waiting.taskId)}</dd>` : ''}
+</dl>
+<pre class="context mono" tabindex="0" aria-label="Arguments of the waiting call as JSON">${escapeHtml(contextText(waiting.input))}</pre>
+</section>`;
+}
+
+/** How a history row decided a waiting request: approved or rejected, who asked, and why it was rejected. */
+function approvalNote(note: WorkflowApprovalNote): string {
+  return ` <span class="approval" data-approval="${escapeHtml(note.verdict)}">${escapeHtml(approvalText(note.verdict, note.requestedBy ?? anonymousPrincipal(), note.reason))}</span>`;
 }
 
 function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean): string {

@@ -109,3 +109,11 @@ export const liveStatus = { live: 'Live', reconnecting: 'Reconnecting…', off: 
 
 /** What a screen reader hears when a row or an instance moves. */
 export const movedAnnouncement = 'moved to';
+
+/** The waiting request's summary on an instance page. */
+export const waitingSummary = (tool: string, requestedBy: string, from: string): string =>
+  `${requestedBy} called ${tool}, which waits for another person to approve or reject it; rejected, the instance goes back to "${from}".`;
+
+/** A history row's note of a decided waiting request. */
+export const approvalText = (verdict: 'approved' | 'rejected', requestedBy: string, reason: string | undefined): string =>
+  `(${verdict}; asked by ${requestedBy}${reason ? `: ${reason}` : ''})`;

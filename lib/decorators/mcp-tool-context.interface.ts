@@ -3,6 +3,16 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { ClientCapabilities, LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStateValue } from '../machines/state-value.js';
 
+/** Who asked for and who approved a call that waited for a second person's approval. */
+export interface McpApprovalContext {
+  /** Principal who asked; `null`: an anonymous caller. */
+  readonly requestedBy: string | null;
+  /** Principal who approved. */
+  readonly approvedBy: string;
+  /** ISO-8601 time of the request. */
+  readonly requestedAt: string;
+}
+
 /**
  * What a tool, prompt or resource handler knows about its call; inject it with
  * `@McpContext()`. `TManager` is the type of `manager` in transactional mode (a TypeORM
@@ -44,6 +54,11 @@ export interface McpToolContext<TManager = unknown> {
   readonly requestState?: unknown;
   /** What the person filled in when confirming the call (`@McpConfirm` with a `schema`); `{}` after a plain yes. */
   readonly confirmation?: Readonly<Record<string, unknown>>;
+  /**
+   * Who asked for and who approved the call, in the handler of a transition that waited for a
+   * second person's approval (`@McpApproval`); `undefined` for a call that did not wait.
+   */
+  readonly approval?: McpApprovalContext;
   /** The SDK's request extra: `signal` (aborted when the client cancels), `sendNotification`, `requestId`, ... */
   readonly extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
   /**

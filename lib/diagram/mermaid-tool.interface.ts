@@ -10,5 +10,12 @@ export interface McpMermaidTool {
    * `event` after a successful call; `'start'` creates an instance in the initial state and
    * sends `event` there. A tool of any other kind fires nothing.
    */
-  role: { readonly kind: string; readonly machine?: string; readonly states?: readonly string[]; readonly event?: string };
+  role: {
+    readonly kind: string;
+    readonly machine?: string;
+    readonly states?: readonly string[];
+    readonly event?: string;
+    /** A call that may wait for a second person's approval (`@McpApproval`): where it waits, and the tools that decide it. */
+    readonly approval?: { readonly waitIn: string; readonly approve: string; readonly reject: string };
+  };
 }

@@ -35,6 +35,36 @@ describe('toMermaid', () => {
     );
   });
 
+  it('draws a call that waits for approval: into the waiting state, then where the approved event leads, or back', () => {
+    const wire = defineMachine(
+      { id: 'wire', initial: 'ready', states: { ready: { on: { SEND: 'sent' } }, awaiting: {}, sent: { type: 'final' } } },
+      { stateHandleKey: 'wireId' },
+    );
+    const send = {
+      name: 'wire.send',
+      role: {
+        kind: 'transition',
+        machine: 'wire',
+        states: ['ready'],
+        event: 'SEND',
+        approval: { waitIn: 'awaiting', approve: 'wire.approve', reject: 'wire.reject' },
+      },
+    };
+    const decide = (name: string) => ({ name, role: { kind: 'transition', machine: 'wire', states: ['awaiting'], event: 'SEND' } });
+    expect(toMermaid(wire, { tools: [send, decide('wire.approve'), decide('wire.reject')] })).toBe(
+      diagram(
+        'stateDiagram-v2',
+        '  [*] --> ready',
+        '  ready --> sent : SEND (wire.send)',
+        '  ready --> awaiting : SEND (wire.send, waits for approval)',
+        '  awaiting --> sent : SEND (wire.approve)',
+        '  awaiting --> ready : (wire.reject)',
+        '  sent --> [*]',
+      ),
+    );
+    expect(toMermaid(wire, { tools: [send] })).not.toContain('wire.approve');
+  });
+
   it('labels transitions with their events alone without tools', () => {
     expect(toMermaid(invoiceMachine)).toBe(
       diagram(

@@ -1,5 +1,6 @@
 import type { McpMachine } from '../machines/machine.interface.js';
-import { activeNodes, graphNodes, isAncestor, machineGraph, pathOf, type DiagramNode } from './machine-graph.js';
+import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
+import { activeNodes, graphNodes, isAncestor, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
 import type { McpMermaidTool } from './mermaid-tool.interface.js';
 import { startToolsOf, toolsByEdge } from './transition-tools.js';
 
@@ -160,18 +161,11 @@ class MermaidWriter {
           [edge.event, edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : ''].filter(Boolean).join(' '),
         );
         for (const target of edge.targets.length ? edge.targets : [source]) {
-          const block = this.blockOf(this.scopeOf(source, target));
-          const lines = this.arrows.get(block) ?? [];
-          lines.push(`${this.id(source)} --> ${this.id(target)} : ${text}`);
-          this.arrows.set(block, lines);
-          for (const end of [source, target]) {
-            if (end.parent && this.blockOf(end.parent) === block) {
-              this.named.add(end);
-            }
-          }
+          this.arrow(source, target, text);
         }
       }
     }
+    this.collectApprovalArrows();
     for (const node of this.nodes) {
       // The initial arrow and the final marker are lines of the parent's block (a region's final marker follows its declaration).
       if (node.initial) {
@@ -179,6 +173,49 @@ class MermaidWriter {
       }
       if (node.type === 'final' && node.parent?.type !== 'parallel') {
         this.named.add(node);
+      }
+    }
+  }
+
+  /**
+   * The arrows of `@McpApproval` tools, which no event of the machine draws: from each bound state
+   * into the waiting state, and from there where the approved event leads, or back (rejected).
+   */
+  private collectApprovalArrows(): void {
+    for (const { name, role } of this.options.tools ?? []) {
+      const { approval, event } = role;
+      if (role.kind !== 'transition' || role.machine !== this.machineId || !approval || event === undefined) {
+        continue;
+      }
+      const waiting = nodeAt(this.root, approval.waitIn);
+      const states = (role.states ?? []).map((path) => nodeAt(this.root, path)).filter((node) => node !== undefined);
+      if (!waiting) {
+        continue;
+      }
+      const approved = new Set<DiagramNode>();
+      for (const state of states) {
+        this.arrow(state, waiting, label(`${event} (${name}, waits for approval)`));
+        for (const edge of state.edges) {
+          if (edge.kind === 'on' && matchesEventDescriptor(event, edge.event)) edge.targets.forEach((target) => approved.add(target));
+        }
+      }
+      // A decision tool the reader may not use is not named (the diagram resources pass the caller's tools only).
+      const shown = (tool: string, otherwise: string) =>
+        (this.options.tools ?? []).some((other) => other.name === tool) ? tool : otherwise;
+      approved.forEach((target) => this.arrow(waiting, target, label(`${event} (${shown(approval.approve, 'approved')})`)));
+      states.forEach((state) => this.arrow(waiting, state, label(`(${shown(approval.reject, 'rejected')})`)));
+    }
+  }
+
+  /** One arrow line, in the innermost composite state that holds both ends. */
+  private arrow(source: DiagramNode, target: DiagramNode, text: string): void {
+    const block = this.blockOf(this.scopeOf(source, target));
+    const lines = this.arrows.get(block) ?? [];
+    lines.push(`${this.id(source)} --> ${this.id(target)} : ${text}`);
+    this.arrows.set(block, lines);
+    for (const end of [source, target]) {
+      if (end.parent && this.blockOf(end.parent) === block) {
+        this.named.add(end);
       }
     }
   }

@@ -199,3 +199,39 @@ export const confirmSchemaNotFlat = (source: string, field: string): string =>
 /** Bootstrap error: `timeoutMs` of `@McpConfirm` is not a positive number. */
 export const confirmTimeoutInvalid = (source: string, timeoutMs: unknown): string =>
   `${source}: @McpConfirm's timeoutMs must be a positive number of milliseconds (got ${String(timeoutMs)}).`;
+
+/** Bootstrap error: `@McpApproval` on a handler that fires no transition. */
+export const approvalNeedsTransition = (source: string): string =>
+  `${source}: @McpApproval defers a transition, so it goes on a tool bound with an event: @McpBindState(machine, states, 'EVENT').`;
+
+/** Bootstrap error: `@McpApproval` names another machine than the binding's. */
+export const approvalOtherMachine = (source: string, approval: string, bound: string): string =>
+  `${source}: @McpApproval names machine "${approval}", but the tool is bound to "${bound}"; pass the machine of @McpBindState.`;
+
+/** Bootstrap error: `@McpApproval` on a session-keyed machine, whose instance nobody else can name. */
+export const approvalNeedsHandle = (source: string, machine: string): string =>
+  `${source}: @McpApproval needs a handle-keyed machine (defineMachine(..., { stateHandleKey })): the person who approves names the instance by its handle, and "${machine}" is session-keyed.`;
+
+/** Bootstrap error: the waiting state of `@McpApproval` is not one the machine declares (or one it cannot wait in). */
+export const approvalWaitState = (source: string, machine: string, waitIn: string, why: string, states: readonly string[]): string =>
+  `${source}: @McpApproval's waitIn "${waitIn}" ${why}. Declare a state of its own for waiting calls (e.g. \`${waitIn}: {}\` in "${machine}"); its states: ${states.join(', ')}.`;
+
+/** Bootstrap error: a decision tool of `@McpApproval` has no name MCP allows. */
+export const approvalToolName = (source: string, which: 'approve' | 'reject', name: unknown): string =>
+  `${source}: @McpApproval's ${which}.name ${JSON.stringify(name)} is not a tool name MCP allows (1 to 128 of A-Z a-z 0-9 _ . -).`;
+
+/** Bootstrap error: a tool with `@McpApproval` declares an output schema its waiting result does not fit. */
+export const approvalOutputSchema = (source: string): string =>
+  `${source}: @McpApproval on a tool with an outputSchema: a call that waits answers { status: 'waiting_for_approval', state, approve, reject, message } as its structuredContent, which the schema must accept (clients check structuredContent against it); make the schema a union with that shape, or drop it.`;
+
+/** Bootstrap error: `approvers.scopes` of `@McpApproval` names a scope OAuth does not allow. */
+export const approverScopeInvalid = (source: string, scope: string): string =>
+  `${source}: @McpApproval's approvers name the scope ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
+
+/** Description of an approve tool when `@McpApproval` gives none. */
+export const approveDescription = (tool: string, handleKey: string): string =>
+  `Approve the ${tool} call waiting for a second person's approval (by ${handleKey}): it runs then, with the arguments it was called with. The person who asked cannot approve it.`;
+
+/** Description of a reject tool when `@McpApproval` gives none. */
+export const rejectDescription = (tool: string, handleKey: string): string =>
+  `Reject the ${tool} call waiting for a second person's approval (by ${handleKey}); it never runs, and the instance goes back to where the call found it. \`reason\` is kept in its history.`;

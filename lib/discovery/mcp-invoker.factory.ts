@@ -107,7 +107,8 @@ export class McpInvokerFactory {
     const gate = this.gate;
     const callback = this.standIn(method, function (this: unknown, ...params: unknown[]) {
       const { call, own } = parameter.split(params);
-      return gate.decideWith(call, input(call, own)).then(() => method.apply(this, own));
+      // A call that waits for a second person's approval answers that instead of running the method.
+      return gate.decideWith(call, input(call, own)).then((waiting) => waiting ?? method.apply(this, own));
     });
     const interceptors = Reflect.getMetadata(INTERCEPTORS_METADATA, method) ?? [];
     Reflect.defineMetadata(INTERCEPTORS_METADATA, [this.gate, ...interceptors], callback);

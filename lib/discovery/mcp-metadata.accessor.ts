@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
+  MCP_APPROVAL_METADATA,
   MCP_BIND_STATE_METADATA,
   MCP_CONFIRM_METADATA,
   MCP_PROMPT_METADATA,
@@ -10,6 +11,7 @@ import {
   MCP_WORKFLOW_METADATA,
 } from '../mcp.constants.js';
 import type { McpBindStateMetadata } from '../decorators/bind-state.decorator.js';
+import type { McpApprovalMetadata } from '../decorators/approval.decorator.js';
 import type { McpConfirmMetadata } from '../decorators/confirm.decorator.js';
 import type { McpPromptOptions } from '../decorators/mcp-prompt.decorator.js';
 import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js';
@@ -49,6 +51,10 @@ export class McpMetadataAccessor {
 
   getConfirmation(handler: Handler): McpConfirmMetadata | undefined {
     return this.reflector.get(MCP_CONFIRM_METADATA, handler);
+  }
+
+  getApproval(handler: Handler): McpApprovalMetadata | undefined {
+    return this.reflector.get(MCP_APPROVAL_METADATA, handler);
   }
 
   getStart(handler: Handler): McpStartWorkflowMetadata | undefined {

@@ -13,13 +13,18 @@ import {
   type McpHandlerRole,
   type McpStartRole,
   type McpStateRole,
+  type McpToolApproval,
   type McpToolConfirmation,
 } from '../registry/mcp-handler-role.js';
+import { isScopeToken } from '../access/access-requirement.js';
 import { confirmationQuestion } from './confirmation-question.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 type Method = (...args: unknown[]) => unknown;
+
+/** The tool names MCP allows (SEP-986). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** A bound or started part of a workflow, as the decorators declare it, before the arguments are known. */
 type DeclaredRole = McpStateRole | McpStartRole;
@@ -67,7 +72,11 @@ export class McpWorkflowRoles {
       throw new Error(messages.onlyToolsMove(source, DECORATOR[kind]));
     }
     const confirmation = this.resolveConfirmation(source, method, declared);
-    const role = declared?.kind === 'transition' && confirmation ? { ...declared, confirmation } : declared;
+    const approval = this.resolveApproval(source, method, declared);
+    const role =
+      declared?.kind === 'transition' && (confirmation || approval)
+        ? { ...declared, ...(confirmation && { confirmation }), ...(approval && { approval }) }
+        : declared;
     const workflow = declared?.machine ?? this.optionalMachineId(source, '@McpWorkflow', classMachine);
     const inputSchema = role && isStateRole(role) ? this.withHandleArgument(schema, role.machine) : schema;
     return { workflow, role: role ?? this.unbound(workflow, inputSchema), inputSchema };
@@ -92,6 +101,52 @@ export class McpWorkflowRoles {
       throw new Error(messages.confirmOtherMachine(source, machine, declared.machine));
     }
     return confirmationQuestion(source, meta, this.confirmations.timeoutMs);
+  }
+
+  /** `@McpApproval` of a tool bound to states with an event, of the binding's handle-keyed machine, waiting in a state of its own. */
+  private resolveApproval(source: string, method: Method, declared: DeclaredRole | undefined): McpToolApproval | undefined {
+    const meta = this.accessor.getApproval(method);
+    if (!meta) {
+      return undefined;
+    }
+    if (declared?.kind !== 'transition') {
+      throw new Error(messages.approvalNeedsTransition(source));
+    }
+    const machine = this.requireMachineId(source, '@McpApproval', meta.machine, '@McpApproval');
+    if (machine !== declared.machine) {
+      throw new Error(messages.approvalOtherMachine(source, machine, declared.machine));
+    }
+    if (!this.handleKey(machine)) {
+      throw new Error(messages.approvalNeedsHandle(source, machine));
+    }
+    const engine = this.machines.engine(machine);
+    const paths = engine.statePaths();
+    const why = !paths.includes(meta.waitIn)
+      ? 'is not a state of the machine'
+      : declared.states.some((state) => engine.matches(meta.waitIn, state))
+        ? 'is a state the tool itself is bound to'
+        : engine.isFinal(meta.waitIn)
+          ? 'is a final state (finished instances are swept)'
+          : undefined;
+    if (why) {
+      throw new Error(messages.approvalWaitState(source, machine, meta.waitIn, why, paths));
+    }
+    for (const which of ['approve', 'reject'] as const) {
+      if (typeof meta[which]?.name !== 'string' || !TOOL_NAME.test(meta[which].name)) {
+        throw new Error(messages.approvalToolName(source, which, meta[which]?.name));
+      }
+    }
+    for (const scope of meta.approvers.scopes) {
+      if (!isScopeToken(scope)) throw new Error(messages.approverScopeInvalid(source, scope));
+    }
+    const { scopes, roles } = meta.approvers;
+    return {
+      when: meta.when,
+      waitIn: meta.waitIn,
+      approve: meta.approve.name,
+      reject: meta.reject.name,
+      approvers: scopes.length > 0 || roles.length > 0 ? { scopes, roles } : undefined,
+    };
   }
 
   /** `schema`, with the handle argument of a handle-keyed `machine` added when it is missing. */

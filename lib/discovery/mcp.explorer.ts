@@ -14,6 +14,7 @@ import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { isStateRole } from '../registry/mcp-handler-role.js';
+import { McpApprovalToolsFactory } from './approval-tools.factory.js';
 import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
@@ -47,6 +48,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly workflowResources: WorkflowResourcesFactory,
     private readonly scope: McpServerScope,
     private readonly machines: McpMachineRegistry,
+    private readonly approvalTools: McpApprovalToolsFactory,
     @Inject(MCP_SERVER_IDENTITY) private readonly server: McpServerIdentity,
   ) {}
 
@@ -73,7 +75,10 @@ export class McpExplorer implements OnModuleInit {
       if ([tool, prompt, resource].filter(Boolean).length > 1) {
         throw new Error(messages.severalKinds(site.source));
       }
-      if (tool) tools.push(this.defineTool(site, tool));
+      if (tool) {
+        const defined = this.defineTool(site, tool);
+        tools.push(defined, ...this.approvalTools.create(defined, this.accessor.getApproval(site.method)));
+      }
       if (prompt) prompts.push(this.definePrompt(site, prompt));
       if (resource) resources.push(this.defineResource(site, resource));
     }

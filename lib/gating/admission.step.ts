@@ -10,6 +10,7 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { FsmLockOutcome } from '../stores/locks/fsm-instance-lock.interface.js';
 import type { ConfirmationSubject } from './confirmation.step.js';
+import { WorkflowApprovals } from './approval.step.js';
 import * as messages from './gating.messages.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { authOf, claimAccessOf, mayAccess, starterOf } from './workflow-access.js';
@@ -44,6 +45,7 @@ export class WorkflowAdmissions {
     private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
     private readonly unknownStates: UnknownStateReporter,
+    private readonly approvals: WorkflowApprovals,
     @Optional() @Inject(WORKFLOW_GATE_OBSERVER) private readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER,
   ) {}
 
@@ -121,7 +123,10 @@ export class WorkflowAdmissions {
   private async admitTransition(call: WorkflowCall, instance: WorkflowInstanceRef, role: McpTransitionRole): Promise<WorkflowAdmission> {
     const engine = this.machines.engine(instance.machine);
     const machine = this.machines.machine(instance.machine);
-    const request = this.claimRequest(call, instance, role, engine);
+    const claim = this.claimRequest(call, instance, role, engine);
+    // A decision tool reaches the waiting instance by the approvers' authority (see WorkflowApprovals.argsOf).
+    const owner = role.decision ? this.approvals.authorityOwner(call) : undefined;
+    const request = owner === undefined ? claim : { ...claim, owner, anyOwner: false };
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
     if (request.anyOwner && outcome.status !== 'claimed' && outcome.status !== 'unknown') {
       // The store claimed for anyone (an access function): a caller it would not let in learns nothing of the instance.

@@ -1,6 +1,6 @@
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired } from '../results/input-required.result.js';
-import type { McpCallResult, WorkflowCallOutcome, WorkflowSettlement } from './workflow-call-outcome.js';
+import type { McpCallResult, WorkflowCallOutcome, WorkflowCallWaiting, WorkflowSettlement } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 
 /** What the gate reports of a call it entered, once it is done with it: what its observer was told, and the result it built. */
@@ -10,6 +10,8 @@ export interface GateReport {
   readonly result?: McpCallResult;
   /** Fields the result gets besides the handler's own (the minted handle of a start tool). */
   readonly extra: Record<string, unknown>;
+  /** How the call waits for a second person's approval, when it does. */
+  readonly waiting?: WorkflowCallWaiting;
 }
 
 /**
@@ -27,7 +29,8 @@ export function answeredOutcome(call: WorkflowCall, report: GateReport | undefin
     return { ...effects, status: 'asking', question: value };
   }
   try {
-    return { ...effects, status: 'answered', result: report?.result ?? buildCallResult(call, value, report?.extra ?? {}) };
+    const result = report?.result ?? buildCallResult(call, value, report?.extra ?? {});
+    return { ...effects, status: 'answered', result, ...(report?.waiting && { waiting: report.waiting }) };
   } catch (error) {
     return { ...effects, status: 'failed', error };
   }

@@ -37,10 +37,11 @@ export class WorkflowCommits {
       ...next,
       updatedAt: at,
       owner: from.owner,
+      ...(decision.waiting && { waiting: decision.waiting }),
       ...(from.team === undefined ? {} : { team: from.team }),
     };
     const start = role.kind === 'start';
-    const event = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
+    const bound = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
     const timers = timerChangesOf(instance.machine, decision.timers, Date.parse(at), call.caller.deadline);
     if (timers && !this.store.supports.timers) {
       throw new Error(messages.storeKeepsNoTimers(this.store.name, instance.machine));
@@ -48,12 +49,14 @@ export class WorkflowCommits {
     const record: WorkflowTransitionRecord = {
       machine: instance.machine,
       key: instance.storeKey,
-      from: start ? null : from.state,
+      // The state the instance leaves: a decided request's `from` is where it was asked, not where it waited.
+      from: start ? null : admission.snapshot.state,
       to: next.state,
-      event,
+      event: decision.event !== undefined ? decision.event : bound,
       at,
       tool: call.tool.name,
       principal: deadlineActor(call.caller.deadline) ?? call.principal ?? call.context.sessionId ?? null,
+      ...(decision.approval && { approval: decision.approval }),
     };
     await this.observer.commit(call, async () => {
       switch (hold.kind) {

@@ -173,3 +173,48 @@ export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight
 /** Error of a commit whose transition schedules or cancels timers on a store that keeps none (checked at bootstrap too). */
 export const storeKeepsNoTimers = (store: string, machine: string): string =>
   `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no WorkflowTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
+/** SELF_APPROVAL: the caller asked for the change it would approve (or is anonymous, so cannot be told from who asked). */
+export const selfApproval = (
+  tool: string,
+  machine: string,
+  state: string,
+  requestedBy: string | null,
+  allowed: readonly string[],
+): string =>
+  `SELF_APPROVAL: "${tool}" needs a second person: ${
+    requestedBy === null
+      ? 'the request was made anonymously, and an anonymous caller'
+      : `"${echo(requestedBy)}" asked for it, and the person who asks`
+  } cannot approve it, whatever they hold. Nothing changed; ${machine} stays "${echo(state)}". Another person with the approvers' authority approves it. Allowed now: ${formatToolList(allowed)}.`;
+
+/** SELF_APPROVAL for an anonymous caller: an approval names who approved it. */
+export const anonymousApproval = (tool: string, machine: string, state: string): string =>
+  `SELF_APPROVAL: "${tool}" needs a second person who can be named, and this call is anonymous. Nothing changed; ${machine} stays "${echo(state)}". Call it authenticated.`;
+
+/** What a call that waits for approval answers (and its task's status message). */
+export const waitingForApproval = (tool: string, machine: string, handle: string, state: string, approve: string, reject: string): string =>
+  `${tool} waits for a second person's approval: ${machine} ${handle} is "${state}" until another person calls ${approve} (it runs then) or ${reject}. Nothing ran yet.`;
+
+/** What a rejection answers. */
+export const rejected = (tool: string, machine: string, state: string): string =>
+  `The waiting ${tool} call was rejected: it never ran, and ${machine} is back in "${state}".`;
+
+/** Why DECLINED, for the task of a rejected request. */
+export const approvalRejected = (by: string | null, reason: string | undefined): string =>
+  `a second person (${by === null ? 'anonymous' : echo(by)}) rejected the request${reason ? `: ${echo(reason)}` : ''}`;
+
+/** Log line: settling the task of a decided request failed (the decision is stored). */
+export const taskSettleFailed = (tool: string, taskId: string, error: unknown): string =>
+  `The waiting request of ${tool} was decided, but its task ${taskId} could not be settled: ${reasonOf(error)}`;
+
+/** A back-office decision reached a step that needs a client (a confirmation, input): it has none. */
+export const noClientInBackOffice = (tool: string): string =>
+  `${tool} asked its client for input, and a call from McpWorkflowService.approve or .reject has no client to ask.`;
+
+/** `McpWorkflowService.approve` or `.reject` on a machine without `@McpApproval`. */
+export const noApprovalOn = (machine: string): string =>
+  `McpWorkflowService: no tool of machine "${machine}" has @McpApproval, so nothing of it waits for approval.`;
+
+/** Log line: the `when` of `@McpApproval` threw; the call waits for approval (fail closed). */
+export const approvalWhenFailed = (tool: string, error: unknown): string =>
+  `@McpApproval's when of ${tool} threw, so the call waits for a second person's approval: ${reasonOf(error)}`;

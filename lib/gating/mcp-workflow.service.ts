@@ -6,10 +6,13 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import { authOf, mayAccess } from './workflow-access.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
+import { REJECT_REASON_KEY, WorkflowApprovals } from './approval.step.js';
+import { backOfficeCaller, backOfficeRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
 
 /** Which instance to act on; by default the one of the current call. */
 export interface McpWorkflowRef {
@@ -17,6 +20,14 @@ export interface McpWorkflowRef {
   machine?: string;
   /** Handle of a handle-keyed machine's instance. @default the call's handle (`ctx.handle`) */
   handle?: string;
+}
+
+/** An instance of a handle-keyed machine, named from the app's own code. */
+export interface McpWorkflowHandleRef {
+  /** Machine id. */
+  machine: string;
+  /** The instance's handle. */
+  handle: string;
 }
 
 /** What `McpWorkflowService` reads of a handler's `@McpContext()`: a `McpToolContext` or a `WorkflowContext`. */
@@ -36,6 +47,8 @@ export interface McpWorkflowInstance {
   allowedTools: string[];
   /** Last change; absent for a session's instance no transition has stored yet (it is in the initial state). */
   updatedAt?: string;
+  /** The call waiting for a second person's approval (`@McpApproval`), while the instance waits in its state. */
+  waiting?: WorkflowWaitingRequest;
 }
 
 /**
@@ -57,7 +70,38 @@ export class McpWorkflowService {
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
     private readonly gate: WorkflowGate,
+    private readonly approvals: WorkflowApprovals,
   ) {}
+
+  /**
+   * Approves, from the app's own code (a back office), the call waiting on the instance for a
+   * second person (`@McpApproval`), as its approve tool would: through the gate, under its
+   * claim, exactly once; the call's handler runs with its stored arguments. `actor` is who
+   * approves and is never who asked (SELF_APPROVAL). The app vouches for the actor's authority:
+   * the approvers' scopes are not checked here, and the instance is reached whoever owns it.
+   * Throws the gate's refusal (a `WorkflowRefusal`: SELF_APPROVAL, FORBIDDEN when nothing waits, BUSY, …).
+   *
+   * @example
+   * await workflows.approve({ machine: 'payment', handle: paymentId }, { actor: 'carol' });
+   */
+  approve(ref: McpWorkflowHandleRef, options: { actor: string }): Promise<McpWorkflowDecision> {
+    return this.decide('approve', ref, options.actor, {});
+  }
+
+  /**
+   * Rejects, from the app's own code, the call waiting on the instance: it never runs, and the
+   * instance goes back to where the call found it; `reason` is kept in its history. Otherwise
+   * as {@link McpWorkflowService.approve} (the requester may withdraw their own request).
+   */
+  reject(ref: McpWorkflowHandleRef, options: { actor: string; reason?: string }): Promise<McpWorkflowDecision> {
+    return this.decide('reject', ref, options.actor, options.reason === undefined ? {} : { [REJECT_REASON_KEY]: options.reason });
+  }
+
+  /** The call waiting for approval on the instance, read by the app's own code (whoever owns it); `undefined` when nothing waits. */
+  async waiting(ref: McpWorkflowHandleRef): Promise<WorkflowWaitingRequest | undefined> {
+    const key = this.machines.machine(ref.machine).stateHandleKey;
+    return key ? (await this.store.load(formatInstanceKey({ machine: ref.machine, scope: 'handle', id: ref.handle })))?.waiting : undefined;
+  }
 
   /** The instance, or `undefined` when there is none the caller may see. */
   async get(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<McpWorkflowInstance | undefined> {
@@ -75,6 +119,7 @@ export class McpWorkflowService {
       final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
       allowedTools: [...this.tools.usableBy(this.tools.allowedNames(machine, snapshot.state), WorkflowCall.of(ctx)?.caller.grants)],
       updatedAt: snapshot.updatedAt || undefined,
+      ...(snapshot.waiting && { waiting: snapshot.waiting }),
     };
   }
 
@@ -99,6 +144,26 @@ export class McpWorkflowService {
     await this.store.delete([found.storeKey]);
     this.gate.ended(WorkflowCall.of(ctx)!, found);
     return true;
+  }
+
+  private async decide(
+    verdict: 'approve' | 'reject',
+    ref: McpWorkflowHandleRef,
+    actor: string,
+    extra: Record<string, unknown>,
+  ): Promise<McpWorkflowDecision> {
+    const key = this.machines.machine(ref.machine).stateHandleKey;
+    const deciders = this.tools
+      .all()
+      .filter(({ role }) => role.kind === 'transition' && role.machine === ref.machine && role.decision?.verdict === verdict);
+    if (!key || deciders.length === 0) {
+      throw new Error(messages.noApprovalOn(ref.machine));
+    }
+    const waiting = await this.waiting(ref);
+    const tool = deciders.find(({ role }) => role.kind === 'transition' && role.decision?.of === waiting?.tool) ?? deciders[0];
+    const caller = backOfficeCaller();
+    this.approvals.trustAsBackOffice(caller);
+    return decisionOf(await this.gate.run(backOfficeRequest(tool, caller, actor, { ...extra, [key]: ref.handle })));
   }
 
   private async find(ctx: McpWorkflowCallContext, ref: McpWorkflowRef) {

@@ -3,6 +3,7 @@ import type { McpCallResults } from '../results/call-result.builder.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
 import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
 import type { WorkflowCall } from './workflow-call.js';
@@ -45,6 +46,12 @@ export interface WorkflowDecision {
   readonly next: MachineState;
   /** The timers the transition (a start's: its initial state, then its event) schedules and cancels; left out when none. */
   readonly timers?: MachineTimers;
+  /** The request stored with `next` when the call waits for a second person's approval (`@McpApproval`): its handler does not run. */
+  readonly waiting?: WorkflowWaitingRequest;
+  /** The event its history row names, when not the tool's (a rejection sends none). */
+  readonly event?: string | null;
+  /** How it decided a waiting request (an approve or reject tool's call), for its history row. */
+  readonly approval?: WorkflowApprovalNote;
 }
 
 /** What a call changed in the store: the state it stored (`null`: its handler ended the instance). */
@@ -71,6 +78,12 @@ export interface WorkflowSettlement {
   readonly asking: boolean;
 }
 
+/** How a call that waits for a second person's approval stands. */
+export interface WorkflowCallWaiting {
+  readonly state: string;
+  readonly statusMessage: string;
+}
+
 /** What every outcome tells of the call's instance. */
 interface WorkflowCallEffects {
   readonly call: WorkflowCall;
@@ -90,6 +103,11 @@ interface WorkflowCallEffects {
  * what the handler or the app's pipeline threw.
  */
 export type WorkflowCallOutcome =
-  | (WorkflowCallEffects & { readonly status: 'answered'; readonly result: McpCallResult })
+  | (WorkflowCallEffects & {
+      readonly status: 'answered';
+      readonly result: McpCallResult;
+      /** Set when the call waits for a second person's approval (`@McpApproval`): the state it waits in, and what a task's status says. */
+      readonly waiting?: WorkflowCallWaiting;
+    })
   | (WorkflowCallEffects & { readonly status: 'asking'; readonly question: McpInputRequired })
   | (WorkflowCallEffects & { readonly status: 'failed'; readonly error: unknown; readonly refusal?: WorkflowRefusal });

@@ -16,7 +16,15 @@ export type WorkflowDenialReason =
   | { readonly code: 'NO_SESSION'; readonly machine: string }
   | { readonly code: 'LEASE_EXPIRED'; readonly machine: string; readonly state: string; readonly leaseMs: number }
   | { readonly code: 'DECLINED'; readonly machine: string; readonly state: string; readonly why: string }
-  | { readonly code: 'CONFIRMATION_REQUIRED'; readonly machine: string; readonly state: string | null; readonly why: string };
+  | { readonly code: 'CONFIRMATION_REQUIRED'; readonly machine: string; readonly state: string | null; readonly why: string }
+  | {
+      readonly code: 'SELF_APPROVAL';
+      readonly machine: string;
+      readonly state: string;
+      readonly requestedBy: string | null;
+      /** The caller is anonymous, so cannot be told from whoever asked. */
+      readonly anonymous: boolean;
+    };
 
 /**
  * A step of the gate refusing the call: thrown with its reason, and made into the call's

@@ -1,4 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, Optional } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { MachineEngine, MachineState, MachineStep, MachineTimers } from '../machines/machine-engine.interface.js';
 import { chainTimers, hasTimers } from '../machines/machine-timers.js';
@@ -10,7 +11,11 @@ import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
 import { isToolErrorResult } from '../results/tool-output.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
+import { toolErrorResult } from '../results/tool-result.mapper.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WorkflowAdmissions } from './admission.step.js';
+import { WorkflowApprovals, type WorkflowWaitingResult } from './approval.step.js';
 import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
 import { WorkflowCommits } from './commit.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
@@ -19,8 +24,10 @@ import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { authOf, principalOf, starterOf } from './workflow-access.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
 import type {
+  McpCallResult,
   WorkflowAdmission,
   WorkflowCallOutcome,
+  WorkflowCallWaiting,
   WorkflowDecision,
   WorkflowHold,
   WorkflowInstanceRef,
@@ -42,6 +49,7 @@ interface GateEnd {
   readonly asking: boolean;
   readonly result?: GateReport['result'];
   readonly extra: GateReport['extra'];
+  readonly waiting?: GateReport['waiting'];
 }
 const ENDED: WorkflowStored = { state: null };
 
@@ -65,6 +73,9 @@ export class WorkflowGate implements NestInterceptor {
   @Optional()
   @Inject(WORKFLOW_GATE_OBSERVER)
   protected readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER;
+  /** The second person's approvals (`@McpApproval`); a property, so subclasses' constructors stay as they are. */
+  @Inject(WorkflowApprovals)
+  protected readonly approvals!: WorkflowApprovals;
   /** Calls admitted among the app's interceptors, until their pipeline returned: where the method's stand-in decides. */
   private readonly admitted = new WeakMap<WorkflowCall, AdmittedCall>();
   /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
@@ -89,7 +100,9 @@ export class WorkflowGate implements NestInterceptor {
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
-    const call = new WorkflowCall(request.target, request.caller, request.args, request.context, request.cutoff, request.task);
+    const { args, prelude } = await this.approvals.argsOf(request);
+    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task);
+    this.approvals.remember(call, prelude);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return answeredOutcome(call, this.reports.get(call), value);
@@ -126,9 +139,14 @@ export class WorkflowGate implements NestInterceptor {
     return this.enter(call, body, input);
   }
 
-  /** Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the gate runs among interceptors. */
-  async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<void> {
-    await this.admitted.get(call)?.decide(input);
+  /**
+   * Decides the admitted call's transition with the arguments after the pipes: the method's stand-in calls it when the
+   * gate runs among interceptors. Answers what the call answers instead of running its method when it waits for a
+   * second person's approval (`@McpApproval`).
+   */
+  async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<WorkflowWaitingResult | undefined> {
+    const decision = await this.admitted.get(call)?.decide(input);
+    return decision?.waiting ? this.waitingValue(call) : undefined;
   }
 
   /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
@@ -175,7 +193,8 @@ export class WorkflowGate implements NestInterceptor {
       if (input) {
         await decided(input);
       }
-      const value = await call.unlessAbandoned(() => (running = body(admission)));
+      const parked = input && (await decided(undefined))?.waiting;
+      const value = parked ? this.waitingValue(call) : await call.unlessAbandoned(() => (running = body(admission)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
         end = { ...end, asking: isInputRequired(value) };
@@ -187,7 +206,10 @@ export class WorkflowGate implements NestInterceptor {
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       hold = NOTHING_HELD;
       const stored = decision && (await this.step(call, true, () => this.complete(call, admission, decision), admission.instance));
-      end = { ...end, stored, result: input ? result : undefined };
+      end = { ...end, stored, result: input ? result : undefined, waiting: decision?.waiting && this.waitingOf(call, decision) };
+      if (decision?.approval) {
+        await this.approvals.settleTask(call, decision, admission, () => this.decidedResult(call, decision, result));
+      }
       return value;
     } catch (error) {
       const thrown = this.refusalOf(call, error);
@@ -242,8 +264,16 @@ export class WorkflowGate implements NestInterceptor {
         return withTimers({ from, next: step?.next ?? from }, chainTimers(engine.initialTimers(input), step?.timers));
       }
       case 'transition': {
+        if (role.decision) {
+          const send = (from: WorkflowSnapshot, event: string, stored: Record<string, unknown>) =>
+            this.evaluate(call, engine, from, event, stored);
+          const decision = this.approvals.decide(call, admission, role, send);
+          this.admissions.found(call, admission.instance, decision.from);
+          return decision;
+        }
         const step = this.moved(call, engine, admission.snapshot, role.event, input);
-        return withTimers({ from: admission.snapshot, next: step.next }, step.timers);
+        const decision = withTimers({ from: admission.snapshot, next: step.next }, step.timers);
+        return role.approval ? this.approvals.park(call, role, decision, input) : decision;
       }
       default:
         return undefined;
@@ -302,6 +332,30 @@ export class WorkflowGate implements NestInterceptor {
     return this.commits.release(call, hold);
   }
 
+  /** What a call that waits for a second person's approval answers instead of its handler's value. */
+  protected waitingValue(call: WorkflowCall): WorkflowWaitingResult {
+    const role = this.roleOf(call);
+    if (role.kind !== 'transition' || !role.approval) {
+      throw new Error(messages.notGated(call.tool.name));
+    }
+    return this.approvals.waitingValue(call, role.approval, role.machine);
+  }
+
+  /** How the outcome of a call that waits tells it. */
+  private waitingOf(call: WorkflowCall, decision: WorkflowDecision): WorkflowCallWaiting {
+    return { state: decision.next.state, statusMessage: this.waitingValue(call).message };
+  }
+
+  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected. */
+  private decidedResult(call: WorkflowCall, decision: WorkflowDecision, result: McpCallResult): CallToolResult {
+    if (decision.approval?.verdict !== 'rejected') {
+      return result as CallToolResult;
+    }
+    const { machine } = this.roleOf(call);
+    const refusal = this.refusals.declined(call, machine, decision.next.state, this.approvals.declinedWhy(call, decision));
+    return toolErrorResult(refusal.message, { [MCP_ERROR_META_KEY]: refusal.data });
+  }
+
   /** After the claim of a confirmed call: the claimed instance must be as it was when the person was asked about it (`asked`). */
   private checkAsked(asked: ConfirmationSubject, claimed: WorkflowAdmission): void {
     const version = asked.stored?.updatedAt;
@@ -336,7 +390,7 @@ export class WorkflowGate implements NestInterceptor {
       asking: end.asking,
     };
     this.admitted.delete(call);
-    this.reports.set(call, { settlement, result: end.result, extra: end.extra });
+    this.reports.set(call, { settlement, result: end.result, extra: end.extra, ...(end.waiting && { waiting: end.waiting }) });
     this.observer.settled(call, settlement);
   }
 

@@ -16,6 +16,7 @@ export type WorkflowRefusalCode =
   | 'LEASE_EXPIRED'
   | 'DECLINED'
   | 'CONFIRMATION_REQUIRED'
+  | 'SELF_APPROVAL'
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */

@@ -33,6 +33,8 @@ export class WorkflowRefusals {
         return this.declined(call, reason.machine, reason.state, reason.why);
       case 'CONFIRMATION_REQUIRED':
         return this.confirmationRequired(call, reason.machine, reason.state, reason.why);
+      case 'SELF_APPROVAL':
+        return this.selfApproval(call, reason.machine, reason.state, reason.requestedBy, reason.anonymous);
     }
   }
 
@@ -106,6 +108,15 @@ export class WorkflowRefusals {
   confirmationRequired(call: WorkflowCall, machine: string, state: string | null, why: string): WorkflowRefusal {
     const text = messages.confirmationRequired(call.tool.name, machine, state, why);
     return this.refuse(call, 'CONFIRMATION_REQUIRED', text, machine, state);
+  }
+
+  /** The caller may not approve the waiting request: it asked for it, or it is anonymous (four eyes, `@McpApproval`). */
+  selfApproval(call: WorkflowCall, machine: string, state: string, requestedBy: string | null, anonymous: boolean): WorkflowRefusal {
+    const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
+    const text = anonymous
+      ? messages.anonymousApproval(call.tool.name, machine, state)
+      : messages.selfApproval(call.tool.name, machine, state, requestedBy, allowed);
+    return this.refuse(call, 'SELF_APPROVAL', text, machine, state, allowed);
   }
 
   /** The tools of `names` the caller may use: a refusal never names one it cannot see. */

@@ -1,6 +1,7 @@
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject } from 'zod';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+import type { McpAccessRequirement } from '../access/access-requirement.js';
 
 /** The person's yes a transition asks for before it runs (`@McpConfirm`). */
 export interface McpToolConfirmation {
@@ -12,6 +13,27 @@ export interface McpToolConfirmation {
   readonly schema?: ZodObject;
   /** How long a 2025-11-25 session waits for the answer. */
   readonly timeoutMs: number;
+}
+
+/** The second person's approval a transition waits for (`@McpApproval`). */
+export interface McpToolApproval {
+  /** Which calls wait, from the piped arguments and the context; `undefined`: every call. */
+  readonly when?: (input: Record<string, unknown>, ctx: McpToolContext) => boolean;
+  /** The state a waiting call leaves the instance in. */
+  readonly waitIn: string;
+  /** The tool that approves a waiting call. */
+  readonly approve: string;
+  /** The tool that rejects a waiting call. */
+  readonly reject: string;
+  /** What a decider must hold (the decision tools' `access`); `undefined`: nothing beyond the machine's own access rule. */
+  readonly approvers?: McpAccessRequirement;
+}
+
+/** What a decision tool of `@McpApproval` does with the waiting call of tool `of`. */
+export interface McpApprovalDecision {
+  readonly verdict: 'approve' | 'reject';
+  /** The tool whose waiting call it decides. */
+  readonly of: string;
 }
 
 /** A handler no workflow gates: it runs in every state, without reading an instance. */
@@ -42,6 +64,10 @@ export interface McpTransitionRole {
   readonly transactional: boolean;
   /** The person's yes the transition waits for (`@McpConfirm`); `undefined`: none. */
   readonly confirmation?: McpToolConfirmation;
+  /** The second person's approval some of its calls wait for (`@McpApproval`); `undefined`: none. */
+  readonly approval?: McpToolApproval;
+  /** Set on the decision tools of `@McpApproval` (bound to its waiting state, sending the decided tool's event): what it decides. */
+  readonly decision?: McpApprovalDecision;
 }
 
 /** Mints a handle of the handle-keyed `machine` and stores its new instance, sending `event` first when given. */

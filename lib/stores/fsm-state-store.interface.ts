@@ -1,3 +1,5 @@
+import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
+
 /** What a store keeps for one workflow instance: a store gives back every field it was given. */
 export interface WorkflowSnapshot {
   /**
@@ -11,6 +13,8 @@ export interface WorkflowSnapshot {
   updatedAt: string;
   /** Principal (auth client id) that started a handle-keyed instance, when there was one. */
   owner?: string;
+  /** The call waiting for a second person's approval while the instance is in the approval's waiting state; absent otherwise. */
+  waiting?: WorkflowWaitingRequest;
   /**
    * The value of the machine's team claim in its starter's token (a machine with
    * `access: { team }`), when it had one: callers of the same team may act on the instance.

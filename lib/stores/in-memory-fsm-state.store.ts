@@ -18,6 +18,7 @@ import type {
   WorkflowTimerStore,
 } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
+import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
@@ -57,6 +58,7 @@ interface Entry {
   state: string;
   context?: Record<string, unknown>;
   owner?: string;
+  waiting?: WorkflowWaitingRequest;
   team?: string;
   updatedAt: number;
   touchedAt: number;
@@ -124,6 +126,7 @@ export class InMemoryFsmStateStore
       entry.state = snapshot.state;
       entry.context = copyContext(snapshot.context);
       entry.owner = snapshot.owner;
+      entry.waiting = copy(snapshot.waiting);
       entry.team = snapshot.team;
       entry.updatedAt = Date.parse(snapshot.updatedAt);
       entry.touchedAt = this.clock();
@@ -171,6 +174,7 @@ export class InMemoryFsmStateStore
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
+    entry.waiting = copy(commit.snapshot.waiting);
     entry.team = commit.snapshot.team ?? entry.team;
     entry.updatedAt = Date.parse(commit.snapshot.updatedAt);
     entry.touchedAt = this.clock();
@@ -269,7 +273,7 @@ export class InMemoryFsmStateStore
 
   /** @inheritdoc */
   async history(key: string): Promise<WorkflowTransitionRecord[]> {
-    return [...(this.records.get(key) ?? [])];
+    return (this.records.get(key) ?? []).map(copy);
   }
 
   /** @inheritdoc */
@@ -306,7 +310,7 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
     const rows = this.records.get(key) ?? [];
-    return { entries: rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row })), truncated: rows.length > limit };
+    return { entries: rows.slice(Math.max(0, rows.length - limit)).map(copy), truncated: rows.length > limit };
   }
 
   /** The live instances that match a list's filter, unsorted. */
@@ -340,6 +344,7 @@ export class InMemoryFsmStateStore
       state: snapshot.state,
       context: copyContext(snapshot.context),
       owner: snapshot.owner,
+      waiting: copy(snapshot.waiting),
       team: snapshot.team,
       updatedAt: Date.parse(snapshot.updatedAt),
       touchedAt: this.clock(),
@@ -351,7 +356,7 @@ export class InMemoryFsmStateStore
   private record(record: WorkflowTransitionRecord): void {
     if (!this.keepHistory) return;
     const rows = this.records.get(record.key) ?? [];
-    rows.push({ ...record });
+    rows.push(copy(record));
     if (rows.length > this.maxHistoryPerHandle) rows.splice(0, rows.length - this.maxHistoryPerHandle);
     this.records.set(record.key, rows);
   }
@@ -383,6 +388,7 @@ function toSnapshot(entry: Entry): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
   if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
   if (entry.owner !== undefined) snapshot.owner = entry.owner;
+  if (entry.waiting !== undefined) snapshot.waiting = copy(entry.waiting);
   if (entry.team !== undefined) snapshot.team = entry.team;
   return snapshot;
 }
@@ -406,5 +412,10 @@ function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): nu
 
 /** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */
 function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return context === undefined ? undefined : structuredClone(context);
+  return copy(context);
+}
+
+/** A deep copy of a stored value (a waiting request, a history row), for the same reason. */
+function copy<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
 }

@@ -64,7 +64,7 @@ export const storeInvalidTimeout = (component: string, timeoutMs: unknown): stri
 
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
-  `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 and AddMcpFsmTeam1766016000000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration for custom table names).`;
+  `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration / createWorkflowApprovalMigration for custom table names).`;
 
 /** Bootstrap error: `attempts` is on and the attempt table is missing. */
 export const storeAttemptsNotReady = (table: string, error: unknown): string =>

@@ -1,3 +1,5 @@
+import type { WorkflowApprovalNote } from './workflow-waiting-request.interface.js';
+
 /** One row of transition history: which call moved which instance from where to where. */
 export interface WorkflowTransitionRecord {
   /** Machine id. */
@@ -16,4 +18,6 @@ export interface WorkflowTransitionRecord {
   principal: string | null;
   /** ISO-8601 time of the transition. */
   at: string;
+  /** How the waiting request this row decided was decided (`principal` decided it); absent on other rows. */
+  approval?: WorkflowApprovalNote;
 }

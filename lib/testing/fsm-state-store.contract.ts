@@ -5,6 +5,7 @@ import type { AtomicFsmStateStore, WorkflowClaimRequest, WorkflowClaimResult } f
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowLockRequest, TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import { describeWorkflowWaitingContract } from './workflow-waiting.contract.js';
 import { isWorkflowStateReader, type WorkflowInstanceQuery, type WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
@@ -445,6 +446,7 @@ export function describeFsmStateStoreContract(
   });
 
   if (transactional) describeTransactionalContract(name, transactional.factory, transactional.business);
+  describeWorkflowWaitingContract(name, factory, transactional?.factory);
 }
 
 /**

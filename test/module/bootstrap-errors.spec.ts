@@ -395,7 +395,7 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     try {
       await dataSource.runMigrations();
       expect(await bootstrapError([appWith([], { store: new TypeOrmFsmStateStore(dataSource) })])).toBe(
-        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 and AddMcpFsmTeam1766016000000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration for custom table names).',
+        'TypeOrmFsmStateStore: table "mcp_fsm_state" is not ready for this version of nestjs-mcp-fsm (SqliteError: no such column: context). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration / createWorkflowApprovalMigration for custom table names).',
       );
     } finally {
       await dataSource.destroy();

@@ -137,7 +137,33 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
       authorization_servers: [issuer.issuer],
       bearer_methods_supported: ['header'],
     });
-    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['payments:refund', 'invoices:approve', 'workflows:read']));
+    expect(metadata.scopes_supported).toEqual(
+      expect.arrayContaining(['payments:refund', 'payments:approve', 'invoices:approve', 'workflows:read']),
+    );
+  });
+
+  it('lets a payments:approve holder other than the requester approve a refund above the threshold, never the requester', async () => {
+    const alice = await connect(await token('alice', 'payments:refund payments:approve'));
+    const paymentId = (await alice.call('payment.authorize', { amount: 250, currency: 'EUR' })).structuredContent?.paymentId as string;
+    await alice.call('payment.capture', { paymentId });
+    expect((await alice.call('payment.refund', { paymentId, amount: 200 })).structuredContent).toMatchObject({
+      status: 'waiting_for_approval',
+      state: 'refund_pending',
+    });
+    expect((await status(alice, paymentId)).state).toBe('refund_pending');
+    const own = await alice.call('payment.approve_refund', { paymentId });
+    expect(own._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'SELF_APPROVAL' });
+    const refunder = await connect(await token('bob', 'payments:refund'));
+    await expect(refunder.call('payment.approve_refund', { paymentId })).rejects.toThrow(/403|insufficient_scope|payments:approve/);
+    const approver = await connect(await token('carol', 'payments:approve'));
+    expect((await approver.call('payment.approve_refund', { paymentId })).structuredContent).toMatchObject({
+      refunded: 200,
+      requestedBy: 'alice',
+      approvedBy: 'carol',
+    });
+    const after = await status(alice, paymentId);
+    expect(after).toMatchObject({ state: 'partially_refunded', refundable: 50 });
+    expect(after.ledger.filter((entry) => entry.kind === 'refund')).toEqual([{ kind: 'refund', amount: 200 }]);
   });
 
   it('answers no token with 401 naming the metadata, and a bad, expired or foreign token with invalid_token', async () => {

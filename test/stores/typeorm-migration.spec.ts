@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
 import {
   TypeOrmFsmStateStore,
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
@@ -71,20 +72,24 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     );
     await v01.destroy();
 
-    // Straight to this version: the team column (0.4) comes with it.
+    // Straight to this version: the team and approval columns (0.4) come with it.
     const v02 = await open([
       createWorkflowStateMigration(tables),
       createWorkflowContextMigration(tables),
       createWorkflowTeamMigration(tables),
+      createWorkflowApprovalMigration(tables),
     ]);
     expect((await v02.runMigrations()).map((migration) => migration.name)).toEqual([
       'AddMcpFsmContext1764547200000',
       'AddMcpFsmTeam1766016000000',
+      'AddMcpFsmApprovals1766102400000',
     ]);
     const runner = v02.createQueryRunner();
     try {
       const table = (await runner.getTable(tables.tableName))!;
       expect(table.findColumnByName('context')?.isNullable).toBe(true);
+      expect(table.findColumnByName('waiting')?.isNullable).toBe(true);
+      expect((await runner.getTable(tables.historyTableName))!.findColumnByName('approval')?.isNullable).toBe(true);
       expect(table.primaryColumns.map((column) => column.name)).toEqual(['handle']);
       expect(table.indices.map((index) => index.name)).toContain(`IDX_${tables.tableName}_machine`);
     } finally {
@@ -111,6 +116,19 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     const moved: WorkflowSnapshot = { state: 'approved', context: large, owner: 'alice', updatedAt: new Date().toISOString() };
     expect(await store.commit(owned, held.token, { snapshot: moved })).toBe(true);
     expect(await store.load(owned)).toStrictEqual(moved);
+    const waiting = {
+      tool: 'invoice.pay',
+      event: 'PAY',
+      input: { amount: 120 },
+      requestedBy: 'alice',
+      from: { state: 'approved', context: large },
+      at: moved.updatedAt,
+    };
+    const parked: WorkflowSnapshot = { state: 'paying', context: large, owner: 'alice', waiting, updatedAt: new Date().toISOString() };
+    const again = { ...held, allowedStates: ['approved'], token: randomUUID() };
+    expect(await store.claim(again)).toMatchObject({ status: 'claimed' });
+    expect(await store.commit(owned, again.token, { snapshot: parked })).toBe(true);
+    expect(await store.load(owned)).toStrictEqual(parked);
 
     const anyone = { key: crashed, allowedStates: ['draft'], owner: 'bob', token: randomUUID(), leaseMs: 60_000 };
     expect(await store.claim(anyone)).toStrictEqual({ status: 'claimed', snapshot: crashedSnapshot });
@@ -122,6 +140,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
       snapshot: saved,
     });
 
+    await v02.undoLastMigration();
     await v02.undoLastMigration();
     await v02.undoLastMigration();
     const fresh = `invoice:${randomUUID()}`;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
@@ -62,7 +63,12 @@ if (!url) {
       type: 'postgres',
       url,
       schema,
-      migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
+      migrations: [
+        CreateMcpFsmState1764460800000,
+        AddMcpFsmContext1764547200000,
+        AddMcpFsmTeam1766016000000,
+        AddMcpFsmApprovals1766102400000,
+      ],
       migrationsRun: true,
     });
     try {

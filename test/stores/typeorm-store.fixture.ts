@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm'
 import { CountingLogger } from '../utils/counting-logger.js';
 import {
   TypeOrmFsmStateStore,
+  createWorkflowApprovalMigration,
   createWorkflowAttemptMigration,
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
@@ -81,6 +82,7 @@ export class TypeOrmTestDatabase {
         createWorkflowTeamMigration(this.tables),
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
+        createWorkflowApprovalMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -93,6 +95,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();

@@ -1,5 +1,6 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
 import {
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
@@ -13,6 +14,7 @@ type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
   new (createWorkflowContextMigration(tables))(),
+  new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
 ];

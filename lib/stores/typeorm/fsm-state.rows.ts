@@ -16,6 +16,8 @@ export interface FsmSnapshotRow {
   state: string;
   context: string | null;
   owner: string | null;
+  /** The waiting request as JSON text, NULL for none. */
+  waiting: string | null;
   team: string | null;
   updated_at: string | number;
 }
@@ -41,11 +43,13 @@ export function notTaken(row: FsmStateRow, request: WorkflowLockRequest, now: nu
   return refuseFsmClaim(row, request, now) ?? { status: 'busy', state: row.state };
 }
 
+/** The snapshot of a row (a NULL context, owner or waiting request → no such key). */
 /** The snapshot of a row (a NULL context, owner or team → no such key). */
 export function toSnapshot(row: FsmSnapshotRow): WorkflowSnapshot {
   const snapshot: WorkflowSnapshot = { state: row.state, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   if (row.context !== null) snapshot.context = JSON.parse(row.context);
   if (row.owner !== null) snapshot.owner = row.owner;
+  if (row.waiting !== null) snapshot.waiting = JSON.parse(row.waiting);
   if (row.team !== null && row.team !== undefined) snapshot.team = row.team;
   return snapshot;
 }
@@ -56,6 +60,8 @@ export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
   const context = contextText(snapshot);
   if (context !== null) stored.context = JSON.parse(context);
   if (snapshot.owner !== undefined) stored.owner = snapshot.owner;
+  const waiting = waitingText(snapshot);
+  if (waiting !== null) stored.waiting = JSON.parse(waiting);
   if (snapshot.team !== undefined) stored.team = snapshot.team;
   return stored;
 }
@@ -63,4 +69,9 @@ export function storedSnapshot(snapshot: WorkflowSnapshot): WorkflowSnapshot {
 /** The `context` column of a snapshot: JSON text, or NULL when it has none. */
 export function contextText(snapshot: WorkflowSnapshot): string | null {
   return snapshot.context === undefined ? null : JSON.stringify(snapshot.context);
+}
+
+/** The `waiting` column of a snapshot: its waiting request as JSON text, or NULL when it has none. */
+export function waitingText(snapshot: WorkflowSnapshot): string | null {
+  return snapshot.waiting === undefined ? null : JSON.stringify(snapshot.waiting);
 }

@@ -3,19 +3,20 @@ import type { WorkflowClaimRequest, WorkflowSweepRequest } from '../atomic-fsm-s
 import { parseInstanceKey } from '../fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
+import type { WorkflowApprovalNote } from '../workflow-waiting-request.interface.js';
 import { storeSchemaNotReady } from '../stores.messages.js';
 import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js';
-import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot } from './fsm-state.rows.js';
+import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot, waitingText } from './fsm-state.rows.js';
 import { isDuplicateKey } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** The columns of a state row, in the order `rowValues` gives their values. */
-const STATE_COLUMNS = 'handle, machine, state, context, owner, team, lease_token, lease_until, created_at, updated_at';
+const STATE_COLUMNS = 'handle, machine, state, context, owner, waiting, team, lease_token, lease_until, created_at, updated_at';
 /** The columns a snapshot is read from (`toSnapshot`). */
-const SNAPSHOT_COLUMNS = 'state, context, owner, team, updated_at';
+const SNAPSHOT_COLUMNS = 'state, context, owner, waiting, team, updated_at';
 /** The columns of a history row, in the order `recordParams` gives their values. */
-const HISTORY_COLUMNS = 'machine, handle, from_state, to_state, event, tool, principal, at';
+const HISTORY_COLUMNS = 'machine, handle, from_state, to_state, event, tool, principal, at, approval';
 
 /** Lease fields written by a claim. */
 interface FsmLease {
@@ -51,6 +52,9 @@ export class FsmStateSql {
   async assertSchema(runner: QueryRunner): Promise<void> {
     await assertColumns(runner, this.dialect, { columns: STATE_COLUMNS, from: this.state }, (error) =>
       storeSchemaNotReady(this.state, error),
+    );
+    await assertColumns(runner, this.dialect, { columns: HISTORY_COLUMNS, from: this.history }, (error) =>
+      storeSchemaNotReady(this.history, error),
     );
   }
 
@@ -91,10 +95,10 @@ export class FsmStateSql {
   async save(runner: QueryRunner, handle: string, snapshot: WorkflowSnapshot): Promise<void> {
     const upsert =
       this.dialect === 'mysql'
-        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), team = VALUES(team), updated_at = VALUES(updated_at)'
-        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, team = excluded.team, updated_at = excluded.updated_at';
+        ? 'ON DUPLICATE KEY UPDATE state = VALUES(state), context = VALUES(context), owner = VALUES(owner), waiting = VALUES(waiting), team = VALUES(team), updated_at = VALUES(updated_at)'
+        : 'ON CONFLICT (handle) DO UPDATE SET state = excluded.state, context = excluded.context, owner = excluded.owner, waiting = excluded.waiting, team = excluded.team, updated_at = excluded.updated_at';
     await this.run(runner, {
-      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsert}`,
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsert}`,
       params: rowValues(handle, snapshot),
     });
   }
@@ -113,7 +117,7 @@ export class FsmStateSql {
   ): Promise<boolean> {
     const { lease, record } = options;
     const insert: SqlStatement = {
-      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${
+      sql: `INSERT INTO ${this.state} (${STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${
         this.dialect === 'mysql' ? '' : ' ON CONFLICT (handle) DO NOTHING'
       }`,
       params: rowValues(handle, snapshot, lease),
@@ -192,7 +196,7 @@ export class FsmStateSql {
    * (`BEGIN IMMEDIATE` semantics, so a later write cannot fail with SQLITE_BUSY).
    */
   async lock(runner: QueryRunner, handle: string): Promise<(FsmStateRow & FsmSnapshotRow) | undefined> {
-    const columns = 'state, context, owner, team, lease_until, updated_at';
+    const columns = 'state, context, owner, waiting, team, lease_until, updated_at';
     const sql =
       this.dialect === 'sqlite'
         ? `UPDATE ${this.state} SET updated_at = updated_at WHERE handle = ? RETURNING ${columns}`
@@ -214,16 +218,10 @@ export class FsmStateSql {
     snapshot: WorkflowSnapshot,
     record?: WorkflowTransitionRecord,
   ): Promise<boolean> {
-    const params: unknown[] = [
-      snapshot.state,
-      contextText(snapshot),
-      snapshot.owner ?? null,
-      snapshot.team ?? null,
-      Date.parse(snapshot.updatedAt),
-      handle,
-    ];
+    const { state, owner = null, team = null } = snapshot;
+    const params: unknown[] = [state, contextText(snapshot), owner, waitingText(snapshot), team, Date.parse(snapshot.updatedAt), handle];
     if (token !== undefined) params.push(token);
-    const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), team = COALESCE(?, team), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
+    const update = `UPDATE ${this.state} SET state = ?, context = ?, owner = COALESCE(?, owner), waiting = ?, team = COALESCE(?, team), updated_at = ?, lease_token = NULL, lease_until = NULL WHERE handle = ?${
       token === undefined ? '' : ' AND lease_token = ?'
     }`;
     if (record && this.dialect === 'postgres') {
@@ -350,7 +348,7 @@ export class FsmStateSql {
 
   private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
-      sql: `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),
     });
   }
@@ -361,7 +359,7 @@ export class FsmStateSql {
       sql:
         `WITH changed AS (${change}) ` +
         `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) ` +
-        'SELECT ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::bigint FROM changed',
+        'SELECT ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::bigint, ?::text FROM changed',
       params: [...params, ...recordParams(record)],
     };
   }
@@ -380,6 +378,7 @@ interface HistoryRow {
   tool: string;
   principal: string | null;
   at: string | number;
+  approval: string | null;
 }
 
 function toRecord(row: HistoryRow): WorkflowTransitionRecord {
@@ -392,6 +391,7 @@ function toRecord(row: HistoryRow): WorkflowTransitionRecord {
     tool: row.tool,
     principal: row.principal,
     at: new Date(Number(row.at)).toISOString(),
+    ...(row.approval === null ? {} : { approval: JSON.parse(row.approval) as WorkflowApprovalNote }),
   };
 }
 
@@ -421,6 +421,7 @@ function rowValues(handle: string, snapshot: WorkflowSnapshot, lease?: FsmLease)
     snapshot.state,
     contextText(snapshot),
     snapshot.owner ?? null,
+    waitingText(snapshot),
     snapshot.team ?? null,
     lease?.token ?? null,
     lease?.until ?? null,
@@ -430,5 +431,15 @@ function rowValues(handle: string, snapshot: WorkflowSnapshot, lease?: FsmLease)
 }
 
 function recordParams(record: WorkflowTransitionRecord): unknown[] {
-  return [record.machine, record.key, record.from, record.to, record.event, record.tool, record.principal, Date.parse(record.at)];
+  return [
+    record.machine,
+    record.key,
+    record.from,
+    record.to,
+    record.event,
+    record.tool,
+    record.principal,
+    Date.parse(record.at),
+    record.approval === undefined ? null : JSON.stringify(record.approval),
+  ];
 }

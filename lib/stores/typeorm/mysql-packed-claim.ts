@@ -1,7 +1,7 @@
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { SqlStatement } from './typeorm-sql.js';
 
-/** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context and owner flags, then the position. */
+/** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context (or waiting request) and owner flags, then the position. */
 const UPDATED_AT_LIMIT = 2 ** 42;
 const CONTEXT_FLAG = 2 ** 42;
 const OWNER_FLAG = 2 ** 43;
@@ -22,12 +22,12 @@ export function packedClaim(allowedStates: readonly string[] | undefined, caller
     sql:
       `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} AND team IS NULL AND ${packable} THEN ` +
       `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
-      `(CASE WHEN context IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
+      `(CASE WHEN context IS NULL AND waiting IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
     params: [...(caller === undefined ? [] : [caller]), ...allowedStates],
   };
 }
 
-/** The snapshot packed by {@link packedClaim}; `undefined` when it was not packed or the row has a context. */
+/** The snapshot packed by {@link packedClaim}; `undefined` when it was not packed or the row has a context or a waiting request. */
 export function unpackClaim(
   insertId: number | undefined,
   allowedStates: readonly string[],

@@ -49,7 +49,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * SQLite's one connection: see docs/stores.md#typeormfsmstatestore-in-detail.
  *
  * @example
- * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000], migrationsRun: true });
+ * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000, AddMcpFsmApprovals1766102400000], migrationsRun: true });
  * McpModule.forRootAsync({
  *   inject: [DataSource],
  *   useFactory: (dataSource: DataSource) => ({ name: 'billing', version: '1.0.0',

@@ -15,6 +15,7 @@ import {
   createMcpSessionMigration,
   createOutboxMigration,
   createOutboxReplyMigration,
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
@@ -56,6 +57,7 @@ describe.each(targets)('the TypeORM stores, migrations and relays on $name (Type
       migrations: [
         createWorkflowStateMigration(tables),
         createWorkflowContextMigration(tables),
+        createWorkflowApprovalMigration(tables),
         createWorkflowTeamMigration(tables),
         createWorkflowListIndexMigration(tables),
         createMcpSessionMigration(sessionTables),

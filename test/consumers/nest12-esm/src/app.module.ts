@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { McpModule } from 'nestjs-mcp-fsm';
 import {
+  AddMcpFsmApprovals1766102400000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
@@ -18,7 +19,12 @@ import { InvoiceTools } from './invoice.tools.js';
       useFactory: () => ({
         type: 'better-sqlite3',
         database: process.env.DB_FILE ?? 'app.sqlite',
-        migrations: [CreateMcpFsmState1764460800000, AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000],
+        migrations: [
+          CreateMcpFsmState1764460800000,
+          AddMcpFsmContext1764547200000,
+          AddMcpFsmTeam1766016000000,
+          AddMcpFsmApprovals1766102400000,
+        ],
         migrationsRun: true,
       }),
     }),

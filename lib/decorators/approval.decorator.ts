@@ -1,0 +1,85 @@
+import { SetMetadata } from '@nestjs/common';
+import type { SchemaOf } from '../machines/machine-schema.js';
+import { MCP_APPROVAL_METADATA } from '../mcp.constants.js';
+import type { McpToolContext } from './mcp-tool-context.interface.js';
+import type { WorkflowContext } from './workflow-context.interface.js';
+
+/** A decision tool the library registers for an approved transition: its name and description. */
+export interface McpApprovalToolOptions {
+  /** The tool's name (`payment.approve_refund`). */
+  name: string;
+  /** What the model reads. @default one naming the tool it decides and the rule */
+  description?: string;
+}
+
+/** Who may decide a waiting request: every scope of `scopes`, and one of `roles` when given (as `@McpRequire`). */
+export interface McpApprovers {
+  /** OAuth scopes the decider's token must all hold. @default [] */
+  scopes?: readonly string[];
+  /** Roles (from the `auth.roles` hook) of which the decider must hold one. @default [] */
+  roles?: readonly string[];
+}
+
+/** Options of `@McpApproval`. */
+export interface McpApprovalOptions<TMachine extends { readonly id: string }, TArgs> {
+  /**
+   * Which calls wait for a second person, from the call's arguments after the pipes and the
+   * instance as the gate found it; the others run at once, as without `@McpApproval`.
+   * @default every call
+   */
+  when?: (input: TArgs, ctx: WorkflowContext<TMachine>) => boolean;
+  /** The state a waiting call leaves the instance in until it is decided: one the machine declares (`refund_pending: {}`). */
+  waitIn: SchemaOf<TMachine>['states'];
+  /** Who may approve or reject (never the requester: see `SELF_APPROVAL`). @default anyone identified */
+  approvers?: McpApprovers;
+  /** The tool that approves: it runs the call's handler with the call's arguments. Takes the machine's handle argument. */
+  approve: McpApprovalToolOptions;
+  /** The tool that rejects: the instance goes back to where the call found it. Takes the handle argument and `reason?`. */
+  reject: McpApprovalToolOptions;
+}
+
+/** Metadata stored by `@McpApproval`. */
+export interface McpApprovalMetadata {
+  machine: { readonly id: string };
+  when?: (input: Record<string, unknown>, ctx: McpToolContext) => boolean;
+  waitIn: string;
+  approvers: { scopes: string[]; roles: string[] };
+  approve: McpApprovalToolOptions;
+  reject: McpApprovalToolOptions;
+}
+
+/**
+ * A second person's approval (four eyes) for a transition tool: a call where `when` holds is
+ * admitted and decided as any call is (FORBIDDEN and GUARD_REJECTED come now), but its handler
+ * does not run. The instance waits in `waitIn` with the request stored beside it, and the
+ * caller is told so. The library registers two tools bound to `waitIn`, listed only to
+ * `approvers`: `approve` sends the stored event with the stored arguments (guards checked
+ * again) and runs the handler then, exactly once whichever replica decides; `reject` puts the
+ * instance back as the call found it. The requester can never approve their own request.
+ * Goes with `@McpBindState(machine, states, event)` of the same machine. See docs/approvals-and-tasks.md.
+ *
+ * @example
+ * \@McpTool({ name: 'payment.refund', description: 'Refund a captured payment' })
+ * \@McpBindState(paymentMachine, 'captured', 'REFUND', { transactional: true })
+ * \@McpApproval(paymentMachine, {
+ *   when: (input) => (input.amount ?? 0) > 100,
+ *   waitIn: 'refund_pending',
+ *   approvers: { scopes: ['payments:approve'] },
+ *   approve: { name: 'payment.approve_refund' },
+ *   reject: { name: 'payment.reject_refund' },
+ * })
+ * refund() { ... }
+ */
+export function McpApproval<TMachine extends { readonly id: string }, TArgs extends object = Record<string, unknown>>(
+  machine: TMachine,
+  options: McpApprovalOptions<TMachine, TArgs>,
+): MethodDecorator {
+  return SetMetadata<string, McpApprovalMetadata>(MCP_APPROVAL_METADATA, {
+    machine,
+    when: options.when as McpApprovalMetadata['when'],
+    waitIn: options.waitIn,
+    approvers: { scopes: [...(options.approvers?.scopes ?? [])], roles: [...(options.approvers?.roles ?? [])] },
+    approve: { ...options.approve },
+    reject: { ...options.reject },
+  });
+}
