@@ -9,6 +9,7 @@ import type { TransactionalFsmStateStore } from '../../lib/stores/transactional-
 import type { WorkflowTimerChanges, WorkflowTimerStore } from '../../lib/stores/workflow-timer.interface.js';
 import {
   TypeOrmFsmStateStore,
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
@@ -152,6 +153,7 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
           createWorkflowStateMigration(tables),
           createWorkflowContextMigration(tables),
           createWorkflowTeamMigration(tables),
+          createWorkflowApprovalMigration(tables),
           createWorkflowTimerMigration(tables),
         ],
         migrationsTableName: `${prefix}_migrations`,
@@ -161,7 +163,7 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
     }, 60_000);
     afterAll(async () => {
       if (!source?.isInitialized) return;
-      for (let undo = 0; undo < 4; undo++) await source.undoLastMigration();
+      for (let undo = 0; undo < 5; undo++) await source.undoLastMigration();
       await source.query(`DROP TABLE ${prefix}_migrations`);
       await source.destroy();
     }, 60_000);
