@@ -111,3 +111,16 @@ export type { McpConfirmMetadata } from './decorators/confirm.decorator.js';
 export type { McpStartWorkflowMetadata } from './decorators/start-workflow.decorator.js';
 export { McpParamtype, type McpParamMetadata } from './decorators/tool-params.decorator.js';
 export { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+export {
+  isWorkflowTimerStore,
+  type WorkflowDueTimer,
+  type WorkflowPendingTimer,
+  type WorkflowTimerChanges,
+  type WorkflowTimerClaimRequest,
+  type WorkflowTimerEntry,
+  type WorkflowTimerStore,
+} from './stores/workflow-timer.interface.js';
+export type { WorkflowDeadlineFiring } from './gating/workflow-call.js';
+export { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
+/** `@McpDeadline` is here, not at the root, while the root's budget of runtime exports (house rules) is full. */
+export { McpDeadline, type McpDeadlineMetadata } from './decorators/mcp-deadline.decorator.js';

@@ -6,6 +6,7 @@ export type { McpJwtOptions } from './auth/jwt-options.interface.js';
 export type { McpConsoleOptions, McpConsoleRequest } from './console/console-options.interface.js';
 export type { McpGateOptions } from './gating/mcp-gate-options.interface.js';
 export type { McpRetentionOptions } from './gating/retention-options.interface.js';
+export type { McpDeadlineOptions } from './deadlines/deadline-options.interface.js';
 export type { McpInputRequestOptions } from './protocol/input-request-options.interface.js';
 export type { McpSessionOptions } from './sessions/session-options.interface.js';
 export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';
@@ -72,3 +73,4 @@ export type { McpAccessRequirement, McpGrants } from './access/access-requiremen
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
 export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
 export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
+export type { MachineDeadline, MachineTimer, MachineTimers } from './machines/machine-engine.interface.js';

@@ -20,6 +20,8 @@ import { WorkflowCommits } from './gating/commit.step.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
+import { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
+import { WorkflowDeadlines } from './deadlines/workflow-deadlines.js';
 import { McpMachineRegistry } from './machines/machine-registry.js';
 import {
   fsmGateProvider,
@@ -100,6 +102,8 @@ export class McpCoreModule {
         WorkflowCommits,
         WorkflowTransitionBus,
         WorkflowRetentionSweeper,
+        WorkflowDeadlines,
+        WorkflowDeadlineScheduler,
         fsmGateProvider,
         McpWorkflowService,
         McpSessionFollows,

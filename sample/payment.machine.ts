@@ -8,6 +8,15 @@ export interface PaymentContext {
   refunded: number;
 }
 
+/** How long a payment may stay `authorized` before its authorization lapses: `SAMPLE_AUTHORIZATION_TTL_MS`, default 7 days. */
+export const authorizationTtlMs = (env: NodeJS.ProcessEnv = process.env): number => {
+  const ttl = Number(env.SAMPLE_AUTHORIZATION_TTL_MS ?? 7 * 24 * 60 * 60 * 1000);
+  if (!Number.isSafeInteger(ttl) || ttl < 0) {
+    throw new Error(`SAMPLE_AUTHORIZATION_TTL_MS must be a whole number of milliseconds, got ${env.SAMPLE_AUTHORIZATION_TTL_MS}.`);
+  }
+  return ttl;
+};
+
 /** What is left to refund, in cents (amounts have at most two decimals). */
 export const refundableCents = (context: PaymentContext): number => Math.round(context.captured * 100) - Math.round(context.refunded * 100);
 
@@ -29,7 +38,9 @@ const requestedCents = (context: PaymentContext, input: PaymentEvent['input']): 
 /**
  * The payment workflow, one instance per payment, keyed by the `paymentId` handle that
  * `payment.authorize` returns: pending → AUTHORIZE → authorized, then CAPTURE → captured, or
- * VOID → voided. Refunds may be partial: REFUND goes to `partially_refunded` while something
+ * VOID → voided; an authorization left uncaptured for `SAMPLE_AUTHORIZATION_TTL_MS` lapses by the
+ * machine's own `after` transition (→ voided, with its `void` ledger entry: see
+ * `PaymentTools.expire`). Refunds may be partial: REFUND goes to `partially_refunded` while something
  * is left and to `refunded` when nothing is; a refund larger than what is left is not enabled
  * (the gate answers GUARD_REJECTED and the handler does not run). A refund above the approval
  * threshold waits in `refund_pending` for a second person (`@McpApproval` on payment.refund:
@@ -53,6 +64,7 @@ export const paymentMachine = defineMachine(
         return cents > 0 && cents < refundableCents(context);
       },
     },
+    delays: { authorizationTtl: () => authorizationTtlMs() },
     actions: {
       recordCapture: assign({ captured: ({ context }) => context.authorized }),
       recordRefund: assign({
@@ -66,7 +78,10 @@ export const paymentMachine = defineMachine(
     context: ({ input }) => ({ authorized: input?.amount ?? 0, captured: 0, refunded: 0 }),
     states: {
       pending: { on: { AUTHORIZE: 'authorized' } },
-      authorized: { on: { CAPTURE: { target: 'captured', actions: 'recordCapture' }, VOID: 'voided' } },
+      authorized: {
+        after: { authorizationTtl: 'voided' },
+        on: { CAPTURE: { target: 'captured', actions: 'recordCapture' }, VOID: 'voided' },
+      },
       captured: {
         on: {
           REFUND: [

@@ -13,6 +13,7 @@ import {
   McpWorkflowService,
   type WorkflowContext,
 } from '../lib/index.js';
+import { McpDeadline } from '../lib/extend.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
 import { RequireScopesWithJwt } from './sample-auth.js';
@@ -124,6 +125,12 @@ export class PaymentTools {
   async void(@McpContext() ctx: PaymentCall) {
     const entry = await this.settle(ctx, 'void');
     return { voided: entry.amount, currency: entry.currency, message: 'Payment voided.' };
+  }
+
+  /** The authorization lapsed (`SAMPLE_AUTHORIZATION_TTL_MS` in `authorized`): its `void` entry, in the transaction that stores `voided`. */
+  @McpDeadline(paymentMachine, 'authorized')
+  async expire(ctx: PaymentCall): Promise<void> {
+    await this.settle(ctx, 'void');
   }
 
   @McpTool({

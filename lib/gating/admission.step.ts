@@ -207,7 +207,10 @@ export class WorkflowAdmissions {
       instance.scope !== 'handle' && fromInitial
         ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
         : undefined;
-    const access = claimAccessOf(call.context.authInfo, this.machines.machine(instance.machine), instance);
+    // A deadline acts for the owner (and team) of the instance it fires on: the store's own rule lets it in.
+    const access = call.caller.deadline
+      ? { owner: call.caller.deadline.owner, team: call.caller.deadline.team }
+      : claimAccessOf(call.context.authInfo, this.machines.machine(instance.machine), instance);
     return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, ...access, createWith };
   }
 

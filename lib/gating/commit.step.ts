@@ -8,6 +8,7 @@ import * as messages from './gating.messages.js';
 import type { WorkflowAdmission, WorkflowDecision, WorkflowHold, WorkflowStored } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
+import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 
@@ -41,6 +42,10 @@ export class WorkflowCommits {
     };
     const start = role.kind === 'start';
     const bound = role.kind === 'start' || role.kind === 'transition' ? (role.event ?? null) : null;
+    const timers = timerChangesOf(instance.machine, decision.timers, Date.parse(at), call.caller.deadline);
+    if (timers && !this.store.supports.timers) {
+      throw new Error(messages.storeKeepsNoTimers(this.store.name, instance.machine));
+    }
     const record: WorkflowTransitionRecord = {
       machine: instance.machine,
       key: instance.storeKey,
@@ -50,24 +55,26 @@ export class WorkflowCommits {
       event: decision.event !== undefined ? decision.event : bound,
       at,
       tool: call.tool.name,
-      principal: call.principal ?? call.context.sessionId ?? null,
+      principal: deadlineActor(call.caller.deadline) ?? call.principal ?? call.context.sessionId ?? null,
       ...(decision.approval && { approval: decision.approval }),
     };
     await this.observer.commit(call, async () => {
       switch (hold.kind) {
         case 'transaction':
-          return hold.transaction.commit(instance.storeKey, { snapshot, record }, { insert: true }).catch(async (error: unknown) => {
-            await hold.transaction.rollback();
-            throw error;
-          });
+          return hold.transaction
+            .commit(instance.storeKey, { snapshot, record, timers }, { insert: true })
+            .catch(async (error: unknown) => {
+              await hold.transaction.rollback();
+              throw error;
+            });
         case 'lock':
-          if (!(await hold.lock.commit({ snapshot, record }))) {
+          if (!(await hold.lock.commit({ snapshot, record, timers }))) {
             const { leaseMs } = this.options;
             throw deny({ code: 'LEASE_EXPIRED', machine: instance.machine, state: hold.lock.snapshot.state, leaseMs });
           }
           return;
         case 'none':
-          return this.store.create(instance.storeKey, snapshot, record);
+          return this.store.create(instance.storeKey, snapshot, record, timers);
       }
     });
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });

@@ -170,6 +170,9 @@ export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight
     error === undefined ? '' : ` (last: ${reasonOf(error)})`
   }, ${dropped} dropped while ${maxInFlight} were in flight. The refusals themselves were answered as usual.`;
 
+/** Error of a commit whose transition schedules or cancels timers on a store that keeps none (checked at bootstrap too). */
+export const storeKeepsNoTimers = (store: string, machine: string): string =>
+  `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no WorkflowTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
 /** SELF_APPROVAL: the caller asked for the change it would approve (or is anonymous, so cannot be told from who asked). */
 export const selfApproval = (
   tool: string,

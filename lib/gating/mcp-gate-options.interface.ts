@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { WorkflowGate } from './workflow-gate.js';
+import type { McpDeadlineOptions } from '../deadlines/deadline-options.interface.js';
 import type { McpRetentionOptions } from './retention-options.interface.js';
 
 /** How workflow calls are claimed, refused, listed and kept (`McpModuleOptions.gate`). */
@@ -43,4 +44,10 @@ export interface McpGateOptions {
    * @default off: nothing is deleted
    */
   retention?: McpRetentionOptions;
+  /**
+   * How the deadline scheduler fires the durable timers of `after` transitions (it runs in
+   * every process when a machine has `after`; each timer fires once across them).
+   * @default { pollMs: 1_000, batchSize: 100, maxAttempts: 5, retryMs: 1_000 }
+   */
+  deadlines?: McpDeadlineOptions;
 }

@@ -1,4 +1,4 @@
-import type { MachineState } from '../machines/machine-engine.interface.js';
+import type { MachineState, MachineTimers } from '../machines/machine-engine.interface.js';
 import type { McpCallResults } from '../results/call-result.builder.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
@@ -44,6 +44,8 @@ export interface WorkflowDecision {
   /** The instance the event is sent to (a start tool's: its initial state, with the context its piped arguments give it). */
   readonly from: WorkflowSnapshot;
   readonly next: MachineState;
+  /** The timers the transition (a start's: its initial state, then its event) schedules and cancels; left out when none. */
+  readonly timers?: MachineTimers;
   /** The request stored with `next` when the call waits for a second person's approval (`@McpApproval`): its handler does not run. */
   readonly waiting?: WorkflowWaitingRequest;
   /** The event its history row names, when not the tool's (a rejection sends none). */

@@ -7,6 +7,14 @@ import type { WorkflowTaskRef } from './workflow-task.js';
 /** How a caller reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request (`'modern'`, which has no session). */
 export type WorkflowCallerKind = 'stateful' | 'stateless' | 'stdio' | 'modern';
 
+/** The timer a deadline's call fires: its id, the token of the scheduler's claim on it, and the owner and team of its instance (whom it acts for). */
+export interface WorkflowDeadlineFiring {
+  readonly id: string;
+  readonly token: string;
+  readonly owner?: string;
+  readonly team?: string;
+}
+
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
   /** How the caller reached the server. */
@@ -15,6 +23,8 @@ export interface WorkflowCaller {
   sessionStoreKey(machine: string): string | undefined;
   /** What the caller holds (scopes, roles): the allowed tools it is told of leave out what it may not use. @default none */
   readonly grants?: McpGrants;
+  /** Set when the caller is a deadline (the scheduler firing a durable timer), not a connection: history names it `deadline:<timer id>`. */
+  readonly deadline?: WorkflowDeadlineFiring;
 }
 
 /** The mutable context handed to the handler as `@McpContext()`. */

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { WorkflowDeadlineOptions } from '../deadlines/deadline-options.interface.js';
 
 /** The module's `gate` options, resolved (defaults filled) once: what the gate, its sweeper and the menus read. */
 export interface WorkflowGateOptions {
@@ -14,6 +15,8 @@ export interface WorkflowGateOptions {
   handleToolsMenu: 'used' | 'all';
   /** Retention of instances; `undefined` fields keep instances forever. */
   retention: { finishedMs?: number; idleHandleMs?: number; intervalMs: number; batchSize: number };
+  /** How the deadline scheduler polls and retries. */
+  deadlines: WorkflowDeadlineOptions;
 }
 
 /** Injection token of the resolved {@link WorkflowGateOptions}. */

@@ -1,7 +1,8 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, Optional } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
-import type { MachineEngine, MachineState } from '../machines/machine-engine.interface.js';
+import type { MachineEngine, MachineState, MachineStep, MachineTimers } from '../machines/machine-engine.interface.js';
+import { chainTimers, hasTimers } from '../machines/machine-timers.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpToolConfirmation } from '../registry/mcp-handler-role.js';
@@ -259,7 +260,8 @@ export class WorkflowGate implements NestInterceptor {
         const starter = starterOf(call.context.authInfo, this.machines.machine(admission.instance.machine));
         const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, ...starter };
         Object.assign(call.context, { state: toStateValue(from.state), workflowContext: from.context });
-        return { from, next: role.event ? this.evaluate(call, engine, from, role.event, input) : from };
+        const step = role.event ? this.moved(call, engine, from, role.event, input) : undefined;
+        return withTimers({ from, next: step?.next ?? from }, chainTimers(engine.initialTimers(input), step?.timers));
       }
       case 'transition': {
         if (role.decision) {
@@ -269,7 +271,8 @@ export class WorkflowGate implements NestInterceptor {
           this.admissions.found(call, admission.instance, decision.from);
           return decision;
         }
-        const decision = { from: admission.snapshot, next: this.evaluate(call, engine, admission.snapshot, role.event, input) };
+        const step = this.moved(call, engine, admission.snapshot, role.event, input);
+        const decision = withTimers({ from: admission.snapshot, next: step.next }, step.timers);
         return role.approval ? this.approvals.park(call, role, decision, input) : decision;
       }
       default:
@@ -289,11 +292,22 @@ export class WorkflowGate implements NestInterceptor {
     event: string,
     input: Record<string, unknown> = call.args,
   ): MachineState {
+    return this.moved(call, engine, from, event, input).next;
+  }
+
+  /** {@link WorkflowGate.evaluate}, answering the step with the timers it schedules and cancels. */
+  private moved(
+    call: WorkflowCall,
+    engine: MachineEngine,
+    from: MachineState,
+    event: string,
+    input: Record<string, unknown>,
+  ): Extract<MachineStep, { status: 'moved' }> {
     const principal = principalOf(authOf(call), this.machines.machine(engine.machineId));
     const step = engine.transition({ state: from.state, context: from.context }, event, input, principal);
     switch (step.status) {
       case 'moved':
-        return step.next;
+        return step;
       case 'guarded':
         throw deny({
           code: 'GUARD_REJECTED',
@@ -410,4 +424,9 @@ export class WorkflowGate implements NestInterceptor {
     }
     return role;
   }
+}
+
+/** A decision with its timers, when it has any. */
+function withTimers(decision: WorkflowDecision, timers: MachineTimers | undefined): WorkflowDecision {
+  return hasTimers(timers) ? { ...decision, timers } : decision;
 }

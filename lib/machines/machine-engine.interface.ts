@@ -15,10 +15,44 @@ export interface MachineState {
   context?: Record<string, unknown>;
 }
 
+/**
+ * A delayed event a transition schedules (an `after` transition of a state it enters): the
+ * durable timer the store keeps until it fires or the state is left.
+ */
+export interface MachineTimer {
+  /** The timer's id, unique within one instance (XState's: `xstate.after.<delay>.<state node id>`). */
+  readonly id: string;
+  /** The event it sends to the instance when it fires. */
+  readonly event: string;
+  /** How long after the transition it fires, in milliseconds (a named delay already resolved). */
+  readonly delayMs: number;
+}
+
+/** The timers one transition starts and stops: `cancel` (the states it leaves) applies before `schedule`. */
+export interface MachineTimers {
+  /** Timers of the states it enters. */
+  readonly schedule: readonly MachineTimer[];
+  /** Ids of the timers of the states it leaves. */
+  readonly cancel: readonly string[];
+}
+
+/** A transition no tool fires: an `after` transition of a state, by the event its timer sends. */
+export interface MachineDeadline {
+  /** The state node path it belongs to (`'authorized'`, `'review.legal'`). */
+  readonly state: string;
+  /** The event its timer sends (`'xstate.after.ttl.payment.authorized'`). */
+  readonly event: string;
+  /** The delay as written: milliseconds (`'5000'`) or the name of a `delays` implementation (`'ttl'`). */
+  readonly delay: string;
+}
+
 /** The outcome of sending one event to an instance. */
 export type MachineStep =
-  /** A transition was enabled; `next` is the instance after it (possibly equal to the current one). */
-  | { status: 'moved'; next: MachineState }
+  /**
+   * A transition was enabled; `next` is the instance after it (possibly equal to the current
+   * one), `timers` the timers it schedules and cancels (left out when it touches none).
+   */
+  | { status: 'moved'; next: MachineState; timers?: MachineTimers }
   /**
    * Transitions for the event exist in this state, but every guard said no; `guards` names them,
    * `reasons` says why, for the guards that have a reason (`guardReasons`), in the same order
@@ -43,6 +77,10 @@ export interface MachineEngine {
    * XState context factory reads; without it, the input is `undefined`.
    */
   initial(input?: unknown): MachineState;
+  /** The timers the initial transition schedules (the `after` transitions of the initial states), with `input` as for {@link initial}. */
+  initialTimers(input?: unknown): MachineTimers;
+  /** Every `after` transition of the machine, in document order: what a deadline can fire. */
+  deadlines(): readonly MachineDeadline[];
   /** Every state node path of the machine, parents included (`['review', 'review.legal']`), in document order. */
   statePaths(): string[];
   /** Every event name that appears in a transition. */

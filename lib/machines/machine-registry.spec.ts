@@ -45,9 +45,9 @@ describe('McpMachineRegistry', () => {
   });
 
   it('fails at build on a machine the engine refuses', async () => {
-    const machine = defineMachine({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } });
+    const machine = defineMachine({ id: 'door', initial: 'open', states: { open: { invoke: { src: 'check' } }, closed: {} } });
     await expect(McpMachineRegistry.build([machine], 'auto')).rejects.toThrow(
-      'Machine "door": state "open" uses delayed transitions ("after")',
+      'Machine "door": state "open" uses invoked actors ("invoke")',
     );
   });
 });

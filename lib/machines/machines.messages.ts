@@ -11,7 +11,6 @@ const NODE_KEY_LABELS: Readonly<Record<string, string>> = {
   entry: 'entry actions ("entry")',
   exit: 'exit actions ("exit")',
   always: 'eventless transitions ("always")',
-  after: 'delayed transitions ("after")',
   invoke: 'invoked actors ("invoke")',
   onDone: 'a done transition ("onDone")',
 };
@@ -41,6 +40,8 @@ export const tableEngineFeature = {
   relativeTarget: (target: string, event: string): string =>
     `the target "${target}" on event "${event}" (the table runs sibling state names only)`,
   wildcard: (event: string): string => `the wildcard event "${event}"`,
+  namedDelay: (delay: string): string =>
+    `the delay "${delay}" in "after" (the table takes milliseconds; a named delay needs setup({ delays }))`,
 };
 
 /** Bootstrap error: the built-in table engine cannot run part of a machine exactly. */
@@ -69,7 +70,6 @@ export const machineInitialFailed = (machine: string, reason: string): string =>
 
 /** What a machine uses that the gate cannot run, worded for `machineFeatureUnsupported`. */
 export const unsupportedFeature = {
-  after: (): string => 'delayed transitions ("after")',
   invoke: (): string => 'invoked actors ("invoke")',
   history: (): string => "a history state (type: 'history')",
   /** `action` names the action (`log()`, `the custom action "notify"`), `where` where it runs. */
@@ -89,7 +89,6 @@ export const actionPlace = {
 };
 
 const FEATURE_ADVICE = {
-  after: 'fire the event from a tool (or from a scheduler that calls one)',
   invoke: 'call the service in the tool handler, and bind the tool to the event that records its outcome',
   history:
     "keep what to return to in the context (assign) and pick the target with guards: the gate stores each instance's state value and context, not XState's history value",

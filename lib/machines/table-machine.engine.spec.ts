@@ -127,7 +127,6 @@ describe('TableMachineEngine', () => {
     ['entry actions', withReview({ entry: 'log' }), needsXState('entry actions ("entry")')],
     ['exit actions', withReview({ exit: 'log' }), needsXState('exit actions ("exit")')],
     ['always', withReview({ always: 'approved' }), needsXState('eventless transitions ("always")')],
-    ['after', withReview({ after: { 1000: 'draft' } }), needsXState('delayed transitions ("after")')],
     ['invoke', withReview({ invoke: { src: 'check' } }), needsXState('invoked actors ("invoke")')],
     ['an unknown key', withReview({ colour: 'red' }), needsXState('the key "colour"')],
     ['a history state', withReview({ type: 'history' }), needsXState('type "history"')],

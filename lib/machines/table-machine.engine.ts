@@ -1,4 +1,4 @@
-import type { MachineEngine, MachineState, MachineStep } from './machine-engine.interface.js';
+import type { MachineDeadline, MachineEngine, MachineState, MachineStep, MachineTimer, MachineTimers } from './machine-engine.interface.js';
 import {
   machineStateNameHasDot,
   machineStateNameIsJson,
@@ -8,25 +8,33 @@ import {
   tableEngineNeedsXState,
 } from './machines.messages.js';
 import { copyContext } from './machine-context.js';
+import { movedStep, NO_TIMERS } from './machine-timers.js';
 import type { McpMachine, McpStateNodeConfig, McpTransitionConfig } from './machine.interface.js';
 
 // Keys that never change which state a flat machine is in; everything else needs XState.
 const NEUTRAL_KEYS = ['description', 'meta', 'tags', 'id', 'output'];
 const ROOT_KEYS = new Set([...NEUTRAL_KEYS, 'initial', 'states', 'type', 'context', 'types', 'version']);
-const STATE_KEYS = new Set([...NEUTRAL_KEYS, 'type', 'on']);
-// `reenter` only decides whether entry/exit actions run, and the table refuses those.
+const STATE_KEYS = new Set([...NEUTRAL_KEYS, 'type', 'on', 'after']);
+// `reenter` decides whether a transition to its own state restarts the state's `after` timers.
 const TRANSITION_KEYS = new Set(['target', 'description', 'meta', 'reenter']);
 
 interface TableState {
   readonly final: boolean;
+  /** Targets by event, the events of `after` included. */
   readonly on: ReadonlyMap<string, string>;
+  /** Events whose transition to its own state re-enters it (`reenter: true`), restarting its timers. */
+  readonly reenters: ReadonlySet<string>;
+  /** The timers of its `after` transitions, scheduled whenever the state is entered. */
+  readonly timers: readonly MachineTimer[];
 }
 
 const IGNORED: MachineStep = { status: 'ignored' };
 
 /**
  * Runs a flat machine from a transition table, without XState: string or `{ target }`
- * transitions to sibling states and `type: 'final'`. A config it cannot run exactly
+ * transitions to sibling states, `type: 'final'`, and delayed transitions written as
+ * XState's (`after: { 5000: 'expired' }`, milliseconds only), whose timers carry XState's
+ * ids (`xstate.after.5000.<machine>.<state>`). A config it cannot run exactly
  * throws at construction, naming what needs XState. The context is the config's
  * `context`; without actions, nothing ever changes it.
  */
@@ -35,6 +43,7 @@ export class TableMachineEngine implements MachineEngine {
   readonly machineId: string;
   private readonly states = new Map<string, TableState>();
   private readonly events = new Set<string>();
+  private readonly afters: MachineDeadline[] = [];
   private readonly start: MachineState;
 
   constructor(machine: McpMachine) {
@@ -63,6 +72,16 @@ export class TableMachineEngine implements MachineEngine {
     return this.instance(this.start.state, this.start.context);
   }
 
+  /** The timers of the initial state's `after` transitions. */
+  initialTimers(): MachineTimers {
+    return this.timersEntering(this.start.state, undefined);
+  }
+
+  /** Every `after` transition, by state (document order) and then as written. */
+  deadlines(): readonly MachineDeadline[] {
+    return this.afters;
+  }
+
   /** Every state name, in document order. */
   statePaths(): string[] {
     return [...this.states.keys()];
@@ -76,7 +95,8 @@ export class TableMachineEngine implements MachineEngine {
   /** The events of `binding`'s transitions; none in a final or unknown state. */
   eventsWhile(binding: string): readonly string[] {
     const state = this.states.get(binding);
-    return state === undefined || state.final ? [] : [...state.on.keys()];
+    // An `after` event is XState's own (`xstate.after.…`), which no tool can send.
+    return state === undefined || state.final ? [] : [...state.on.keys()].filter((event) => !event.startsWith('xstate.'));
   }
 
   /** Whether `state` is one of the machine's states. */
@@ -95,16 +115,27 @@ export class TableMachineEngine implements MachineEngine {
   }
 
   /**
-   * Moves to the target of `event` in the instance's state, keeping its context; ignores the
-   * event when the state has no transition for it, is final or is unknown. A table has no
-   * guards, so neither the input nor the principal changes where an event leads.
+   * Moves to the target of `event` (a tool's, or an `after` timer's) in the instance's state,
+   * keeping its context; ignores the event when the state has no transition for it, is final
+   * or is unknown. Leaving the state (or re-entering it) cancels its timers; entering the
+   * target schedules the target's. A table has no guards, so neither the input nor the
+   * principal changes where an event leads.
    */
   transition(from: MachineState, event: string): MachineStep {
-    const target = this.states.get(from.state)?.on.get(event);
-    if (target === undefined || this.isFinal(from.state)) {
+    const state = this.states.get(from.state);
+    const target = state?.on.get(event);
+    if (state === undefined || target === undefined || state.final) {
       return IGNORED;
     }
-    return { status: 'moved', next: this.instance(target, from.context ?? this.start.context) };
+    const stays = target === from.state && !state.reenters.has(event);
+    const timers = stays ? NO_TIMERS : this.timersEntering(target, state);
+    return movedStep(this.instance(target, from.context ?? this.start.context), timers);
+  }
+
+  private timersEntering(target: string, left: TableState | undefined): MachineTimers {
+    const schedule = this.states.get(target)?.timers ?? [];
+    const cancel = left?.timers.map((timer) => timer.id) ?? [];
+    return schedule.length === 0 && cancel.length === 0 ? NO_TIMERS : { schedule, cancel };
   }
 
   /** Whether `state` has `type: 'final'`; `false` for an unknown state. */
@@ -139,11 +170,29 @@ export class TableMachineEngine implements MachineEngine {
     }
     this.checkNode(name, node, STATE_KEYS, [undefined, 'atomic', 'final']);
     const on = new Map<string, string>();
-    for (const [event, transition] of Object.entries(node.on ?? {})) {
+    const reenters = new Set<string>();
+    const add = (event: string, transition: McpTransitionConfig | undefined) => {
       on.set(event, this.readTransition(name, event, transition));
+      if (typeof transition === 'object' && transition !== null && (transition as { reenter?: unknown }).reenter === true) {
+        reenters.add(event);
+      }
+    };
+    for (const [event, transition] of Object.entries(node.on ?? {})) {
+      add(event, transition);
       this.events.add(event);
     }
-    return { final: node.type === 'final', on };
+    const timers: MachineTimer[] = [];
+    for (const [delay, transition] of Object.entries((node.after ?? {}) as Record<string, McpTransitionConfig>)) {
+      const delayMs = Number(delay);
+      if (!/^\d+$/.test(delay) || !Number.isSafeInteger(delayMs)) {
+        this.refuse(name, tableEngineFeature.namedDelay(delay));
+      }
+      const event = `xstate.after.${delay}.${this.machineId}.${name}`;
+      add(event, transition);
+      timers.push(Object.freeze({ id: event, event, delayMs }));
+      this.afters.push(Object.freeze({ state: name, event, delay }));
+    }
+    return { final: node.type === 'final', on, reenters, timers: Object.freeze(timers) };
   }
 
   private checkNode(

@@ -10,12 +10,6 @@ describe('XStateMachineEngine', () => {
     };
     const cannot = 'which nestjs-mcp-fsm cannot run: it runs machines step by step on stored snapshots, never as live actors.';
 
-    it('delayed transitions', () => {
-      expect(() => engineFor({ id: 'door', initial: 'open', states: { open: { after: { 1000: 'closed' } }, closed: {} } })).toThrow(
-        `Machine "door": state "open" uses delayed transitions ("after"), ${cannot} Instead, fire the event from a tool (or from a scheduler that calls one).`,
-      );
-    });
-
     it('history states, whose memory the gate does not store', () => {
       expect(() =>
         engineFor({

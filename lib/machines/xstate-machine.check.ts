@@ -21,14 +21,20 @@ interface BuiltInAction {
   resolve?: unknown;
   delay?: unknown;
   to?: unknown;
+  id?: unknown;
+  sendId?: unknown;
 }
+
+/** The prefix of the ids XState gives the delayed raise and the cancel it writes for each `after` transition. */
+const AFTER_ID = 'xstate.after.';
 
 type Refusal = { feature: string; kind: 'action' | 'delayedRaise' };
 
 /**
  * Throws when state node `node` uses what the gate cannot honour: it runs a machine step by
  * step on stored snapshots, never as a live actor, so only `assign` and immediate `raise`
- * actions can take effect; delays, invoked actors and every other action cannot.
+ * actions can take effect (and `after`, whose timers the store keeps); a delayed `raise`,
+ * invoked actors and every other action cannot.
  * @internal
  */
 export function assertRunnableNode(machineId: string, node: AnyStateNode): void {
@@ -36,9 +42,6 @@ export function assertRunnableNode(machineId: string, node: AnyStateNode): void 
   // Its memory is XState's history value, which the gate does not store: it would always resume at the default.
   if (node.type === 'history') {
     throw new Error(machineFeatureUnsupported(machineId, state, unsupportedFeature.history(), 'history'));
-  }
-  if (node.config.after !== undefined && Object.keys(node.config.after).length > 0) {
-    throw new Error(machineFeatureUnsupported(machineId, state, unsupportedFeature.after(), 'after'));
   }
   const { invoke } = node.config;
   if (invoke !== undefined && (!Array.isArray(invoke) || invoke.length > 0)) {
@@ -88,7 +91,7 @@ function refuseAction(action: unknown, implementations: Record<string, unknown>,
 
 function refuseFunction(action: BuiltInAction, name: string | undefined, where: string): Refusal | undefined {
   const type = 'resolve' in action && typeof action.type === 'string' ? action.type : undefined;
-  if (type === 'xstate.assign') {
+  if (type === 'xstate.assign' || isAfterTimer(action, type)) {
     return undefined;
   }
   if (type === 'xstate.raise') {
@@ -111,6 +114,12 @@ function refuseFunction(action: BuiltInAction, name: string | undefined, where: 
     label = name ? `the action "${name}" (${builtIn})` : builtIn;
   }
   return { feature: unsupportedFeature.action(label, where), kind: 'action' };
+}
+
+/** Whether `action` is what XState writes for an `after` transition: its delayed raise (entry) or its cancel (exit), kept as a durable timer. */
+function isAfterTimer(action: BuiltInAction, type: string | undefined): boolean {
+  const id = type === 'xstate.raise' ? action.id : type === 'xstate.cancel' ? action.sendId : undefined;
+  return typeof id === 'string' && id.startsWith(AFTER_ID);
 }
 
 /**

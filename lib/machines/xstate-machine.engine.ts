@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
-import type { MachineEngine, MachineState, MachineStep } from './machine-engine.interface.js';
+import type { MachineDeadline, MachineEngine, MachineState, MachineStep, MachineTimers } from './machine-engine.interface.js';
 import {
   machineInitialFailed,
   machineSpawnedActor,
@@ -11,6 +11,7 @@ import {
 import type { McpPrincipal } from './machine-access.js';
 import { copyContext } from './machine-context.js';
 import { GuardReasons } from './guard-reasons.js';
+import { movedStep, timersOfActions } from './machine-timers.js';
 import type { McpMachine } from './machine.interface.js';
 import { assertRunnableNode, isContextFreeNode } from './xstate-machine.check.js';
 import {
@@ -40,9 +41,10 @@ const IGNORED: MachineStep = { status: 'ignored' };
 /**
  * Runs a machine on XState v5's pure APIs (`initialTransition`, `transition`): nested and
  * parallel states, guards (which read `context` and the tool's arguments as `event.input`),
- * `assign`, eventless transitions and immediate `raise`. Each call starts from the stored
- * instance and answers the next one; nothing runs between calls, so a machine with delayed
- * transitions, invoked actors or other actions is refused at construction.
+ * `assign`, eventless transitions, immediate `raise` and `after` (delayed transitions, whose
+ * timers each step answers for the store to keep). Each call starts from the stored instance
+ * and answers the next one; nothing runs between calls, so a machine with invoked actors or
+ * other actions is refused at construction.
  */
 export class XStateMachineEngine implements MachineEngine {
   readonly kind = 'xstate';
@@ -50,10 +52,12 @@ export class XStateMachineEngine implements MachineEngine {
   private readonly machine: AnyStateMachine;
   private readonly paths: string[] = [];
   private readonly events = new Set<string>();
+  private readonly afters: MachineDeadline[] = [];
   private readonly decoded = new Map<string, DecodedState | undefined>();
   /** Steps of a machine without guards, actions or context, by state and event; `undefined` for any other machine. */
   private readonly steps?: Map<string, MachineStep>;
   private readonly start: MachineState;
+  private readonly startTimers: MachineTimers;
   private readonly hasContext: boolean;
   private readonly reasons: GuardReasons;
 
@@ -71,8 +75,9 @@ export class XStateMachineEngine implements MachineEngine {
     if (childNodes(this.machine.root).length === 0) {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
-    this.start = this.initialWith(undefined);
-    if (!this.hasContext && this.start.context === undefined && isContextFreeNode(this.machine.root)) {
+    [this.start, this.startTimers] = this.initialWith(undefined);
+    // A named delay may read the event: steps of a machine with `after` are never remembered.
+    if (!this.hasContext && this.start.context === undefined && this.afters.length === 0 && isContextFreeNode(this.machine.root)) {
       this.steps = new Map();
     }
   }
@@ -82,7 +87,17 @@ export class XStateMachineEngine implements MachineEngine {
    * applied), with `input` as the machine's input (a context factory reads it).
    */
   initial(input?: unknown): MachineState {
-    return input === undefined ? this.copy(this.start) : this.initialWith(input);
+    return input === undefined ? this.copy(this.start) : this.initialWith(input)[0];
+  }
+
+  /** The timers of the `after` transitions of the initial states, their named delays read with `input` as the machine's input. */
+  initialTimers(input?: unknown): MachineTimers {
+    return input === undefined ? this.startTimers : this.initialWith(input)[1];
+  }
+
+  /** Every `after` transition, by state node (document order) and then as written. */
+  deadlines(): readonly MachineDeadline[] {
+    return this.afters;
   }
 
   /** Every state node path, parallel regions included, parents before their children, in document order. */
@@ -202,7 +217,7 @@ export class XStateMachineEngine implements MachineEngine {
       const reasons = this.reasons.of(guards, snapshot.context, xEvent);
       return reasons.length ? { status: 'guarded', guards, reasons } : { status: 'guarded', guards };
     }
-    const [next] = this.xstate.transition(this.machine, snapshot, xEvent);
+    const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
     if (next.status === 'error') {
       throw next.error;
     }
@@ -210,11 +225,11 @@ export class XStateMachineEngine implements MachineEngine {
     if (value === undefined) {
       throw new Error(machineUnexpectedValue(this.machineId, next.value));
     }
-    return { status: 'moved', next: this.toInstance(next, value) };
+    return movedStep(this.toInstance(next, value), timersOfActions(actions));
   }
 
-  private initialWith(input: unknown): MachineState {
-    const [snapshot] = this.xstate.initialTransition(this.machine, input);
+  private initialWith(input: unknown): [MachineState, MachineTimers] {
+    const [snapshot, actions] = this.xstate.initialTransition(this.machine, input);
     if (snapshot.status === 'error') {
       throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
     }
@@ -222,7 +237,7 @@ export class XStateMachineEngine implements MachineEngine {
     if (value === undefined) {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
-    return this.toInstance(snapshot, value);
+    return [this.toInstance(snapshot, value), timersOfActions(actions)];
   }
 
   private decode(state: string): DecodedState | undefined {
@@ -286,6 +301,9 @@ export class XStateMachineEngine implements MachineEngine {
     }
     for (const event of Object.keys(node.config.on ?? {})) {
       this.events.add(event);
+    }
+    for (const { eventType, delay } of node.after) {
+      this.afters.push(Object.freeze({ state: path, event: eventType, delay: String(delay) }));
     }
     for (const child of Object.values(node.states)) {
       this.collect(child);

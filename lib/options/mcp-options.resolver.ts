@@ -1,3 +1,9 @@
+import {
+  DEFAULT_DEADLINE_OPTIONS,
+  type McpDeadlineOptions,
+  type WorkflowDeadlineOptions,
+} from '../deadlines/deadline-options.interface.js';
+import { deadlineInvalidOption } from '../deadlines/deadlines.messages.js';
 import type { Type } from '@nestjs/common';
 import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
 import { randomBytes } from 'node:crypto';
@@ -112,6 +118,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
         intervalMs: retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
         batchSize: retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
       },
+      deadlines: resolveDeadlines(gate.deadlines ?? {}),
     },
     inputRequests: resolveInputRequests(options.inputRequests ?? {}),
     discovery: {
@@ -122,6 +129,18 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     auth: resolveAuth(options.auth ?? {}),
     console: options.console ? resolveConsole(options.console === true ? {} : options.console) : null,
   };
+}
+
+function resolveDeadlines(options: McpDeadlineOptions): WorkflowDeadlineOptions {
+  const resolved = { ...DEFAULT_DEADLINE_OPTIONS, ...definedOnly(options) };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(deadlineInvalidOption(name, value));
+  }
+  return resolved;
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {

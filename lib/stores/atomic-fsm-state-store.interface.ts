@@ -1,4 +1,5 @@
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowTimerChanges } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 
 /** A request to take the lease of one instance before a gated handler runs. */
@@ -57,10 +58,12 @@ export interface WorkflowSweepRequest {
   limit: number;
 }
 
-/** What a commit stores: the new snapshot, and the history row (kept when the store keeps history). */
+/** What a commit stores: the new snapshot, the history row (kept when the store keeps history), and the timers it changes. */
 export interface WorkflowCommit {
   snapshot: WorkflowSnapshot;
   record?: WorkflowTransitionRecord;
+  /** Timers scheduled and cancelled with the state (a store that keeps timers writes them in the same write; see `WorkflowTimerStore`). */
+  timers?: WorkflowTimerChanges;
 }
 
 /**
@@ -70,8 +73,8 @@ export interface WorkflowCommit {
  * also across processes that share the store.
  */
 export interface AtomicFsmStateStore extends FsmStateStore {
-  /** Creates a new instance; rejects when `key` already exists. */
-  create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void>;
+  /** Creates a new instance (with the timers its initial state schedules, on a store that keeps timers); rejects when `key` already exists. */
+  create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void>;
   /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
   claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult>;
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */

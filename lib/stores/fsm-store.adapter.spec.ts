@@ -30,7 +30,7 @@ describe('FsmStoreAdapter', () => {
     });
 
     it('supports neither transactions, nor deletes, nor sweeps, nor reads', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false, attempts: false });
+      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false, attempts: false, timers: false });
       expect(adapter.name).toBe('MapStore');
     });
 
@@ -81,7 +81,7 @@ describe('FsmStoreAdapter', () => {
     afterEach(() => store.onApplicationShutdown());
 
     it('supports deletes, sweeps and reads, not transactions; attempts once the store keeps them', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true, attempts: false });
+      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true, attempts: false, timers: true });
       const keeping = new InMemoryFsmStateStore({ attempts: true });
       expect(new FsmStoreAdapter(keeping).supports.attempts).toBe(true);
       keeping.onApplicationShutdown();

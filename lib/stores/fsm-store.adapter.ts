@@ -25,6 +25,14 @@ import {
   type WorkflowStateReader,
 } from './workflow-state-reader.interface.js';
 import { storeCannotRead } from './stores.messages.js';
+import {
+  isWorkflowTimerStore,
+  type WorkflowDueTimer,
+  type WorkflowPendingTimer,
+  type WorkflowTimerChanges,
+  type WorkflowTimerClaimRequest,
+  type WorkflowTimerStore,
+} from './workflow-timer.interface.js';
 
 /** The key a health check loads from a store without `ping` (never an instance key: every one has a colon). */
 const HEALTH_PROBE_KEY = 'nestjs-mcp-fsm health probe';
@@ -41,6 +49,8 @@ interface FsmStoreSupport {
   readonly read: boolean;
   /** Keeping refused and declined calls (`WorkflowAttemptLog`, turned on). */
   readonly attempts: boolean;
+  /** Durable timers, the deadlines of `after` transitions (`WorkflowTimerStore` on an atomic store). */
+  readonly timers: boolean;
 }
 
 /**
@@ -62,6 +72,8 @@ export class FsmStoreAdapter {
   private readonly reader?: WorkflowStateReader;
   /** The store when it keeps attempts. */
   private readonly attemptLog?: WorkflowAttemptLog;
+  /** The store when it keeps timers. */
+  private readonly timerStore?: WorkflowTimerStore;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -82,12 +94,16 @@ export class FsmStoreAdapter {
     if (isWorkflowAttemptLog(store)) {
       this.attemptLog = store;
     }
+    if (this.atomic && isWorkflowTimerStore(store)) {
+      this.timerStore = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
       sweep: Boolean(this.atomic?.sweep),
       read: Boolean(this.reader),
       attempts: Boolean(this.attemptLog),
+      timers: Boolean(this.timerStore),
     };
   }
 
@@ -109,9 +125,25 @@ export class FsmStoreAdapter {
     return this.store.load(key);
   }
 
-  /** Creates a new instance (a plain store saves it: the caller made sure it is new). */
-  create(key: string, snapshot: WorkflowSnapshot, record: WorkflowTransitionRecord): Promise<void> {
-    return this.atomic ? this.atomic.create(key, snapshot, record) : this.store.save(key, snapshot);
+  /** Creates a new instance, with its initial timers on a store that keeps them (a plain store saves it: the caller made sure it is new). */
+  create(key: string, snapshot: WorkflowSnapshot, record: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
+    if (!this.atomic) return this.store.save(key, snapshot);
+    return timers ? this.atomic.create(key, snapshot, record, timers) : this.atomic.create(key, snapshot, record);
+  }
+
+  /** The store's timers (needs `supports.timers`). */
+  get timers(): WorkflowTimerStore {
+    return this.timerStore!;
+  }
+
+  /** Claims due timers (needs `supports.timers`). */
+  claimDueTimers(request: WorkflowTimerClaimRequest): Promise<WorkflowDueTimer[]> {
+    return this.timers.claimDueTimers(request);
+  }
+
+  /** The pending timers of an instance (none when the store keeps no timers). */
+  async pendingTimers(key: string): Promise<WorkflowPendingTimer[]> {
+    return this.timerStore ? this.timerStore.pendingTimers(key) : [];
   }
 
   /**

@@ -9,6 +9,14 @@ import type {
 import { parseInstanceKey } from './fsm-instance-key.js';
 import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
+import { InMemoryWorkflowTimers } from './in-memory-workflow-timers.js';
+import type {
+  WorkflowDueTimer,
+  WorkflowPendingTimer,
+  WorkflowTimerChanges,
+  WorkflowTimerClaimRequest,
+  WorkflowTimerStore,
+} from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
 import { storeFull, storeHandleExists } from './stores.messages.js';
@@ -67,12 +75,15 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * handle run the handler once within this process; state is lost on restart and is not
  * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
-export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationShutdown {
+export class InMemoryFsmStateStore
+  implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, OnApplicationShutdown
+{
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
   private readonly entries = new Map<string, Entry>();
   private readonly records = new Map<string, WorkflowTransitionRecord[]>();
   private readonly attempts = new Map<string, WorkflowAttemptRecord[]>();
+  private readonly timers = new InMemoryWorkflowTimers();
   private readonly maxAttempts: number;
   private readonly maxEntries: number;
   private readonly idleTtlMs: number;
@@ -125,9 +136,10 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   }
 
   /** @inheritdoc */
-  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
+  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
     if (this.live(key)) throw new Error(storeHandleExists(key));
     this.insert(key, snapshot);
+    this.timers.apply(key, timers);
     if (record) this.record(record);
   }
 
@@ -157,6 +169,8 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   async commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const entry = this.live(key);
     if (!entry || entry.leaseToken !== token) return false;
+    this.timers.check(key, commit.timers);
+    this.timers.apply(key, commit.timers);
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
@@ -170,6 +184,25 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
   }
 
   /** @inheritdoc */
+  async claimDueTimers(request: WorkflowTimerClaimRequest): Promise<WorkflowDueTimer[]> {
+    return this.timers.claimDue(request);
+  }
+
+  /** @inheritdoc */
+  async dropTimer(key: string, id: string, token: string): Promise<void> {
+    this.timers.drop(key, id, token);
+  }
+
+  /** @inheritdoc */
+  async retryTimer(key: string, id: string, token: string, dueAt: number): Promise<void> {
+    this.timers.retry(key, id, token, dueAt);
+  }
+
+  /** @inheritdoc */
+  async pendingTimers(key: string): Promise<WorkflowPendingTimer[]> {
+    return this.live(key) ? this.timers.pending(key) : [];
+  }
+
   /** @inheritdoc */
   async sweep({ finished, idle, limit }: WorkflowSweepRequest): Promise<number> {
     const now = this.clock();
@@ -198,6 +231,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
     for (const key of keys) {
       this.entries.delete(key);
       this.attempts.delete(key);
+      this.timers.forget(key);
     }
   }
 
@@ -340,6 +374,7 @@ export class InMemoryFsmStateStore implements AtomicFsmStateStore, WorkflowState
 
   private drop(key: string): void {
     this.entries.delete(key);
+    this.timers.forget(key);
     this.records.delete(key);
     this.attempts.delete(key);
   }

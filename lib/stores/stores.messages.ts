@@ -11,6 +11,14 @@ export const storeHandleExists = (handle: string): string => `Workflow instance 
 export const storeFull = (maxEntries: number): string =>
   `InMemoryFsmStateStore is full: ${maxEntries} live workflow instances (maxEntries); live state is never evicted. Raise maxEntries, lower idleTtlMs, or use a database store (TypeOrmFsmStateStore).`;
 
+/** Commit error: the timer whose firing a commit stores is no longer held by its claim (another process fired it, or its claim lapsed). */
+export const storeTimerNotHeld = (handle: string, timer: string): string =>
+  `Timer "${echo(timer)}" of workflow instance "${echo(handle)}" is no longer held by this firing (another process fired it, or its claim lapsed); nothing was stored.`;
+
+/** Bootstrap error: the timer table is missing or lacks a column. */
+export const storeTimersNotReady = (table: string, error: unknown): string =>
+  `TypeOrmFsmStateStore: a machine has "after" transitions, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmTimer1766534400000 (createWorkflowTimerMigration for custom table names).`;
+
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>
   `${component} does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;

@@ -9,7 +9,12 @@ import { listenApp } from '../utils/test-app.js';
 
 describe.each(databaseTargets('transactional e2e'))('transactional mode on $name', ({ options }) => {
   const suffix = uniqueSuffix();
-  const tables = { tableName: `tx_state_${suffix}`, historyTableName: `tx_history_${suffix}`, history: true };
+  const tables = {
+    tableName: `tx_state_${suffix}`,
+    historyTableName: `tx_history_${suffix}`,
+    timerTableName: `tx_timer_${suffix}`,
+    history: true,
+  };
   let entity: EntitySchema<LedgerRow>;
   let dataSource: DataSource;
   let app: INestApplication;

@@ -51,7 +51,11 @@ interface StoreSetup {
   start: () => Promise<{ app: INestApplication; store: FsmStateStore }>;
 }
 
-const sqliteTables = { tableName: `us_state_${uniqueSuffix()}`, historyTableName: `us_history_${uniqueSuffix()}` };
+const sqliteTables = {
+  tableName: `us_state_${uniqueSuffix()}`,
+  historyTableName: `us_history_${uniqueSuffix()}`,
+  timerTableName: `us_timer_${uniqueSuffix()}`,
+};
 let sqlite: DataSource;
 
 const setups: StoreSetup[] = [

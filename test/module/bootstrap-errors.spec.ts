@@ -333,8 +333,14 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
   });
 
   it('a { load, save } store that keeps the whole snapshot boots', async () => {
-    const logs = await startupLogs([appWith([SubmitTools], { store: new WholeSnapshotStore() })]);
+    const logs = await startupLogs([appWith([SubmitTools], { store: new WholeSnapshotStore(), machines: [invoiceMachine] })]);
     expect(logs.matching('error', /./)).toEqual([]);
+  });
+
+  it('a { load, save } store with a machine that has deadlines (it keeps no timers)', async () => {
+    expect(await bootstrapError([appWith([SubmitTools], { store: new WholeSnapshotStore() })])).toBe(
+      'McpModule: machine "payment" has "after" transitions, and the store WholeSnapshotStore keeps no timers (it implements no WorkflowTimerStore). Use InMemoryFsmStateStore or TypeOrmFsmStateStore.',
+    );
   });
 
   it('@StartWorkflow on a session-keyed machine', async () => {

@@ -21,7 +21,11 @@ class ManualOutboxRelay extends OutboxTransitionRelay {
 
 describe.each(databaseTargets('outbox transition relay e2e'))('outbox transition relay on $name', (target: DatabaseTarget) => {
   const suffix = uniqueSuffix();
-  const tables = { tableName: `outbox_state_${suffix}`, historyTableName: `outbox_history_${suffix}` };
+  const tables = {
+    tableName: `outbox_state_${suffix}`,
+    historyTableName: `outbox_history_${suffix}`,
+    timerTableName: `outbox_timer_${suffix}`,
+  };
   const outbox = `outbox_${suffix}`;
   // SQLite: every DataSource opens the same file, like processes sharing one database.
   const options = (url?: string) =>

@@ -62,7 +62,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
 
   it('tells a session on instance A when a call on instance B moved its payment', async () => {
     const database = join(mkdtempSync(join(tmpdir(), 'mcp-fsm-redis-')), 'state.sqlite');
-    const tables = { tableName: 'redis_state', historyTableName: 'redis_history' };
+    const tables = { tableName: 'redis_state', historyTableName: 'redis_history', timerTableName: 'redis_timer' };
     const instance = (connection: Redis | string) => async () => {
       const dataSource = await new DataSource({ type: 'better-sqlite3', database, enableWAL: true }).initialize();
       bed.dataSources.push(dataSource);
@@ -177,7 +177,7 @@ describeWithRedis('transitions across processes through Redis pub/sub', () => {
   it('brings the menus of its sessions up to date once Redis is back, with what it missed meanwhile', async () => {
     const proxy = await startProxy(url!, 6379);
     const database = join(mkdtempSync(join(tmpdir(), 'mcp-fsm-redis-')), 'state.sqlite');
-    const tables = { tableName: 'resync_state', historyTableName: 'resync_history' };
+    const tables = { tableName: 'resync_state', historyTableName: 'resync_history', timerTableName: 'resync_timer' };
     const apps: INestApplication[] = [];
     const clients: TestClient[] = [];
     const start = async (connection: Redis) => {

@@ -27,8 +27,10 @@ export interface LedgerApp {
 export async function startLedgerApp(
   options: DataSourceOptions,
   ledgerTable: string,
-  storeOptions: TypeOrmFsmStateStoreOptions,
+  given: TypeOrmFsmStateStoreOptions,
 ): Promise<LedgerApp> {
+  // The payment machine has a deadline: its timer table is made (and dropped) with the others.
+  const storeOptions = { timerTableName: `${given.tableName ?? 'mcp_fsm_state'}_timer`, ...given };
   const entity = ledgerEntity(ledgerTable);
   const dataSource = new DataSource({ ...options, entities: [entity] } as DataSourceOptions);
   await dataSource.initialize();

@@ -4,17 +4,19 @@ import {
   createWorkflowContextMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
+  createWorkflowTimerMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName'>;
+type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName' | 'timerTableName'>;
 
-/** The shipped migrations of the store tables, in the order they run. */
+/** The shipped migrations of the store tables, in the order they run (the timer table with `timerTableName`: a machine with `after` needs it). */
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
+  ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

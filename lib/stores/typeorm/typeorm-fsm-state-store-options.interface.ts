@@ -14,6 +14,8 @@ export interface TypeOrmFsmStateStoreOptions {
    * (`CreateMcpFsmAttempt1765843200000`). @default false
    */
   attempts?: boolean;
+  /** Table of durable timers, the deadlines of `after` transitions (optionally `schema.table`). @default 'mcp_fsm_timer' */
+  timerTableName?: string;
   /** Attempts kept per instance; older ones are deleted as new ones come. @default 50 */
   maxAttemptsPerInstance?: number;
   /**
@@ -35,6 +37,8 @@ export const DEFAULT_WORKFLOW_STATE_TABLE = 'mcp_fsm_state';
 export const DEFAULT_WORKFLOW_TRANSITION_TABLE = 'mcp_fsm_transition';
 /** Default table of refused and declined calls. */
 export const DEFAULT_WORKFLOW_ATTEMPT_TABLE = 'mcp_fsm_attempt';
+/** Default table of durable timers. */
+export const DEFAULT_WORKFLOW_TIMER_TABLE = 'mcp_fsm_timer';
 /** Default number of attempts kept per instance. */
 export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */

@@ -12,6 +12,13 @@ import { storeHandleExists, storeTransactionExpired } from '../stores.messages.j
 import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import type {
+  WorkflowDueTimer,
+  WorkflowPendingTimer,
+  WorkflowTimerChanges,
+  WorkflowTimerClaimRequest,
+  WorkflowTimerStore,
+} from '../workflow-timer.interface.js';
+import type {
   WorkflowHistoryPage,
   WorkflowInstanceCount,
   WorkflowInstancePage,
@@ -23,12 +30,14 @@ import { FsmAttemptSql } from './fsm-attempt.sql.js';
 import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
+import { FsmTimerSql } from './fsm-timer.sql.js';
 import { QueryDeadline } from './query-deadline.js';
 import { TransactionLimits } from './transaction-limits.js';
 import {
   DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
   DEFAULT_WORKFLOW_ATTEMPT_TABLE,
   DEFAULT_WORKFLOW_STATE_TABLE,
+  DEFAULT_WORKFLOW_TIMER_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
@@ -47,13 +56,16 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  *     store: new TypeOrmFsmStateStore(dataSource, { history: true }) }),
  * });
  */
-export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, OnApplicationBootstrap {
+export class TypeOrmFsmStateStore
+  implements TransactionalFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, OnApplicationBootstrap
+{
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
   private readonly listSql: FsmInstanceListSql;
   private readonly attemptSql: FsmAttemptSql;
+  private readonly timerSql: FsmTimerSql;
   private readonly keepHistory: boolean;
   private readonly maxAttempts: number;
   private readonly limits: TransactionLimits;
@@ -72,6 +84,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
       stateTable,
       queries.table(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE),
     );
+    this.timerSql = new FsmTimerSql(queries.dialect, queries.table(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
     this.maxAttempts = options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE;
@@ -112,12 +125,16 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   }
 
   /** @inheritdoc */
-  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord): Promise<void> {
+  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
     const kept = this.kept(record);
     const created = await this.session(
       'create',
-      (runner) => this.sql.insert(runner, key, snapshot, { record: kept }),
-      kept !== undefined && this.sql.needsTransactionForRecord(),
+      async (runner) => {
+        const inserted = await this.sql.insert(runner, key, snapshot, { record: kept });
+        if (inserted && timers) await this.timerSql.apply(runner, key, timers);
+        return inserted;
+      },
+      timers !== undefined || (kept !== undefined && this.sql.needsTransactionForRecord()),
     );
     if (!created) throw new Error(storeHandleExists(key));
   }
@@ -148,11 +165,41 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
   /** @inheritdoc */
   commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
+    const { timers } = commit;
     return this.session(
       'commit',
-      (runner) => this.sql.update(runner, key, token, commit.snapshot, record),
-      record !== undefined && this.sql.needsTransactionForRecord(),
+      async (runner) => {
+        const updated = await this.sql.update(runner, key, token, commit.snapshot, record);
+        if (updated && timers) await this.timerSql.apply(runner, key, timers);
+        return updated;
+      },
+      timers !== undefined || (record !== undefined && this.sql.needsTransactionForRecord()),
     );
+  }
+
+  /** One indexed statement (two in one transaction on MySQL/MariaDB); see `FsmTimerSql.claimDue`. */
+  claimDueTimers(request: WorkflowTimerClaimRequest): Promise<WorkflowDueTimer[]> {
+    return this.session('claimDueTimers', (runner) => this.timerSql.claimDue(runner, request), this.timerSql.dialect === 'mysql');
+  }
+
+  /** @inheritdoc */
+  dropTimer(key: string, id: string, token: string): Promise<void> {
+    return this.session('dropTimer', (runner) => this.timerSql.drop(runner, key, id, token));
+  }
+
+  /** @inheritdoc */
+  retryTimer(key: string, id: string, token: string, dueAt: number): Promise<void> {
+    return this.session('retryTimer', (runner) => this.timerSql.retry(runner, key, id, token, dueAt));
+  }
+
+  /** @inheritdoc */
+  pendingTimers(key: string): Promise<WorkflowPendingTimer[]> {
+    return this.session('pendingTimers', (runner) => this.timerSql.pending(runner, key));
+  }
+
+  /** @inheritdoc */
+  assertTimerSchema(): Promise<void> {
+    return this.session('the timer schema check', (runner) => this.timerSql.assertSchema(runner));
   }
 
   /** Deletes instances, with their attempts (their history stays). */
@@ -256,6 +303,7 @@ export class TypeOrmFsmStateStore implements TransactionalFsmStateStore, Workflo
     }
     return new TypeOrmFsmTransaction(runner, {
       sql: this.sql,
+      timerSql: this.timerSql,
       history: this.keepHistory,
       limits: this.limits,
       queries,

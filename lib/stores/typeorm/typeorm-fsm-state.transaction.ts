@@ -6,6 +6,7 @@ import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-
 import type { BoundedQueries } from './bounded-queries.js';
 import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
 import type { FsmStateSql } from './fsm-state.sql.js';
+import type { FsmTimerSql } from './fsm-timer.sql.js';
 import { isDeadlock } from './mysql-errno.js';
 import type { QueryDeadline } from './query-deadline.js';
 import type { TransactionLimits } from './transaction-limits.js';
@@ -13,6 +14,8 @@ import type { TransactionLimits } from './transaction-limits.js';
 /** What a transaction of the TypeORM store works with besides its QueryRunner. */
 interface TypeOrmFsmTransactionOptions {
   sql: FsmStateSql;
+  /** The timer table, written in the same transaction as the state. */
+  timerSql: FsmTimerSql;
   /** Write history rows. */
   history: boolean;
   limits: TransactionLimits;
@@ -73,8 +76,8 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
   }
 
   /**
-   * Writes the new state (a new row when `insert` and the instance was not locked here) and
-   * the history row, then commits, all before the deadline. On an error the transaction may
+   * Writes the new state (a new row when `insert` and the instance was not locked here), the
+   * history row and the timer changes, then commits, all before the deadline. On an error the transaction may
    * still be open: call `rollback`.
    */
   async commit(key: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
@@ -107,6 +110,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
     } else if (!(await this.sql.update(this.runner, key, undefined, commit.snapshot, record))) {
       throw new Error(storeTransactionMissingInstance(key));
     }
+    if (commit.timers) await this.options.timerSql.apply(this.runner, key, commit.timers);
     return this.options.limits.commit(this.runner);
   }
 

@@ -1,0 +1,160 @@
+import type { QueryRunner } from 'typeorm';
+import { storeTimerNotHeld, storeTimersNotReady } from '../stores.messages.js';
+import type {
+  WorkflowDueTimer,
+  WorkflowPendingTimer,
+  WorkflowTimerChanges,
+  WorkflowTimerClaimRequest,
+} from '../workflow-timer.interface.js';
+import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+
+/** The columns of a timer row, in the order an INSERT gives their values. */
+const TIMER_COLUMNS = 'handle, timer_id, machine, event, due_at, claim_token, attempts';
+/** The columns a claim answers. */
+const CLAIMED_COLUMNS = 'handle, timer_id, machine, event, attempts';
+
+interface ClaimedRow {
+  handle: string;
+  timer_id: string;
+  machine: string;
+  event: string;
+  attempts: number | string;
+}
+
+interface PendingRow {
+  timer_id: string;
+  event: string;
+  due_at: number | string;
+}
+
+/**
+ * The SQL of the timer table (`CreateMcpFsmTimer1766534400000`) in one dialect. The caller
+ * chooses the `QueryRunner`, and so the transaction: {@link FsmTimerSql.apply} runs in the
+ * one that writes the state, and a claim on MySQL/MariaDB (two statements) in one of its own.
+ * A claimed timer's `due_at` is the end of its claim, so one index (`due_at`) serves every poll.
+ */
+export class FsmTimerSql {
+  private readonly table: string;
+
+  constructor(
+    readonly dialect: FsmSqlDialect,
+    tableName: string,
+  ) {
+    this.table = quoteTableName(dialect, tableName);
+  }
+
+  /** Throws, naming the migration to run, when the timer table lacks a column. */
+  async assertSchema(runner: QueryRunner): Promise<void> {
+    await assertColumns(runner, this.dialect, { columns: TIMER_COLUMNS, from: this.table }, (error) =>
+      storeTimersNotReady(this.table, error),
+    );
+  }
+
+  /**
+   * Writes a commit's timer changes for instance `handle`: deletes the fired timer (which
+   * must still be held by its claim token, or this throws and the caller's transaction rolls
+   * back), deletes the cancelled and rescheduled ones, then inserts the scheduled ones. Up to
+   * three statements.
+   */
+  async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges): Promise<void> {
+    const { fired } = changes;
+    if (fired) {
+      const { affected } = await this.run(runner, {
+        sql: `DELETE FROM ${this.table} WHERE handle = ? AND timer_id = ? AND claim_token = ?`,
+        params: [handle, fired.id, fired.token],
+      });
+      if (affected !== 1) throw new Error(storeTimerNotHeld(handle, fired.id));
+    }
+    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])];
+    if (replaced.length > 0) {
+      await this.run(runner, {
+        sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${this.idIn()}`,
+        params: [handle, this.list(replaced)],
+      });
+    }
+    if (changes.schedule.length > 0) {
+      const rows = changes.schedule.map(() => '(?, ?, ?, ?, ?, NULL, 0)').join(', ');
+      const params = changes.schedule.flatMap((timer) => [handle, timer.id, changes.machine, timer.event, timer.dueAt]);
+      await this.run(runner, { sql: `INSERT INTO ${this.table} (${TIMER_COLUMNS}) VALUES ${rows}`, params });
+    }
+  }
+
+  /**
+   * Claims up to `limit` due timers, earliest first, moving each to the end of its claim.
+   * PostgreSQL: one `UPDATE … WHERE (handle, timer_id) IN (SELECT … FOR UPDATE SKIP LOCKED)
+   * RETURNING`; SQLite (one writer at a time): one conditional `UPDATE … RETURNING`;
+   * MySQL/MariaDB: `SELECT … FOR UPDATE SKIP LOCKED`, then one UPDATE of the rows it locked
+   * (the caller runs both in one transaction). When nothing is due, the index on `due_at`
+   * answers the one query at once.
+   */
+  async claimDue(runner: QueryRunner, { now, limit, token, leaseMs }: WorkflowTimerClaimRequest): Promise<WorkflowDueTimer[]> {
+    const until = now + leaseMs;
+    const due = `SELECT %COLUMNS% FROM ${this.table} WHERE due_at <= ? ORDER BY due_at LIMIT ?`;
+    if (this.dialect === 'postgres' || this.dialect === 'sqlite') {
+      const picked =
+        this.dialect === 'postgres'
+          ? `(handle, timer_id) IN (${due.replace('%COLUMNS%', 'handle, timer_id')} FOR UPDATE SKIP LOCKED)`
+          : `rowid IN (${due.replace('%COLUMNS%', 'rowid')})`;
+      const { records } = await this.run<ClaimedRow>(runner, {
+        sql: `UPDATE ${this.table} SET claim_token = ?, due_at = ? WHERE ${picked} RETURNING ${CLAIMED_COLUMNS}`,
+        params: [token, until, now, limit],
+      });
+      return records.map(toDueTimer);
+    }
+    const { records } = await this.run<ClaimedRow>(runner, {
+      sql: `${due.replace('%COLUMNS%', CLAIMED_COLUMNS)} FOR UPDATE SKIP LOCKED`,
+      params: [now, limit],
+    });
+    if (records.length > 0) {
+      await this.run(runner, {
+        sql: `UPDATE ${this.table} SET claim_token = ?, due_at = ? WHERE (handle, timer_id) IN (${records.map(() => '(?, ?)').join(', ')})`,
+        params: [token, until, ...records.flatMap((row) => [row.handle, row.timer_id])],
+      });
+    }
+    return records.map(toDueTimer);
+  }
+
+  /** Deletes a timer `token` still holds. */
+  async drop(runner: QueryRunner, handle: string, id: string, token: string): Promise<void> {
+    await this.run(runner, {
+      sql: `DELETE FROM ${this.table} WHERE handle = ? AND timer_id = ? AND claim_token = ?`,
+      params: [handle, id, token],
+    });
+  }
+
+  /** Makes a timer `token` still holds due again at `dueAt`, one attempt more. */
+  async retry(runner: QueryRunner, handle: string, id: string, token: string, dueAt: number): Promise<void> {
+    await this.run(runner, {
+      sql: `UPDATE ${this.table} SET due_at = ?, claim_token = NULL, attempts = attempts + 1 WHERE handle = ? AND timer_id = ? AND claim_token = ?`,
+      params: [dueAt, handle, id, token],
+    });
+  }
+
+  /** The pending timers of one instance, earliest first. */
+  async pending(runner: QueryRunner, handle: string): Promise<WorkflowPendingTimer[]> {
+    const { records } = await this.run<PendingRow>(runner, {
+      sql: `SELECT timer_id, event, due_at FROM ${this.table} WHERE handle = ? ORDER BY due_at, timer_id`,
+      params: [handle],
+    });
+    return records.map((row) => ({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at) }));
+  }
+
+  /** `timer_id` is one of a list bound as one parameter. */
+  private idIn(): string {
+    return { postgres: 'timer_id = ANY(?)', mysql: 'timer_id IN (?)', sqlite: 'timer_id IN (SELECT value FROM json_each(?))' }[
+      this.dialect
+    ];
+  }
+
+  private list(values: readonly string[]): unknown {
+    return this.dialect === 'sqlite' ? JSON.stringify(values) : [...values];
+  }
+
+  private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {
+    return runSql<T>(runner, this.dialect, statement);
+  }
+}
+
+function toDueTimer(row: ClaimedRow): WorkflowDueTimer {
+  return { key: row.handle, machine: row.machine, id: row.timer_id, event: row.event, attempts: Number(row.attempts) };
+}

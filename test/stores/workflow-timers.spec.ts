@@ -1,0 +1,188 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { InMemoryFsmStateStore } from '../../lib/index.js';
+import type { AtomicFsmStateStore } from '../../lib/stores/atomic-fsm-state-store.interface.js';
+import type { TransactionalFsmStateStore } from '../../lib/stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowTimerChanges, WorkflowTimerStore } from '../../lib/stores/workflow-timer.interface.js';
+import {
+  TypeOrmFsmStateStore,
+  createWorkflowApprovalMigration,
+  createWorkflowContextMigration,
+  createWorkflowStateMigration,
+  createWorkflowTeamMigration,
+  createWorkflowTimerMigration,
+} from '../../lib/typeorm.js';
+
+type TimerStore = AtomicFsmStateStore & WorkflowTimerStore & Partial<TransactionalFsmStateStore>;
+
+const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
+const timer = (id: string, dueAt: number) => ({ id, event: id, dueAt });
+const changes = (
+  schedule: ReturnType<typeof timer>[],
+  cancel: string[] = [],
+  fired?: { id: string; token: string },
+): WorkflowTimerChanges => ({
+  machine: 'pay',
+  schedule,
+  cancel,
+  ...(fired ? { fired } : {}),
+});
+
+/** The timer cases every store that keeps timers passes. */
+function describeTimerContract(name: string, make: () => TimerStore) {
+  describe(`${name}: durable timers`, () => {
+    let store: TimerStore;
+    let key: string;
+    const claim = (now: number, limit = 10, token = randomUUID(), leaseMs = 60_000) => store.claimDueTimers({ now, limit, token, leaseMs });
+    const leased = async (state: string) => {
+      const token = randomUUID();
+      const result = await store.claim({ key, token, leaseMs: 60_000 });
+      expect(result).toMatchObject({ status: 'claimed' });
+      return { token, state };
+    };
+
+    beforeEach(async () => {
+      store = make();
+      key = `pay:${randomUUID()}`;
+      await store.create(key, snapshot('authorized'), undefined, changes([timer('t1', 1_000), timer('t2', 5_000)]));
+    });
+
+    it('keeps the timers a create schedules, earliest first', async () => {
+      expect(await store.pendingTimers(key)).toEqual([
+        { id: 't1', event: 't1', dueAt: 1_000 },
+        { id: 't2', event: 't2', dueAt: 5_000 },
+      ]);
+    });
+
+    it('claims only due timers, each once until its claim lapses', async () => {
+      const mine = (timers: Awaited<ReturnType<typeof claim>>) => timers.filter((due) => due.key === key);
+      expect(mine(await claim(999))).toEqual([]);
+      expect(mine(await claim(1_000))).toEqual([{ key, machine: 'pay', id: 't1', event: 't1', attempts: 0 }]);
+      expect(mine(await claim(2_000))).toEqual([]);
+      // The claim lapsed (1_000 + 60_000): another process may take it again.
+      expect(
+        mine(await claim(61_001))
+          .map((due) => due.id)
+          .sort(),
+      ).toEqual(['t1', 't2']);
+    });
+
+    it('cancels and schedules in the commit that stores the state', async () => {
+      const { token } = await leased('authorized');
+      expect(await store.commit(key, token, { snapshot: snapshot('captured'), timers: changes([timer('t3', 9_000)], ['t1', 't2']) })).toBe(
+        true,
+      );
+      expect(await store.pendingTimers(key)).toEqual([{ id: 't3', event: 't3', dueAt: 9_000 }]);
+    });
+
+    it('writes no timer when the commit lost its lease', async () => {
+      expect(await store.commit(key, 'not-the-lease', { snapshot: snapshot('captured'), timers: changes([], ['t1', 't2']) })).toBe(false);
+      expect((await store.pendingTimers(key)).map((pending) => pending.id).sort()).toEqual(['t1', 't2']);
+    });
+
+    it('deletes the fired timer under its claim token, and refuses the whole commit when another claim holds it', async () => {
+      const first = randomUUID();
+      await claim(1_000, 10, first, 1);
+      const second = randomUUID();
+      expect((await claim(1_001, 10, second)).some((due) => due.key === key && due.id === 't1')).toBe(true);
+      const { token } = await leased('authorized');
+      await expect(
+        store.commit(key, token, { snapshot: snapshot('voided'), timers: changes([], ['t2'], { id: 't1', token: first }) }),
+      ).rejects.toThrow('Timer "t1" of workflow instance');
+      expect(await store.load(key)).toMatchObject({ state: 'authorized' });
+      expect((await store.pendingTimers(key)).map((pending) => pending.id).sort()).toEqual(['t1', 't2']);
+      await store.release(key, token);
+      const again = await leased('authorized');
+      expect(
+        await store.commit(key, again.token, { snapshot: snapshot('voided'), timers: changes([], ['t2'], { id: 't1', token: second }) }),
+      ).toBe(true);
+      expect(await store.pendingTimers(key)).toEqual([]);
+      expect(await store.load(key)).toMatchObject({ state: 'voided' });
+    });
+
+    it('retries a claimed timer later, counting the attempt, and drops one only under its claim', async () => {
+      const token = randomUUID();
+      await claim(1_000, 10, token);
+      await store.retryTimer(key, 't1', token, 3_000);
+      expect((await claim(2_999)).some((due) => due.key === key)).toBe(false);
+      const retried = randomUUID();
+      expect((await claim(3_000, 10, retried)).find((due) => due.key === key)).toMatchObject({ id: 't1', attempts: 1 });
+      await store.dropTimer(key, 't1', 'someone-else');
+      expect((await store.pendingTimers(key)).map((pending) => pending.id).sort()).toEqual(['t1', 't2']);
+      await store.dropTimer(key, 't1', retried);
+      expect((await store.pendingTimers(key)).map((pending) => pending.id)).toEqual(['t2']);
+    });
+
+    it('writes the timers of a transactional commit with it, or none when it rolls back', async () => {
+      if (!store.beginTransaction) return;
+      const rolledBack = await store.beginTransaction();
+      await rolledBack.lock({ key });
+      await rolledBack.rollback();
+      expect((await store.pendingTimers(key)).map((pending) => pending.id).sort()).toEqual(['t1', 't2']);
+      const transaction = await store.beginTransaction();
+      expect(await transaction.lock({ key })).toMatchObject({ status: 'claimed' });
+      await transaction.commit(key, { snapshot: snapshot('captured'), timers: changes([], ['t1', 't2']) });
+      expect(await store.pendingTimers(key)).toEqual([]);
+    });
+
+    it('claims a batch of at most `limit` timers, earliest first', async () => {
+      const other = `pay:${randomUUID()}`;
+      await store.create(other, snapshot('authorized'), undefined, changes([timer('a', 10), timer('b', 20), timer('c', 30)]));
+      const due = (await claim(100, 2)).map((claimed) => `${claimed.key === other ? 'other' : 'key'}:${claimed.id}`);
+      expect(due).toHaveLength(2);
+      expect(due).toEqual(['other:a', 'other:b']);
+    });
+  });
+}
+
+describeTimerContract('InMemoryFsmStateStore', () => new InMemoryFsmStateStore());
+
+/** A DataSource on timer and state tables unique to this run, made by the shipped migrations and dropped after. */
+function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
+  (options ? describe : describe.skip)(`TypeOrmFsmStateStore on ${name}`, () => {
+    const prefix = `fsm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    const tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition`, timerTableName: `${prefix}_timer` };
+    let source: DataSource;
+    beforeAll(async () => {
+      source = new DataSource({
+        ...options!,
+        migrations: [
+          createWorkflowStateMigration(tables),
+          createWorkflowContextMigration(tables),
+          createWorkflowTeamMigration(tables),
+          createWorkflowApprovalMigration(tables),
+          createWorkflowTimerMigration(tables),
+        ],
+        migrationsTableName: `${prefix}_migrations`,
+      } as DataSourceOptions);
+      await source.initialize();
+      await source.runMigrations();
+    }, 60_000);
+    afterAll(async () => {
+      if (!source?.isInitialized) return;
+      for (let undo = 0; undo < 5; undo++) await source.undoLastMigration();
+      await source.query(`DROP TABLE ${prefix}_migrations`);
+      await source.destroy();
+    }, 60_000);
+
+    it('finds the timer table at bootstrap, and names the migration when it is missing', async () => {
+      await new TypeOrmFsmStateStore(source, tables).assertTimerSchema();
+      await expect(new TypeOrmFsmStateStore(source, { ...tables, timerTableName: `${prefix}_none` }).assertTimerSchema()).rejects.toThrow(
+        'Run its migration: CreateMcpFsmTimer1766534400000',
+      );
+    });
+
+    describeTimerContract(name, () => new TypeOrmFsmStateStore(source, tables));
+  });
+}
+
+const directory = mkdtempSync(join(tmpdir(), 'fsm-timers-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+describeTypeOrm('SQLite', { type: 'better-sqlite3', database: join(directory, 'timers.sqlite'), enableWAL: true });
+const pg = process.env.TEST_POSTGRES_URL;
+describeTypeOrm('PostgreSQL', pg ? { type: 'postgres', url: pg } : undefined);
+const mysql = process.env.TEST_MYSQL_URL;
+describeTypeOrm('MySQL/MariaDB', mysql ? { type: mysql.startsWith('mariadb:') ? 'mariadb' : 'mysql', url: mysql } : undefined);
