@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { billingModule } from '../fixtures/billing.app.js';
+import { flatPaymentMachine, invoiceMachine } from '../fixtures/billing.machines.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { FlakyFsmStateStore } from '../fixtures/flaky-fsm-state.store.js';
 import { connectClient, mcpUrl, textOf, type TestClient } from '../utils/http-client.js';
@@ -29,7 +30,8 @@ describe('a plain load/save store (the seed interface)', () => {
 
   beforeEach(async () => {
     store = new FlakyFsmStateStore();
-    app = await listenApp([billingModule({ store })]);
+    // A plain store keeps no timers: the payment machine without the sample's deadline (a machine with `after` needs a timer store).
+    app = await listenApp([billingModule({ store, machines: [invoiceMachine, flatPaymentMachine], engine: 'table' })]);
     log = app.get(HandlerLog);
     agent = await connectClient(await mcpUrl(app));
   });

@@ -12,7 +12,7 @@ const targets = databaseTargets('round trips');
 
 describe.each(targets)('round trips per call on $name (lease mode)', ({ name, options }) => {
   const suffix = `rt_${uniqueSuffix()}`;
-  const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}` };
+  const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}`, timerTableName: `mcp_timer_${suffix}` };
   let dataSource: DataSource;
   let logger: CountingLogger;
   let app: INestApplication;
@@ -45,8 +45,24 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ name, op
   it('a transition call makes 2 (claim, commit); 3 on MariaDB for a machine with context', async () => {
     const started = await agent.call('payment.authorize', { amount: 1, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
-    const queries = await logger.during(() => agent.call('payment.capture', { paymentId }));
+    await agent.call('payment.capture', { paymentId });
+    // captured → refunded: neither state has a deadline, so the commit writes no timer.
+    const queries = await logger.during(() => agent.call('payment.refund', { paymentId }));
     expect(queries).toHaveLength(name === 'MariaDB' ? 3 : 2);
+  });
+
+  it('a transition that leaves a state with a deadline deletes its timer in the commit’s transaction', async () => {
+    const started = await agent.call('payment.authorize', { amount: 1, currency: 'EUR' });
+    const { paymentId } = started.structuredContent as { paymentId: string };
+    const queries = await logger.during(() => agent.call('payment.capture', { paymentId }));
+    const at = (pattern: RegExp) => queries.findIndex((query) => pattern.test(query));
+    const begin = at(/^\s*(BEGIN|START TRANSACTION)/i);
+    const remove = at(/^\s*DELETE FROM\s+\S*mcp_timer_/i);
+    const commit = at(/^\s*COMMIT/i);
+    expect(queries.filter((query) => /^\s*DELETE FROM\s+\S*mcp_timer_/i.test(query))).toHaveLength(1);
+    expect(begin).toBeGreaterThan(0);
+    expect(remove).toBeGreaterThan(begin);
+    expect(commit).toBeGreaterThan(remove);
   });
 
   it('a gated call without a transition makes 1', async () => {

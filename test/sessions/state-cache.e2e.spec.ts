@@ -14,7 +14,7 @@ const targets = databaseTargets('menus from memory');
 
 describe.each(targets)('menus from memory (stateCache) on $name', ({ options }) => {
   const suffix = `sc_${uniqueSuffix()}`;
-  const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}` };
+  const tables = { tableName: `mcp_state_${suffix}`, historyTableName: `mcp_history_${suffix}`, timerTableName: `mcp_timer_${suffix}` };
   let dataSource: DataSource;
   let logger: CountingLogger;
   let store: TypeOrmFsmStateStore;
