@@ -31,5 +31,5 @@ export const deadlineGaveUp = (timer: string, key: string, attempts: number, err
   `Deadline ${timer} of ${key} failed ${attempts} times (last: ${reasonOf(error)}); dropped: the instance stays where it is.`;
 
 /** Log line: a poll of the scheduler failed. */
-export const deadlinePollFailed = (error: unknown): string =>
-  `Polling due deadlines failed (${reasonOf(error)}); tried again at the next poll.`;
+export const deadlinePollFailed = (error: unknown, retryMs: number): string =>
+  `Polling due deadlines failed (${reasonOf(error)}); tried again in ${retryMs} ms.`;

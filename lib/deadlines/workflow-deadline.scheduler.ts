@@ -13,6 +13,8 @@ import { WorkflowDeadlines } from './workflow-deadlines.js';
 
 /** The longest wait between two attempts of a failing timer. */
 const MAX_RETRY_MS = 300_000;
+/** The longest wait between two polls while the store keeps failing them. */
+const MAX_POLL_BACKOFF_MS = 60_000;
 /** Refusals that mean the timer can never fire: the instance left the state (or is gone), or a guard said no. */
 const DROPPED = new Set(['FORBIDDEN', 'UNKNOWN_HANDLE', 'UNKNOWN_STATE', 'GUARD_REJECTED']);
 
@@ -33,6 +35,8 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  /** Polls failed in a row (the next waits longer). */
+  private failedPolls = 0;
   /** Aborted at shutdown: a firing not yet committing is abandoned, as any call is. */
   private readonly cutoff = new AbortController();
 
@@ -82,14 +86,21 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
   }
 
   private async pollSafely(): Promise<void> {
+    const { pollMs, batchSize } = this.options.deadlines;
     let claimed = 0;
     try {
       claimed = await this.poll();
+      this.failedPolls = 0;
     } catch (error) {
-      this.logger.warn(messages.deadlinePollFailed(error));
+      // A store that keeps failing (down, or closed under a process that did not shut down) is polled less and less often.
+      this.failedPolls += 1;
+      const retryMs = Math.min(pollMs * 2 ** this.failedPolls, MAX_POLL_BACKOFF_MS);
+      this.logger.warn(messages.deadlinePollFailed(error, retryMs));
+      this.schedule(retryMs);
+      return;
     }
     // A full batch may have more behind it: poll again at once.
-    this.schedule(claimed >= this.options.deadlines.batchSize ? 0 : this.options.deadlines.pollMs);
+    this.schedule(claimed >= batchSize ? 0 : pollMs);
   }
 
   private async fire(timer: WorkflowDueTimer, token: string): Promise<void> {
