@@ -87,7 +87,7 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
 
   private async pollSafely(): Promise<void> {
     const { pollMs, batchSize } = this.options.deadlines;
-    let claimed = 0;
+    let claimed: number;
     try {
       claimed = await this.poll();
       this.failedPolls = 0;
