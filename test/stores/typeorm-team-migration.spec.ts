@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { WorkflowSnapshot } from '../../lib/stores/fsm-state-store.interface.js';
 import {
   TypeOrmFsmStateStore,
+  createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
@@ -56,7 +57,7 @@ describe.each(databaseTargets('Store migration 0.3 → 0.4'))('$name: AddMcpFsmT
       [old, 'payment', 'draft', null, 'alice', null, null, Date.now(), Date.parse('2026-11-30T10:00:00.000Z')],
     );
     await expect(new TypeOrmFsmStateStore(v03, tables).onApplicationBootstrap()).rejects.toThrow(
-      /Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000 and AddMcpFsmTeam1766016000000/,
+      /Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000/,
     );
     await v03.destroy();
 
@@ -64,8 +65,12 @@ describe.each(databaseTargets('Store migration 0.3 → 0.4'))('$name: AddMcpFsmT
       createWorkflowStateMigration(tables),
       createWorkflowContextMigration(tables),
       createWorkflowTeamMigration(tables),
+      createWorkflowApprovalMigration(tables),
     ]);
-    expect((await v04.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpFsmTeam1766016000000']);
+    expect((await v04.runMigrations()).map((migration) => migration.name)).toEqual([
+      'AddMcpFsmTeam1766016000000',
+      'AddMcpFsmApprovals1766102400000',
+    ]);
     const store = new TypeOrmFsmStateStore(v04, tables);
     await store.onApplicationBootstrap();
     const oldSnapshot: WorkflowSnapshot = { state: 'draft', owner: 'alice', updatedAt: '2026-11-30T10:00:00.000Z' };
@@ -82,6 +87,8 @@ describe.each(databaseTargets('Store migration 0.3 → 0.4'))('$name: AddMcpFsmT
     expect(await store.claim(claim(fresh, 'eve', 'globex'))).toEqual({ status: 'unknown' });
     expect(await store.claim(claim(fresh, 'bob', 'acme'))).toStrictEqual({ status: 'claimed', snapshot: teamSnapshot });
 
+    // Undone in reverse: the approvals' columns, then the team's.
+    await v04.undoLastMigration();
     await v04.undoLastMigration();
     const rows = await v04.query(`SELECT * FROM ${quote(tables.tableName)} WHERE handle = ${placeholders(1)}`, [old]);
     expect(Object.keys(rows[0])).not.toContain('team');
