@@ -6,7 +6,7 @@ export type { McpJwtOptions } from './auth/jwt-options.interface.js';
 export type { McpConsoleOptions, McpConsoleRequest } from './console/console-options.interface.js';
 export type { McpGateOptions } from './gating/mcp-gate-options.interface.js';
 export type { McpRetentionOptions } from './gating/retention-options.interface.js';
-export type { McpDeadlineOptions } from './deadlines/deadline-options.interface.js';
+export type { McpDeadlineOptions } from './gating/deadline-options.interface.js';
 export type { McpInputRequestOptions } from './protocol/input-request-options.interface.js';
 export type { McpSessionOptions } from './sessions/session-options.interface.js';
 export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';

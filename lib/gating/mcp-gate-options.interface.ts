@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { WorkflowGate } from './workflow-gate.js';
-import type { McpDeadlineOptions } from '../deadlines/deadline-options.interface.js';
+import type { McpDeadlineOptions } from './deadline-options.interface.js';
 import type { McpRetentionOptions } from './retention-options.interface.js';
 
 /** How workflow calls are claimed, refused, listed and kept (`McpModuleOptions.gate`). */

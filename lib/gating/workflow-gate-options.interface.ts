@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { WorkflowDeadlineOptions } from '../deadlines/deadline-options.interface.js';
+import type { WorkflowDeadlineOptions } from './deadline-options.interface.js';
 
 /** The module's `gate` options, resolved (defaults filled) once: what the gate, its sweeper and the menus read. */
 export interface WorkflowGateOptions {

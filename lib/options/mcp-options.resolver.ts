@@ -1,8 +1,4 @@
-import {
-  DEFAULT_DEADLINE_OPTIONS,
-  type McpDeadlineOptions,
-  type WorkflowDeadlineOptions,
-} from '../deadlines/deadline-options.interface.js';
+import { DEFAULT_DEADLINE_OPTIONS, type McpDeadlineOptions, type WorkflowDeadlineOptions } from '../gating/deadline-options.interface.js';
 import { deadlineInvalidOption } from '../deadlines/deadlines.messages.js';
 import type { Type } from '@nestjs/common';
 import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
