@@ -104,9 +104,9 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
   }
 
   private async fire(timer: WorkflowDueTimer, token: string): Promise<void> {
-    const definition = this.deadlines.definition(timer.machine, timer.event);
-    const snapshot = definition && (await this.store.load(timer.key));
-    if (!definition || !snapshot) {
+    const firing = this.deadlines.firingOf(timer);
+    const snapshot = firing && (await this.store.load(timer.key));
+    if (!firing || !snapshot) {
       await this.store.timers.dropTimer(timer.key, timer.id, token);
       return;
     }
@@ -118,9 +118,9 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
       deadline: { id: timer.id, token, owner: snapshot.owner, team: snapshot.team },
     };
     const outcome = await this.gate.run({
-      target: definition,
+      target: firing.target,
       caller,
-      args: handleKey ? { [handleKey]: id } : {},
+      args: handleKey ? { ...firing.args, [handleKey]: id } : firing.args,
       context: this.context(timer),
       transport: [{ headers: {} }, undefined],
       cutoff: this.cutoff.signal,

@@ -8,7 +8,11 @@ import { WorkflowGate } from '../gating/workflow-gate.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_DEADLINE_METADATA } from '../mcp.constants.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import type { WorkflowDueTimer } from '../stores/workflow-timer.interface.js';
+import { EXPIRED_REASON, expiringTool } from '../gating/approval-expiry.js';
+import { REJECT_REASON_KEY } from '../gating/approval.step.js';
 import * as messages from './deadlines.messages.js';
 
 /** What runs with a state's deadlines: the `@McpDeadline` method, bound to its provider. */
@@ -22,7 +26,8 @@ interface DeadlineEffect {
  * transition of every machine (a transition role bound to its state, sending the timer's
  * event), never listed, whose handler is the state's `@McpDeadline` method when the app
  * declares one. On a store with transactions the claim is a row lock in a transaction the
- * effect joins (`ctx.manager`), so its writes commit with the state change.
+ * effect joins (`ctx.manager`), so its writes commit with the state change. A waiting call's
+ * expiry timer (`@McpApproval`'s `expiresAfterMs`) runs as its reject tool, reason `"expired"`.
  */
 @Injectable()
 export class WorkflowDeadlines implements OnModuleInit {
@@ -32,6 +37,7 @@ export class WorkflowDeadlines implements OnModuleInit {
     private readonly machines: McpMachineRegistry,
     private readonly store: FsmStoreAdapter,
     private readonly gate: WorkflowGate,
+    private readonly tools: McpToolRegistry,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
   ) {}
@@ -46,14 +52,37 @@ export class WorkflowDeadlines implements OnModuleInit {
     }
   }
 
-  /** The machines that have `after` transitions. */
+  /** The machines that have `after` transitions, or waiting calls that expire (`@McpApproval`'s `expiresAfterMs`). */
   machinesWithDeadlines(): string[] {
-    return this.machines.ids().filter((machine) => this.machines.engine(machine).deadlines().length > 0);
+    const expiring = new Set(
+      this.tools.all().flatMap(({ role }) => (role.kind === 'transition' && role.decision?.expiryTimer ? [role.machine] : [])),
+    );
+    return this.machines.ids().filter((machine) => expiring.has(machine) || this.machines.engine(machine).deadlines().length > 0);
   }
 
   /** The definition a timer of `machine` that sends `event` runs as; `undefined` when the machine (as deployed now) has no such transition. */
   definition(machine: string, event: string): McpHandlerDefinition | undefined {
     return this.definitions.get(`${machine}\u0000${event}`);
+  }
+
+  /**
+   * What a due timer runs as: its `after` transition's definition, or for a waiting call's expiry
+   * the reject tool that still expires it, with the arguments beyond the handle (the reason);
+   * `undefined` when the app (as deployed now) has neither.
+   */
+  firingOf(
+    timer: Pick<WorkflowDueTimer, 'machine' | 'id' | 'event'>,
+  ): { target: McpHandlerDefinition; args: Record<string, unknown> } | undefined {
+    const tool = expiringTool(timer.id);
+    if (tool === undefined) {
+      const target = this.definition(timer.machine, timer.event);
+      return target && { target, args: {} };
+    }
+    const reject = this.tools.get(timer.event);
+    const role = reject?.role;
+    const expires =
+      role?.kind === 'transition' && role.machine === timer.machine && role.decision?.of === tool && role.decision.expiryTimer === timer.id;
+    return expires ? { target: reject!, args: { [REJECT_REASON_KEY]: EXPIRED_REASON } } : undefined;
   }
 
   private define(machine: string, state: string, event: string, effect: DeadlineEffect | undefined): McpHandlerDefinition {

@@ -36,6 +36,15 @@ export interface McpApprovalOptions<TMachine extends { readonly id: string }, TA
   approve: McpApprovalToolOptions;
   /** The tool that rejects: the instance goes back to where the call found it. Takes the handle argument and `reason?`. */
   reject: McpApprovalToolOptions;
+  /**
+   * How long a waiting call waits, in milliseconds (a positive whole number), or a function of
+   * the call's arguments and the instance as the call found it that answers it: then the request
+   * expires as a rejection (`reject`'s decision, reason `"expired"`, history actor
+   * `deadline:<timer id>`), fired by the deadline scheduler from a durable timer written with the
+   * waiting state. Deciding first cancels it. Needs a store that keeps timers.
+   * @default never expires
+   */
+  expiresAfterMs?: number | ((input: TArgs, ctx: WorkflowContext<TMachine>) => number);
 }
 
 /** Metadata stored by `@McpApproval`. */
@@ -46,6 +55,7 @@ export interface McpApprovalMetadata {
   approvers: { scopes: string[]; roles: string[] };
   approve: McpApprovalToolOptions;
   reject: McpApprovalToolOptions;
+  expiresAfterMs?: number | ((input: Record<string, unknown>, ctx: McpToolContext) => number);
 }
 
 /**
@@ -56,6 +66,7 @@ export interface McpApprovalMetadata {
  * `approvers`: `approve` sends the stored event with the stored arguments (guards checked
  * again) and runs the handler then, exactly once whichever replica decides; `reject` puts the
  * instance back as the call found it. The requester can never approve their own request.
+ * With `expiresAfterMs`, a request nobody decides in time expires as a rejection.
  * Goes with `@McpBindState(machine, states, event)` of the same machine. See docs/approvals-and-tasks.md.
  *
  * @example
@@ -67,6 +78,7 @@ export interface McpApprovalMetadata {
  *   approvers: { scopes: ['payments:approve'] },
  *   approve: { name: 'payment.approve_refund' },
  *   reject: { name: 'payment.reject_refund' },
+ *   expiresAfterMs: 24 * 60 * 60 * 1000,
  * })
  * refund() { ... }
  */
@@ -81,5 +93,6 @@ export function McpApproval<TMachine extends { readonly id: string }, TArgs exte
     approvers: { scopes: [...(options.approvers?.scopes ?? [])], roles: [...(options.approvers?.roles ?? [])] },
     approve: { ...options.approve },
     reject: { ...options.reject },
+    ...(options.expiresAfterMs === undefined ? {} : { expiresAfterMs: options.expiresAfterMs as McpApprovalMetadata['expiresAfterMs'] }),
   });
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
+import { approvalExpiryTimerId } from '../gating/approval-expiry.js';
 import { REJECT_REASON_KEY, WorkflowApprovals } from '../gating/approval.step.js';
 import { WorkflowCall } from '../gating/workflow-call.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
@@ -41,7 +42,11 @@ export class McpApprovalToolsFactory {
       states: [role.approval!.waitIn],
       event: role.event,
       transactional: role.transactional,
-      decision: { verdict, of: tool.name },
+      decision: {
+        verdict,
+        of: tool.name,
+        ...(role.approval!.expiresAfterMs !== undefined && { expiryTimer: approvalExpiryTimerId(tool.name) }),
+      },
     });
     const common = { kind: 'tool' as const, workflow: tool.workflow, access: role.approval.approvers };
     const approveSchema = z.object({ [handleKey]: handle });

@@ -216,6 +216,10 @@ export const approvalNeedsHandle = (source: string, machine: string): string =>
 export const approvalWaitState = (source: string, machine: string, waitIn: string, why: string, states: readonly string[]): string =>
   `${source}: @McpApproval's waitIn "${waitIn}" ${why}. Declare a state of its own for waiting calls (e.g. \`${waitIn}: {}\` in "${machine}"); its states: ${states.join(', ')}.`;
 
+/** Bootstrap error: `expiresAfterMs` of `@McpApproval` is not a positive whole number of milliseconds. */
+export const approvalExpiryInvalid = (source: string, expiresAfterMs: unknown): string =>
+  `${source}: @McpApproval's expiresAfterMs must be a positive whole number of milliseconds, or a function answering one (got ${String(expiresAfterMs)}).`;
+
 /** Bootstrap error: a decision tool of `@McpApproval` has no name MCP allows. */
 export const approvalToolName = (source: string, which: 'approve' | 'reject', name: unknown): string =>
   `${source}: @McpApproval's ${which}.name ${JSON.stringify(name)} is not a tool name MCP allows (1 to 128 of A-Z a-z 0-9 _ . -).`;

@@ -17,6 +17,7 @@ import {
   type McpToolConfirmation,
 } from '../registry/mcp-handler-role.js';
 import { isScopeToken } from '../access/access-requirement.js';
+import { isExpiryDelay } from '../gating/approval-expiry.js';
 import { confirmationQuestion } from './confirmation-question.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
@@ -139,6 +140,10 @@ export class McpWorkflowRoles {
     for (const scope of meta.approvers.scopes) {
       if (!isScopeToken(scope)) throw new Error(messages.approverScopeInvalid(source, scope));
     }
+    const expires = meta.expiresAfterMs;
+    if (expires !== undefined && typeof expires !== 'function' && !isExpiryDelay(expires)) {
+      throw new Error(messages.approvalExpiryInvalid(source, expires));
+    }
     const { scopes, roles } = meta.approvers;
     return {
       when: meta.when,
@@ -146,6 +151,7 @@ export class McpWorkflowRoles {
       approve: meta.approve.name,
       reject: meta.reject.name,
       approvers: scopes.length > 0 || roles.length > 0 ? { scopes, roles } : undefined,
+      ...(expires === undefined ? {} : { expiresAfterMs: expires }),
     };
   }
 

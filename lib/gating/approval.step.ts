@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { MachineState } from '../machines/machine-engine.interface.js';
+import type { MachineStep } from '../machines/machine-engine.interface.js';
+import { chainTimers, hasTimers } from '../machines/machine-timers.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpToolApproval, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
+import { expiryCancelOf, expiryTimersOf } from './approval-expiry.js';
 import * as messages from './gating.messages.js';
 import type { WorkflowAdmission, WorkflowDecision } from './workflow-call-outcome.js';
 import type { WorkflowCall, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
@@ -42,8 +44,8 @@ export const REJECT_REASON_KEY = 'reason';
  * not run; a decision tool's call claims the waiting instance and decides it: approving sends the
  * stored event with the stored arguments to the instance as the request found it (its handler
  * runs then), rejecting puts it back. The claim makes each decision happen once, whichever replica
- * decides. Expiry of a waiting request is the app's (or a deadline's) decision through
- * `McpWorkflowService.reject`: nothing here expires one.
+ * decides. A request with `expiresAfterMs` parks with a durable timer that the deadline scheduler
+ * fires as the reject tool's call (reason `"expired"`); any decision cancels it in its commit.
  */
 @Injectable()
 export class WorkflowApprovals {
@@ -104,7 +106,8 @@ export class WorkflowApprovals {
 
   /**
    * Where a call of a transition with `@McpApproval` leads once decided: unchanged when it need
-   * not wait (`when` does not hold), else into the waiting state, with its request.
+   * not wait (`when` does not hold), else into the waiting state, with its request and the timer
+   * that expires it (`expiresAfterMs`); refused DECLINED when that expiry cannot be worked out.
    */
   park(call: WorkflowCall, role: McpTransitionRole, decision: WorkflowDecision, input: Record<string, unknown>): WorkflowDecision {
     const approval = role.approval;
@@ -112,6 +115,7 @@ export class WorkflowApprovals {
       return decision;
     }
     const { from } = decision;
+    const timers = this.expiryOf(call, approval, input, from.state);
     const waiting: WorkflowWaitingRequest = {
       tool: call.tool.name,
       event: role.event,
@@ -121,7 +125,22 @@ export class WorkflowApprovals {
       at: new Date().toISOString(),
       ...(taskOf(call) ? { taskId: taskOf(call) } : {}),
     };
-    return { from, next: { state: approval.waitIn, context: from.context }, waiting };
+    return { from, next: { state: approval.waitIn, context: from.context }, waiting, ...(timers && { timers }) };
+  }
+
+  /** The timer that expires the parked call; a function that throws or answers no delay refuses the call (fail closed: no request waits with no end). */
+  private expiryOf(call: WorkflowCall, approval: McpToolApproval, input: Record<string, unknown>, state: string) {
+    try {
+      return expiryTimersOf(call, approval, input);
+    } catch (error) {
+      this.logger.error(messages.approvalExpiryFailed(call.tool.name, error), error instanceof Error ? error.stack : undefined);
+      throw deny({
+        code: 'DECLINED',
+        machine: call.tool.role.kind === 'transition' ? call.tool.role.machine : '',
+        state,
+        why: messages.approvalExpiryUnknown(),
+      });
+    }
   }
 
   /** Whether the call waits: `when` holds, or it threw (fail closed: a second person looks at what the app could not judge). */
@@ -149,13 +168,14 @@ export class WorkflowApprovals {
   /**
    * What a decision tool's call decides on its claimed instance: an approval sends the stored event
    * with the stored arguments to the instance as the request found it (`send` checks the guards
-   * again), after making sure a second person approves; a rejection restores it.
+   * again), after making sure a second person approves, with the timers its transition schedules;
+   * a rejection restores it. Either cancels the request's expiry timer in the same commit.
    */
   decide(
     call: WorkflowCall,
     admission: WorkflowAdmission,
     role: McpTransitionRole,
-    send: (from: WorkflowSnapshot, event: string, input: Record<string, unknown>) => MachineState,
+    send: (from: WorkflowSnapshot, event: string, input: Record<string, unknown>) => Extract<MachineStep, { status: 'moved' }>,
   ): WorkflowDecision {
     const { snapshot, instance } = admission;
     const waiting = snapshot.waiting;
@@ -180,7 +200,8 @@ export class WorkflowApprovals {
         requestedBy: waiting.requestedBy,
         ...(typeof reason === 'string' && reason ? { reason } : {}),
       };
-      return { from, next: { state: from.state, context: from.context }, event: null, approval: note };
+      const cancel = expiryCancelOf(role.decision.expiryTimer);
+      return { from, next: { state: from.state, context: from.context }, event: null, approval: note, ...(cancel && { timers: cancel }) };
     }
     const approver = call.principal;
     if (approver === undefined || approver === waiting.requestedBy) {
@@ -188,8 +209,15 @@ export class WorkflowApprovals {
       throw deny({ ...reason, anonymous: approver === undefined }, admission);
     }
     call.context.approval = { requestedBy: waiting.requestedBy, approvedBy: approver, requestedAt: waiting.at };
-    const next = send(from, waiting.event, waiting.input);
-    return { from, next, approval: { verdict: 'approved', requestedBy: waiting.requestedBy } };
+    const step = send(from, waiting.event, waiting.input);
+    const cancel = expiryCancelOf(role.decision.expiryTimer);
+    const timers = cancel ? chainTimers(cancel, step.timers) : step.timers;
+    return {
+      from,
+      next: step.next,
+      approval: { verdict: 'approved', requestedBy: waiting.requestedBy },
+      ...(hasTimers(timers) && { timers }),
+    };
   }
 
   /** What a rejection answers (a reject tool's value). */
@@ -226,9 +254,10 @@ export class WorkflowApprovals {
     return rejectedTool(call);
   }
 
-  /** Why the task of a rejected request is DECLINED. */
+  /** Why the task of a rejected request is DECLINED: a second person said no, or the request expired. */
   declinedWhy(call: WorkflowCall, decision: WorkflowDecision): string {
-    return messages.approvalRejected(call.principal ?? null, decision.approval?.reason);
+    const { deadline } = call.caller;
+    return deadline ? messages.approvalExpired(deadline.id) : messages.approvalRejected(call.principal ?? null, decision.approval?.reason);
   }
 }
 

@@ -203,6 +203,20 @@ export const rejected = (tool: string, machine: string, state: string): string =
 export const approvalRejected = (by: string | null, reason: string | undefined): string =>
   `a second person (${by === null ? 'anonymous' : echo(by)}) rejected the request${reason ? `: ${echo(reason)}` : ''}`;
 
+/** Why DECLINED, for the task of a request that expired (`@McpApproval`'s `expiresAfterMs`). */
+export const approvalExpired = (timerId: string): string => `nobody decided the request in time: it expired (${timerId})`;
+
+/** What an `expiresAfterMs` function answered instead of a delay. */
+export const approvalExpiryNotADelay = (answered: unknown): string =>
+  `it answered ${String(answered)}, not a positive whole number of milliseconds`;
+
+/** Log line: `expiresAfterMs` of `@McpApproval` threw or answered no delay, so the call is refused (it would wait with no end). */
+export const approvalExpiryFailed = (tool: string, error: unknown): string =>
+  `@McpApproval's expiresAfterMs of ${tool} failed, so the call is refused rather than left waiting with no end: ${reasonOf(error)}`;
+
+/** Why DECLINED: the waiting call's expiry could not be worked out. */
+export const approvalExpiryUnknown = (): string => "the request's expiry (@McpApproval's expiresAfterMs) could not be worked out";
+
 /** Log line: settling the task of a decided request failed (the decision is stored). */
 export const taskSettleFailed = (tool: string, taskId: string, error: unknown): string =>
   `The waiting request of ${tool} was decided, but its task ${taskId} could not be settled: ${reasonOf(error)}`;

@@ -265,8 +265,9 @@ export class WorkflowGate implements NestInterceptor {
       }
       case 'transition': {
         if (role.decision) {
+          // The approved transition's timers go with it (an approved call into a state with `after` schedules them).
           const send = (from: WorkflowSnapshot, event: string, stored: Record<string, unknown>) =>
-            this.evaluate(call, engine, from, event, stored);
+            this.moved(call, engine, from, event, stored);
           const decision = this.approvals.decide(call, admission, role, send);
           this.admissions.found(call, admission.instance, decision.from);
           return decision;

@@ -27,6 +27,8 @@ export interface McpToolApproval {
   readonly reject: string;
   /** What a decider must hold (the decision tools' `access`); `undefined`: nothing beyond the machine's own access rule. */
   readonly approvers?: McpAccessRequirement;
+  /** How long a waiting call waits before it expires as a rejection (or how to compute it); `undefined`: it never expires. */
+  readonly expiresAfterMs?: number | ((input: Record<string, unknown>, ctx: McpToolContext) => number);
 }
 
 /** What a decision tool of `@McpApproval` does with the waiting call of tool `of`. */
@@ -34,6 +36,8 @@ export interface McpApprovalDecision {
   readonly verdict: 'approve' | 'reject';
   /** The tool whose waiting call it decides. */
   readonly of: string;
+  /** The id of the timer that expires the waiting call (cancelled by the decision); `undefined` when it never expires. */
+  readonly expiryTimer?: string;
 }
 
 /** A handler no workflow gates: it runs in every state, without reading an instance. */
