@@ -7,9 +7,11 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import {
   defineMachine,
+  type FsmStateStore,
   InMemoryFsmStateStore,
   McpApproval,
   McpArgs,
@@ -21,6 +23,9 @@ import {
   McpWorkflowService,
 } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
+import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { uniqueSuffix } from '../utils/databases.js';
+import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { eventually } from '../utils/http-client.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError } from '../utils/test-app.js';
@@ -76,7 +81,7 @@ class TransferTools {
   }
 }
 
-function expiryModule(store: InMemoryFsmStateStore): DynamicModule {
+function expiryModule(store: FsmStateStore): DynamicModule {
   @Module({})
   class ExpiryAppModule {}
   return {
@@ -258,5 +263,65 @@ describe('@McpApproval expiresAfterMs at bootstrap', () => {
       },
     ]);
     expect(error).toMatch(/BadTools\.send: @McpApproval's expiresAfterMs must be a positive whole number of milliseconds.*\(got 1\.5\)/);
+  });
+});
+
+const postgres = process.env.TEST_POSTGRES_URL;
+(postgres ? describe : describe.skip)('@McpApproval expiresAfterMs on two apps sharing PostgreSQL', () => {
+  const suffix = uniqueSuffix();
+  const tables = { tableName: `exp_state_${suffix}`, historyTableName: `exp_hist_${suffix}`, timerTableName: `exp_timer_${suffix}` };
+  let sources: DataSource[];
+  let apps: INestApplication[];
+  let clients: Client[];
+
+  beforeAll(async () => {
+    sources = await Promise.all([0, 1].map(() => new DataSource({ type: 'postgres', url: postgres }).initialize()));
+    await createStoreTables(sources[0], tables);
+    apps = [];
+    for (const source of sources) {
+      const store = new TypeOrmFsmStateStore(source, { ...tables, history: true });
+      const moduleRef = await Test.createTestingModule({ imports: [expiryModule(store)] }).compile();
+      const app = moduleRef.createNestApplication();
+      await app.init();
+      apps.push(app);
+    }
+    clients = [];
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await Promise.all(apps.map((app) => app.close()));
+    await dropStoreTables(sources[0], tables);
+    await Promise.all(sources.map((source) => source.destroy()));
+  });
+
+  it('expires each of ten waiting requests exactly once, whichever app claims its timer', async () => {
+    const agents = await Promise.all(apps.map((app) => createMcpTestClient(app, { auth: { clientId: 'alice', scopes: [] } })));
+    clients.push(...agents);
+    const call = async (agent: Client, name: string, args: Record<string, unknown>) =>
+      (await agent.callTool({ name, arguments: args })) as CallToolResult;
+    const transfers = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const agent = agents[i % 2];
+        const { transferId } = (await call(agent, 'transfer.open', {})).structuredContent as { transferId: string };
+        expect((await call(agent, 'transfer.send', { transferId, amount: 50 + i })).structuredContent).toMatchObject({
+          status: 'waiting_for_approval',
+        });
+        return transferId;
+      }),
+    );
+    const store = new TypeOrmFsmStateStore(sources[1], { ...tables, history: true });
+    await eventually(async () => {
+      const states = await Promise.all(transfers.map(async (transferId) => (await store.load(`transfer:${transferId}`))?.state));
+      return states.every((state) => state === 'ready');
+    }, 15_000);
+    // Both apps keep polling: a second firing would show as a second expiry row.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const transferId of transfers) {
+      const history = await store.history(`transfer:${transferId}`);
+      expect(history.filter(({ principal }) => principal === `deadline:${EXPIRY}`)).toHaveLength(1);
+      expect(history.map(({ to }) => to)).toEqual(['ready', 'awaiting', 'ready']);
+      expect(await store.pendingTimers(`transfer:${transferId}`)).toEqual([]);
+    }
   });
 });
