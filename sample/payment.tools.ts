@@ -73,6 +73,17 @@ export const sampleApprovalThreshold = (env: NodeJS.ProcessEnv = process.env): n
 
 const APPROVAL_THRESHOLD = sampleApprovalThreshold();
 
+/** How long a refund waits in `refund_pending` before it expires as a rejection (`SAMPLE_APPROVAL_TTL_MS`, default 24 h). */
+export const sampleApprovalTtlMs = (env: NodeJS.ProcessEnv = process.env): number => {
+  const ttl = Number(env.SAMPLE_APPROVAL_TTL_MS ?? 24 * 60 * 60 * 1000);
+  if (!Number.isSafeInteger(ttl) || ttl <= 0) {
+    throw new Error(`SAMPLE_APPROVAL_TTL_MS must be a positive whole number of milliseconds, got ${env.SAMPLE_APPROVAL_TTL_MS}.`);
+  }
+  return ttl;
+};
+
+const APPROVAL_TTL_MS = sampleApprovalTtlMs();
+
 /** What a refund call asks for, in major units: `amount`, or everything not refunded yet. */
 const refundAmount = (amount: number | undefined, context: PaymentContext): number => amount ?? refundableCents(context) / 100;
 
@@ -138,7 +149,8 @@ export class PaymentTools {
     description:
       'Refund a captured payment, in full or in part (`amount`, default: everything not refunded yet). ' +
       'Refunding what is left ends the payment; more than what is left is refused. A refund above ' +
-      `${APPROVAL_THRESHOLD} waits in refund_pending for another person to approve it (payment.approve_refund) or reject it.`,
+      `${APPROVAL_THRESHOLD} waits in refund_pending for another person to approve it (payment.approve_refund) or reject it; ` +
+      'undecided, it expires as a rejection.',
     inputSchema: refundInput,
     annotations: { destructiveHint: true },
     // A client may run it as an MCP task (params.task): tasks/get and tasks/result answer on any process.
@@ -157,6 +169,8 @@ export class PaymentTools {
       name: 'payment.reject_refund',
       description: 'Reject the refund waiting for a second person: the payment goes back to where it was.',
     },
+    // Nobody decided in time: the request is rejected (reason "expired") by a durable timer, on whichever process claims it.
+    expiresAfterMs: APPROVAL_TTL_MS,
   })
   @RequireScopesWithJwt('payments:refund')
   async refund(@McpArgs() input: McpArgs<typeof refundInput>, @McpContext() ctx: PaymentCall) {

@@ -8,6 +8,8 @@ import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowHistoryPage, WorkflowInstanceCursor, WorkflowInstanceSummary } from '../stores/workflow-state-reader.interface.js';
 import { badCursor, searchTooLong, unknownMachine, unknownState } from './console.messages.js';
+import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
+import { consoleActor, deadlineName, type ConsoleActor } from './console-actors.js';
 import { diagramMarks, type DiagramMarks } from './console-diagram.svg.js';
 import { consoleStoreKey } from './console-instance-ref.js';
 
@@ -49,6 +51,22 @@ export type ConsoleListView =
     }
   | { ok: false; filter: ConsoleListFilter; error: string };
 
+/** A history row with its actor named for people. */
+export type ConsoleHistoryEntry = WorkflowTransitionRecord & { readonly actor: ConsoleActor };
+
+/** A pending timer of an instance, as its page shows it. */
+export interface ConsoleDeadline {
+  readonly id: string;
+  /** Its name for people (`authorizationTtl`, `expiry of payment.refund's request`). */
+  readonly name: string;
+  /** The event it sends (an expiry: the reject tool it runs as). */
+  readonly event: string;
+  /** When it is due (or, while a process fires it, when that claim lapses), ISO-8601. */
+  readonly dueAt: string;
+  /** Its failed firings so far. */
+  readonly attempts: number;
+}
+
 /** One instance's page. */
 export interface ConsoleInstanceView {
   machine: McpMachine;
@@ -56,7 +74,11 @@ export interface ConsoleInstanceView {
   /** The instance part of its URL. */
   instance: string;
   snapshot?: WorkflowSnapshot;
-  history: WorkflowHistoryPage;
+  history: Omit<WorkflowHistoryPage, 'entries'> & { entries: ConsoleHistoryEntry[] };
+  /** Its pending deadlines, earliest first (none when the store keeps no timers). */
+  deadlines: ConsoleDeadline[];
+  /** Whether the store keeps timers. */
+  timersKept: boolean;
   /** Its most recent refused and declined calls, oldest first (none when the store keeps none). */
   attempts: WorkflowAttemptRecord[];
   /** Whether the store keeps attempts. */
@@ -131,25 +153,46 @@ export class WorkflowConsoleData {
     };
   }
 
-  /** One instance's page: its snapshot (none when it is gone), recent history and diagram marks. */
+  /** One instance's page: its snapshot (none when it is gone), recent history, pending deadlines and diagram marks. */
   async instance(machine: McpMachine, instance: string): Promise<ConsoleInstanceView> {
     const key = consoleStoreKey(machine, instance);
-    const [snapshot, history, attempts] = await Promise.all([
+    const [snapshot, history, attempts, deadlines] = await Promise.all([
       this.store.load(key),
       this.store.recentHistory(key, this.options.historyLimit),
       this.store.recentAttempts(key, this.options.historyLimit),
+      this.deadlines(machine.id, key),
     ]);
     return {
       machine,
       key,
       instance,
       snapshot,
-      history,
+      history: { ...history, entries: this.named(machine.id, history.entries) },
+      deadlines,
+      timersKept: this.store.supports.timers,
       attempts,
       attemptsKept: this.store.supports.attempts,
       marks: diagramMarks(machine, snapshot?.state),
       final: this.isFinal(machine.id, snapshot?.state),
     };
+  }
+
+  /** History rows with their actors named: a deadline by its timer's name, anyone else as recorded. */
+  named(machine: string, entries: readonly WorkflowTransitionRecord[]): ConsoleHistoryEntry[] {
+    const deadlines = this.registry.has(machine) ? this.registry.engine(machine).deadlines() : [];
+    return entries.map((entry) => ({ ...entry, actor: consoleActor(entry.principal, deadlines) }));
+  }
+
+  /** The pending deadlines of the instance at `key`, earliest first. */
+  async deadlines(machine: string, key: string): Promise<ConsoleDeadline[]> {
+    const deadlines = this.registry.has(machine) ? this.registry.engine(machine).deadlines() : [];
+    return (await this.store.pendingTimers(key)).map(({ id, event, dueAt, attempts }) => ({
+      id,
+      name: deadlineName(id, deadlines),
+      event,
+      dueAt: new Date(dueAt).toISOString(),
+      attempts,
+    }));
   }
 
   private get options(): McpResolvedConsoleOptions {

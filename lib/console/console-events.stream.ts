@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
 import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/workflow-transition.bus.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { liveReadFailed } from './console.messages.js';
+import { deadlineAttempts, liveReadFailed } from './console.messages.js';
 import { WorkflowConsoleData } from './console-data.js';
 import { diagramMarks } from './console-diagram.svg.js';
 import { consoleInstanceId, consoleInstancePath } from './console-instance-ref.js';
@@ -165,9 +165,10 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
   private async send(machine: string, key: string): Promise<void> {
     const instanceStreams = [...this.streams].filter((stream) => !stream.scope.list && stream.scope.key === key);
     const known = this.data.machine(machine);
-    const [snapshot, history] = await Promise.all([
+    const [snapshot, history, deadlines] = await Promise.all([
       this.store.load(key),
       instanceStreams.length ? this.store.recentHistory(key, this.options.historyLimit) : undefined,
+      instanceStreams.length ? this.data.deadlines(machine, key) : [],
     ]);
     const row = this.row(
       machine,
@@ -180,7 +181,8 @@ export class WorkflowConsoleStreams implements OnModuleInit, OnModuleDestroy {
     const page = {
       ...row,
       marks: known ? diagramMarks(known, snapshot?.state) : { current: [], within: [] },
-      history: [...(history?.entries ?? [])].reverse(),
+      history: this.data.named(machine, [...(history?.entries ?? [])].reverse()),
+      deadlines: deadlines.map((deadline) => ({ ...deadline, attemptsText: deadlineAttempts(deadline.attempts) })),
       context: contextText(snapshot?.context),
     };
     const instanceMessage = `event: transition\ndata: ${JSON.stringify(page)}\n\n`;

@@ -1,8 +1,17 @@
-import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
-import { anonymousPrincipal, approvalText, attemptsNotKept, instanceNotFound, noAttempts, waitingSummary } from './console.messages.js';
-import type { ConsoleInstanceView } from './console-data.js';
+import {
+  anonymousPrincipal,
+  approvalText,
+  attemptsNotKept,
+  deadlineAttempts,
+  instanceNotFound,
+  noAttempts,
+  noDeadlines,
+  timersNotKept,
+  waitingSummary,
+} from './console.messages.js';
+import type { ConsoleDeadline, ConsoleHistoryEntry, ConsoleInstanceView } from './console-data.js';
 import { renderDiagram } from './console-diagram.svg.js';
 import { consoleTime, escapeHtml } from './console-html.js';
 import { consoleInstancePath } from './console-instance-ref.js';
@@ -17,8 +26,9 @@ export function contextText(context: Record<string, unknown> | undefined): strin
 
 /**
  * One instance: its state (a large badge), owner, team (when it has one) and last change; its machine's diagram with
- * the current state marked; its recent history, newest first (`data-history-entry`,
- * `data-tool`); its refused and declined calls, newest first (`data-attempt`, `data-tool`,
+ * the current state marked; its pending deadlines, earliest first (`data-deadline`, `data-event`,
+ * `data-due-at`, `data-attempts`); its recent history, newest first (`data-history-entry`,
+ * `data-tool`, `data-actor`: a deadline named "deadline (authorizationTtl)"); its refused and declined calls, newest first (`data-attempt`, `data-tool`,
  * `data-code`); its XState context as escaped JSON. Live: all but the attempts follow its
  * transitions (attempts show on the next load).
  */
@@ -45,6 +55,18 @@ ${
 }<dt>Last change</dt><dd>${snapshot ? `<time id="updated-at" datetime="${escapeHtml(snapshot.updatedAt)}">${escapeHtml(consoleTime(snapshot.updatedAt))}</time> <span class="ago" data-ago></span>` : '—'}</dd>
 </dl>
 ${snapshot?.waiting ? waitingSection(snapshot.waiting) : ''}
+<section aria-labelledby="deadlines-heading">
+<h2 id="deadlines-heading">Pending deadlines</h2>
+<div class="table-scroll">
+<table>
+<caption class="visually-hidden">Timers of this instance, earliest first</caption>
+<thead><tr><th scope="col">Deadline</th><th scope="col">Event</th><th scope="col">Due (UTC)</th><th scope="col">Attempts</th></tr></thead>
+<tbody id="deadlines" data-live-region data-none="${escapeHtml(view.timersKept ? noDeadlines() : timersNotKept())}">
+${deadlineRows(view.deadlines, view.timersKept)}
+</tbody>
+</table>
+</div>
+</section>
 <section aria-labelledby="diagram-heading">
 <h2 id="diagram-heading">Diagram</h2>
 <figure id="diagram" data-live-region tabindex="0" aria-labelledby="diagram-heading">
@@ -79,10 +101,18 @@ ${attemptRows(view.attempts, view.attemptsKept)}
 <h2 id="context-heading">Context</h2>
 <pre class="context mono" id="context" data-live-region tabindex="0" aria-label="XState context as JSON">${escapeHtml(contextText(snapshot?.context))}</pre>
 </section>`;
-  return renderPage({ title, root, kind: 'instance', stream: `${self}/events`, main, templates: historyTemplate(), signOut });
+  return renderPage({
+    title,
+    root,
+    kind: 'instance',
+    stream: `${self}/events`,
+    main,
+    templates: historyTemplate() + deadlineTemplate(),
+    signOut,
+  });
 }
 
-function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
+function historyRows(entries: readonly ConsoleHistoryEntry[]): string {
   if (!entries.length) return '<tr><td colspan="5" class="empty">No history (the store keeps history only with history: true).</td></tr>';
   return [...entries]
     .reverse()
@@ -92,7 +122,24 @@ function historyRows(entries: readonly WorkflowTransitionRecord[]): string {
 <td class="mono tool">${escapeHtml(entry.tool)}</td>
 <td class="mono event">${escapeHtml(entry.event ?? '—')}</td>
 <td class="mono from-to">${escapeHtml(entry.from ?? '∅')} → ${escapeHtml(entry.to)}</td>
-<td class="mono principal">${escapeHtml(entry.principal ?? '—')}${entry.approval ? approvalNote(entry.approval) : ''}</td>
+<td class="mono principal" data-actor="${escapeHtml(entry.principal ?? '')}" data-actor-kind="${entry.actor.kind}">${escapeHtml(entry.actor.text)}${entry.approval ? approvalNote(entry.approval) : ''}</td>
+</tr>`,
+    )
+    .join('\n');
+}
+
+function deadlineRows(deadlines: readonly ConsoleDeadline[], kept: boolean): string {
+  if (!deadlines.length)
+    return `<tr class="empty-row"><td colspan="4" class="empty">${escapeHtml(kept ? noDeadlines() : timersNotKept())}</td></tr>`;
+  return deadlines
+    .map(
+      (
+        deadline,
+      ) => `<tr data-deadline="${escapeHtml(deadline.id)}" data-event="${escapeHtml(deadline.event)}" data-due-at="${escapeHtml(deadline.dueAt)}" data-attempts="${deadline.attempts}">
+<td class="mono name">${escapeHtml(deadline.name)}</td>
+<td class="mono event">${escapeHtml(deadline.event)}</td>
+<td><time datetime="${escapeHtml(deadline.dueAt)}">${escapeHtml(consoleTime(deadline.dueAt))}</time></td>
+<td class="attempts">${escapeHtml(deadlineAttempts(deadline.attempts))}</td>
 </tr>`,
     )
     .join('\n');
@@ -134,6 +181,12 @@ function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean):
 </tr>`,
     )
     .join('\n');
+}
+
+function deadlineTemplate(): string {
+  return `<template id="deadline-template"><tr>
+<td class="mono name"></td><td class="mono event"></td><td><time></time></td><td class="attempts"></td>
+</tr></template>`;
 }
 
 function historyTemplate(): string {

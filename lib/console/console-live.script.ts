@@ -2,7 +2,7 @@
  * The console's one script, inline in every page (allowed by its hash in the
  * Content-Security-Policy). The pages work without it; with it they follow the live stream
  * named by `body[data-stream]` (Server-Sent Events): a transition updates the row, or the
- * diagram mark, the history and the context, in place, and is announced in the `aria-live`
+ * diagram mark, the pending deadlines, the history and the context, in place, and is announced in the `aria-live`
  * region. After a drop it reconnects (with backoff when the server refused), and re-reads the
  * page's live parts once connected again, so nothing missed meanwhile stays stale. It writes
  * only text and attributes, never HTML it received.
@@ -94,11 +94,37 @@ export const CONSOLE_SCRIPT = `
         row.querySelector('.tool').textContent = entry.tool;
         row.querySelector('.event').textContent = entry.event ?? '—';
         row.querySelector('.from-to').textContent = (entry.from ?? '∅') + ' → ' + entry.to;
-        row.querySelector('.principal').textContent = entry.principal ?? '—';
+        const actor = row.querySelector('.principal');
+        actor.textContent = entry.actor.text;
+        actor.dataset.actor = entry.principal ?? '';
+        actor.dataset.actorKind = entry.actor.kind;
         return row;
       });
       history.replaceChildren(...rows);
       if (rows[0]) flash(rows[0]);
+    }
+    const deadlines = document.getElementById('deadlines');
+    const deadlineTemplate = document.getElementById('deadline-template');
+    if (deadlines && deadlineTemplate && event.deadlines) {
+      const rows = event.deadlines.map((deadline) => {
+        const row = deadlineTemplate.content.firstElementChild.cloneNode(true);
+        Object.assign(row.dataset, { deadline: deadline.id, event: deadline.event, dueAt: deadline.dueAt, attempts: String(deadline.attempts) });
+        row.querySelector('.name').textContent = deadline.name;
+        row.querySelector('.event').textContent = deadline.event;
+        time(row.querySelector('time'), deadline.dueAt);
+        row.querySelector('.attempts').textContent = deadline.attemptsText;
+        return row;
+      });
+      if (!rows.length) {
+        const row = document.createElement('tr');
+        const cell = row.insertCell();
+        row.className = 'empty-row';
+        cell.colSpan = 4;
+        cell.className = 'empty';
+        cell.textContent = deadlines.dataset.none;
+        rows.push(row);
+      }
+      deadlines.replaceChildren(...rows);
     }
     ago();
     const context = document.getElementById('context');

@@ -117,3 +117,19 @@ export const waitingSummary = (tool: string, requestedBy: string, from: string):
 /** A history row's note of a decided waiting request. */
 export const approvalText = (verdict: 'approved' | 'rejected', requestedBy: string, reason: string | undefined): string =>
   `(${verdict}; asked by ${requestedBy}${reason ? `: ${reason}` : ''})`;
+
+/** A history row's actor when a deadline fired it. */
+export const deadlineActorText = (name: string): string => `deadline (${name})`;
+
+/** The name of the timer that expires a waiting call. */
+export const approvalExpiryName = (tool: string): string => `expiry of ${tool}'s request`;
+
+/** The deadlines table when the instance has none pending. */
+export const noDeadlines = (): string => 'No pending deadlines.';
+
+/** The deadlines table when the store keeps no timers. */
+export const timersNotKept = (): string =>
+  'The store keeps no timers (TypeOrmFsmStateStore and InMemoryFsmStateStore do; a store of your own implements WorkflowTimerStore).';
+
+/** A pending deadline whose firing failed before: how many times. */
+export const deadlineAttempts = (attempts: number): string => (attempts === 0 ? '—' : `${attempts} failed`);

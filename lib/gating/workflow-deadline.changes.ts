@@ -23,7 +23,10 @@ export function timerChangesOf(
   return firing ? { ...changes, fired: { id: firing.id, token: firing.token } } : changes;
 }
 
+/** What the actor a deadline's history row names begins with, before the timer id. */
+export const DEADLINE_ACTOR_PREFIX = 'deadline:';
+
 /** The actor a deadline's history row names: `deadline:<timer id>`. */
 export function deadlineActor(firing: WorkflowDeadlineFiring | undefined): string | undefined {
-  return firing && `deadline:${firing.id}`;
+  return firing && `${DEADLINE_ACTOR_PREFIX}${firing.id}`;
 }

@@ -82,7 +82,7 @@ export class InMemoryWorkflowTimers {
   /** The pending timers of `key`, earliest first. */
   pending(key: string): WorkflowPendingTimer[] {
     return [...(this.byKey.get(key) ?? [])]
-      .map(([id, { event, dueAt }]) => ({ id, event, dueAt }))
+      .map(([id, { event, dueAt, attempts }]) => ({ id, event, dueAt, attempts }))
       .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1));
   }
 }

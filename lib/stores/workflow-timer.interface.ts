@@ -52,6 +52,8 @@ export interface WorkflowPendingTimer {
   readonly event: string;
   /** When it is due (or, while a process fires it, when its claim lapses), epoch milliseconds. */
   readonly dueAt: number;
+  /** How many times its firing failed (an effect that threw; it is retried until `maxAttempts`); 0 before any. */
+  readonly attempts: number;
 }
 
 /**

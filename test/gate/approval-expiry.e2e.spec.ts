@@ -1,4 +1,4 @@
-import { Injectable, Logger, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -8,13 +8,9 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
 import {
-  defineMachine,
-  type FsmStateStore,
   InMemoryFsmStateStore,
   McpApproval,
-  McpArgs,
   McpBindState,
   McpModule,
   McpStartWorkflow,
@@ -23,81 +19,13 @@ import {
   McpWorkflowService,
 } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
+import { EXPIRY, expiryModule, SETTLE, sendInput, TransferLog, transferMachine } from '../fixtures/transfer-expiry.app.js';
 import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { eventually } from '../utils/http-client.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
 import { bootstrapError } from '../utils/test-app.js';
-
-/** A transfer, handle-keyed: ready → SEND → sent, which settles by itself after 200 ms; large amounts wait for a second person. */
-const transferMachine = defineMachine(
-  {
-    id: 'transfer',
-    initial: 'ready',
-    states: {
-      ready: { on: { SEND: 'sent' } },
-      awaiting: {},
-      sent: { after: { 200: 'settled' } },
-      settled: { type: 'final' },
-    },
-  },
-  { stateHandleKey: 'transferId' },
-);
-const EXPIRY = 'mcp.approval-expiry.transfer.send';
-const SETTLE = 'xstate.after.200.transfer.sent';
-const sendInput = z.object({ amount: z.number().positive() });
-
-/** The amounts the handler ran with. */
-@Injectable()
-class TransferLog {
-  readonly runs: number[] = [];
-}
-
-@Injectable()
-@McpWorkflow(transferMachine)
-class TransferTools {
-  constructor(private readonly log: TransferLog) {}
-
-  @McpTool({ name: 'transfer.open', description: 'Open a transfer' })
-  @McpStartWorkflow(transferMachine)
-  open() {
-    return { opened: true };
-  }
-
-  @McpTool({ name: 'transfer.send', description: 'Send the transfer', inputSchema: sendInput, task: 'optional' })
-  @McpBindState(transferMachine, 'ready', 'SEND')
-  @McpApproval(transferMachine, {
-    waitIn: 'awaiting',
-    approvers: { scopes: ['transfers:approve'] },
-    approve: { name: 'transfer.approve' },
-    reject: { name: 'transfer.reject' },
-    // 13 stands for an app whose expiry function answers nonsense.
-    expiresAfterMs: (input: McpArgs<typeof sendInput>) => (input.amount === 13 ? -1 : 400),
-  })
-  send(@McpArgs() input: McpArgs<typeof sendInput>) {
-    this.log.runs.push(input.amount);
-    return { sent: input.amount };
-  }
-}
-
-function expiryModule(store: FsmStateStore): DynamicModule {
-  @Module({})
-  class ExpiryAppModule {}
-  return {
-    module: ExpiryAppModule,
-    imports: [
-      McpModule.forRoot({
-        name: 'expiry',
-        version: '1.0.0',
-        machines: [transferMachine],
-        store,
-        gate: { deadlines: { pollMs: 50 } },
-      }),
-    ],
-    providers: [TransferLog, TransferTools],
-  };
-}
 
 const errorOf = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string; state: string } | undefined;
 
@@ -147,7 +75,7 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
     const transferId = await parked(alice);
     const [timer] = await store.pendingTimers(key(transferId));
     expect(timer).toMatchObject({ id: EXPIRY, event: 'transfer.reject' });
-    expect(timer.dueAt).toBeGreaterThanOrEqual(before + 400);
+    expect(timer.dueAt).toBeGreaterThanOrEqual(before + 500);
     const changes = alice.listChanged();
     await eventually(async () => (await store.load(key(transferId)))?.state === 'ready', 5_000);
     expect((await store.load(key(transferId)))?.waiting).toBeUndefined();

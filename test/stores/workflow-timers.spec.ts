@@ -52,8 +52,8 @@ function describeTimerContract(name: string, make: () => TimerStore) {
 
     it('keeps the timers a create schedules, earliest first', async () => {
       expect(await store.pendingTimers(key)).toEqual([
-        { id: 't1', event: 't1', dueAt: 1_000 },
-        { id: 't2', event: 't2', dueAt: 5_000 },
+        { id: 't1', event: 't1', dueAt: 1_000, attempts: 0 },
+        { id: 't2', event: 't2', dueAt: 5_000, attempts: 0 },
       ]);
     });
 
@@ -75,7 +75,7 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       expect(await store.commit(key, token, { snapshot: snapshot('captured'), timers: changes([timer('t3', 9_000)], ['t1', 't2']) })).toBe(
         true,
       );
-      expect(await store.pendingTimers(key)).toEqual([{ id: 't3', event: 't3', dueAt: 9_000 }]);
+      expect(await store.pendingTimers(key)).toEqual([{ id: 't3', event: 't3', dueAt: 9_000, attempts: 0 }]);
     });
 
     it('writes no timer when the commit lost its lease', async () => {
@@ -110,6 +110,7 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       expect((await claim(2_999)).some((due) => due.key === key)).toBe(false);
       const retried = randomUUID();
       expect((await claim(3_000, 10, retried)).find((due) => due.key === key)).toMatchObject({ id: 't1', attempts: 1 });
+      expect((await store.pendingTimers(key)).find((pending) => pending.id === 't1')).toMatchObject({ attempts: 1 });
       await store.dropTimer(key, 't1', 'someone-else');
       expect((await store.pendingTimers(key)).map((pending) => pending.id).sort()).toEqual(['t1', 't2']);
       await store.dropTimer(key, 't1', retried);

@@ -25,6 +25,7 @@ interface PendingRow {
   timer_id: string;
   event: string;
   due_at: number | string;
+  attempts: number | string;
 }
 
 /**
@@ -133,10 +134,10 @@ export class FsmTimerSql {
   /** The pending timers of one instance, earliest first. */
   async pending(runner: QueryRunner, handle: string): Promise<WorkflowPendingTimer[]> {
     const { records } = await this.run<PendingRow>(runner, {
-      sql: `SELECT timer_id, event, due_at FROM ${this.table} WHERE handle = ? ORDER BY due_at, timer_id`,
+      sql: `SELECT timer_id, event, due_at, attempts FROM ${this.table} WHERE handle = ? ORDER BY due_at, timer_id`,
       params: [handle],
     });
-    return records.map((row) => ({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at) }));
+    return records.map((row) => ({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at), attempts: Number(row.attempts) }));
   }
 
   /** `timer_id` is one of a list bound as one parameter. */
