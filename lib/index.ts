@@ -72,5 +72,5 @@ export { McpAuthUnavailableError } from './auth/auth-unavailable.error.js';
 export type { McpAccessRequirement, McpGrants } from './access/access-requirement.js';
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
 export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
-export { McpHealthService, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
+export { McpHealthService, type McpDeadlineHealth, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
 export type { MachineDeadline, MachineTimer, MachineTimers } from './machines/machine-engine.interface.js';

@@ -145,6 +145,7 @@ export class McpCoreModule {
         McpShutdownDrain,
         McpAccessPolicy,
         WorkflowAttemptRecorder,
+        WorkflowDeadlineScheduler,
       ],
     };
   }

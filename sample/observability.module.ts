@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { McpRelayHealthIndicator, McpStoreHealthIndicator } from '../lib/terminus.js';
+import { McpDeadlineHealthIndicator, McpRelayHealthIndicator, McpStoreHealthIndicator } from '../lib/terminus.js';
 import { HealthController } from './health.controller.js';
 import { SampleTelemetryShutdown } from './telemetry.js';
 
@@ -8,6 +8,6 @@ import { SampleTelemetryShutdown } from './telemetry.js';
 @Module({
   imports: [TerminusModule.forRoot()],
   controllers: [HealthController],
-  providers: [McpStoreHealthIndicator, McpRelayHealthIndicator, SampleTelemetryShutdown],
+  providers: [McpStoreHealthIndicator, McpRelayHealthIndicator, McpDeadlineHealthIndicator, SampleTelemetryShutdown],
 })
 export class SampleObservabilityModule {}

@@ -18,6 +18,22 @@ const MAX_POLL_BACKOFF_MS = 60_000;
 /** Refusals that mean the timer can never fire: the instance left the state (or is gone), or a guard said no. */
 const DROPPED = new Set(['FORBIDDEN', 'UNKNOWN_HANDLE', 'UNKNOWN_STATE', 'GUARD_REJECTED']);
 
+/** What the deadline scheduler of this process knows of its polls, for health checks (`McpHealthService.checkDeadlines`). */
+export interface WorkflowDeadlinePolling {
+  /** Whether this process polls for due timers (a machine has `after`, or an approval expires). */
+  readonly active: boolean;
+  /** When a poll last succeeded, epoch milliseconds. */
+  readonly lastPollOkAt?: number;
+  /** Since when polls fail, without a success between (epoch milliseconds); `undefined` while they succeed. */
+  readonly failingSince?: number;
+  /** Polls failed in a row. */
+  readonly failedPolls: number;
+  /** Why the last poll failed, while they fail. */
+  readonly lastError?: string;
+  /** Timers given up since the process started (their firing failed `maxAttempts` times; each was dropped and its instance left where it was). */
+  readonly gaveUp: number;
+}
+
 /**
  * Fires due durable timers (`after` transitions) in every process: each poll claims up to
  * `batchSize` due timers in one indexed store query (exactly one process claims a timer at a
@@ -35,8 +51,8 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
-  /** Polls failed in a row (the next waits longer). */
-  private failedPolls = 0;
+  /** How polls went: what {@link WorkflowDeadlineScheduler.polling} answers (the next poll after a failure waits longer). */
+  private state: WorkflowDeadlinePolling = { active: false, failedPolls: 0, gaveUp: 0 };
   /** Aborted at shutdown: a firing not yet committing is abandoned, as any call is. */
   private readonly cutoff = new AbortController();
 
@@ -54,7 +70,13 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
     if (machines.length === 0) return;
     if (!this.store.supports.timers) throw new Error(messages.deadlinesNeedTimerStore(this.store.name, machines));
     await this.store.timers.assertTimerSchema?.();
+    this.state = { ...this.state, active: true };
     this.schedule(0);
+  }
+
+  /** How this process's polls went, at once (no round trip). */
+  polling(): WorkflowDeadlinePolling {
+    return this.state;
   }
 
   /** Stops polling and waits for the poll in flight. */
@@ -90,11 +112,13 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
     let claimed: number;
     try {
       claimed = await this.poll();
-      this.failedPolls = 0;
+      this.state = { active: true, lastPollOkAt: Date.now(), failedPolls: 0, gaveUp: this.state.gaveUp };
     } catch (error) {
       // A store that keeps failing (down, or closed under a process that did not shut down) is polled less and less often.
-      this.failedPolls += 1;
-      const retryMs = Math.min(pollMs * 2 ** this.failedPolls, MAX_POLL_BACKOFF_MS);
+      const failedPolls = this.state.failedPolls + 1;
+      const lastError = error instanceof Error ? error.message : String(error);
+      this.state = { ...this.state, failedPolls, failingSince: this.state.failingSince ?? Date.now(), lastError };
+      const retryMs = Math.min(pollMs * 2 ** failedPolls, MAX_POLL_BACKOFF_MS);
       this.logger.warn(messages.deadlinePollFailed(error, retryMs));
       this.schedule(retryMs);
       return;
@@ -141,6 +165,7 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
     const { maxAttempts, retryMs } = this.options.deadlines;
     if (attempt >= maxAttempts) {
       this.logger.error(messages.deadlineGaveUp(timer.id, timer.key, attempt, outcome.error));
+      this.state = { ...this.state, gaveUp: this.state.gaveUp + 1 };
       await this.store.timers.dropTimer(timer.key, timer.id, token);
       return;
     }

@@ -13,3 +13,10 @@ export const noRelay = (): string => 'no transition relay configured (this proce
 
 /** The relay does not implement `health()`. */
 export const relayCannotTell = (relay: string): string => `${relay} does not report its connection`;
+
+/** No machine has `after` and no approval expires: this process polls for no timers, which is not a fault. */
+export const noDeadlines = (): string => 'no deadlines (no machine has after, no approval expires): nothing polled';
+
+/** The deadline scheduler's polls keep failing: due timers do not fire. */
+export const deadlinePollsFailing = (failedPolls: number, since: string, reason: string | undefined): string =>
+  `${failedPolls} polls for due timers failed in a row since ${since}: due deadlines do not fire${reason ? ` (${reason})` : ''}`;

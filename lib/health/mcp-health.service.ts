@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { WorkflowDeadlineScheduler } from '../deadlines/workflow-deadline.scheduler.js';
 import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import { TRANSITION_RELAY } from '../relays/workflow-transition.bus.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
@@ -28,12 +29,33 @@ export interface McpRelayHealth {
   reason?: string;
 }
 
+/** The deadline scheduler's health, as {@link McpHealthService.checkDeadlines} found it. */
+export interface McpDeadlineHealth {
+  /** Whether this process polls for due timers (a machine has `after`, or an approval expires). */
+  active: boolean;
+  /** `false` once `downAfterFailures` polls in a row failed: due deadlines do not fire from this process. */
+  up: boolean;
+  /** When a poll last succeeded (ISO-8601). */
+  lastPollAt?: string;
+  /** Since when polls fail, without a success between (ISO-8601). */
+  failingSince?: string;
+  /** Polls failed in a row. */
+  failedPolls: number;
+  /** Timers given up since the process started (failed `maxAttempts` times, dropped; their instances stayed where they were). */
+  gaveUp: number;
+  /** Why it is down, or why nothing is polled. */
+  reason?: string;
+}
+
+/** Polls failed in a row after which {@link McpHealthService.checkDeadlines} reports down (about half a minute at the default `pollMs`, with its backoff). */
+const DEFAULT_DOWN_AFTER_FAILURES = 5;
+
 /** How long {@link McpHealthService.checkStore} waits for a store, whatever the store's own time limit. */
 const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 
 /**
  * The health of what the module depends on: the state store (a bounded round trip, its
- * `ping`) and the transition relay (its connection). Framework-free: the `@nestjs/terminus`
+ * `ping`), the transition relay (its connection) and the deadline scheduler (its polls). Framework-free: the `@nestjs/terminus`
  * indicators of `nestjs-mcp-fsm/terminus` report it, and so can any other health endpoint.
  *
  * @example
@@ -44,6 +66,7 @@ const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 export class McpHealthService {
   constructor(
     private readonly store: FsmStoreAdapter,
+    private readonly deadlines: WorkflowDeadlineScheduler,
     @Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null,
   ) {}
 
@@ -83,5 +106,27 @@ export class McpHealthService {
     }
     const { connected, reason } = relay.health();
     return { configured: true, connected, relay: name, ...(reason === undefined ? {} : { reason }) };
+  }
+
+  /**
+   * How the deadline scheduler's polls went, at once (no round trip): down once
+   * `downAfterFailures` polls in a row failed (the store keeps failing them), up again after the
+   * next poll that succeeds; up (not active) when nothing has deadlines. `gaveUp` counts timers
+   * dropped after `maxAttempts` failed firings (each logged as an error).
+   */
+  checkDeadlines({ downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES }: { downAfterFailures?: number } = {}): McpDeadlineHealth {
+    const { active, lastPollOkAt, failingSince, failedPolls, lastError, gaveUp } = this.deadlines.polling();
+    const since = failingSince === undefined ? undefined : new Date(failingSince).toISOString();
+    const up = !active || failedPolls < downAfterFailures;
+    const reason = !active ? messages.noDeadlines() : up ? undefined : messages.deadlinePollsFailing(failedPolls, since!, lastError);
+    return {
+      active,
+      up,
+      ...(lastPollOkAt === undefined ? {} : { lastPollAt: new Date(lastPollOkAt).toISOString() }),
+      ...(since === undefined ? {} : { failingSince: since }),
+      failedPolls,
+      gaveUp,
+      ...(reason === undefined ? {} : { reason }),
+    };
   }
 }

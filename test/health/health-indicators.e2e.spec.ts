@@ -1,8 +1,22 @@
-import { Controller, Get, type INestApplication, Module, type DynamicModule } from '@nestjs/common';
+import { Controller, Get, Injectable, type INestApplication, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
-import { McpHealthService, McpModule, type McpModuleOptions, type WorkflowSnapshot, type FsmStateStore } from '../../lib/index.js';
-import { McpRelayHealthIndicator, McpStoreHealthIndicator } from '../../lib/terminus.js';
+import {
+  defineMachine,
+  InMemoryFsmStateStore,
+  McpHealthService,
+  McpModule,
+  type McpModuleOptions,
+  McpStartWorkflow,
+  McpTool,
+  McpWorkflow,
+  type WorkflowSnapshot,
+  type FsmStateStore,
+} from '../../lib/index.js';
+import { McpDeadline } from '../../lib/extend.js';
+import { createMcpTestClient } from '../../lib/testing.js';
+import { eventually } from '../utils/http-client.js';
+import { McpDeadlineHealthIndicator, McpRelayHealthIndicator, McpStoreHealthIndicator } from '../../lib/terminus.js';
 import { PostgresTransitionRelay, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { HealthController } from '../../sample/health.controller.js';
 import { invoiceMachine } from '../fixtures/billing.machines.js';
@@ -32,14 +46,14 @@ class StrictHealthController {
 }
 
 /** An app with McpModule on `options` and the health controller of the sample (an app's own, written with the indicators). */
-function healthApp(options: Partial<McpModuleOptions>): DynamicModule {
+function healthApp(options: Partial<McpModuleOptions>, extraProviders: Provider[] = []): DynamicModule {
   @Module({})
   class HealthAppModule {}
   return {
     module: HealthAppModule,
     imports: [McpModule.forRoot({ name: 'health', version: '1.0.0', machines: [invoiceMachine], ...options }), TerminusModule.forRoot()],
     controllers: [HealthController, StrictHealthController],
-    providers: [McpStoreHealthIndicator, McpRelayHealthIndicator],
+    providers: [McpStoreHealthIndicator, McpRelayHealthIndicator, McpDeadlineHealthIndicator, ...extraProviders],
   };
 }
 
@@ -61,6 +75,41 @@ class HangingStore implements FsmStateStore {
   }
 }
 
+/** An in-memory store whose timer claims fail while `failing` (the deadline scheduler's polls), everything else working. */
+class FlakyTimerStore extends InMemoryFsmStateStore {
+  failing = false;
+  override async claimDueTimers(request: Parameters<InMemoryFsmStateStore['claimDueTimers']>[0]) {
+    if (this.failing) throw new Error('timers unreachable');
+    return super.claimDueTimers(request);
+  }
+}
+
+/** A machine whose only state lapses 10 ms after it is entered. */
+const lapseMachine = defineMachine(
+  { id: 'lapse', initial: 'open', states: { open: { after: { 10: 'lapsed' } }, lapsed: {} } },
+  { stateHandleKey: 'lapseId' },
+);
+
+/** The lapse's effect, which always fails: the timer is given up. */
+@Injectable()
+class LapseEffect {
+  @McpDeadline(lapseMachine, 'open')
+  lapse(): void {
+    throw new Error('the lapse cannot be recorded');
+  }
+}
+
+/** Starts a lapse. */
+@McpWorkflow(lapseMachine)
+@Injectable()
+class LapseTools {
+  @McpTool({ name: 'lapse.open', description: 'Open a lapse' })
+  @McpStartWorkflow(lapseMachine)
+  open() {
+    return { opened: true };
+  }
+}
+
 describe('health indicators (nestjs-mcp-fsm/terminus) in an app health controller', () => {
   let app: INestApplication | undefined;
 
@@ -76,7 +125,52 @@ describe('health indicators (nestjs-mcp-fsm/terminus) in an app health controlle
     expect(body.details).toEqual({
       workflowStore: { status: 'up', store: 'InMemoryFsmStateStore', responseTimeMs: expect.any(Number) },
       transitionRelay: { status: 'up', configured: false, message: expect.stringContaining('no transition relay') },
+      deadlines: { status: 'up', active: false, failedPolls: 0, gaveUp: 0, message: expect.stringContaining('no deadlines') },
     });
+  });
+
+  it('reports the deadline scheduler down once its polls keep failing, up again after one succeeds, and counts timers given up', async () => {
+    const store = new FlakyTimerStore({ history: true });
+    app = await listenApp([
+      healthApp({ machines: [lapseMachine], store, gate: { deadlines: { pollMs: 20, maxAttempts: 1 } } }, [LapseEffect, LapseTools]),
+    ]);
+    const health = app.get(McpHealthService);
+    await eventually(() => health.checkDeadlines().lastPollAt !== undefined, 3_000);
+    expect((await healthOf(app)).body.details.deadlines).toEqual({
+      status: 'up',
+      active: true,
+      lastPollAt: expect.any(String),
+      failedPolls: 0,
+      gaveUp: 0,
+    });
+
+    // A timer whose effect always fails is given up after maxAttempts (1): counted, still up.
+    const client = await createMcpTestClient(app);
+    await client.callTool({ name: 'lapse.open', arguments: {} });
+    await client.close();
+    await eventually(() => health.checkDeadlines().gaveUp === 1, 3_000);
+    expect((await healthOf(app)).status).toBe(200);
+
+    store.failing = true;
+    await eventually(() => !health.checkDeadlines().up, 5_000);
+    const down = await healthOf(app);
+    expect(down.status).toBe(503);
+    expect(down.body.error?.deadlines).toMatchObject({
+      status: 'down',
+      active: true,
+      failingSince: expect.any(String),
+      failedPolls: 5,
+      gaveUp: 1,
+      message: expect.stringMatching(/^5 polls for due timers failed in a row since .+: due deadlines do not fire \(timers unreachable\)$/),
+    });
+    expect(down.body.details.workflowStore.status).toBe('up');
+
+    store.failing = false;
+    await eventually(() => health.checkDeadlines().up, 5_000);
+    const back = await healthOf(app);
+    expect(back.status).toBe(200);
+    expect(back.body.details.deadlines).toMatchObject({ status: 'up', failedPolls: 0 });
+    expect(back.body.details.deadlines.failingSince).toBeUndefined();
   });
 
   it('reports a store without ping down when its load hangs, within the check timeout', async () => {
