@@ -41,6 +41,8 @@ describe.each(['express', 'fastify'])('the sample GET /health on %s', (adapter) 
         details: {
           workflowStore: { status: 'up', store: 'TypeOrmFsmStateStore' },
           transitionRelay: { status: 'up', configured: false },
+          // The payment machine has deadlines: this process polls for them.
+          deadlines: { status: 'up', active: true, failedPolls: 0, gaveUp: 0 },
         },
       });
     } finally {
