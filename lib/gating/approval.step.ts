@@ -115,7 +115,7 @@ export class WorkflowApprovals {
       return decision;
     }
     const { from } = decision;
-    const timers = this.expiryOf(call, approval, input, from.state);
+    const timers = this.expiryOf(call, role, input, from.state);
     const waiting: WorkflowWaitingRequest = {
       tool: call.tool.name,
       event: role.event,
@@ -129,17 +129,12 @@ export class WorkflowApprovals {
   }
 
   /** The timer that expires the parked call; a function that throws or answers no delay refuses the call (fail closed: no request waits with no end). */
-  private expiryOf(call: WorkflowCall, approval: McpToolApproval, input: Record<string, unknown>, state: string) {
+  private expiryOf(call: WorkflowCall, role: McpTransitionRole, input: Record<string, unknown>, state: string) {
     try {
-      return expiryTimersOf(call, approval, input);
+      return expiryTimersOf(call, role.approval!, input);
     } catch (error) {
       this.logger.error(messages.approvalExpiryFailed(call.tool.name, error), error instanceof Error ? error.stack : undefined);
-      throw deny({
-        code: 'DECLINED',
-        machine: call.tool.role.kind === 'transition' ? call.tool.role.machine : '',
-        state,
-        why: messages.approvalExpiryUnknown(),
-      });
+      throw deny({ code: 'DECLINED', machine: role.machine, state, why: messages.approvalExpiryUnknown() });
     }
   }
 

@@ -115,13 +115,20 @@ describe('the workflow console in a real browser (headless Chromium, the sample 
     expect(JSON.parse((await page.locator('#context').textContent())!)).toEqual({ authorized: 25, captured: 25, refunded: 0 });
   });
 
-  it('follows the instance live: the diagram mark, the history and the context move with a capture', async () => {
+  it('follows the instance live: the diagram mark, the pending deadlines, the history and the context move with a capture', async () => {
     const agent = await client();
     const id = await authorize(agent);
     await openLive(`/workflows/payment/${id}`);
     expect(await page.locator('[data-state-node="authorized"]').getAttribute('aria-current')).toBe('step');
+    const lapse = page.locator('[data-deadline="xstate.after.authorizationTtl.payment.authorized"]');
+    expect(await lapse.locator('.name').textContent()).toBe('authorizationTtl');
+    expect(await lapse.getAttribute('data-attempts')).toBe('0');
     await agent.call('payment.capture', { paymentId: id });
     await page.locator('[data-state-node="captured"][aria-current="step"]').waitFor({ timeout: LIVE_MS });
+    // Capturing cancelled the lapse: the deadlines table follows without a reload.
+    await page.locator('#deadlines .empty').waitFor({ timeout: LIVE_MS });
+    expect(await page.locator('[data-deadline]').count()).toBe(0);
+    expect(await page.locator('[data-history-entry] .principal').first().getAttribute('data-actor-kind')).toBe('recorded');
     expect(await page.locator('[data-state-node="authorized"]').getAttribute('aria-current')).toBeNull();
     expect(await page.locator('[data-history-entry]').first().getAttribute('data-tool')).toBe('payment.capture');
     expect(await page.locator('#state-badge').textContent()).toBe('captured');
