@@ -282,22 +282,13 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * Sends the bound event to the instance with `input` as `event.input` and the caller as
-   * `event.principal` (from the verified auth); refuses when no transition is enabled (a guard
-   * said no, with the reasons the machine gives, or the state has none).
+   * Sends `event` to the instance with `input` as `event.input` and the caller as
+   * `event.principal` (from the verified auth), answering the step with the timers it schedules
+   * and cancels; refuses when no transition is enabled (a guard said no, with the reasons the
+   * machine gives, or the state has none). Every transition the gate decides goes through it,
+   * an approved request's too.
    */
-  protected evaluate(
-    call: WorkflowCall,
-    engine: MachineEngine,
-    from: MachineState,
-    event: string,
-    input: Record<string, unknown> = call.args,
-  ): MachineState {
-    return this.moved(call, engine, from, event, input).next;
-  }
-
-  /** {@link WorkflowGate.evaluate}, answering the step with the timers it schedules and cancels. */
-  private moved(
+  protected moved(
     call: WorkflowCall,
     engine: MachineEngine,
     from: MachineState,
