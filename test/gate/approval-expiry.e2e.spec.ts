@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import {
+  type FsmStateStore,
   InMemoryFsmStateStore,
   McpApproval,
   McpBindState,
@@ -17,6 +18,7 @@ import {
   McpTool,
   McpWorkflow,
   McpWorkflowService,
+  type WorkflowSnapshot,
 } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
 import { EXPIRY, expiryModule, SETTLE, sendInput, TransferLog, transferMachine } from '../fixtures/transfer-expiry.app.js';
@@ -164,6 +166,14 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
 });
 
 describe('@McpApproval expiresAfterMs at bootstrap', () => {
+  it('fails naming the machine when the store keeps no timers', async () => {
+    const rows = new Map<string, WorkflowSnapshot>();
+    const plain: FsmStateStore = { load: async (key) => rows.get(key), save: async (key, snapshot) => void rows.set(key, snapshot) };
+    expect(await bootstrapError([expiryModule(plain)])).toMatch(
+      /^McpModule: machine "transfer" has deadlines \("after" transitions, or an @McpApproval with expiresAfterMs\), and the store .* keeps no timers/,
+    );
+  });
+
   it('fails naming the tool when the delay is not a positive whole number of milliseconds', async () => {
     @McpWorkflow(transferMachine)
     @Injectable()
