@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_WORKFLOW_EVENT_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
@@ -22,30 +22,21 @@ export function createWorkflowEventMigration(
 ): new () => MigrationInterface {
   const table = assertFsmTableName(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE, createWorkflowEventMigration.name);
 
-  return class CreateMcpFsmEvent implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: table,
-          columns: [
-            { ...columns.text('handle', 255), isPrimary: true },
-            { ...columns.text('idempotency_key', 255), isPrimary: true },
-            columns.text('machine', 255),
-            columns.text('event', 255),
-            columns.text('actor', 255),
-            columns.epochMs('applied_at'),
-          ],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(table, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: table,
+        columns: [
+          { ...columns.text('handle', 255), isPrimary: true },
+          { ...columns.text('idempotency_key', 255), isPrimary: true },
+          columns.text('machine', 255),
+          columns.text('event', 255),
+          columns.text('actor', 255),
+          columns.epochMs('applied_at'),
+        ],
+      },
+    ],
+  }));
 }
 
 /** Creates the receipt table of outside events with the default name (`mcp_fsm_event`). */
