@@ -140,18 +140,16 @@ export class McpWorkflowService {
     if (send.idempotencyKey !== undefined) await this.eventLogReady();
     const storeKey = formatInstanceKey({ machine: send.role.machine, scope: 'handle', id: send.handle });
     const found = await this.store.load(storeKey);
-    const applied = async () =>
-      found !== undefined && send.idempotencyKey !== undefined && (await this.store.events.hasEvent(storeKey, send.idempotencyKey));
-    if (await applied()) {
-      return { applied: false, state: found!.state } as McpWorkflowSendResult<TMachine>;
-    }
+    const before = await this.alreadyApplied(storeKey, send.idempotencyKey, found);
+    if (before) return before as McpWorkflowSendResult<TMachine>;
     const outcome = await this.gate.run(outsideEventRequest(send, found, (call, body, input) => this.gate.handle(call, body, input)));
     try {
       return { applied: true, state: sentState(outcome) } as McpWorkflowSendResult<TMachine>;
     } catch (error) {
-      // Another send with the key committed between the check above and this one's commit, which the receipt failed.
-      const now = send.idempotencyKey === undefined ? undefined : await this.store.load(storeKey);
-      if (now && (await applied())) return { applied: false, state: now.state } as McpWorkflowSendResult<TMachine>;
+      // A send of the same key may have committed between the check above and this one's commit (which its receipt then failed).
+      const raced = send.idempotencyKey === undefined ? undefined : await this.store.load(storeKey);
+      const after = await this.alreadyApplied(storeKey, send.idempotencyKey, raced);
+      if (after) return after as McpWorkflowSendResult<TMachine>;
       throw error;
     }
   }
@@ -245,6 +243,16 @@ export class McpWorkflowService {
       this.eventRoles.set(key, role);
     }
     return { role, event: sent, handleKey, handle: checkedText('handle', ref.handle), actor, idempotencyKey, run: options.run };
+  }
+
+  /** `{ applied: false, state }` when the instance (as `snapshot` found it) has the receipt of `idempotencyKey`; else `undefined`. */
+  private async alreadyApplied(
+    storeKey: string,
+    idempotencyKey: string | undefined,
+    snapshot: WorkflowSnapshot | undefined,
+  ): Promise<McpWorkflowSendResult | undefined> {
+    if (!snapshot || idempotencyKey === undefined || !(await this.store.events.hasEvent(storeKey, idempotencyKey))) return undefined;
+    return { applied: false, state: snapshot.state };
   }
 
   /** Resolves once the store can keep receipts: it has them, and (checked once) its receipt table is there. */
