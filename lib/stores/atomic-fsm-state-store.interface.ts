@@ -43,7 +43,12 @@ export interface WorkflowClaimRequest {
 
 /** Outcome of a claim. */
 export type WorkflowClaimResult =
-  | { status: 'claimed'; snapshot: WorkflowSnapshot }
+  | {
+      status: 'claimed';
+      snapshot: WorkflowSnapshot;
+      /** `true` when the claim created the instance from `createWith` (the gate then schedules the initial state's timers with the commit). */
+      created?: boolean;
+    }
   | { status: 'forbidden'; state: string }
   | { status: 'busy'; state: string }
   | { status: 'unknown' };

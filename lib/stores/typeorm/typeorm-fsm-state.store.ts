@@ -155,7 +155,7 @@ export class TypeOrmFsmStateStore
       if (row) return notTaken(row, request, now);
       if (!request.createWith) return { status: 'unknown' };
       if (await this.sql.insert(runner, request.key, request.createWith, { lease })) {
-        return { status: 'claimed', snapshot: storedSnapshot(request.createWith) };
+        return { status: 'claimed', snapshot: storedSnapshot(request.createWith), created: true };
       }
       const raced = await this.sql.inspect(runner, request.key);
       return raced ? notTaken(raced, request, now) : { status: 'unknown' };
