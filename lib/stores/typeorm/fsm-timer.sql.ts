@@ -82,7 +82,8 @@ export class FsmTimerSql {
       });
       if (affected !== 1) throw new Error(storeTimerNotHeld(handle, fired.id));
     }
-    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])];
+    // The fired timer's row is gone already (the DELETE above): cancelling or rescheduling it needs no second DELETE.
+    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])].filter((id) => id !== fired?.id);
     if (replaced.length > 0) {
       await this.run(runner, {
         sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${columnIn(this.dialect, 'timer_id')}`,
