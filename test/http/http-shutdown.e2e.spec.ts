@@ -42,6 +42,8 @@ describe.each(ROUTES)('graceful shutdown (app.close) on $name', ({ adapter, http
   };
   const authorize = async (client: TestClient) =>
     (await client.call('payment.authorize', { amount: 10, currency: 'EUR' })).structuredContent as { paymentId: string };
+  // Shut down only once the call is in the handler: a request still on its way would be refused, not drained.
+  const handlerStarted = (app: INestApplication, tool: string) => eventually(() => app.get(HandlerLog).started.includes(tool), 5000);
   const stateOf = async (paymentId: string) =>
     (await store.load(formatInstanceKey({ machine: 'payment', scope: 'handle', id: paymentId })))?.state;
 
@@ -64,7 +66,7 @@ describe.each(ROUTES)('graceful shutdown (app.close) on $name', ({ adapter, http
     const { paymentId } = await authorize(client);
     app.get(HandlerLog).delayMs = 800;
     const capture = client.call('payment.capture', { paymentId });
-    await sleep(100);
+    await handlerStarted(app, 'payment.capture');
     const closing = app.close();
 
     let refused: Response | undefined;
@@ -94,7 +96,7 @@ describe.each(ROUTES)('graceful shutdown (app.close) on $name', ({ adapter, http
     app.get(HandlerLog).delayMs = 300;
     store.commitDelayMs = 1000;
     const capture = client.call('payment.capture', { paymentId });
-    await sleep(100);
+    await handlerStarted(app, 'payment.capture');
     const closing = app.close();
 
     const result = await capture;
@@ -114,7 +116,7 @@ describe.each(ROUTES)('graceful shutdown (app.close) on $name', ({ adapter, http
       () => undefined,
       (error: unknown) => error,
     );
-    await sleep(100);
+    await handlerStarted(app, 'payment.capture');
     const closing = app.close();
 
     const error = await capture;

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   InMemoryFsmStateStore,
   InMemoryMcpSessionStore,
@@ -16,6 +16,7 @@ import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { databaseTargets, uniqueSuffix, type DatabaseTarget } from '../utils/databases.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { connectClient, eventually, mcpUrl, RAW_INITIALIZE, type TestClient } from '../utils/http-client.js';
 import { postFrom, RawSession, type RawReply } from '../utils/loopback-post.js';
 import { RecordingLogger } from '../utils/recording-logger.js';
@@ -304,26 +305,14 @@ describe.each(HTTP_ADAPTERS)('session admission nobody can monopolise, on %s', (
       let dataSource: DataSource;
 
       beforeAll(async () => {
-        dataSource = new DataSource({
-          ...target.options(),
-          migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
-          migrationsTableName: `${tables.tableName}_migrations`,
-        } as DataSourceOptions);
-        await dataSource.initialize();
-        await dataSource.runMigrations();
+        dataSource = await openMigrated(
+          target.options(),
+          [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
+          `${tables.tableName}_migrations`,
+        );
       }, 60_000);
 
-      afterAll(async () => {
-        const runner = dataSource.createQueryRunner();
-        try {
-          await dataSource.undoLastMigration();
-          await dataSource.undoLastMigration();
-          await runner.dropTable(`${tables.tableName}_migrations`, true);
-        } finally {
-          await runner.release();
-          await dataSource.destroy();
-        }
-      }, 60_000);
+      afterAll(() => dropMigrated(dataSource), 60_000);
 
       it('an evicted session is deleted from the database: no process rebuilds it, and its client re-initializes', async () => {
         await expectEvictionEverywhere(new TypeOrmMcpSessionStore(dataSource, tables));

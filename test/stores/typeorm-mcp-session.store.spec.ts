@@ -11,6 +11,7 @@ import { McpSessionRecordError } from '../../lib/stores/mcp-session-record.error
 import { sessionStoreSchemaNotReady } from '../../lib/stores/typeorm/session-store.messages.js';
 import { TypeOrmMcpSessionStore } from '../../lib/stores/typeorm/typeorm-mcp-session.store.js';
 import { CountingLogger } from '../utils/counting-logger.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { describeMcpSessionStoreContract, sessionRecord, streamMessage } from '../../lib/testing.js';
 
@@ -35,29 +36,18 @@ describe.each(databaseTargets('TypeOrmMcpSessionStore'))('TypeOrmMcpSessionStore
   let peerSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = new DataSource({
-      ...target.options(),
-      logger,
-      migrations: [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
+    dataSource = await openMigrated(
+      { ...target.options(), logger } as DataSourceOptions,
+      [createMcpSessionMigration(tables), createMcpSessionHandleMigration(tables)],
       migrationsTableName,
-    } as DataSourceOptions);
-    await dataSource.initialize();
-    await dataSource.runMigrations();
+    );
     // A second DataSource stands for another process on the same database.
     peerSource = await new DataSource(target.options()).initialize();
   }, 60_000);
 
   afterAll(async () => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
-      await runner.dropTable(migrationsTableName, true);
-    } finally {
-      await runner.release();
-      await peerSource.destroy();
-      await dataSource.destroy();
-    }
+    await peerSource.destroy();
+    await dropMigrated(dataSource);
   }, 60_000);
 
   describeMcpSessionStoreContract(target.name, async () => ({

@@ -4,6 +4,7 @@ import { CreateMcpTasks1766448000000, createMcpTaskMigration } from '../../lib/s
 import { TypeOrmMcpTaskStore } from '../../lib/stores/typeorm/typeorm-mcp-task.store.js';
 import { describeMcpTaskStoreContract, taskRecord } from '../../lib/testing.js';
 import { CountingLogger } from '../utils/counting-logger.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { type DatabaseTarget, databaseTargets, uniqueSuffix } from '../utils/databases.js';
 
 /** Round trips of an update that applies (MySQL/MariaDB have no `UPDATE … RETURNING`: they read the row back). */
@@ -17,28 +18,18 @@ describe.each(databaseTargets('TypeOrmMcpTaskStore'))('TypeOrmMcpTaskStore on $n
   let peerSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = new DataSource({
-      ...target.options(),
-      logger,
-      migrations: [createMcpTaskMigration({ tableName })],
+    dataSource = await openMigrated(
+      { ...target.options(), logger } as DataSourceOptions,
+      [createMcpTaskMigration({ tableName })],
       migrationsTableName,
-    } as DataSourceOptions);
-    await dataSource.initialize();
-    await dataSource.runMigrations();
+    );
     // A second DataSource stands for another process on the same database.
     peerSource = await new DataSource(target.options()).initialize();
   }, 60_000);
 
   afterAll(async () => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      await dataSource.undoLastMigration();
-      await runner.dropTable(migrationsTableName, true);
-    } finally {
-      await runner.release();
-      await peerSource.destroy();
-      await dataSource.destroy();
-    }
+    await peerSource.destroy();
+    await dropMigrated(dataSource);
   }, 60_000);
 
   describeMcpTaskStoreContract(target.name, async () => ({

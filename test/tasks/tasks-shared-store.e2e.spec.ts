@@ -3,12 +3,13 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from '../../lib/extend.js';
 import { createMcpTestClient } from '../../lib/testing.js';
 import { createMcpTaskMigration, TypeOrmMcpTaskStore } from '../../lib/typeorm.js';
 import { HELD_MESSAGE, tasksModule } from '../fixtures/tasks.app.js';
 import { databaseTargets, uniqueSuffix, type DatabaseTarget } from '../utils/databases.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { eventually } from '../utils/http-client.js';
 
 describe.each(databaseTargets('tasks on a shared TypeOrmMcpTaskStore'))(
@@ -35,20 +36,10 @@ describe.each(databaseTargets('tasks on a shared TypeOrmMcpTaskStore'))(
     };
 
     beforeAll(async () => {
-      dataSource = new DataSource({
-        ...target.options(),
-        migrations: [createMcpTaskMigration({ tableName })],
-        migrationsTableName: `${tableName}_migrations`,
-      } as DataSourceOptions);
-      await dataSource.initialize();
-      await dataSource.runMigrations();
+      dataSource = await openMigrated(target.options(), [createMcpTaskMigration({ tableName })], `${tableName}_migrations`);
     }, 60_000);
 
-    afterAll(async () => {
-      await dataSource.undoLastMigration();
-      await dataSource.query(`DROP TABLE ${tableName}_migrations`);
-      await dataSource.destroy();
-    }, 60_000);
+    afterAll(() => dropMigrated(dataSource), 60_000);
 
     beforeEach(() => {
       apps = [];

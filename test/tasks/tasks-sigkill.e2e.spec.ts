@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from '../../lib/extend.js';
 import { createMcpTaskMigration, TypeOrmMcpTaskStore } from '../../lib/typeorm.js';
 import { tasksModule } from '../fixtures/tasks.app.js';
 import { databaseTargets, uniqueSuffix, type DatabaseTarget } from '../utils/databases.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { connectClient, eventually, type TestClient } from '../utils/http-client.js';
 import { startServerProcess, type SampleProcess } from '../utils/sample-process.js';
 
@@ -42,20 +43,10 @@ describeTargets('a task that waits, through a SIGKILL, on processes sharing $nam
   };
 
   beforeAll(async () => {
-    dataSource = new DataSource({
-      ...target.options(),
-      migrations: [createMcpTaskMigration({ tableName })],
-      migrationsTableName: `${tableName}_migrations`,
-    } as DataSourceOptions);
-    await dataSource.initialize();
-    await dataSource.runMigrations();
+    dataSource = await openMigrated(target.options(), [createMcpTaskMigration({ tableName })], `${tableName}_migrations`);
   }, 60_000);
 
-  afterAll(async () => {
-    await dataSource.undoLastMigration();
-    await dataSource.query(`DROP TABLE ${tableName}_migrations`);
-    await dataSource.destroy();
-  }, 60_000);
+  afterAll(() => dropMigrated(dataSource), 60_000);
 
   beforeEach(() => {
     processes = [];

@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from '../../stores/typeorm/schema-migration.js';
 import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-transition.relay.js';
 import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
 
@@ -18,31 +18,22 @@ const MIGRATION_NAME = 'CreateMcpFsmOutbox1764720000000';
 export function createOutboxMigration(options: Pick<OutboxTransitionRelayOptions, 'tableName'> = {}): new () => MigrationInterface {
   const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_OUTBOX_TABLE, createOutboxMigration.name);
 
-  return class CreateMcpFsmOutbox implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: outboxTable,
-          columns: [
-            columns.id(),
-            columns.text('origin', 64),
-            columns.text('machine', 255),
-            columns.text('store_key', 255),
-            columns.text('state', 512, true),
-            columns.epochMs('created_at'),
-          ],
-          indices: [columns.index(outboxTable, 'created_at', ['created_at'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(outboxTable, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: outboxTable,
+        columns: [
+          columns.id(),
+          columns.text('origin', 64),
+          columns.text('machine', 255),
+          columns.text('store_key', 255),
+          columns.text('state', 512, true),
+          columns.epochMs('created_at'),
+        ],
+        indices: [columns.index(outboxTable, 'created_at', ['created_at'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the outbox table with the default name (`mcp_fsm_outbox`). */

@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, TableColumn } from 'typeorm';
-import { MigrationColumns } from '../../stores/typeorm/migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from '../../stores/typeorm/schema-migration.js';
 import { DEFAULT_OUTBOX_TABLE, type OutboxTransitionRelayOptions } from './outbox-transition.relay.js';
 import { assertFsmTableName } from '../../stores/typeorm/typeorm-sql.js';
 
@@ -23,20 +23,9 @@ export const OUTBOX_REPLY_MIGRATION_NAME = 'AddMcpFsmOutboxReply1765584000000';
 export function createOutboxReplyMigration(options: Pick<OutboxTransitionRelayOptions, 'tableName'> = {}): new () => MigrationInterface {
   const outboxTable = assertFsmTableName(options.tableName ?? DEFAULT_OUTBOX_TABLE, createOutboxReplyMigration.name);
 
-  return class AddMcpFsmOutboxReply implements MigrationInterface {
-    name = OUTBOX_REPLY_MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.addColumn(
-        outboxTable,
-        new TableColumn(new MigrationColumns(queryRunner, OUTBOX_REPLY_MIGRATION_NAME).json('reply', true)),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropColumn(outboxTable, 'reply');
-    }
-  };
+  return schemaMigration(OUTBOX_REPLY_MIGRATION_NAME, (columns) => ({
+    columns: [{ table: outboxTable, column: columns.json('reply', true) }],
+  }));
 }
 
 /** Adds the `reply` column to the outbox table with the default name (`mcp_fsm_outbox`). */

@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, TableColumn } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import {
   DEFAULT_WORKFLOW_STATE_TABLE,
@@ -30,20 +30,12 @@ export function createWorkflowApprovalMigration(
     createWorkflowApprovalMigration.name,
   );
 
-  return class AddMcpFsmApprovals implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.addColumn(stateTable, new TableColumn(columns.json('waiting', true)));
-      await queryRunner.addColumn(historyTable, new TableColumn(columns.json('approval', true)));
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropColumn(historyTable, 'approval');
-      await queryRunner.dropColumn(stateTable, 'waiting');
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    columns: [
+      { table: stateTable, column: columns.json('waiting', true) },
+      { table: historyTable, column: columns.json('approval', true) },
+    ],
+  }));
 }
 
 /** Adds the approval columns to the store's tables with the default names (`mcp_fsm_state`, `mcp_fsm_transition`). */

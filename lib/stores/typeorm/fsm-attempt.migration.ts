@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_WORKFLOW_ATTEMPT_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
@@ -20,32 +20,23 @@ export function createWorkflowAttemptMigration(
 ): new () => MigrationInterface {
   const table = assertFsmTableName(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE, createWorkflowAttemptMigration.name);
 
-  return class CreateMcpFsmAttempt implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: table,
-          columns: [
-            columns.id(),
-            columns.text('machine', 255),
-            columns.text('handle', 255),
-            columns.text('tool', 255),
-            columns.text('code', 64),
-            columns.text('principal', 255, true),
-            columns.epochMs('at'),
-          ],
-          indices: [columns.index(table, 'handle_id', ['handle', 'id'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(table, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: table,
+        columns: [
+          columns.id(),
+          columns.text('machine', 255),
+          columns.text('handle', 255),
+          columns.text('tool', 255),
+          columns.text('code', 64),
+          columns.text('principal', 255, true),
+          columns.epochMs('at'),
+        ],
+        indices: [columns.index(table, 'handle_id', ['handle', 'id'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the attempt table with the default name (`mcp_fsm_attempt`). */

@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table, TableColumn } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import {
   DEFAULT_WORKFLOW_STATE_TABLE,
@@ -27,51 +27,39 @@ export function createWorkflowStateMigration(
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowStateMigration.name);
   const historyTable = assertFsmTableName(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE, createWorkflowStateMigration.name);
 
-  return class CreateMcpFsmState implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: stateTable,
-          columns: [
-            { ...columns.text('handle', 255), isPrimary: true },
-            columns.text('machine', 255),
-            columns.text('state', 512),
-            columns.text('owner', 255, true),
-            columns.text('lease_token', 64, true),
-            columns.epochMs('lease_until', true),
-            columns.epochMs('created_at'),
-            columns.epochMs('updated_at'),
-          ],
-          indices: [columns.index(stateTable, 'machine', ['machine'])],
-        }),
-      );
-      await queryRunner.createTable(
-        new Table({
-          name: historyTable,
-          columns: [
-            columns.id(),
-            columns.text('machine', 255),
-            columns.text('handle', 255),
-            columns.text('from_state', 512, true),
-            columns.text('to_state', 512),
-            columns.text('event', 255, true),
-            columns.text('tool', 255),
-            columns.text('principal', 255, true),
-            columns.epochMs('at'),
-          ],
-          indices: [columns.index(historyTable, 'handle_at', ['handle', 'at'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(historyTable, true);
-      await queryRunner.dropTable(stateTable, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: stateTable,
+        columns: [
+          { ...columns.text('handle', 255), isPrimary: true },
+          columns.text('machine', 255),
+          columns.text('state', 512),
+          columns.text('owner', 255, true),
+          columns.text('lease_token', 64, true),
+          columns.epochMs('lease_until', true),
+          columns.epochMs('created_at'),
+          columns.epochMs('updated_at'),
+        ],
+        indices: [columns.index(stateTable, 'machine', ['machine'])],
+      },
+      {
+        name: historyTable,
+        columns: [
+          columns.id(),
+          columns.text('machine', 255),
+          columns.text('handle', 255),
+          columns.text('from_state', 512, true),
+          columns.text('to_state', 512),
+          columns.text('event', 255, true),
+          columns.text('tool', 255),
+          columns.text('principal', 255, true),
+          columns.epochMs('at'),
+        ],
+        indices: [columns.index(historyTable, 'handle_at', ['handle', 'at'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the store's tables with the default names (`mcp_fsm_state`, `mcp_fsm_transition`). */
@@ -95,20 +83,9 @@ export class CreateMcpFsmState1764460800000 extends createWorkflowStateMigration
 export function createWorkflowContextMigration(options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {}): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowContextMigration.name);
 
-  return class AddMcpFsmContext implements MigrationInterface {
-    name = CONTEXT_MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.addColumn(
-        stateTable,
-        new TableColumn(new MigrationColumns(queryRunner, CONTEXT_MIGRATION_NAME).json('context', true)),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropColumn(stateTable, 'context');
-    }
-  };
+  return schemaMigration(CONTEXT_MIGRATION_NAME, (columns) => ({
+    columns: [{ table: stateTable, column: columns.json('context', true) }],
+  }));
 }
 
 /** Adds the `context` column to the state table with the default name (`mcp_fsm_state`). */
@@ -134,25 +111,12 @@ export function createWorkflowListIndexMigration(
 ): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowListIndexMigration.name);
 
-  return class AddMcpFsmListIndexes implements MigrationInterface {
-    name = LIST_MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, LIST_MIGRATION_NAME);
-      await queryRunner.createIndices(stateTable, [
-        columns.index(stateTable, 'updated', ['updated_at', 'handle']),
-        columns.index(stateTable, 'machine_updated', ['machine', 'updated_at', 'handle']),
-      ]);
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, LIST_MIGRATION_NAME);
-      await queryRunner.dropIndices(stateTable, [
-        columns.index(stateTable, 'machine_updated', ['machine', 'updated_at', 'handle']),
-        columns.index(stateTable, 'updated', ['updated_at', 'handle']),
-      ]);
-    }
-  };
+  return schemaMigration(LIST_MIGRATION_NAME, (columns) => ({
+    indices: [
+      { table: stateTable, index: columns.index(stateTable, 'updated', ['updated_at', 'handle']) },
+      { table: stateTable, index: columns.index(stateTable, 'machine_updated', ['machine', 'updated_at', 'handle']) },
+    ],
+  }));
 }
 
 /** Adds the console's list indexes to the state table with the default name (`mcp_fsm_state`). */

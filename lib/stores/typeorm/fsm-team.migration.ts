@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, TableColumn } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_WORKFLOW_STATE_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
@@ -23,20 +23,7 @@ const TEAM_MIGRATION_NAME = 'AddMcpFsmTeam1766016000000';
 export function createWorkflowTeamMigration(options: Pick<TypeOrmFsmStateStoreOptions, 'tableName'> = {}): new () => MigrationInterface {
   const stateTable = assertFsmTableName(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE, createWorkflowTeamMigration.name);
 
-  return class AddMcpFsmTeam implements MigrationInterface {
-    name = TEAM_MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.addColumn(
-        stateTable,
-        new TableColumn(new MigrationColumns(queryRunner, TEAM_MIGRATION_NAME).text('team', 255, true)),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropColumn(stateTable, 'team');
-    }
-  };
+  return schemaMigration(TEAM_MIGRATION_NAME, (columns) => ({ columns: [{ table: stateTable, column: columns.text('team', 255, true) }] }));
 }
 
 /** Adds the `team` column to the state table with the default name (`mcp_fsm_state`). */

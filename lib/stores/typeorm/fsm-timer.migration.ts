@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_WORKFLOW_TIMER_TABLE, type TypeOrmFsmStateStoreOptions } from './typeorm-fsm-state-store-options.interface.js';
 
@@ -22,32 +22,23 @@ export function createWorkflowTimerMigration(
 ): new () => MigrationInterface {
   const table = assertFsmTableName(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE, createWorkflowTimerMigration.name);
 
-  return class CreateMcpFsmTimer implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: table,
-          columns: [
-            { ...columns.text('handle', 255), isPrimary: true },
-            { ...columns.text('timer_id', 255), isPrimary: true },
-            columns.text('machine', 255),
-            columns.text('event', 255),
-            columns.epochMs('due_at'),
-            columns.text('claim_token', 64, true),
-            { name: 'attempts', type: 'integer', default: 0 },
-          ],
-          indices: [columns.index(table, 'due_at', ['due_at'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(table, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: table,
+        columns: [
+          { ...columns.text('handle', 255), isPrimary: true },
+          { ...columns.text('timer_id', 255), isPrimary: true },
+          columns.text('machine', 255),
+          columns.text('event', 255),
+          columns.epochMs('due_at'),
+          columns.text('claim_token', 64, true),
+          { name: 'attempts', type: 'integer', default: 0 },
+        ],
+        indices: [columns.index(table, 'due_at', ['due_at'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the timer table with the default name (`mcp_fsm_timer`). */

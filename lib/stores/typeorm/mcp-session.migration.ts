@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import {
   DEFAULT_MCP_SESSION_EVENT_TABLE,
@@ -27,39 +27,27 @@ export function createMcpSessionMigration(
   const sessionTable = assertFsmTableName(options.tableName ?? DEFAULT_MCP_SESSION_TABLE, createMcpSessionMigration.name);
   const eventTable = assertFsmTableName(options.eventTableName ?? DEFAULT_MCP_SESSION_EVENT_TABLE, createMcpSessionMigration.name);
 
-  return class CreateMcpSessions implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: sessionTable,
-          columns: [
-            { ...columns.text('id', 64), isPrimary: true },
-            columns.text('server_id', 255),
-            columns.json('initialize'),
-            columns.text('principal', 255, true),
-            columns.epochMs('created_at'),
-            columns.epochMs('last_seen_at'),
-          ],
-          indices: [columns.index(sessionTable, 'server_seen', ['server_id', 'last_seen_at'])],
-        }),
-      );
-      await queryRunner.createTable(
-        new Table({
-          name: eventTable,
-          columns: [columns.id(), columns.text('session_id', 64), columns.json('message'), columns.epochMs('created_at')],
-          indices: [columns.index(eventTable, 'session_id', ['session_id', 'id']), columns.index(eventTable, 'created_at', ['created_at'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(eventTable, true);
-      await queryRunner.dropTable(sessionTable, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: sessionTable,
+        columns: [
+          { ...columns.text('id', 64), isPrimary: true },
+          columns.text('server_id', 255),
+          columns.json('initialize'),
+          columns.text('principal', 255, true),
+          columns.epochMs('created_at'),
+          columns.epochMs('last_seen_at'),
+        ],
+        indices: [columns.index(sessionTable, 'server_seen', ['server_id', 'last_seen_at'])],
+      },
+      {
+        name: eventTable,
+        columns: [columns.id(), columns.text('session_id', 64), columns.json('message'), columns.epochMs('created_at')],
+        indices: [columns.index(eventTable, 'session_id', ['session_id', 'id']), columns.index(eventTable, 'created_at', ['created_at'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the session store's tables with the default names (`mcp_session`, `mcp_session_event`). */
@@ -85,28 +73,19 @@ export function createMcpSessionHandleMigration(
 ): new () => MigrationInterface {
   const handleTable = assertFsmTableName(options.handleTableName ?? DEFAULT_MCP_SESSION_HANDLE_TABLE, createMcpSessionHandleMigration.name);
 
-  return class CreateMcpSessionHandles implements MigrationInterface {
-    name = HANDLE_MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, HANDLE_MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: handleTable,
-          columns: [
-            { ...columns.text('session_id', 64), isPrimary: true },
-            { ...columns.text('store_key', 255), isPrimary: true },
-            columns.epochMs('created_at'),
-          ],
-          indices: [columns.index(handleTable, 'store_key', ['store_key', 'created_at'])],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(handleTable, true);
-    }
-  };
+  return schemaMigration(HANDLE_MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: handleTable,
+        columns: [
+          { ...columns.text('session_id', 64), isPrimary: true },
+          { ...columns.text('store_key', 255), isPrimary: true },
+          columns.epochMs('created_at'),
+        ],
+        indices: [columns.index(handleTable, 'store_key', ['store_key', 'created_at'])],
+      },
+    ],
+  }));
 }
 
 /** Creates the table of followed handles with the default name (`mcp_session_handle`). */

@@ -1,5 +1,5 @@
-import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { MigrationColumns } from './migration-columns.js';
+import type { MigrationInterface } from 'typeorm';
+import { schemaMigration } from './schema-migration.js';
 import { assertFsmTableName } from './typeorm-sql.js';
 import { DEFAULT_MCP_TASK_TABLE, type TypeOrmMcpTaskStoreOptions } from './typeorm-mcp-task-store-options.interface.js';
 
@@ -19,45 +19,36 @@ const MIGRATION_NAME = 'CreateMcpTasks1766448000000';
 export function createMcpTaskMigration(options: Pick<TypeOrmMcpTaskStoreOptions, 'tableName'> = {}): new () => MigrationInterface {
   const table = assertFsmTableName(options.tableName ?? DEFAULT_MCP_TASK_TABLE, createMcpTaskMigration.name);
 
-  return class CreateMcpTasks implements MigrationInterface {
-    name = MIGRATION_NAME;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      const columns = new MigrationColumns(queryRunner, MIGRATION_NAME);
-      await queryRunner.createTable(
-        new Table({
-          name: table,
-          columns: [
-            { ...columns.text('task_id', 64), isPrimary: true },
-            columns.text('requester', 255),
-            columns.text('session_id', 64, true),
-            columns.text('server_id', 255),
-            columns.json('request'),
-            columns.text('status', 16),
-            columns.json('status_message', true),
-            columns.json('result', true),
-            columns.json('error', true),
-            columns.json('input', true),
-            columns.epochMs('ttl_ms'),
-            columns.epochMs('poll_interval_ms'),
-            columns.epochMs('created_at'),
-            columns.epochMs('updated_at'),
-            columns.epochMs('expires_at'),
-            columns.epochMs('lease_until', true),
-          ],
-          indices: [
-            columns.index(table, 'requester', ['requester', 'created_at', 'task_id']),
-            columns.index(table, 'expires_at', ['expires_at']),
-            columns.index(table, 'lease', ['status', 'lease_until']),
-          ],
-        }),
-      );
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.dropTable(table, true);
-    }
-  };
+  return schemaMigration(MIGRATION_NAME, (columns) => ({
+    tables: [
+      {
+        name: table,
+        columns: [
+          { ...columns.text('task_id', 64), isPrimary: true },
+          columns.text('requester', 255),
+          columns.text('session_id', 64, true),
+          columns.text('server_id', 255),
+          columns.json('request'),
+          columns.text('status', 16),
+          columns.json('status_message', true),
+          columns.json('result', true),
+          columns.json('error', true),
+          columns.json('input', true),
+          columns.epochMs('ttl_ms'),
+          columns.epochMs('poll_interval_ms'),
+          columns.epochMs('created_at'),
+          columns.epochMs('updated_at'),
+          columns.epochMs('expires_at'),
+          columns.epochMs('lease_until', true),
+        ],
+        indices: [
+          columns.index(table, 'requester', ['requester', 'created_at', 'task_id']),
+          columns.index(table, 'expires_at', ['expires_at']),
+          columns.index(table, 'lease', ['status', 'lease_until']),
+        ],
+      },
+    ],
+  }));
 }
 
 /** Creates the task store's table with the default name (`mcp_task`). */

@@ -1,0 +1,48 @@
+import {
+  type MigrationInterface,
+  type QueryRunner,
+  Table,
+  TableColumn,
+  type TableColumnOptions,
+  type TableIndex,
+  type TableOptions,
+} from 'typeorm';
+import { MigrationColumns } from './migration-columns.js';
+
+/** What one shipped migration changes, built for the dialect it runs on. */
+export interface SchemaChanges {
+  /** Tables to create, in order. */
+  readonly tables?: readonly TableOptions[];
+  /** Columns to add to existing tables, in order. */
+  readonly columns?: readonly { readonly table: string; readonly column: TableColumnOptions }[];
+  /** Indexes to add to existing tables, in order. */
+  readonly indices?: readonly { readonly table: string; readonly index: TableIndex }[];
+}
+
+/**
+ * The class of a shipped migration named `name`: `up` creates the tables, then adds the columns
+ * and the indexes that `changes` builds; `down` undoes them in reverse order (indexes, columns,
+ * tables). Built with TypeORM's `Table`, `TableColumn` and `TableIndex`, so it runs on
+ * PostgreSQL, MySQL/MariaDB and SQLite; a DataSource of another type fails, naming the migration.
+ */
+export function schemaMigration(name: string, changes: (columns: MigrationColumns) => SchemaChanges): new () => MigrationInterface {
+  const changesOn = (queryRunner: QueryRunner) => changes(new MigrationColumns(queryRunner, name));
+
+  return class SchemaMigration implements MigrationInterface {
+    readonly name = name;
+
+    async up(queryRunner: QueryRunner): Promise<void> {
+      const { tables = [], columns = [], indices = [] } = changesOn(queryRunner);
+      for (const table of tables) await queryRunner.createTable(new Table(table));
+      for (const { table, column } of columns) await queryRunner.addColumn(table, new TableColumn(column));
+      for (const { table, index } of indices) await queryRunner.createIndex(table, index);
+    }
+
+    async down(queryRunner: QueryRunner): Promise<void> {
+      const { tables = [], columns = [], indices = [] } = changesOn(queryRunner);
+      for (const { table, index } of [...indices].reverse()) await queryRunner.dropIndex(table, index);
+      for (const { table, column } of [...columns].reverse()) await queryRunner.dropColumn(table, column.name);
+      for (const table of [...tables].reverse()) await queryRunner.dropTable(table.name, true);
+    }
+  };
+}
