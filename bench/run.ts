@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const parentStart = process.memoryUsage();
   const { clients, runs, roundsPerRun, perClient, warmupPerClient } = SETTINGS;
   console.log(
-    're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
+    're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions,deadlines [--record]]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
   );
   console.log(
     `this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`,

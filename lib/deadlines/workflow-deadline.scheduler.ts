@@ -86,7 +86,10 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, instances.length) }, worker));
+    // Every worker is done before the poll answers (shutdown awaits it), even when one failed.
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(concurrency, instances.length) }, worker));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     return due.length;
   }
 

@@ -241,4 +241,20 @@ describe.each([
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(effects.runs).toBe(runs);
   });
+
+  it('fires a batch on several instances at once (concurrency), each timer once', async () => {
+    const effects = app.get(HoldEffects);
+    const runs = effects.runs;
+    const holdIds: string[] = [];
+    for (let index = 0; index < 10; index++) {
+      const placed = await agent.call('hold.place', {});
+      holdIds.push((placed.structuredContent as { holdId: string }).holdId);
+    }
+    await eventually(async () => {
+      const states = await Promise.all(holdIds.map(async (holdId) => (await store.load(`hold:${holdId}`))?.state));
+      return states.every((state) => state === 'released');
+    }, 5_000);
+    expect(effects.runs - runs).toBe(10);
+    for (const holdId of holdIds) expect(await store.pendingTimers(`hold:${holdId}`)).toEqual([]);
+  });
 });
