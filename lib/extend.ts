@@ -120,7 +120,8 @@ export {
   type WorkflowTimerEntry,
   type WorkflowTimerStore,
 } from './stores/workflow-timer.interface.js';
-export type { WorkflowDeadlineFiring } from './gating/workflow-call.js';
+export type { WorkflowDeadlineFiring, WorkflowOutsideSender } from './gating/workflow-call.js';
+export { isWorkflowEventLog, type WorkflowEventLog, type WorkflowEventReceipt } from './stores/workflow-event.interface.js';
 export { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
 /** `@McpDeadline` is here, not at the root, while the root's budget of runtime exports (house rules) is full. */
 export { McpDeadline, type McpDeadlineMetadata } from './decorators/mcp-deadline.decorator.js';

@@ -44,6 +44,14 @@ export {
   type McpWorkflowRef,
 } from './gating/mcp-workflow.service.js';
 export type { McpWorkflowDecision } from './gating/back-office.request.js';
+export type {
+  McpWorkflowEvent,
+  McpWorkflowEventContext,
+  McpWorkflowEventTarget,
+  McpWorkflowEventType,
+  McpWorkflowSendOptions,
+  McpWorkflowSendResult,
+} from './gating/outside-event.interface.js';
 export { defineMachine } from './machines/define-machine.js';
 export type {
   McpMachine,

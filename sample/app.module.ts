@@ -11,13 +11,15 @@ import { LedgerEntry } from './ledger-entry.entity.js';
 import { paymentMachine } from './payment.machine.js';
 import { PaymentTools } from './payment.tools.js';
 import { SampleObservabilityModule } from './observability.module.js';
+import { PspWebhookController, sampleWebhookSecret } from './psp-webhook.controller.js';
 import { sampleTransitionRelay } from './relay.js';
 import { sampleAuthOptions, sampleConsoleOptions } from './sample-auth.js';
 import { sampleTransport } from './transport.js';
 
 /**
  * The sample: the invoice and payment workflows as MCP tools, their state and the payment
- * ledger in one database (SQLite by default, `DATABASE_URL` for PostgreSQL or MySQL/MariaDB).
+ * ledger in one database (SQLite by default, `DATABASE_URL` for PostgreSQL or MySQL/MariaDB); the
+ * payment provider's webhook when `SAMPLE_WEBHOOK_SECRET` is set.
  */
 @Module({
   imports: [
@@ -77,6 +79,8 @@ import { sampleTransport } from './transport.js';
       },
     }),
   ],
+  // POST /webhooks/psp only with SAMPLE_WEBHOOK_SECRET: without it the route is not served (404).
+  controllers: sampleWebhookSecret() ? [PspWebhookController] : [],
   providers: [InvoiceTools, PaymentTools],
 })
 export class AppModule {}

@@ -10,13 +10,16 @@ import { applySampleHttpLimits } from './http-limits.js';
 import { startSampleTelemetry } from './telemetry.js';
 import { sampleTransport } from './transport.js';
 
-/** The HTTP app on Express, or on Fastify with `HTTP_ADAPTER=fastify` (loaded only then). */
+/**
+ * The HTTP app on Express, or on Fastify with `HTTP_ADAPTER=fastify` (loaded only then). Both keep
+ * a JSON body's raw bytes (`rawBody`): the webhook's signature is over them.
+ */
 async function createHttpApp(logger: ConsoleLogger): Promise<INestApplication> {
   if (process.env.HTTP_ADAPTER?.trim().toLowerCase() === 'fastify') {
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');
-    return NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger });
+    return NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger, rawBody: true });
   }
-  return NestFactory.create(AppModule, { logger });
+  return NestFactory.create(AppModule, { logger, rawBody: true });
 }
 
 async function bootstrap(): Promise<void> {

@@ -133,6 +133,22 @@ export class PaymentTools {
     await this.settle(ctx, 'void');
   }
 
+  /**
+   * The payment provider revoked the authorization (`POST /webhooks/psp`): `authorized → voided` as
+   * an outside event sent by `psp`, with its `void` entry in the transaction that stores `voided`,
+   * once per provider event id. Rejects with the gate's refusal when the payment is not
+   * `authorized` (FORBIDDEN, naming its state) or unknown (UNKNOWN_HANDLE).
+   */
+  revoke(paymentId: string, eventId: string) {
+    return this.workflows.send({ machine: paymentMachine, handle: paymentId }, 'VOID', {
+      actor: 'psp',
+      idempotencyKey: eventId,
+      run: async (ctx: PaymentCall) => {
+        await this.settle(ctx, 'void');
+      },
+    });
+  }
+
   @McpTool({
     name: 'payment.refund',
     description:

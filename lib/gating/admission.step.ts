@@ -207,9 +207,10 @@ export class WorkflowAdmissions {
       instance.scope !== 'handle' && fromInitial
         ? { ...engine.initial(), updatedAt: new Date().toISOString(), ...(owner === undefined ? {} : { owner }) }
         : undefined;
-    // A deadline acts for the owner (and team) of the instance it fires on: the store's own rule lets it in.
-    const access = call.caller.deadline
-      ? { owner: call.caller.deadline.owner, team: call.caller.deadline.team }
+    // A deadline or an outside event acts for the owner (and team) of the instance it moves: the store's own rule lets it in.
+    const actsFor = call.caller.deadline ?? call.caller.outside;
+    const access = actsFor
+      ? { owner: actsFor.owner, team: actsFor.team }
       : claimAccessOf(call.context.authInfo, this.machines.machine(instance.machine), instance);
     return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, ...access, createWith };
   }

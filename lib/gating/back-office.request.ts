@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NO_GRANTS } from '../access/access-requirement.js';
-import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { MutableToolContext, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 import * as messages from './gating.messages.js';
@@ -23,7 +23,7 @@ export function backOfficeCaller(): WorkflowCaller {
  * handler's context has `actor` as its principal and no client to ask or notify.
  */
 export function backOfficeRequest(
-  tool: McpToolDefinition,
+  tool: McpHandlerDefinition,
   caller: WorkflowCaller,
   actor: string,
   args: Record<string, unknown>,

@@ -9,6 +9,7 @@ import type { WorkflowAdmission, WorkflowDecision, WorkflowHold, WorkflowStored 
 import type { WorkflowCall } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
 import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';
+import { receiptOf } from './outside-event.receipt.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 
@@ -58,17 +59,18 @@ export class WorkflowCommits {
       principal: deadlineActor(call.caller.deadline) ?? call.principal ?? call.context.sessionId ?? null,
       ...(decision.approval && { approval: decision.approval }),
     };
+    const event = receiptOf(call, record);
     await this.observer.commit(call, async () => {
       switch (hold.kind) {
         case 'transaction':
           return hold.transaction
-            .commit(instance.storeKey, { snapshot, record, timers }, { insert: true })
+            .commit(instance.storeKey, { snapshot, record, timers, event }, { insert: true })
             .catch(async (error: unknown) => {
               await hold.transaction.rollback();
               throw error;
             });
         case 'lock':
-          if (!(await hold.lock.commit({ snapshot, record, timers }))) {
+          if (!(await hold.lock.commit({ snapshot, record, timers, event }))) {
             const { leaseMs } = this.options;
             throw deny({ code: 'LEASE_EXPIRED', machine: instance.machine, state: hold.lock.snapshot.state, leaseMs });
           }

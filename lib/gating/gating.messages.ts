@@ -209,7 +209,7 @@ export const taskSettleFailed = (tool: string, taskId: string, error: unknown): 
 
 /** A back-office decision reached a step that needs a client (a confirmation, input): it has none. */
 export const noClientInBackOffice = (tool: string): string =>
-  `${tool} asked its client for input, and a call from McpWorkflowService.approve or .reject has no client to ask.`;
+  `${tool} asked its client for input, and a call from the app's own code (McpWorkflowService.approve, .reject or .send) has no client to ask.`;
 
 /** `McpWorkflowService.approve` or `.reject` on a machine without `@McpApproval`. */
 export const noApprovalOn = (machine: string): string =>
@@ -218,3 +218,21 @@ export const noApprovalOn = (machine: string): string =>
 /** Log line: the `when` of `@McpApproval` threw; the call waits for approval (fail closed). */
 export const approvalWhenFailed = (tool: string, error: unknown): string =>
   `@McpApproval's when of ${tool} threw, so the call waits for a second person's approval: ${reasonOf(error)}`;
+
+/** `McpWorkflowService.send` to a machine the module does not run, or to one without handles. */
+export const sendNeedsHandleMachine = (machine: string, known: boolean): string =>
+  known
+    ? `McpWorkflowService.send: machine "${machine}" is session-keyed; outside events go to handle-keyed machines (stateHandleKey), whose instances the app can name.`
+    : `McpWorkflowService.send: this module runs no machine "${machine}".`;
+
+/** `McpWorkflowService.send` with an event no state of the machine accepts. */
+export const sendUnknownEvent = (machine: string, event: unknown, events: readonly string[]): string =>
+  `McpWorkflowService.send: no state of machine "${machine}" accepts event ${JSON.stringify(event)}. Its events: ${events.join(', ') || '(none)'}.`;
+
+/** `McpWorkflowService.send` with a bad handle, actor or idempotency key. */
+export const sendInvalidOption = (what: string, value: unknown): string =>
+  `McpWorkflowService.send: ${what} must be a non-empty string of at most 255 characters, got ${typeof value === 'string' ? `${value.length} characters` : (JSON.stringify(value) ?? String(value))}.`;
+
+/** `McpWorkflowService.send` with an idempotency key, on a store that keeps no receipts. */
+export const sendNeedsEventLog = (store: string): string =>
+  `McpWorkflowService.send: an idempotency key needs a store that keeps the receipts of outside events in the same write as the state (WorkflowEventLog: TypeOrmFsmStateStore, InMemoryFsmStateStore); ${store} does not.`;

@@ -13,6 +13,17 @@ import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
 import { REJECT_REASON_KEY, WorkflowApprovals } from './approval.step.js';
 import { backOfficeCaller, backOfficeRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
+import type { McpMachineRef } from '../decorators/machine-ref.type.js';
+import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
+import type { McpWorkflowEvent, McpWorkflowEventTarget, McpWorkflowSendOptions, McpWorkflowSendResult } from './outside-event.interface.js';
+import {
+  checkedText,
+  outsideEventOf,
+  outsideEventRequest,
+  outsideEventRole,
+  sentState,
+  type OutsideEventCall,
+} from './outside-event.request.js';
 
 /** Which instance to act on; by default the one of the current call. */
 export interface McpWorkflowRef {
@@ -65,6 +76,11 @@ export interface McpWorkflowInstance {
  */
 @Injectable()
 export class McpWorkflowService {
+  /** The role of each outside event sent so far, by machine and event. */
+  private readonly eventRoles = new Map<string, McpTransitionRole>();
+  /** The store's receipt table, once checked (by the first send with an idempotency key). */
+  private eventSchema?: Promise<void>;
+
   constructor(
     private readonly store: FsmStoreAdapter,
     private readonly machines: McpMachineRegistry,
@@ -95,6 +111,47 @@ export class McpWorkflowService {
    */
   reject(ref: McpWorkflowHandleRef, options: { actor: string; reason?: string }): Promise<McpWorkflowDecision> {
     return this.decide('reject', ref, options.actor, options.reason === undefined ? {} : { [REJECT_REASON_KEY]: options.reason });
+  }
+
+  /**
+   * Sends an outside event (a webhook, a queue message) to an instance, from any provider: through
+   * the gate as a tool call would, under its claim (exactly once across processes), with the
+   * machine's guards (`event.principal.id` is `actor`), the effect `run` as its handler, one
+   * history row naming `actor`, telemetry, the relay and `list_changed` to the sessions that
+   * follow the instance. With `idempotencyKey` the event is applied once per key: the receipt
+   * commits with the state, and a later send with the key answers `{ applied: false }`, changing
+   * nothing. Rejects with the gate's refusal (a `WorkflowRefusal`: FORBIDDEN naming the state when
+   * it does not take the event, GUARD_REJECTED, UNKNOWN_HANDLE, BUSY, …) or with the effect's
+   * error (nothing stored). See docs/deadlines-and-events.md#outside-events.
+   *
+   * @example
+   * const { applied, state } = await workflows.send({ machine: paymentMachine, handle: paymentId }, 'VOID', {
+   *   actor: 'psp',
+   *   idempotencyKey: webhook.id,
+   *   run: (ctx) => ledger.insert(ctx.manager!, { paymentId: ctx.handle, kind: 'void' }),
+   * });
+   */
+  async send<const TMachine extends McpMachineRef, TManager = unknown>(
+    ref: McpWorkflowEventTarget<TMachine>,
+    event: McpWorkflowEvent<TMachine>,
+    options: McpWorkflowSendOptions<TMachine, TManager>,
+  ): Promise<McpWorkflowSendResult<TMachine>> {
+    const send = this.outsideEvent(ref, event, options);
+    if (send.idempotencyKey !== undefined) await this.eventLogReady();
+    const storeKey = formatInstanceKey({ machine: send.role.machine, scope: 'handle', id: send.handle });
+    const found = await this.store.load(storeKey);
+    const before = await this.alreadyApplied(storeKey, send.idempotencyKey, found);
+    if (before) return before as McpWorkflowSendResult<TMachine>;
+    const outcome = await this.gate.run(outsideEventRequest(send, found, (call, body, input) => this.gate.handle(call, body, input)));
+    try {
+      return { applied: true, state: sentState(outcome) } as McpWorkflowSendResult<TMachine>;
+    } catch (error) {
+      // A send of the same key may have committed between the check above and this one's commit (which its receipt then failed).
+      const raced = send.idempotencyKey === undefined ? undefined : await this.store.load(storeKey);
+      const after = await this.alreadyApplied(storeKey, send.idempotencyKey, raced);
+      if (after) return after as McpWorkflowSendResult<TMachine>;
+      throw error;
+    }
   }
 
   /** The call waiting for approval on the instance, read by the app's own code (whoever owns it); `undefined` when nothing waits. */
@@ -164,6 +221,48 @@ export class McpWorkflowService {
     const caller = backOfficeCaller();
     this.approvals.trustAsBackOffice(caller);
     return decisionOf(await this.gate.run(backOfficeRequest(tool, caller, actor, { ...extra, [key]: ref.handle })));
+  }
+
+  /** Checks what `send` was given, and finds the event's role; throws, naming what is wrong, for a bad target, event or option. */
+  private outsideEvent(
+    ref: McpWorkflowEventTarget,
+    event: McpWorkflowEvent,
+    options: McpWorkflowSendOptions<McpMachineRef, never>,
+  ): OutsideEventCall {
+    const machine = typeof ref?.machine === 'string' ? ref.machine : ref?.machine?.id;
+    const handleKey = machine !== undefined && this.machines.has(machine) ? this.machines.machine(machine).stateHandleKey : undefined;
+    if (!machine || !handleKey)
+      throw new Error(messages.sendNeedsHandleMachine(String(machine), Boolean(machine && this.machines.has(machine))));
+    const sent = outsideEventOf(event);
+    const actor = checkedText('actor', options?.actor);
+    const idempotencyKey = options.idempotencyKey === undefined ? undefined : checkedText('idempotencyKey', options.idempotencyKey);
+    const key = `${machine}\u0000${sent.type}`;
+    let role = this.eventRoles.get(key);
+    if (!role) {
+      role = outsideEventRole(machine, this.machines.engine(machine), sent.type, this.store.supports.transactions);
+      this.eventRoles.set(key, role);
+    }
+    return { role, event: sent, handleKey, handle: checkedText('handle', ref.handle), actor, idempotencyKey, run: options.run };
+  }
+
+  /** `{ applied: false, state }` when the instance (as `snapshot` found it) has the receipt of `idempotencyKey`; else `undefined`. */
+  private async alreadyApplied(
+    storeKey: string,
+    idempotencyKey: string | undefined,
+    snapshot: WorkflowSnapshot | undefined,
+  ): Promise<McpWorkflowSendResult | undefined> {
+    if (!snapshot || idempotencyKey === undefined || !(await this.store.events.hasEvent(storeKey, idempotencyKey))) return undefined;
+    return { applied: false, state: snapshot.state };
+  }
+
+  /** Resolves once the store can keep receipts: it has them, and (checked once) its receipt table is there. */
+  private eventLogReady(): Promise<void> {
+    if (!this.store.supports.events) return Promise.reject(new Error(messages.sendNeedsEventLog(this.store.name)));
+    this.eventSchema ??= Promise.resolve(this.store.events.assertEventSchema?.()).catch((error: unknown) => {
+      this.eventSchema = undefined;
+      throw error;
+    });
+    return this.eventSchema;
   }
 
   private async find(ctx: McpWorkflowCallContext, ref: McpWorkflowRef) {

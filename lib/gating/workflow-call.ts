@@ -15,6 +15,17 @@ export interface WorkflowDeadlineFiring {
   readonly team?: string;
 }
 
+/**
+ * The sender of an outside event (`McpWorkflowService.send`): the owner and team of the instance
+ * it acts on (the app vouches for it, as for a deadline), and the idempotency key its commit
+ * records with the state (the event is applied once per key).
+ */
+export interface WorkflowOutsideSender {
+  readonly owner?: string;
+  readonly team?: string;
+  readonly idempotencyKey?: string;
+}
+
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
   /** How the caller reached the server. */
@@ -25,6 +36,8 @@ export interface WorkflowCaller {
   readonly grants?: McpGrants;
   /** Set when the caller is a deadline (the scheduler firing a durable timer), not a connection: history names it `deadline:<timer id>`. */
   readonly deadline?: WorkflowDeadlineFiring;
+  /** Set when the caller is the app's own code sending an outside event (a webhook, a queue consumer), not a connection; its principal is the actor. */
+  readonly outside?: WorkflowOutsideSender;
 }
 
 /** The mutable context handed to the handler as `@McpContext()`. */

@@ -1,4 +1,5 @@
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowEventReceipt } from './workflow-event.interface.js';
 import type { WorkflowTimerChanges } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 
@@ -63,12 +64,17 @@ export interface WorkflowSweepRequest {
   limit: number;
 }
 
-/** What a commit stores: the new snapshot, the history row (kept when the store keeps history), and the timers it changes. */
+/** What a commit stores: the new snapshot, the history row (kept when the store keeps history), the timers it changes, and an outside event's receipt. */
 export interface WorkflowCommit {
   snapshot: WorkflowSnapshot;
   record?: WorkflowTransitionRecord;
   /** Timers scheduled and cancelled with the state (a store that keeps timers writes them in the same write; see `WorkflowTimerStore`). */
   timers?: WorkflowTimerChanges;
+  /**
+   * The receipt of the outside event this commit applies (see `WorkflowEventLog`): written in the
+   * same write as the state; when the store already keeps it, the whole commit fails.
+   */
+  event?: WorkflowEventReceipt;
 }
 
 /**

@@ -30,7 +30,15 @@ describe('FsmStoreAdapter', () => {
     });
 
     it('supports neither transactions, nor deletes, nor sweeps, nor reads', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: false, sweep: false, read: false, attempts: false, timers: false });
+      expect(adapter.supports).toEqual({
+        transactions: false,
+        delete: false,
+        sweep: false,
+        read: false,
+        attempts: false,
+        timers: false,
+        events: false,
+      });
       expect(adapter.name).toBe('MapStore');
     });
 
@@ -81,7 +89,15 @@ describe('FsmStoreAdapter', () => {
     afterEach(() => store.onApplicationShutdown());
 
     it('supports deletes, sweeps and reads, not transactions; attempts once the store keeps them', () => {
-      expect(adapter.supports).toEqual({ transactions: false, delete: true, sweep: true, read: true, attempts: false, timers: true });
+      expect(adapter.supports).toEqual({
+        transactions: false,
+        delete: true,
+        sweep: true,
+        read: true,
+        attempts: false,
+        timers: true,
+        events: true,
+      });
       const keeping = new InMemoryFsmStateStore({ attempts: true });
       expect(new FsmStoreAdapter(keeping).supports.attempts).toBe(true);
       keeping.onApplicationShutdown();

@@ -25,6 +25,7 @@ import {
   type WorkflowStateReader,
 } from './workflow-state-reader.interface.js';
 import { storeCannotRead } from './stores.messages.js';
+import { isWorkflowEventLog, type WorkflowEventLog } from './workflow-event.interface.js';
 import {
   isWorkflowTimerStore,
   type WorkflowDueTimer,
@@ -51,6 +52,8 @@ interface FsmStoreSupport {
   readonly attempts: boolean;
   /** Durable timers, the deadlines of `after` transitions (`WorkflowTimerStore` on an atomic store). */
   readonly timers: boolean;
+  /** Receipts of outside events, applied once per idempotency key (`WorkflowEventLog` on an atomic store). */
+  readonly events: boolean;
 }
 
 /**
@@ -74,6 +77,8 @@ export class FsmStoreAdapter {
   private readonly attemptLog?: WorkflowAttemptLog;
   /** The store when it keeps timers. */
   private readonly timerStore?: WorkflowTimerStore;
+  /** The store when it keeps the receipts of outside events. */
+  private readonly eventLog?: WorkflowEventLog;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -97,6 +102,9 @@ export class FsmStoreAdapter {
     if (this.atomic && isWorkflowTimerStore(store)) {
       this.timerStore = store;
     }
+    if (this.atomic && isWorkflowEventLog(store)) {
+      this.eventLog = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
@@ -104,6 +112,7 @@ export class FsmStoreAdapter {
       read: Boolean(this.reader),
       attempts: Boolean(this.attemptLog),
       timers: Boolean(this.timerStore),
+      events: Boolean(this.eventLog),
     };
   }
 
@@ -144,6 +153,11 @@ export class FsmStoreAdapter {
   /** The pending timers of an instance (none when the store keeps no timers). */
   async pendingTimers(key: string): Promise<WorkflowPendingTimer[]> {
     return this.timerStore ? this.timerStore.pendingTimers(key) : [];
+  }
+
+  /** The store's receipts of outside events (needs `supports.events`). */
+  get events(): WorkflowEventLog {
+    return this.eventLog!;
   }
 
   /**

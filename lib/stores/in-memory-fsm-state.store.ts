@@ -19,7 +19,8 @@ import type {
 } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
-import { storeFull, storeHandleExists } from './stores.messages.js';
+import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
+import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
   isAfterCursor,
@@ -76,7 +77,7 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
 export class InMemoryFsmStateStore
-  implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, OnApplicationShutdown
+  implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, WorkflowEventLog, OnApplicationShutdown
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
@@ -84,6 +85,8 @@ export class InMemoryFsmStateStore
   private readonly records = new Map<string, WorkflowTransitionRecord[]>();
   private readonly attempts = new Map<string, WorkflowAttemptRecord[]>();
   private readonly timers = new InMemoryWorkflowTimers();
+  /** The idempotency keys of the outside events applied to each instance (they go with it). */
+  private readonly events = new Map<string, Set<string>>();
   private readonly maxAttempts: number;
   private readonly maxEntries: number;
   private readonly idleTtlMs: number;
@@ -169,8 +172,11 @@ export class InMemoryFsmStateStore
   async commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const entry = this.live(key);
     if (!entry || entry.leaseToken !== token) return false;
+    const applied = commit.event && this.events.get(key);
+    if (commit.event && applied?.has(commit.event.idempotencyKey)) throw new Error(storeEventApplied(key, commit.event.idempotencyKey));
     this.timers.check(key, commit.timers);
     this.timers.apply(key, commit.timers);
+    if (commit.event) this.events.set(key, (applied ?? new Set()).add(commit.event.idempotencyKey));
     entry.state = commit.snapshot.state;
     entry.context = copyContext(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
@@ -181,6 +187,11 @@ export class InMemoryFsmStateStore
     entry.leaseToken = entry.leaseUntil = undefined;
     if (commit.record) this.record(commit.record);
     return true;
+  }
+
+  /** @inheritdoc */
+  async hasEvent(key: string, idempotencyKey: string): Promise<boolean> {
+    return Boolean(this.live(key) && this.events.get(key)?.has(idempotencyKey));
   }
 
   /** @inheritdoc */
@@ -232,6 +243,7 @@ export class InMemoryFsmStateStore
       this.entries.delete(key);
       this.attempts.delete(key);
       this.timers.forget(key);
+      this.events.delete(key);
     }
   }
 
@@ -375,6 +387,7 @@ export class InMemoryFsmStateStore
   private drop(key: string): void {
     this.entries.delete(key);
     this.timers.forget(key);
+    this.events.delete(key);
     this.records.delete(key);
     this.attempts.delete(key);
   }

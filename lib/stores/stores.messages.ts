@@ -19,6 +19,14 @@ export const storeTimerNotHeld = (handle: string, timer: string): string =>
 export const storeTimersNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: a machine has "after" transitions, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmTimer1766534400000 (createWorkflowTimerMigration for custom table names).`;
 
+/** Commit error: the outside event's receipt is already kept (another send with its idempotency key was applied first). */
+export const storeEventApplied = (handle: string, idempotencyKey: string): string =>
+  `An outside event with idempotency key "${echo(idempotencyKey)}" was already applied to workflow instance "${echo(handle)}"; nothing was stored.`;
+
+/** Error of the first send with an idempotency key: the receipt table is missing or lacks a column. */
+export const storeEventsNotReady = (table: string, error: unknown): string =>
+  `TypeOrmFsmStateStore: an outside event was sent with an idempotency key, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmEvent1766620800000 (createWorkflowEventMigration for custom table names).`;
+
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>
   `${component} does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;

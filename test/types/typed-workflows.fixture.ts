@@ -14,6 +14,7 @@ import {
   McpArgs,
   McpContext,
   McpRequire,
+  McpWorkflowService,
   type WorkflowContext,
 } from '../../lib/index.js';
 
@@ -188,4 +189,33 @@ export class ScopedTools {
   @McpTool({ name: 'scoped.untyped', description: 'The untyped form takes any name' })
   @McpRequire({ scopes: ['anything:goes'] })
   untyped() {}
+}
+
+@Injectable()
+export class OrderEvents {
+  constructor(private readonly workflows: McpWorkflowService) {}
+
+  async cancel(orderId: string) {
+    const sent = await this.workflows.send({ machine: orderMachine, handle: orderId }, 'CANCEL', {
+      actor: 'psp',
+      idempotencyKey: 'evt_1',
+      run: (ctx) => ctx.handle.length,
+    });
+    const state: 'cart' | 'review.legal' | 'review.finance' | 'paid' = sent.state;
+    // @ts-expect-error -- outside event: Argument of type '"CANCELL"' is not assignable to parameter of type
+    await this.workflows.send({ machine: orderMachine, handle: orderId }, 'CANCELL', { actor: 'psp' });
+    await this.workflows.send(
+      { machine: ticketMachine, handle: orderId },
+      { type: 'CLOSE', input: { reason: 'done' } },
+      {
+        actor: 'desk',
+        // @ts-expect-error -- outside event context: Property 'assigne' does not exist on type 'TicketContext'
+        run: (ctx) => ctx.workflowContext.assigne,
+      },
+    );
+    // @ts-expect-error -- outside event type: Type '"REOPEN"' is not assignable to type
+    await this.workflows.send({ machine: ticketMachine, handle: orderId }, { type: 'REOPEN' }, { actor: 'desk' });
+    await this.workflows.send({ machine: 'order', handle: orderId }, 'ANYTHING', { actor: 'untyped' });
+    return state;
+  }
 }

@@ -2,21 +2,26 @@ import type { DataSource, MigrationInterface } from 'typeorm';
 import {
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
+  createWorkflowEventMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName' | 'timerTableName'>;
+type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName' | 'timerTableName' | 'eventTableName'>;
 
-/** The shipped migrations of the store tables, in the order they run (the timer table with `timerTableName`: a machine with `after` needs it). */
+/**
+ * The shipped migrations of the store tables, in the order they run (the timer table with
+ * `timerTableName`: a machine with `after` needs it; the receipt table of outside events with `eventTableName`).
+ */
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
+  ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

@@ -16,6 +16,11 @@ export interface TypeOrmFsmStateStoreOptions {
   attempts?: boolean;
   /** Table of durable timers, the deadlines of `after` transitions (optionally `schema.table`). @default 'mcp_fsm_timer' */
   timerTableName?: string;
+  /**
+   * Table of the receipts of outside events (`McpWorkflowService.send` with an idempotency key;
+   * optionally `schema.table`); needs `CreateMcpFsmEvent1766620800000`. @default 'mcp_fsm_event'
+   */
+  eventTableName?: string;
   /** Attempts kept per instance; older ones are deleted as new ones come. @default 50 */
   maxAttemptsPerInstance?: number;
   /**
@@ -39,6 +44,8 @@ export const DEFAULT_WORKFLOW_TRANSITION_TABLE = 'mcp_fsm_transition';
 export const DEFAULT_WORKFLOW_ATTEMPT_TABLE = 'mcp_fsm_attempt';
 /** Default table of durable timers. */
 export const DEFAULT_WORKFLOW_TIMER_TABLE = 'mcp_fsm_timer';
+/** Default table of the receipts of outside events. */
+export const DEFAULT_WORKFLOW_EVENT_TABLE = 'mcp_fsm_event';
 /** Default number of attempts kept per instance. */
 export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */

@@ -11,6 +11,7 @@ import type { WorkflowTransitionRecord } from '../workflow-transition-record.int
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
 import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
+import type { WorkflowEventLog } from '../workflow-event.interface.js';
 import type {
   WorkflowDueTimer,
   WorkflowPendingTimer,
@@ -27,6 +28,7 @@ import type {
 } from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { FsmAttemptSql } from './fsm-attempt.sql.js';
+import { FsmEventSql } from './fsm-event.sql.js';
 import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
@@ -36,6 +38,7 @@ import { TransactionLimits } from './transaction-limits.js';
 import {
   DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
   DEFAULT_WORKFLOW_ATTEMPT_TABLE,
+  DEFAULT_WORKFLOW_EVENT_TABLE,
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TIMER_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
@@ -57,7 +60,13 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
  * });
  */
 export class TypeOrmFsmStateStore
-  implements TransactionalFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, OnApplicationBootstrap
+  implements
+    TransactionalFsmStateStore,
+    WorkflowStateReader,
+    WorkflowAttemptLog,
+    WorkflowTimerStore,
+    WorkflowEventLog,
+    OnApplicationBootstrap
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
@@ -66,6 +75,7 @@ export class TypeOrmFsmStateStore
   private readonly listSql: FsmInstanceListSql;
   private readonly attemptSql: FsmAttemptSql;
   private readonly timerSql: FsmTimerSql;
+  private readonly eventSql: FsmEventSql;
   private readonly keepHistory: boolean;
   private readonly maxAttempts: number;
   private readonly limits: TransactionLimits;
@@ -85,6 +95,7 @@ export class TypeOrmFsmStateStore
       queries.table(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE),
     );
     this.timerSql = new FsmTimerSql(queries.dialect, queries.table(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE), stateTable);
+    this.eventSql = new FsmEventSql(queries.dialect, queries.table(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
     this.maxAttempts = options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE;
@@ -165,15 +176,16 @@ export class TypeOrmFsmStateStore
   /** @inheritdoc */
   commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
-    const { timers } = commit;
+    const { timers, event } = commit;
     return this.session(
       'commit',
       async (runner) => {
         const updated = await this.sql.update(runner, key, token, commit.snapshot, record);
         if (updated && timers) await this.timerSql.apply(runner, key, timers);
+        if (updated && event) await this.eventSql.record(runner, key, event, Date.parse(commit.snapshot.updatedAt));
         return updated;
       },
-      timers !== undefined || (record !== undefined && this.sql.needsTransactionForRecord()),
+      timers !== undefined || event !== undefined || (record !== undefined && this.sql.needsTransactionForRecord()),
     );
   }
 
@@ -200,6 +212,16 @@ export class TypeOrmFsmStateStore
   /** @inheritdoc */
   assertTimerSchema(): Promise<void> {
     return this.session('the timer schema check', (runner) => this.timerSql.assertSchema(runner));
+  }
+
+  /** One primary-key lookup in the receipt table. */
+  hasEvent(key: string, idempotencyKey: string): Promise<boolean> {
+    return this.session('hasEvent', (runner) => this.eventSql.has(runner, key, idempotencyKey));
+  }
+
+  /** @inheritdoc */
+  assertEventSchema(): Promise<void> {
+    return this.session('the event schema check', (runner) => this.eventSql.assertSchema(runner));
   }
 
   /**
@@ -318,6 +340,7 @@ export class TypeOrmFsmStateStore
     return new TypeOrmFsmTransaction(runner, {
       sql: this.sql,
       timerSql: this.timerSql,
+      eventSql: this.eventSql,
       history: this.keepHistory,
       limits: this.limits,
       queries,

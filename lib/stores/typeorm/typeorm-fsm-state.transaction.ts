@@ -6,6 +6,7 @@ import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-
 import type { BoundedQueries } from './bounded-queries.js';
 import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
 import type { FsmStateSql } from './fsm-state.sql.js';
+import type { FsmEventSql } from './fsm-event.sql.js';
 import type { FsmTimerSql } from './fsm-timer.sql.js';
 import { isDeadlock } from './mysql-errno.js';
 import type { QueryDeadline } from './query-deadline.js';
@@ -16,6 +17,8 @@ interface TypeOrmFsmTransactionOptions {
   sql: FsmStateSql;
   /** The timer table, written in the same transaction as the state. */
   timerSql: FsmTimerSql;
+  /** The receipt table of outside events, written in the same transaction as the state. */
+  eventSql: FsmEventSql;
   /** Write history rows. */
   history: boolean;
   limits: TransactionLimits;
@@ -77,7 +80,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
 
   /**
    * Writes the new state (a new row when `insert` and the instance was not locked here), the
-   * history row and the timer changes, then commits, all before the deadline. On an error the transaction may
+   * history row, the timer changes and an outside event's receipt, then commits, all before the deadline. On an error the transaction may
    * still be open: call `rollback`.
    */
   async commit(key: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
@@ -111,6 +114,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
       throw new Error(storeTransactionMissingInstance(key));
     }
     if (commit.timers) await this.options.timerSql.apply(this.runner, key, commit.timers);
+    if (commit.event) await this.options.eventSql.record(this.runner, key, commit.event, Date.parse(commit.snapshot.updatedAt));
     return this.options.limits.commit(this.runner);
   }
 
