@@ -6,13 +6,16 @@ import { AsyncCounter, type AsyncCounts } from './bench.async-counter.js';
 import { BenchProfiler, type ProfiledWindow } from './bench.profiler.js';
 import { startNestApp, type NestTargetOptions } from './bench.app.js';
 import { POSTGRES_TARGETS } from './bench.postgres.js';
+import { SETTINGS } from './bench.settings.js';
 import { startSampleApp } from './bench.sample.js';
 import { startSampleBaselineServer } from './sample-baseline.server.js';
 
 /**
  * The `McpModule` servers the bench runs (on the direct route unless named `express`): the in-memory store (XState engine, table engine, a
  * copy that one scenario crowds with idle sessions, and one whose sessions finish many docs),
- * `TypeOrmFsmStateStore` on better-sqlite3, and on PostgreSQL with 1,000 and 100,000 rows.
+ * `TypeOrmFsmStateStore` on better-sqlite3, and on PostgreSQL with 1,000 and 100,000 rows; the
+ * deadline rows' pairs on both databases: the loop with a deadline beside 100,000 doc instances,
+ * with no pending timer or one on each.
  */
 const NEST_TARGETS = {
   'nest-memory': { store: 'memory' },
@@ -21,8 +24,12 @@ const NEST_TARGETS = {
   'nest-memory-crowd': { store: 'memory' },
   'nest-memory-docs': { store: 'memory' },
   'nest-sqlite': { store: 'sqlite' },
+  'nest-sqlite-timers-0': { store: 'sqlite', name: 'timers-0', instances: SETTINGS.deadlineInstances, deadline: true },
+  'nest-sqlite-timers-100k': { store: 'sqlite', name: 'timers-100k', instances: SETTINGS.deadlineInstances, deadline: true, timers: true },
   'nest-pg-1k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-1k'] },
   'nest-pg-100k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-100k'] },
+  'nest-pg-timers-0': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-timers-0'] },
+  'nest-pg-timers-100k': { store: 'postgres', ...POSTGRES_TARGETS['nest-pg-timers-100k'] },
 } satisfies Record<string, NestTargetOptions>;
 
 /**

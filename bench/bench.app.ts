@@ -11,10 +11,12 @@ import {
   AddMcpFsmContext1764547200000,
   AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
+  CreateMcpFsmTimer1766534400000,
   TypeOrmFsmStateStore,
 } from '../lib/typeorm.js';
-import { docMachine, loopMachine } from './bench.machines.js';
+import { docMachine, loopMachine, timedLoopMachine } from './bench.machines.js';
 import { openPostgresDataSource } from './bench.postgres.js';
+import { fillPendingTimers, fillSqliteDocs } from './bench.prefill.js';
 import { DocTools, EchoTools, LoopTools } from './bench.tools.js';
 
 /** A started bench app on a loopback port, and how to stop it. */
@@ -27,13 +29,16 @@ export interface BenchApp {
 /**
  * Which store (and engine) a Nest target runs with, and its HTTP route: `direct` (the lean
  * path, `transports.http.direct`, the default here) or `express` (the framework's route,
- * the module's default).
+ * the module's default). With `deadline`, the loop has a deadline on `a` (`timedLoopMachine`),
+ * and the store holds `instances` doc instances, each with a pending timer when `timers`.
  */
-export type NestTargetOptions = { route?: 'direct' | 'express' } & (
-  { store: 'memory'; engine?: McpModuleOptions['engine'] } | { store: 'sqlite' } | { store: 'postgres'; schema: string; instances: number }
+export type NestTargetOptions = { route?: 'direct' | 'express'; deadline?: boolean } & (
+  | { store: 'memory'; engine?: McpModuleOptions['engine'] }
+  | { store: 'sqlite'; name?: string; instances?: number; timers?: boolean }
+  | { store: 'postgres'; schema: string; instances: number; timers?: boolean }
 );
 
-interface BenchDatabase {
+export interface BenchDatabase {
   dataSource: DataSource;
   close: () => Promise<void>;
 }
@@ -44,7 +49,7 @@ export async function startNestApp(target: NestTargetOptions): Promise<BenchApp>
   const options: McpModuleOptions = {
     name: 'bench',
     version: '1.0.0',
-    machines: [loopMachine, docMachine],
+    machines: [target.deadline ? timedLoopMachine : loopMachine, docMachine],
     engine: target.store === 'memory' ? (target.engine ?? 'auto') : 'auto',
     // Scenarios open thousands of sessions; the cap is not what is measured.
     transports: {
@@ -77,20 +82,24 @@ async function openDatabase(target: NestTargetOptions): Promise<BenchDatabase | 
     case 'memory':
       return undefined;
     case 'postgres': {
-      const dataSource = await openPostgresDataSource(target.schema, target.instances);
+      const dataSource = await openPostgresDataSource(target.schema, target.instances, target.timers);
       return { dataSource, close: () => dataSource.destroy() };
     }
-    case 'sqlite':
-      return openSqlite();
+    case 'sqlite': {
+      const database = await openSqlite(target.name);
+      await fillSqliteDocs(database.dataSource, target.instances ?? 0);
+      if (target.timers) await fillPendingTimers(database.dataSource);
+      return database;
+    }
   }
 }
 
 /**
- * better-sqlite3 in a file in `os.tmpdir()`, with the settings the sample and docs/stores.md
- * recommend: WAL and `synchronous = NORMAL`.
+ * better-sqlite3 in a file in `os.tmpdir()` (one per `name` and process), with the settings
+ * the sample and docs/stores.md recommend: WAL and `synchronous = NORMAL`; the shipped migrations run.
  */
-async function openSqlite(): Promise<BenchDatabase> {
-  const file = join(tmpdir(), `nestjs-mcp-fsm-bench-${process.pid}.sqlite`);
+export async function openSqlite(name = 'nest'): Promise<BenchDatabase> {
+  const file = join(tmpdir(), `nestjs-mcp-fsm-bench-${name}-${process.pid}.sqlite`);
   removeDb(file);
   const dataSource = new DataSource({
     type: 'better-sqlite3',
@@ -102,6 +111,7 @@ async function openSqlite(): Promise<BenchDatabase> {
       AddMcpFsmContext1764547200000,
       AddMcpFsmTeam1766016000000,
       AddMcpFsmApprovals1766102400000,
+      CreateMcpFsmTimer1766534400000,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -10,6 +10,38 @@ export const loopMachine = defineMachine({
   },
 });
 
+/**
+ * The loop with a deadline on `a` (a day: never due in a run), the same tools serve it: every
+ * `loop.flop` schedules a timer in the state's write and every `loop.flip` deletes it.
+ */
+export const timedLoopMachine = defineMachine({
+  id: 'loop',
+  initial: 'a',
+  states: {
+    a: { after: { 86_400_000: 'b' }, on: { FLIP: 'b' } },
+    b: { on: { FLOP: 'a' } },
+  },
+});
+
+/** The delay of a hold (an hour); the firing row writes its timers already due. */
+export const LAPSE_MS = 3_600_000;
+
+/** Handle-keyed holds that lapse by themselves: what the firing row moves, no tool involved. */
+export const lapseMachine = defineMachine(
+  {
+    id: 'lapse',
+    initial: 'held',
+    states: {
+      held: { after: { [LAPSE_MS]: 'lapsed' } },
+      lapsed: { type: 'final' },
+    },
+  },
+  { stateHandleKey: 'holdId' },
+);
+
+/** The timer id (and event) XState gives the `after` of `lapse.held`. */
+export const LAPSE_TIMER = `xstate.after.${LAPSE_MS}.lapse.held`;
+
 /** Handle-keyed machine: `doc.open` mints a handle that stays live (non-final) in `draft`. */
 export const docMachine = defineMachine(
   {

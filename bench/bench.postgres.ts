@@ -6,17 +6,25 @@ import {
   AddMcpFsmContext1764547200000,
   AddMcpFsmTeam1766016000000,
   CreateMcpFsmState1764460800000,
+  CreateMcpFsmTimer1766534400000,
 } from '../lib/typeorm.js';
 import { docMachine } from './bench.machines.js';
+import { fillPendingTimers } from './bench.prefill.js';
+import { SETTINGS } from './bench.settings.js';
 
 /** The PostgreSQL of the bench: `BENCH_POSTGRES_URL`, by default the test database. */
 export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
-/** The PostgreSQL targets, each in its own schema, pre-filled with unrelated doc instances. */
+/** The PostgreSQL targets, each in its own schema, pre-filled with unrelated doc instances (and a pending timer for each, with `timers`). */
 export const POSTGRES_TARGETS = {
   'nest-pg-1k': { schema: 'bench_pg_1k', instances: 1_000 },
   'nest-pg-100k': { schema: 'bench_pg_100k', instances: 100_000 },
+  'nest-pg-timers-0': { schema: 'bench_pg_timers_0', instances: SETTINGS.deadlineInstances, deadline: true },
+  'nest-pg-timers-100k': { schema: 'bench_pg_timers_100k', instances: SETTINGS.deadlineInstances, deadline: true, timers: true },
 } as const;
+
+/** The schema of the firing row (the runner's own app). */
+export const POSTGRES_FIRING_SCHEMA = 'bench_pg_firing';
 
 /** A PostgreSQL bench target. */
 export type PostgresTarget = keyof typeof POSTGRES_TARGETS;
@@ -26,9 +34,9 @@ const APPLICATION_NAME = 'nestjs-mcp-fsm-bench';
 
 /**
  * A DataSource on `schema` (which must exist) with the shipped migrations run and `instances`
- * unrelated instances of the handle-keyed doc machine inserted.
+ * unrelated instances of the handle-keyed doc machine inserted, each with a pending timer when `timers`.
  */
-export async function openPostgresDataSource(schema: string, instances: number): Promise<DataSource> {
+export async function openPostgresDataSource(schema: string, instances: number, timers = false): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'postgres',
     url: POSTGRES_URL,
@@ -43,6 +51,7 @@ export async function openPostgresDataSource(schema: string, instances: number):
       AddMcpFsmContext1764547200000,
       AddMcpFsmTeam1766016000000,
       AddMcpFsmApprovals1766102400000,
+      CreateMcpFsmTimer1766534400000,
     ],
     migrationsRun: true,
     synchronize: false,
@@ -58,12 +67,13 @@ export async function openPostgresDataSource(schema: string, instances: number):
     [docMachine.id, Date.now(), instances],
   );
   await dataSource.query(`ANALYZE ${schema}.mcp_fsm_state`);
+  if (timers) await fillPendingTimers(dataSource, schema);
   return dataSource;
 }
 
 /** The runner's own connection: resets and drops the targets' schemas and reads their backends' CPU. */
 export class PostgresAdmin {
-  private readonly schemas = Object.values(POSTGRES_TARGETS).map(({ schema }) => schema);
+  private readonly schemas = [...Object.values(POSTGRES_TARGETS).map(({ schema }) => schema), POSTGRES_FIRING_SCHEMA];
 
   private constructor(
     private readonly client: pg.Client,

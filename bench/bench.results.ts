@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './bench.load.js';
@@ -20,6 +20,8 @@ export interface BudgetRow {
   ratios?: number[];
   /** Why the row was not measured. */
   skipped?: string;
+  /** The unit of a row that measures a time, not a ratio (`ratio`, `min`, `max` and `target` are then in it). */
+  unit?: 's';
 }
 
 /** A row as `bench/results.json` holds it: the median of the runs, with their min and max. */
@@ -34,6 +36,7 @@ export interface ResultRow {
   runs: number;
   met: boolean | null;
   skipped?: string;
+  unit?: 's';
 }
 
 /** `bench/results.json` in the source tree (this file runs from `.sample-dist/bench/`). */
@@ -42,7 +45,7 @@ const RESULTS_FILE = fileURLToPath(new URL('../../bench/results.json', import.me
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 /** The median, min and max of a row's runs (2 decimals), and whether the median keeps the target. */
-export function summarize({ scenario, vs, target, goal = 'at most', ratios, skipped }: BudgetRow): ResultRow {
+export function summarize({ scenario, vs, target, goal = 'at most', ratios, skipped, unit }: BudgetRow): ResultRow {
   const measured = ratios?.filter(Number.isFinite) ?? [];
   const ratio = measured.length ? round2(median(measured)) : null;
   const met = ratio === null || target === undefined ? null : goal === 'at most' ? ratio <= target : ratio >= target;
@@ -57,16 +60,19 @@ export function summarize({ scenario, vs, target, goal = 'at most', ratios, skip
     runs: measured.length,
     met,
     ...(skipped ? { skipped } : {}),
+    ...(unit ? { unit } : {}),
   };
 }
 
 /**
- * Prints the rows (median of runs, min and max; "met" when the median keeps the target) and,
- * with `write` (a run of every phase), writes them to `bench/results.json`.
+ * Prints the rows (median of runs, min and max; "met" when the median keeps the target) and
+ * writes them to `bench/results.json`: `all` (a run of every phase) writes the file anew,
+ * `merge` (a run of some phases with `--record`) replaces the rows of the same scenario and
+ * keeps the others.
  */
-export function reportBudget(rows: BudgetRow[], { write }: { write: boolean }): void {
+export function reportBudget(rows: BudgetRow[], { write }: { write: 'all' | 'merge' | false }): void {
   const results = rows.map(summarize);
-  const fixed = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+  const fixed = (value: number | null, unit?: string) => (value === null ? '-' : `${value.toFixed(2)}${unit ? ` ${unit}` : ''}`);
   console.log(
     '\nResults (each ratio measured in every run against its baseline in the same run; median of the runs, min and max beside it)',
   );
@@ -75,18 +81,27 @@ export function reportBudget(rows: BudgetRow[], { write }: { write: boolean }): 
     results.map((row) => [
       row.scenario,
       row.vs,
-      fixed(row.ratio),
-      fixed(row.min),
-      fixed(row.max),
+      fixed(row.ratio, row.unit),
+      fixed(row.min, row.unit),
+      fixed(row.max, row.unit),
       String(row.runs),
-      row.target === null ? '-' : `${row.goal === 'at most' ? '≤' : '≥'} ${row.target.toFixed(2)}`,
+      row.target === null ? '-' : `${row.goal === 'at most' ? '≤' : '≥'} ${fixed(row.target, row.unit)}`,
       row.skipped ? `skipped (${row.skipped})` : row.met === null ? '(informs)' : row.met ? 'met' : 'missed',
     ]),
   );
   if (!write) {
-    console.log(`(${relative(process.cwd(), RESULTS_FILE)} is written by a run of every phase only)`);
+    console.log(`(${relative(process.cwd(), RESULTS_FILE)} is written by a run of every phase, or of some with --record)`);
     return;
   }
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`(written to ${relative(process.cwd(), RESULTS_FILE)})`);
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(write === 'merge' ? merged(results) : results, null, 2)}\n`);
+  console.log(`(${write === 'merge' ? 'recorded in' : 'written to'} ${relative(process.cwd(), RESULTS_FILE)})`);
+}
+
+/** The rows of `bench/results.json` with those of `results` replaced in place (by scenario), and the new ones after them. */
+function merged(results: ResultRow[]): ResultRow[] {
+  const fresh = new Map(results.map((row) => [row.scenario, row]));
+  const recorded = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ResultRow[];
+  const kept = recorded.map((row) => fresh.get(row.scenario) ?? row);
+  const known = new Set(recorded.map((row) => row.scenario));
+  return [...kept, ...results.filter((row) => !known.has(row.scenario))];
 }

@@ -185,3 +185,49 @@ export const SCENARIOS: Scenario[] = [
     operation: loop,
   },
 ];
+
+const DEADLINE_ROWS = count(SETTINGS.deadlineInstances);
+
+/**
+ * The deadline phase's scenarios: the loop with a deadline on `a` (each `loop.flop` writes a
+ * timer with the state, each `loop.flip` deletes it) in a store holding no pending timer, and
+ * in one holding one on each of its other instances; on SQLite and on PostgreSQL.
+ */
+export const DEADLINE_SCENARIOS: Scenario[] = [
+  {
+    key: 'timers.sqlite.none',
+    label: `D1 gated flip/flop with a deadline, TypeORM SQLite, ${DEADLINE_ROWS} instances, no pending timer`,
+    target: 'nest-sqlite-timers-0',
+    operation: loop,
+  },
+  {
+    key: 'timers.sqlite.many',
+    label: `D1b the same, ${DEADLINE_ROWS} pending timers`,
+    target: 'nest-sqlite-timers-100k',
+    baseline: 'timers.sqlite.none',
+    budget: {
+      scenario: `gated transition with a deadline, SQLite, ${DEADLINE_ROWS} pending timers`,
+      vs: 'the same with none',
+      target: 1.05,
+    },
+    operation: loop,
+  },
+  {
+    key: 'timers.pg.none',
+    label: `D2 gated flip/flop with a deadline, TypeORM PostgreSQL, ${DEADLINE_ROWS} instances, no pending timer`,
+    target: 'nest-pg-timers-0',
+    operation: loop,
+  },
+  {
+    key: 'timers.pg.many',
+    label: `D2b the same, ${DEADLINE_ROWS} pending timers`,
+    target: 'nest-pg-timers-100k',
+    baseline: 'timers.pg.none',
+    budget: {
+      scenario: `gated transition with a deadline, PostgreSQL, ${DEADLINE_ROWS} pending timers`,
+      vs: 'the same with none',
+      target: 1.05,
+    },
+    operation: loop,
+  },
+];

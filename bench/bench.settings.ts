@@ -14,7 +14,7 @@ function runsArgument(argv: string[]): number | undefined {
 }
 
 /** The phases of a run, in the order they run. */
-export const PHASES = ['end-to-end', 'throughput', 'sessions'] as const;
+export const PHASES = ['end-to-end', 'throughput', 'sessions', 'deadlines'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** `--only a,b`: the phases to run; `undefined` (all of them) when not given. */
@@ -36,8 +36,11 @@ export const SAMPLE_DIST = (() => {
   return index < 0 ? undefined : process.argv[index + 1];
 })();
 
-/** `--only`: the phases this run measures; a run of some phases does not write `bench/results.json`. */
+/** `--only`: the phases this run measures; a run of some phases does not write `bench/results.json` (unless `--record`). */
 export const ONLY = onlyArgument(process.argv);
+
+/** `--record`: a run of some phases replaces their rows in `bench/results.json`, keeping the other rows. */
+export const RECORD = process.argv.includes('--record');
 
 /**
  * Request and session counts of a run. `--quick` keeps what the overhead rows are about
@@ -92,5 +95,9 @@ export const SETTINGS = {
   sequentialPayments: 10,
   /** Payments of the crowded sequential session: captured payments stay live (they can be refunded), so its menu follows them all. */
   manyPayments: 1_000,
+  /** Doc instances of both targets of a deadline row, so that only the timers differ: the crowded one has a pending timer (due in a month) on each. */
+  deadlineInstances: 100_000,
+  /** Due timers each run of the firing row fires. */
+  dueTimers: 1_000,
   watchdogMs: (QUICK ? 12 : 40) * 60_000,
 } as const;

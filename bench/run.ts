@@ -4,9 +4,11 @@ import { runEndToEnd } from './bench.end-to-end.js';
 import { runMemory } from './bench.memory.js';
 import { POSTGRES_TARGETS, PostgresAdmin } from './bench.postgres.js';
 import { reportBudget, type BudgetRow } from './bench.results.js';
-import { SCENARIOS, type Scenario } from './bench.scenarios.js';
-import { ONLY, QUICK, SETTINGS, type Phase } from './bench.settings.js';
-import { mb } from './bench.table.js';
+import { measureFiring } from './bench.deadline-firing.js';
+import { DEADLINE_SCENARIOS, SCENARIOS, type Scenario } from './bench.scenarios.js';
+import { ONLY, QUICK, RECORD, SETTINGS, type Phase } from './bench.settings.js';
+import { mb, printTable } from './bench.table.js';
+import { median } from './bench.load.js';
 import { runThroughput } from './bench.throughput.js';
 
 /** Running target processes, killed if the run aborts. */
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
   const parentStart = process.memoryUsage();
   const { clients, runs, roundsPerRun, perClient, warmupPerClient } = SETTINGS;
   console.log(
-    're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
+    're-run: npm run bench [-- --quick] [-- --runs N] [-- --only end-to-end,throughput,sessions,deadlines [--record]]   (= tsc -p tsconfig.sample.json && node .sample-dist/bench/run.js …)',
   );
   console.log(
     `this run: node ${[...process.execArgv, ...process.argv.slice(1)].join(' ')}${QUICK ? '  (quick: fewer runs, rounds and requests)' : ''}`,
@@ -43,12 +45,14 @@ async function main(): Promise<void> {
   );
 
   const measures = (phase: Phase) => !ONLY || ONLY.includes(phase);
-  const connected = measures('throughput') ? await PostgresAdmin.connect() : undefined;
+  const connected = measures('throughput') || measures('deadlines') ? await PostgresAdmin.connect() : undefined;
   const postgres = connected instanceof PostgresAdmin ? connected : undefined;
   const skipped = new Map<Scenario, string>();
+  const noPostgres = connected && !(connected instanceof PostgresAdmin) ? connected.why : undefined;
   if (connected && !(connected instanceof PostgresAdmin)) {
     console.log(`PostgreSQL rows skipped (${connected.why}): ${connected.error}`);
-    for (const scenario of SCENARIOS) if (scenario.target in POSTGRES_TARGETS) skipped.set(scenario, connected.why);
+    for (const scenario of [...SCENARIOS, ...DEADLINE_SCENARIOS])
+      if (scenario.target in POSTGRES_TARGETS) skipped.set(scenario, connected.why);
   }
   try {
     const results: BudgetRow[] = [];
@@ -66,7 +70,11 @@ async function main(): Promise<void> {
       results.push(await runMemory(processes));
       console.log(`(session phase: ${((Date.now() - memoryStartedAt) / 1000).toFixed(1)} s)`);
     }
-    reportBudget(results, { write: !ONLY });
+    if (measures('deadlines')) {
+      await postgres?.resetSchemas();
+      results.push(...(await deadlinesPhase(skipped, noPostgres, postgres)));
+    }
+    reportBudget(results, { write: !ONLY ? 'all' : RECORD ? 'merge' : false });
   } finally {
     // A failed run's servers go first: their connections would keep the schemas in use.
     for (const child of processes) child.kill();
@@ -108,6 +116,64 @@ async function throughputPhase(skipped: Map<Scenario, string>, postgres?: Postgr
     const baseline = cpuPerOp.get(scenario.baseline!)!;
     return { ...scenario.budget!, ratios: cpuPerOp.get(scenario.key)!.map((cpu, run) => cpu / baseline[run]) };
   });
+}
+
+/**
+ * The deadline rows: a transition's server CPU with 100,000 pending timers in the store against
+ * none (throughput rounds on one server process), then 1,000 due timers fired by the scheduler
+ * in this process, on SQLite and PostgreSQL.
+ */
+async function deadlinesPhase(
+  skipped: Map<Scenario, string>,
+  noPostgres: string | undefined,
+  postgres?: PostgresAdmin,
+): Promise<BudgetRow[]> {
+  const startedAt = Date.now();
+  const targets = new Set(DEADLINE_SCENARIOS.filter((scenario) => !skipped.has(scenario)).map((scenario) => scenario.target));
+  const servers = await BenchTargetProcess.start(...targets);
+  processes.add(servers);
+  const cpuPerOp = await runThroughput(servers, DEADLINE_SCENARIOS, skipped, postgres);
+  await servers.stop();
+  processes.delete(servers);
+  const rows: BudgetRow[] = DEADLINE_SCENARIOS.filter((scenario) => scenario.budget).map((scenario) => {
+    const why = skipped.get(scenario);
+    if (why) return { ...scenario.budget!, skipped: why };
+    const baseline = cpuPerOp.get(scenario.baseline!)!;
+    return { ...scenario.budget!, ratios: cpuPerOp.get(scenario.key)!.map((cpu, run) => cpu / baseline[run]) };
+  });
+
+  const due = SETTINGS.dueTimers.toLocaleString('en');
+  const firing: Array<[string, 'sqlite' | 'postgres']> = [
+    ['SQLite', 'sqlite'],
+    ['PostgreSQL', 'postgres'],
+  ];
+  console.log(`\nFiring ${due} due timers (WorkflowDeadlineScheduler.poll until it claims none; each run ${due} new instances)`);
+  const table: string[][] = [];
+  for (const [name, database] of firing) {
+    const row: BudgetRow = {
+      scenario: `firing ${due} due timers, ${name}`,
+      vs: 'seconds, end to end (scheduler polls until all moved)',
+      target: 2,
+      unit: 's',
+    };
+    if (database === 'postgres' && noPostgres) {
+      rows.push({ ...row, skipped: noPostgres });
+      table.push([name, `skipped (${noPostgres})`, '-', '-']);
+      continue;
+    }
+    const measured = await measureFiring(database, SETTINGS.runs);
+    const seconds = measured.map((run) => run.seconds);
+    rows.push({ ...row, ratios: seconds });
+    table.push([
+      name,
+      seconds.map((value) => value.toFixed(2)).join(', '),
+      String(measured[0].polls),
+      `${Math.round(SETTINGS.dueTimers / median(seconds))}`,
+    ]);
+  }
+  printTable(['database', 'seconds per run', 'polls per run', 'timers/s (median)'], table);
+  console.log(`(deadline phase: ${((Date.now() - startedAt) / 1000).toFixed(1)} s including server start-up, setup and warm-up)`);
+  return rows;
 }
 
 main()

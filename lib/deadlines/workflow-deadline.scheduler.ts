@@ -87,15 +87,31 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
     await this.running;
   }
 
-  /** One poll: claims a batch of due timers and fires them one by one; answers how many it claimed. */
+  /**
+   * One poll: claims a batch of due timers and fires them, `concurrency` instances at a time
+   * (earliest first; the timers of one instance one after the other, as a second call would
+   * find the instance claimed); answers how many it claimed.
+   */
   async poll(now = Date.now()): Promise<number> {
-    const { batchSize } = this.options.deadlines;
+    const { batchSize, concurrency } = this.options.deadlines;
     const token = randomUUID();
     const due = await this.store.claimDueTimers({ now, limit: batchSize, token, leaseMs: this.options.leaseMs });
-    for (const timer of due) {
-      if (this.stopped) break;
-      await this.fire(timer, token);
-    }
+    const byInstance = new Map<string, WorkflowDueTimer[]>();
+    for (const timer of due) byInstance.set(timer.key, [...(byInstance.get(timer.key) ?? []), timer]);
+    const instances = [...byInstance.values()];
+    let next = 0;
+    const worker = async () => {
+      while (next < instances.length && !this.stopped) {
+        for (const timer of instances[next++]) {
+          if (this.stopped) break;
+          await this.fire(timer, token);
+        }
+      }
+    };
+    // Every worker is done before the poll answers (shutdown awaits it), even when one failed.
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(concurrency, instances.length) }, worker));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     return due.length;
   }
 

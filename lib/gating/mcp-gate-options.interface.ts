@@ -47,7 +47,7 @@ export interface McpGateOptions {
   /**
    * How the deadline scheduler fires the durable timers of `after` transitions (it runs in
    * every process when a machine has `after`; each timer fires once across them).
-   * @default { pollMs: 1_000, batchSize: 100, maxAttempts: 5, retryMs: 1_000 }
+   * @default { pollMs: 1_000, batchSize: 100, concurrency: 4, maxAttempts: 5, retryMs: 1_000 }
    */
   deadlines?: McpDeadlineOptions;
 }

@@ -273,7 +273,10 @@ export class WorkflowGate implements NestInterceptor {
           return decision;
         }
         const step = this.moved(call, engine, admission.snapshot, role.event, input);
-        const decision = withTimers({ from: admission.snapshot, next: step.next }, step.timers);
+        // A session's instance the claim just created enters the initial state with this commit: its timers start too.
+        const created = admission.hold.kind === 'lock' && admission.hold.lock.created;
+        const timers = created ? chainTimers(engine.initialTimers(), step.timers) : step.timers;
+        const decision = withTimers({ from: admission.snapshot, next: step.next }, timers);
         return role.approval ? this.approvals.park(call, role, decision, input) : decision;
       }
       default:

@@ -50,7 +50,7 @@ describe('resolveMcpOptions', () => {
       refusal: 'jsonrpc',
       handleToolsMenu: 'all',
       retention: { finishedMs: 10_000, idleHandleMs: undefined, intervalMs: 60_000, batchSize: 500 },
-      deadlines: { pollMs: 1_000, batchSize: 100, maxAttempts: 5, retryMs: 1_000 },
+      deadlines: { pollMs: 1_000, batchSize: 100, concurrency: 4, maxAttempts: 5, retryMs: 1_000 },
     });
     expect(resolveMcpOptions(grouped).http).toMatchObject({
       singleTenant: true,

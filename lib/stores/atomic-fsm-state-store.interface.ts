@@ -44,7 +44,12 @@ export interface WorkflowClaimRequest {
 
 /** Outcome of a claim. */
 export type WorkflowClaimResult =
-  | { status: 'claimed'; snapshot: WorkflowSnapshot }
+  | {
+      status: 'claimed';
+      snapshot: WorkflowSnapshot;
+      /** `true` when the claim created the instance from `createWith` (the gate then schedules the initial state's timers with the commit). */
+      created?: boolean;
+    }
   | { status: 'forbidden'; state: string }
   | { status: 'busy'; state: string }
   | { status: 'unknown' };
@@ -87,8 +92,8 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean>;
   /**
    * Deletes instances that can never be addressed again (the session-keyed instances of a
-   * closed session); their history stays. Optional: without it they stay until the store
-   * expires them.
+   * closed session, an ended one); their history stays, their timers (a `WorkflowTimerStore`'s)
+   * go in the same write. Optional: without it they stay until the store expires them.
    */
   delete?(keys: readonly string[]): Promise<void>;
   /**
@@ -109,8 +114,9 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   loadStates?(keys: readonly string[]): Promise<Map<string, string>>;
   /**
    * Retention: deletes up to `request.limit` instances that match `finished` or `idle` and
-   * that no live lease holds, with their history; answers how many it deleted. Safe to run
-   * from several processes at once. Optional: without it instances stay until deleted.
+   * that no live lease holds, with their history and (in the same write) their timers;
+   * answers how many it deleted. Safe to run from several processes at once. Optional:
+   * without it instances stay until deleted.
    */
   sweep?(request: WorkflowSweepRequest): Promise<number>;
   /** Transition history of one instance, oldest first (empty when history is off). */

@@ -155,7 +155,7 @@ export class InMemoryFsmStateStore
       const created = this.insert(request.key, request.createWith);
       created.leaseToken = request.token;
       created.leaseUntil = now + request.leaseMs;
-      return { status: 'claimed', snapshot: toSnapshot(created) };
+      return { status: 'claimed', snapshot: toSnapshot(created), created: true };
     }
     if (!mayClaim(entry, request)) return { status: 'unknown' };
     if (request.allowedStates && !request.allowedStates.includes(entry.state)) {

@@ -164,7 +164,7 @@ export function describeFsmStateStoreContract(
       const h = handle();
       const start = snapshot('draft', 'alice', { step: 0 });
       const first = claim(h, ['draft'], { createWith: start, owner: 'alice' });
-      expect(await store.claim(first)).toStrictEqual({ status: 'claimed', snapshot: start });
+      expect(await store.claim(first)).toStrictEqual({ status: 'claimed', snapshot: start, created: true });
       expect(await store.load(h)).toStrictEqual(start);
       expect(await store.claim(claim(h, ['draft'], { createWith: snapshot('draft'), owner: 'alice' }))).toEqual({
         status: 'busy',
@@ -670,7 +670,7 @@ function describeTransactionalContract(
       const tx = await store.beginTransaction();
       const start = snapshot('draft', undefined, { step: 0 });
       const locked = await tx.lock({ key: h, allowedStates: ['draft'], createWith: start });
-      expect(locked).toStrictEqual({ status: 'claimed', snapshot: start });
+      expect(locked).toStrictEqual({ status: 'claimed', snapshot: start, created: true });
       const id = randomUUID();
       await business.write(tx.manager, id);
       await tx.rollback();

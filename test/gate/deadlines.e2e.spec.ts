@@ -1,16 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import {
+  BindState,
   defineMachine,
   InMemoryFsmStateStore,
+  McpContext,
   McpModule,
   McpStartWorkflow,
   McpTool,
   McpWorkflow,
+  McpWorkflowService,
   type McpToolContext,
 } from '../../lib/index.js';
 import { McpDeadline } from '../../lib/extend.js';
+import { DEFAULT_WORKFLOW_TIMER_TABLE, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { createStoreTables } from '../utils/store-tables.js';
 import { listenApp } from '../utils/test-app.js';
 
 const holdMachine = defineMachine(
@@ -27,6 +37,17 @@ const holdMachine = defineMachine(
   { stateHandleKey: 'holdId' },
 );
 const TIMER = 'xstate.after.300.hold.held';
+
+/** Session-keyed: a quiz is open from the start, and closes by itself. */
+const quizMachine = defineMachine({
+  id: 'quiz',
+  initial: 'open',
+  states: {
+    open: { after: { 300: 'closed' }, on: { ANSWER: { target: 'open' } } },
+    closed: { type: 'final' },
+  },
+});
+const QUIZ_TIMER = 'xstate.after.300.quiz.open';
 
 /** Counts the effect's runs, and fails the first `failures` of them. */
 @Injectable()
@@ -50,6 +71,23 @@ class HoldTools {
   @McpStartWorkflow(holdMachine, 'PLACE')
   place() {
     return { placed: true };
+  }
+
+  @McpTool({ name: 'hold.drop', description: 'End a hold: it is gone afterwards.', inputSchema: z.object({ holdId: z.string() }) })
+  async drop(@McpContext() ctx: McpToolContext) {
+    return { ended: await this.workflows.end(ctx) };
+  }
+
+  constructor(private readonly workflows: McpWorkflowService) {}
+}
+
+@McpWorkflow(quizMachine)
+@Injectable()
+class QuizTools {
+  @McpTool({ name: 'quiz.answer', description: 'Answer while the quiz is open.', inputSchema: z.object({}) })
+  @BindState('open', 'ANSWER')
+  answer() {
+    return { answered: true };
   }
 }
 
@@ -122,5 +160,101 @@ describe('deadlines through the gate', () => {
     expect((await store.load(key(stuck)))?.state).toBe('held');
     expect(await store.pendingTimers(key(stuck))).toEqual([]);
     effects.failures = 0;
+  });
+});
+
+const directory = mkdtempSync(join(tmpdir(), 'deadlines-e2e-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe.each([
+  ['in memory', async () => ({ store: new InMemoryFsmStateStore(), close: async () => {} })],
+  [
+    'TypeORM on SQLite',
+    async () => {
+      const dataSource = new DataSource({ type: 'better-sqlite3', database: join(directory, `${randomUUID()}.sqlite`), enableWAL: true });
+      await dataSource.initialize();
+      await createStoreTables(dataSource, { timerTableName: DEFAULT_WORKFLOW_TIMER_TABLE });
+      return { store: new TypeOrmFsmStateStore(dataSource), close: () => dataSource.destroy() };
+    },
+  ],
+] as const)('timers that start with an instance or go with it (%s)', (_name, open) => {
+  let app: INestApplication;
+  let agent: TestClient;
+  let store: InMemoryFsmStateStore | TypeOrmFsmStateStore;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, close } = await open());
+    @Module({})
+    class TimersAppModule {}
+    app = await listenApp([
+      {
+        module: TimersAppModule,
+        imports: [
+          McpModule.forRoot({
+            name: 'timers',
+            version: '1.0.0',
+            machines: [holdMachine, quizMachine],
+            store,
+            gate: { deadlines: { pollMs: 50 } },
+          }),
+        ],
+        providers: [HoldEffects, HoldTools, QuizTools],
+      },
+    ]);
+    agent = await connectClient(await mcpUrl(app));
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await app.close();
+    await close();
+  });
+
+  it('schedules the initial state’s timers when a claim creates a session’s instance in it, and fires them', async () => {
+    const quizzer = await connectClient(await mcpUrl(app));
+    try {
+      expect((await quizzer.call('quiz.answer', {})).isError).toBeFalsy();
+      const quiz = `quiz:session:${quizzer.transport.sessionId}`;
+      expect(await store.load(quiz)).toMatchObject({ state: 'open' });
+      expect(await store.pendingTimers(quiz)).toEqual([expect.objectContaining({ id: QUIZ_TIMER, event: QUIZ_TIMER })]);
+      // A later call on the stored instance does not restart them.
+      const [{ dueAt }] = await store.pendingTimers(quiz);
+      expect((await quizzer.call('quiz.answer', {})).isError).toBeFalsy();
+      expect(await store.pendingTimers(quiz)).toEqual([expect.objectContaining({ id: QUIZ_TIMER, dueAt })]);
+      await eventually(async () => (await store.load(quiz))?.state === 'closed', 3_000);
+      expect(await store.pendingTimers(quiz)).toEqual([]);
+    } finally {
+      await quizzer.close();
+    }
+  });
+
+  it('ends an instance with its timers (McpWorkflowService.end)', async () => {
+    const effects = app.get(HoldEffects);
+    const runs = effects.runs;
+    const placed = await agent.call('hold.place', {});
+    const { holdId } = placed.structuredContent as { holdId: string };
+    expect(await store.pendingTimers(`hold:${holdId}`)).toHaveLength(1);
+    expect((await agent.call('hold.drop', { holdId })).structuredContent).toEqual({ ended: true });
+    expect(await store.load(`hold:${holdId}`)).toBeUndefined();
+    expect(await store.pendingTimers(`hold:${holdId}`)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(effects.runs).toBe(runs);
+  });
+
+  it('fires a batch on several instances at once (concurrency), each timer once', async () => {
+    const effects = app.get(HoldEffects);
+    const runs = effects.runs;
+    const holdIds: string[] = [];
+    for (let index = 0; index < 10; index++) {
+      const placed = await agent.call('hold.place', {});
+      holdIds.push((placed.structuredContent as { holdId: string }).holdId);
+    }
+    await eventually(async () => {
+      const states = await Promise.all(holdIds.map(async (holdId) => (await store.load(`hold:${holdId}`))?.state));
+      return states.every((state) => state === 'released');
+    }, 5_000);
+    expect(effects.runs - runs).toBe(10);
+    for (const holdId of holdIds) expect(await store.pendingTimers(`hold:${holdId}`)).toEqual([]);
   });
 });

@@ -129,6 +129,29 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       expect(await store.pendingTimers(key)).toEqual([]);
     });
 
+    it('deletes an instance with its timers, in the same write; other instances keep theirs', async () => {
+      const other = `pay:${randomUUID()}`;
+      await store.create(other, snapshot('authorized'), undefined, changes([timer('t1', 1_000)]));
+      await store.delete!([key]);
+      expect(await store.pendingTimers(key)).toEqual([]);
+      expect(await store.pendingTimers(other)).toEqual([{ id: 't1', event: 't1', dueAt: 1_000 }]);
+      expect((await claim(10_000, 1_000)).filter((due) => due.key === key)).toEqual([]);
+    });
+
+    it('sweeps finished instances with their timers, and keeps those of the instances it keeps', async () => {
+      const finished = `pay:${randomUUID()}`;
+      await store.create(finished, { state: 'voided', updatedAt: new Date(1_000).toISOString() }, undefined, changes([timer('t9', 2_000)]));
+      const swept = await store.sweep!({
+        finished: { machines: [{ machine: 'pay', states: ['voided'] }], before: Date.now() },
+        limit: 1_000,
+      });
+      expect(swept).toBeGreaterThanOrEqual(1);
+      expect(await store.load(finished)).toBeUndefined();
+      expect(await store.pendingTimers(finished)).toEqual([]);
+      expect((await claim(10_000, 1_000)).filter((due) => due.key === finished)).toEqual([]);
+      expect((await store.pendingTimers(key)).map((pending) => pending.id)).toEqual(['t1', 't2']);
+    });
+
     it('claims a batch of at most `limit` timers, earliest first', async () => {
       const other = `pay:${randomUUID()}`;
       await store.create(other, snapshot('authorized'), undefined, changes([timer('a', 10), timer('b', 20), timer('c', 30)]));
@@ -174,6 +197,23 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
       await expect(new TypeOrmFsmStateStore(source, { ...tables, timerTableName: `${prefix}_none` }).assertTimerSchema()).rejects.toThrow(
         'Run its migration: CreateMcpFsmTimer1766534400000',
       );
+    });
+
+    it('deletes the timers another process wrote once its timer table is checked (a machine has `after`)', async () => {
+      const key = `pay:${randomUUID()}`;
+      await new TypeOrmFsmStateStore(source, tables).create(key, snapshot('authorized'), undefined, changes([timer('t1', 1_000)]));
+      const other = new TypeOrmFsmStateStore(source, tables);
+      await other.assertTimerSchema();
+      await other.delete([key]);
+      expect(await other.pendingTimers(key)).toEqual([]);
+    });
+
+    it('deletes instances without touching the timer table while no machine has `after` (a 0.3 database without the timer migration)', async () => {
+      const store = new TypeOrmFsmStateStore(source, { ...tables, timerTableName: `${prefix}_none` });
+      const key = `pay:${randomUUID()}`;
+      await store.create(key, snapshot('authorized'));
+      await store.delete([key]);
+      expect(await store.load(key)).toBeUndefined();
     });
 
     describeTimerContract(name, () => new TypeOrmFsmStateStore(source, tables));

@@ -5,6 +5,8 @@ import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 export interface FsmInstanceLock {
   /** The instance as it was when the lock was taken (nobody else changes it while it is held). */
   readonly snapshot: WorkflowSnapshot;
+  /** Whether taking the lock created the instance (from the request's `createWith`). */
+  readonly created?: boolean;
   /** Transaction manager the handler joins (transactional mode). */
   readonly manager?: unknown;
   /** Stores the new snapshot and lets go; `false` when the lock was lost meanwhile. */

@@ -44,6 +44,7 @@ export class LeaseLocker implements FsmLocker {
       status: 'claimed',
       lock: {
         snapshot: result.snapshot,
+        created: result.created,
         commit: (commit) => {
           this.letGo(claim);
           return store.commit(key, token, commit);

@@ -23,6 +23,7 @@ export class TransactionLocker implements FsmLocker {
       status: 'claimed',
       lock: {
         snapshot: result.snapshot,
+        created: result.created,
         manager: transaction.manager,
         commit: async (commit) => {
           // The gate has let go of the lock once it commits: a failed commit is rolled back here.

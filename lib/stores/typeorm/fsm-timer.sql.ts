@@ -6,6 +6,7 @@ import type {
   WorkflowTimerChanges,
   WorkflowTimerClaimRequest,
 } from '../workflow-timer.interface.js';
+import { columnIn, listParameter } from './sql-lists.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** The columns of a timer row, in the order an INSERT gives their values. */
@@ -36,12 +37,21 @@ interface PendingRow {
  */
 export class FsmTimerSql {
   private readonly table: string;
+  private readonly state: string;
+  /**
+   * Whether the timer table is in use: its schema check passed (a machine has `after`) or a
+   * commit wrote timers. Until then deleting instances leaves the table alone, so a 0.3
+   * database without the timer migration keeps working for machines without deadlines.
+   */
+  private used = false;
 
   constructor(
     readonly dialect: FsmSqlDialect,
     tableName: string,
+    stateTableName: string,
   ) {
     this.table = quoteTableName(dialect, tableName);
+    this.state = quoteTableName(dialect, stateTableName);
   }
 
   /** Throws, naming the migration to run, when the timer table lacks a column. */
@@ -49,6 +59,12 @@ export class FsmTimerSql {
     await assertColumns(runner, this.dialect, { columns: TIMER_COLUMNS, from: this.table }, (error) =>
       storeTimersNotReady(this.table, error),
     );
+    this.used = true;
+  }
+
+  /** Whether deleting instances must delete their timers (see {@link FsmTimerSql.forget}). */
+  get inUse(): boolean {
+    return this.used;
   }
 
   /**
@@ -58,6 +74,7 @@ export class FsmTimerSql {
    * three statements.
    */
   async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges): Promise<void> {
+    this.used = true;
     const { fired } = changes;
     if (fired) {
       const { affected } = await this.run(runner, {
@@ -66,11 +83,12 @@ export class FsmTimerSql {
       });
       if (affected !== 1) throw new Error(storeTimerNotHeld(handle, fired.id));
     }
-    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])];
+    // The fired timer's row is gone already (the DELETE above): cancelling or rescheduling it needs no second DELETE.
+    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])].filter((id) => id !== fired?.id);
     if (replaced.length > 0) {
       await this.run(runner, {
-        sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${this.idIn()}`,
-        params: [handle, this.list(replaced)],
+        sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${columnIn(this.dialect, 'timer_id')}`,
+        params: [handle, listParameter(this.dialect, replaced)],
       });
     }
     if (changes.schedule.length > 0) {
@@ -131,6 +149,19 @@ export class FsmTimerSql {
     });
   }
 
+  /**
+   * Deletes the timers of instances that are gone (of `handles`, which the caller deleted in the
+   * same transaction; one whose row is still there keeps its timers). Nothing while the table is
+   * not in use.
+   */
+  async forget(runner: QueryRunner, handles: readonly string[]): Promise<void> {
+    if (!this.used || !handles.length) return;
+    await this.run(runner, {
+      sql: `DELETE FROM ${this.table} WHERE ${columnIn(this.dialect, 'handle')} AND NOT EXISTS (SELECT 1 FROM ${this.state} live WHERE live.handle = ${this.table}.handle)`,
+      params: [listParameter(this.dialect, handles)],
+    });
+  }
+
   /** The pending timers of one instance, earliest first. */
   async pending(runner: QueryRunner, handle: string): Promise<WorkflowPendingTimer[]> {
     const { records } = await this.run<PendingRow>(runner, {
@@ -138,17 +169,6 @@ export class FsmTimerSql {
       params: [handle],
     });
     return records.map((row) => ({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at), attempts: Number(row.attempts) }));
-  }
-
-  /** `timer_id` is one of a list bound as one parameter. */
-  private idIn(): string {
-    return { postgres: 'timer_id = ANY(?)', mysql: 'timer_id IN (?)', sqlite: 'timer_id IN (SELECT value FROM json_each(?))' }[
-      this.dialect
-    ];
-  }
-
-  private list(values: readonly string[]): unknown {
-    return this.dialect === 'sqlite' ? JSON.stringify(values) : [...values];
   }
 
   private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {

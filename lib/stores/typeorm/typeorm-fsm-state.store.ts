@@ -94,7 +94,7 @@ export class TypeOrmFsmStateStore
       stateTable,
       queries.table(options.attemptTableName ?? DEFAULT_WORKFLOW_ATTEMPT_TABLE),
     );
-    this.timerSql = new FsmTimerSql(queries.dialect, queries.table(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE));
+    this.timerSql = new FsmTimerSql(queries.dialect, queries.table(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE), stateTable);
     this.eventSql = new FsmEventSql(queries.dialect, queries.table(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
@@ -166,7 +166,7 @@ export class TypeOrmFsmStateStore
       if (row) return notTaken(row, request, now);
       if (!request.createWith) return { status: 'unknown' };
       if (await this.sql.insert(runner, request.key, request.createWith, { lease })) {
-        return { status: 'claimed', snapshot: storedSnapshot(request.createWith) };
+        return { status: 'claimed', snapshot: storedSnapshot(request.createWith), created: true };
       }
       const raced = await this.sql.inspect(runner, request.key);
       return raced ? notTaken(raced, request, now) : { status: 'unknown' };
@@ -224,21 +224,35 @@ export class TypeOrmFsmStateStore
     return this.session('the event schema check', (runner) => this.eventSql.assertSchema(runner));
   }
 
-  /** Deletes instances, with their attempts (their history stays). */
+  /**
+   * Deletes instances, with their attempts and, in the same transaction, their timers (their
+   * history stays). The timers are left alone while the timer table is not in use (no machine
+   * has `after`, so there are none).
+   */
   delete(keys: readonly string[]): Promise<void> {
-    return this.session('delete', async (runner) => {
-      await this.sql.delete(runner, keys);
-      if (this.keepsAttempts) await this.attemptSql.forget(runner, keys);
-    });
+    return this.session(
+      'delete',
+      async (runner) => {
+        await this.sql.delete(runner, keys);
+        await this.timerSql.forget(runner, keys);
+        if (this.keepsAttempts) await this.attemptSql.forget(runner, keys);
+      },
+      this.timerSql.inUse,
+    );
   }
 
-  /** @inheritdoc */
+  /** @inheritdoc; the timers of the instances it deletes go in the same transaction (see {@link delete}). */
   sweep(request: WorkflowSweepRequest): Promise<number> {
-    return this.session('sweep', async (runner) => {
-      const { deleted, picked } = await this.sql.sweep(runner, request, Date.now());
-      if (deleted > 0 && this.keepsAttempts) await this.attemptSql.forget(runner, picked);
-      return deleted;
-    });
+    return this.session(
+      'sweep',
+      async (runner) => {
+        const { deleted, picked } = await this.sql.sweep(runner, request, Date.now());
+        if (deleted > 0) await this.timerSql.forget(runner, picked);
+        if (deleted > 0 && this.keepsAttempts) await this.attemptSql.forget(runner, picked);
+        return deleted;
+      },
+      this.timerSql.inUse,
+    );
   }
 
   /** @inheritdoc */

@@ -138,7 +138,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
       if (isDeadlock(error)) return { status: 'busy', state: createWith.state };
       throw error;
     }
-    return inserted ? { status: 'claimed', snapshot: storedSnapshot(createWith) } : this.tryLock(request, undefined);
+    return inserted ? { status: 'claimed', snapshot: storedSnapshot(createWith), created: true } : this.tryLock(request, undefined);
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
