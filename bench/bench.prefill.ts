@@ -37,6 +37,7 @@ export async function fillPendingTimers(dataSource: DataSource, schema?: string)
     [PENDING_TIMER, PENDING_TIMER, Date.now() + MONTH_MS, MONTH_MS, docMachine.id],
   );
   const [{ count }] = (await dataSource.query(`SELECT COUNT(*) AS count FROM ${prefix}mcp_fsm_timer`)) as Array<{ count: number | string }>;
-  await dataSource.query(sqlite ? 'ANALYZE' : `ANALYZE ${prefix}mcp_fsm_timer`);
+  // PostgreSQL's planner gets the statistics autovacuum would gather; SQLite keeps none unless asked (as the store never does).
+  if (!sqlite) await dataSource.query(`ANALYZE ${prefix}mcp_fsm_timer`);
   return Number(count);
 }
