@@ -46,8 +46,9 @@ describeNetworkedTargets('partition e2e')('a network partition between a sample 
     const { paymentId } = started.structuredContent as { paymentId: string };
 
     const inFlight = a.call('payment.capture', { paymentId }).catch((error: unknown) => error as Error);
+    // Wait for process A's claim (its first call on a fresh pool through the proxy may take a while on a busy machine).
     let locked = false;
-    for (let attempt = 0; attempt < 100 && !locked; attempt++) {
+    for (const waitUntil = Date.now() + 10_000; !locked && Date.now() < waitUntil;) {
       locked = await rowLocked(`payment:${paymentId}`);
       if (!locked) await new Promise((resolve) => setTimeout(resolve, 20));
     }
