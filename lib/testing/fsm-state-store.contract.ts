@@ -282,10 +282,11 @@ export function describeFsmStateStoreContract(
     it('lets a later call claim after a crashed holder’s lease expires; the holder cannot commit then', async () => {
       const h = handle();
       await store.create(h, snapshot('draft'));
-      const crashed = claim(h, ['draft'], { leaseMs: 100 });
+      // Leases long enough that a slow database (a loaded CI machine) answers the second claim inside the first.
+      const crashed = claim(h, ['draft'], { leaseMs: 1000 });
       expect((await store.claim(crashed)).status).toBe('claimed');
       expect((await store.claim(claim(h, ['draft']))).status).toBe('busy');
-      await sleep(250);
+      await sleep(1200);
       const later = claim(h, ['draft']);
       expect(await store.claim(later)).toMatchObject({ status: 'claimed', snapshot: { state: 'draft' } });
       expect(await store.commit(h, crashed.token, { snapshot: snapshot('review') })).toBe(false);
@@ -296,12 +297,12 @@ export function describeFsmStateStoreContract(
     it('renews a lease only for its holder, keeping the instance busy past the first lease', async () => {
       const h = handle();
       await store.create(h, snapshot('draft'));
-      const held = claim(h, ['draft'], { leaseMs: 200 });
+      const held = claim(h, ['draft'], { leaseMs: 1000 });
       expect((await store.claim(held)).status).toBe('claimed');
-      expect(await store.renew!(h, 'not-the-token', 200)).toBe(false);
-      await sleep(120);
-      expect(await store.renew!(h, held.token, 400)).toBe(true);
-      await sleep(150);
+      expect(await store.renew!(h, 'not-the-token', 1000)).toBe(false);
+      await sleep(600);
+      expect(await store.renew!(h, held.token, 3000)).toBe(true);
+      await sleep(750);
       expect((await store.claim(claim(h, ['draft']))).status).toBe('busy');
       expect(await store.commit(h, held.token, { snapshot: snapshot('review') })).toBe(true);
       expect(await store.renew!(h, held.token, 200)).toBe(false);
