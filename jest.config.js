@@ -10,5 +10,10 @@ export default {
   // The consumer apps run their own test runners, in the installs test/package/consumers.e2e.spec.ts makes.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumers/'],
   testTimeout: 30000,
+  // One spec file at a time (they share the test databases), in one worker that is replaced once it
+  // holds more than this after a file: Jest's ESM mode keeps each file's module graph alive, and
+  // one process running every file ran out of heap after 174 of them.
+  maxWorkers: 1,
+  workerIdleMemoryLimit: '1GB',
   globalSetup: '<rootDir>/test/global-setup.js',
 };

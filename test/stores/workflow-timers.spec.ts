@@ -134,7 +134,7 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       await store.create(other, snapshot('authorized'), undefined, changes([timer('t1', 1_000)]));
       await store.delete!([key]);
       expect(await store.pendingTimers(key)).toEqual([]);
-      expect(await store.pendingTimers(other)).toEqual([{ id: 't1', event: 't1', dueAt: 1_000 }]);
+      expect(await store.pendingTimers(other)).toEqual([{ id: 't1', event: 't1', dueAt: 1_000, attempts: 0 }]);
       expect((await claim(10_000, 1_000)).filter((due) => due.key === key)).toEqual([]);
     });
 
