@@ -1,7 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import { storeEventApplied, storeEventsNotReady } from '../stores.messages.js';
 import type { WorkflowEventReceipt } from '../workflow-event.interface.js';
-import { isDuplicateKey } from './mysql-errno.js';
+import { insertedOnce } from './mysql-errno.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
 /** The columns of a receipt row, in the order an INSERT gives their values. */
@@ -42,13 +42,7 @@ export class FsmEventSql {
       }`,
       params: [handle, receipt.idempotencyKey, receipt.machine, receipt.event, receipt.actor, atMs],
     };
-    let inserted: boolean;
-    try {
-      inserted = (await this.run(runner, insert)).affected === 1;
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      inserted = false;
-    }
+    const inserted = await insertedOnce(() => this.run(runner, insert));
     if (!inserted) throw new Error(storeEventApplied(handle, receipt.idempotencyKey));
   }
 

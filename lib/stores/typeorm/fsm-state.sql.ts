@@ -7,7 +7,7 @@ import type { WorkflowApprovalNote } from '../workflow-waiting-request.interface
 import { storeSchemaNotReady } from '../stores.messages.js';
 import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js';
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot, waitingText } from './fsm-state.rows.js';
-import { isDuplicateKey } from './mysql-errno.js';
+import { insertedOnce } from './mysql-errno.js';
 import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
 import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
 
@@ -125,13 +125,7 @@ export class FsmStateSql {
     if (record && this.dialect === 'postgres') {
       return (await this.run(runner, this.withRecord(`${insert.sql} RETURNING handle`, insert.params, record))).affected === 1;
     }
-    let inserted: boolean;
-    try {
-      inserted = (await this.run(runner, insert)).affected === 1;
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      inserted = false;
-    }
+    const inserted = await insertedOnce(() => this.run(runner, insert));
     if (inserted && record) await this.insertRecord(runner, record);
     return inserted;
   }

@@ -7,6 +7,19 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
+ * Whether an INSERT that skips a conflicting row (`ON CONFLICT DO NOTHING`) or, on MySQL/MariaDB,
+ * refuses it with a duplicate key, inserted its row; other errors are thrown.
+ */
+export async function insertedOnce(insert: () => Promise<{ affected?: number }>): Promise<boolean> {
+  try {
+    return (await insert()).affected === 1;
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    return false;
+  }
+}
+
+/**
  * Whether InnoDB chose this transaction as a deadlock victim (and rolled it back). Under
  * REPEATABLE READ a locking read of an absent row takes a gap lock, so two transactions
  * inserting new instances into the same index gap can deadlock.
