@@ -20,4 +20,5 @@ export * from './testing/fsm-state-store.contract.js';
 export * from './testing/mcp-session-store.contract.js';
 export * from './testing/mcp-task-store.contract.js';
 export * from './testing/workflow-attempt-log.contract.js';
+export * from './testing/workflow-receipt.contract.js';
 export { MCP_ERROR_META_KEY, MCP_STATE_META_KEY } from './mcp.constants.js';

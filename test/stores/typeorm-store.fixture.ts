@@ -8,10 +8,12 @@ import {
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
+  createWorkflowReceiptMigration,
   createWorkflowStateMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowAttemptLogContract,
+  describeWorkflowCallReceiptContract,
   describeWorkflowStateReaderContract,
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,
@@ -39,14 +41,19 @@ export interface ExpectedRoundTrips {
  */
 export class TypeOrmTestDatabase {
   readonly logger = new CountingLogger();
-  readonly tables: { tableName: string; historyTableName: string; attemptTableName: string };
+  readonly tables: { tableName: string; historyTableName: string; attemptTableName: string; receiptTableName: string };
   private readonly ledger: string;
   private readonly migrationsTable: string;
   private source?: DataSource;
 
   constructor(private readonly options: DataSourceOptions) {
     const prefix = `fsm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-    this.tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition`, attemptTableName: `${prefix}_attempt` };
+    this.tables = {
+      tableName: `${prefix}_state`,
+      historyTableName: `${prefix}_transition`,
+      attemptTableName: `${prefix}_attempt`,
+      receiptTableName: `${prefix}_receipt`,
+    };
     this.ledger = `${prefix}_ledger`;
     this.migrationsTable = `${prefix}_migrations`;
   }
@@ -83,6 +90,7 @@ export class TypeOrmTestDatabase {
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
+        createWorkflowReceiptMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -95,6 +103,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
@@ -119,6 +128,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
   describeWorkflowStateReaderContract(name, database.factory);
   describeWorkflowAttemptLogContract(name, database.factory, 50);
+  describeWorkflowCallReceiptContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({
