@@ -17,6 +17,8 @@ import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
+import { WorkflowReceipts } from './gating/receipt.step.js';
+import { WorkflowReceiptSweeper } from './gating/workflow-receipt.sweeper.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
@@ -99,9 +101,11 @@ export class McpCoreModule {
         WorkflowConfirmations,
         WorkflowApprovals,
         WorkflowAdmissions,
+        WorkflowReceipts,
         WorkflowCommits,
         WorkflowTransitionBus,
         WorkflowRetentionSweeper,
+        WorkflowReceiptSweeper,
         WorkflowDeadlines,
         WorkflowDeadlineScheduler,
         fsmGateProvider,

@@ -11,6 +11,7 @@ import { authOf, mayAccess } from './workflow-access.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
+import { WorkflowRefusals } from './workflow-refusals.js';
 import { REJECT_REASON_KEY, WorkflowApprovals } from './approval.step.js';
 import { backOfficeCaller, backOfficeRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
@@ -39,6 +40,18 @@ export interface McpWorkflowHandleRef {
   machine: string;
   /** The instance's handle. */
   handle: string;
+}
+
+/** How the app's own code decides a waiting call (`McpWorkflowService.approve`, `reject`). */
+export interface McpWorkflowDecisionOptions {
+  /** Who decides; never who asked (SELF_APPROVAL). The app vouches for the actor's authority. */
+  actor: string;
+  /**
+   * The decision's idempotency key (1 to 255 characters): decided at most once per actor and key;
+   * a repeat with the same key answers the first decision without deciding again, on any process,
+   * for `gate.idempotency.retentionMs`. Needs a store that keeps receipts.
+   */
+  idempotencyKey?: string;
 }
 
 /** What `McpWorkflowService` reads of a handler's `@McpContext()`: a `McpToolContext` or a `WorkflowContext`. */
@@ -87,6 +100,7 @@ export class McpWorkflowService {
     private readonly tools: McpToolRegistry,
     private readonly gate: WorkflowGate,
     private readonly approvals: WorkflowApprovals,
+    private readonly refusals: WorkflowRefusals,
   ) {}
 
   /**
@@ -100,8 +114,8 @@ export class McpWorkflowService {
    * @example
    * await workflows.approve({ machine: 'payment', handle: paymentId }, { actor: 'carol' });
    */
-  approve(ref: McpWorkflowHandleRef, options: { actor: string }): Promise<McpWorkflowDecision> {
-    return this.decide('approve', ref, options.actor, {});
+  approve(ref: McpWorkflowHandleRef, options: McpWorkflowDecisionOptions): Promise<McpWorkflowDecision> {
+    return this.decide('approve', ref, options, {});
   }
 
   /**
@@ -109,8 +123,8 @@ export class McpWorkflowService {
    * instance goes back to where the call found it; `reason` is kept in its history. Otherwise
    * as {@link McpWorkflowService.approve} (the requester may withdraw their own request).
    */
-  reject(ref: McpWorkflowHandleRef, options: { actor: string; reason?: string }): Promise<McpWorkflowDecision> {
-    return this.decide('reject', ref, options.actor, options.reason === undefined ? {} : { [REJECT_REASON_KEY]: options.reason });
+  reject(ref: McpWorkflowHandleRef, options: McpWorkflowDecisionOptions & { reason?: string }): Promise<McpWorkflowDecision> {
+    return this.decide('reject', ref, options, options.reason === undefined ? {} : { [REJECT_REASON_KEY]: options.reason });
   }
 
   /**
@@ -139,16 +153,21 @@ export class McpWorkflowService {
     const send = this.outsideEvent(ref, event, options);
     if (send.idempotencyKey !== undefined) await this.eventLogReady();
     const storeKey = formatInstanceKey({ machine: send.role.machine, scope: 'handle', id: send.handle });
-    const found = await this.store.load(storeKey);
-    const before = await this.alreadyApplied(storeKey, send.idempotencyKey, found);
+    // Read before the gate runs: a store that fails is the gate's STATE_UNAVAILABLE (nothing was sent), never its driver's error.
+    const { found, before } = await this.readBeforeSend(send, storeKey);
     if (before) return before as McpWorkflowSendResult<TMachine>;
     const outcome = await this.gate.run(outsideEventRequest(send, found, (call, body, input) => this.gate.handle(call, body, input)));
     try {
       return { applied: true, state: sentState(outcome) } as McpWorkflowSendResult<TMachine>;
     } catch (error) {
       // A send of the same key may have committed between the check above and this one's commit (which its receipt then failed).
-      const raced = send.idempotencyKey === undefined ? undefined : await this.store.load(storeKey);
-      const after = await this.alreadyApplied(storeKey, send.idempotencyKey, raced);
+      const after =
+        send.idempotencyKey === undefined
+          ? undefined
+          : await this.store
+              .load(storeKey)
+              .then((raced) => this.alreadyApplied(storeKey, send.idempotencyKey, raced))
+              .catch(() => undefined);
       if (after) return after as McpWorkflowSendResult<TMachine>;
       throw error;
     }
@@ -206,7 +225,7 @@ export class McpWorkflowService {
   private async decide(
     verdict: 'approve' | 'reject',
     ref: McpWorkflowHandleRef,
-    actor: string,
+    { actor, idempotencyKey }: McpWorkflowDecisionOptions,
     extra: Record<string, unknown>,
   ): Promise<McpWorkflowDecision> {
     const key = this.machines.machine(ref.machine).stateHandleKey;
@@ -216,11 +235,18 @@ export class McpWorkflowService {
     if (!key || deciders.length === 0) {
       throw new Error(messages.noApprovalOn(ref.machine));
     }
-    const waiting = await this.waiting(ref);
+    const waiting = await this.waiting(ref).catch((error: unknown) => {
+      throw this.refusals.storeUnreadable(`${verdict} (McpWorkflowService)`, ref.machine, error);
+    });
     const tool = deciders.find(({ role }) => role.kind === 'transition' && role.decision?.of === waiting?.tool) ?? deciders[0];
     const caller = backOfficeCaller();
     this.approvals.trustAsBackOffice(caller);
-    return decisionOf(await this.gate.run(backOfficeRequest(tool, caller, actor, { ...extra, [key]: ref.handle })));
+    const request = backOfficeRequest(tool, caller, actor, { ...extra, [key]: ref.handle });
+    const keyed =
+      idempotencyKey === undefined
+        ? request
+        : { ...request, idempotency: { key: checkedText('idempotencyKey', idempotencyKey), requester: `actor:${actor}` } };
+    return decisionOf(await this.gate.run(keyed));
   }
 
   /** Checks what `send` was given, and finds the event's role; throws, naming what is wrong, for a bad target, event or option. */
@@ -243,6 +269,16 @@ export class McpWorkflowService {
       this.eventRoles.set(key, role);
     }
     return { role, event: sent, handleKey, handle: checkedText('handle', ref.handle), actor, idempotencyKey, run: options.run };
+  }
+
+  /** The instance as `send` finds it, and what a send answers whose key was applied already; a store failure is STATE_UNAVAILABLE. */
+  private async readBeforeSend(send: OutsideEventCall, storeKey: string) {
+    try {
+      const found = await this.store.load(storeKey);
+      return { found, before: await this.alreadyApplied(storeKey, send.idempotencyKey, found) };
+    } catch (error) {
+      throw this.refusals.storeUnreadable(send.event.type, send.role.machine, error);
+    }
   }
 
   /** `{ applied: false, state }` when the instance (as `snapshot` found it) has the receipt of `idempotencyKey`; else `undefined`. */

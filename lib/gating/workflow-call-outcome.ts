@@ -106,6 +106,8 @@ export type WorkflowCallOutcome =
   | (WorkflowCallEffects & {
       readonly status: 'answered';
       readonly result: McpCallResult;
+      /** Set when a keyed call answered the receipt of its first run (see `WorkflowReceipts`): nothing ran, nothing was stored. */
+      readonly replayed?: boolean;
       /** Set when the call waits for a second person's approval (`@McpApproval`): the state it waits in, and what a task's status says. */
       readonly waiting?: WorkflowCallWaiting;
     })

@@ -26,6 +26,18 @@ export interface WorkflowOutsideSender {
   readonly idempotencyKey?: string;
 }
 
+/**
+ * The idempotency key a call is made with (`_meta["nestjs-mcp-fsm/idempotency-key"]`, a task's
+ * id, or the app's own), and whose key it is: the call commits at most once per requester and
+ * key, and a repeat answers the first call's result (see `WorkflowReceipts`).
+ */
+export interface WorkflowIdempotency {
+  /** The key (1 to 255 characters, checked where it entered). */
+  readonly key: string;
+  /** Whose key it is: the caller's principal, else its session (see `taskRequesterOf`), or `actor:<actor>` for the app's own code. */
+  readonly requester: string;
+}
+
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
   /** How the caller reached the server. */
@@ -64,6 +76,8 @@ export class WorkflowCall {
     private readonly cutoff?: AbortSignal,
     /** The MCP task the call runs as (a task-augmented `tools/call`); `undefined` for an in-band call. */
     readonly task?: WorkflowTaskRef,
+    /** The idempotency key the call is made with; `undefined` for a call without one. */
+    readonly idempotency?: WorkflowIdempotency,
   ) {
     callsByContext.set(context, this);
   }
@@ -146,4 +160,6 @@ export interface WorkflowRequest {
   readonly cutoff?: AbortSignal;
   /** The MCP task the call runs as (a task-augmented `tools/call`): its result completes the task; `undefined` for an in-band call. */
   readonly task?: WorkflowTaskRef;
+  /** The idempotency key the call is made with (its handler reads it as `ctx.idempotencyKey`); `undefined` for a call without one. */
+  readonly idempotency?: WorkflowIdempotency;
 }

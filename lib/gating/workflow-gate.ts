@@ -17,7 +17,8 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WorkflowAdmissions } from './admission.step.js';
 import { WorkflowApprovals, type WorkflowWaitingResult } from './approval.step.js';
 import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
-import { WorkflowCommits } from './commit.step.js';
+import { WorkflowCommits, type WorkflowAnswered } from './commit.step.js';
+import { WorkflowReceipts } from './receipt.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
@@ -76,6 +77,9 @@ export class WorkflowGate implements NestInterceptor {
   /** The second person's approvals (`@McpApproval`); a property, so subclasses' constructors stay as they are. */
   @Inject(WorkflowApprovals)
   protected readonly approvals!: WorkflowApprovals;
+  /** The receipts of keyed calls; a property, so subclasses' constructors stay as they are. */
+  @Inject(WorkflowReceipts)
+  protected readonly receipts!: WorkflowReceipts;
   /** Calls admitted among the app's interceptors, until their pipeline returned: where the method's stand-in decides. */
   private readonly admitted = new WeakMap<WorkflowCall, AdmittedCall>();
   /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
@@ -101,8 +105,17 @@ export class WorkflowGate implements NestInterceptor {
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     const { args, prelude } = await this.approvals.argsOf(request);
-    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task);
+    const { target, caller, context, cutoff, task, idempotency } = request;
+    const call = new WorkflowCall(target, caller, args, context, cutoff, task, idempotency);
+    if (idempotency) Object.assign(context, { idempotencyKey: idempotency.key });
+    const recalled = await this.receipts.recall(call);
+    if (recalled) return recalled;
     this.approvals.remember(call, prelude);
+    return this.receipts.afterFailure(call, await this.invoked(call, request));
+  }
+
+  /** The outcome of the call's pipeline (the gate enters it where it belongs), as the gate reported it. */
+  private async invoked(call: WorkflowCall, request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return answeredOutcome(call, this.reports.get(call), value);
@@ -202,11 +215,14 @@ export class WorkflowGate implements NestInterceptor {
       }
       const result = buildCallResult(call, value, extra);
       const decision = await decided(undefined);
+      const waiting = decision?.waiting && this.waitingOf(call, decision);
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       hold = NOTHING_HELD;
-      const stored = decision && (await this.step(call, true, () => this.complete(call, admission, decision), admission.instance));
-      end = { ...end, stored, result: input ? result : undefined, waiting: decision?.waiting && this.waitingOf(call, decision) };
+      const answered = { result, waiting };
+      const stored =
+        decision && (await this.step(call, true, () => this.complete(call, admission, decision, answered), admission.instance));
+      end = { ...end, stored, result: input ? result : undefined, waiting };
       if (decision?.approval) {
         await this.approvals.settleTask(call, decision, admission, () => this.decidedResult(call, decision, result));
       }
@@ -317,9 +333,14 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  /** Stores what the successful call changed (under its claim, or as a new instance), then publishes it; answers what it stored. */
-  protected complete(call: WorkflowCall, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
-    return this.commits.commit(call, this.roleOf(call), admission, decision);
+  /** Stores what the successful call changed (under its claim, or as a new instance; a keyed call's receipt with it), then publishes it. */
+  protected complete(
+    call: WorkflowCall,
+    admission: WorkflowAdmission,
+    decision: WorkflowDecision,
+    answered: WorkflowAnswered = {},
+  ): Promise<WorkflowStored> {
+    return this.commits.commit(call, this.roleOf(call), admission, decision, answered);
   }
 
   /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */

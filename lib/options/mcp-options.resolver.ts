@@ -1,5 +1,11 @@
 import { DEFAULT_DEADLINE_OPTIONS, type McpDeadlineOptions, type WorkflowDeadlineOptions } from '../gating/deadline-options.interface.js';
 import { deadlineInvalidOption } from '../deadlines/deadlines.messages.js';
+import {
+  DEFAULT_IDEMPOTENCY_OPTIONS,
+  type McpIdempotencyOptions,
+  type WorkflowIdempotencyOptions,
+} from '../gating/idempotency-options.interface.js';
+import { idempotencyOptionInvalid } from '../gating/gating.messages.js';
 import type { Type } from '@nestjs/common';
 import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
 import { randomBytes } from 'node:crypto';
@@ -115,6 +121,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
         batchSize: retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
       },
       deadlines: resolveDeadlines(gate.deadlines ?? {}),
+      idempotency: resolveIdempotency(gate.idempotency ?? {}),
     },
     inputRequests: resolveInputRequests(options.inputRequests ?? {}),
     discovery: {
@@ -131,6 +138,14 @@ function resolveDeadlines(options: McpDeadlineOptions): WorkflowDeadlineOptions 
   const resolved = { ...DEFAULT_DEADLINE_OPTIONS, ...definedOnly(options) };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new Error(deadlineInvalidOption(name, value));
+  }
+  return resolved;
+}
+
+function resolveIdempotency(options: McpIdempotencyOptions): WorkflowIdempotencyOptions {
+  const resolved = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(idempotencyOptionInvalid(name, value));
   }
   return resolved;
 }
