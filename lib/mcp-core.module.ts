@@ -37,6 +37,7 @@ import {
   workflowTaskResultsProvider,
 } from './mcp.providers.js';
 import { TaskCallRunner } from './protocol/task-call.runner.js';
+import { TaskCallResumer } from './protocol/task-call.resumer.js';
 import { McpTasks } from './tasks/mcp-tasks.service.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
@@ -121,6 +122,7 @@ export class McpCoreModule {
         McpTasks,
         workflowTaskResultsProvider,
         TaskCallRunner,
+        TaskCallResumer,
         McpServerFactory,
         McpSessionRegistry,
         McpAccessPolicy,

@@ -122,8 +122,8 @@ export class WorkflowReceipts {
   }
 }
 
-/** Whether calls of `role` store a step a receipt can commit with: a start or a transition. */
-function commitsStep(role: McpHandlerRole): boolean {
+/** Whether calls of `role` store a step a receipt can commit with: a start or a transition (reads and tools outside any workflow run every time). */
+export function commitsStep(role: McpHandlerRole): boolean {
   return role.kind === 'start' || role.kind === 'transition';
 }
 

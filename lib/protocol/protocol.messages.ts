@@ -33,6 +33,10 @@ export const callIdempotencyKeyNeedsCaller = (name: string, field: string): stri
 export const callIdempotencyKeyUnsupported = (name: string, field: string, store: string): string =>
   `Invalid tools/call request for "${echo(name)}": "${field}" cannot be honoured here: this server's workflow store (${store}) keeps no idempotency receipts. Call without it.`;
 
+/** A call carried on by another process after its own stopped asked its client something, and nothing connects them here. */
+export const noClientForCarriedTask = (tool: string): string =>
+  `"${echo(tool)}" runs as a task that another process carries on after its own stopped, and its client is not connected here: nothing can be asked of it.`;
+
 /** Arguments that fail the tool's input schema. */
 export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
   `Invalid arguments for "${tool}": ${formatIssues(issues)}.`;
@@ -51,10 +55,6 @@ export const handlerFailed = (tool: string, errorId: string, traceId: string | u
 /** Log line: the gate refused a call (the client got the same error id in `_meta["nestjs-mcp-fsm/error"].errorId`). */
 export const callRefused = (tool: string, code: string, errorId: string, traceId: string | undefined): string =>
   `Tool "${tool}" refused: ${code} (${callIds(errorId, traceId)})`;
-
-/** A tasks method (or a task-augmented call) that the task store could not answer: nothing changed, retry. */
-export const taskStoreUnavailable = (what: string): string =>
-  `STATE_UNAVAILABLE: ${what} could not be answered because the task store could not be reached; nothing was done, so try again shortly.`;
 
 /** A list (`tools/list`, `prompts/list`, ...) failed because the store could not be read (no driver text). */
 export const menuUnavailable = (method: string): string =>
