@@ -8,6 +8,7 @@ import {
   CreateMcpFsmAttempt1765843200000,
   CreateMcpFsmEvent1766620800000,
   CreateMcpFsmOutbox1764720000000,
+  CreateMcpFsmReceipt1766966400000,
   CreateMcpFsmState1764460800000,
   CreateMcpFsmTimer1766534400000,
   CreateMcpSessionHandles1764806400000,
@@ -49,6 +50,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateMcpTasks1766448000000,
       CreateMcpFsmTimer1766534400000,
       CreateMcpFsmEvent1766620800000,
+      CreateMcpFsmReceipt1766966400000,
     ],
     migrationsRun: true,
     synchronize: false,
@@ -83,6 +85,17 @@ export function sampleSessionTtlMs(env: NodeJS.ProcessEnv = process.env): number
 /** The time limit of every store operation and transaction: `SAMPLE_STORE_TIMEOUT_MS`, else the store's default. */
 export function sampleStoreTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
   return positiveMs(env.SAMPLE_STORE_TIMEOUT_MS);
+}
+
+/**
+ * How a refund task's process holds it (`SAMPLE_TASK_LEASE_MS`, the module's `tasks.leaseMs`) and
+ * how often every process looks for tasks whose process stopped, to carry them on
+ * (`SAMPLE_TASK_SWEEP_MS`, `tasks.sweepIntervalMs`); unset, the module's defaults (30 s, 60 s).
+ */
+export function sampleTaskTimings(env: NodeJS.ProcessEnv = process.env): { leaseMs?: number; sweepIntervalMs?: number } {
+  const leaseMs = positiveMs(env.SAMPLE_TASK_LEASE_MS);
+  const sweepIntervalMs = positiveMs(env.SAMPLE_TASK_SWEEP_MS);
+  return { ...(leaseMs && { leaseMs }), ...(sweepIntervalMs && { sweepIntervalMs }) };
 }
 
 function positiveMs(value: string | undefined): number | undefined {
