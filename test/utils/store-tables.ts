@@ -3,17 +3,22 @@ import {
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowEventMigration,
+  createWorkflowReceiptMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName' | 'timerTableName' | 'eventTableName'>;
+type Tables = Pick<
+  TypeOrmFsmStateStoreOptions,
+  'tableName' | 'historyTableName' | 'timerTableName' | 'eventTableName' | 'receiptTableName'
+>;
 
 /**
  * The shipped migrations of the store tables, in the order they run (the timer table with
- * `timerTableName`: a machine with `after` needs it; the receipt table of outside events with `eventTableName`).
+ * `timerTableName`: a machine with `after` needs it; the receipt table of outside events with `eventTableName`; the
+ * receipt table of keyed calls with `receiptTableName`).
  */
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
@@ -22,6 +27,7 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowTeamMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
+  ...(tables.receiptTableName ? [new (createWorkflowReceiptMigration(tables))()] : []),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */
