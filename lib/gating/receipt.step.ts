@@ -104,8 +104,7 @@ export class WorkflowReceipts {
   private answerOf(call: WorkflowCall, receipt: WorkflowCallReceipt): WorkflowCallOutcome {
     const { machine, scope, id } = parseInstanceKey(receipt.instanceKey);
     if (receipt.tool !== call.tool.name || receipt.fingerprint !== callFingerprint(call.tool.name, call.args)) {
-      const text = messages.idempotencyKeyReused(call.tool.name, receipt.idempotencyKey, receipt.tool);
-      return failed(call, this.refusals.refuse(call, 'IDEMPOTENCY_KEY_REUSED', text, machine, null, []));
+      return failed(call, this.refusals.idempotencyKeyReused(call, machine, receipt.idempotencyKey, receipt.tool));
     }
     const instance: WorkflowInstanceRef = { machine, storeKey: receipt.instanceKey, scope, ...(scope === 'handle' ? { handle: id } : {}) };
     const { result, state, waiting } = receipt.answer;

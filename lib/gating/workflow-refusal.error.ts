@@ -17,6 +17,7 @@ export type WorkflowRefusalCode =
   | 'DECLINED'
   | 'CONFIRMATION_REQUIRED'
   | 'SELF_APPROVAL'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */

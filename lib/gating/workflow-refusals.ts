@@ -97,6 +97,11 @@ export class WorkflowRefusals {
     return new WorkflowRefusal(text, { code: 'STATE_UNAVAILABLE', tool, machine, state: null, allowedTools: [] });
   }
 
+  /** The caller used the call's idempotency key for another call (`firstTool`, or other arguments) within its retention; nothing ran. */
+  idempotencyKeyReused(call: WorkflowCall, machine: string, key: string, firstTool: string): WorkflowRefusal {
+    return this.refuse(call, 'IDEMPOTENCY_KEY_REUSED', messages.idempotencyKeyReused(call.tool.name, key, firstTool), machine, null, []);
+  }
+
   /** A session-keyed tool was called on a transport without sessions. */
   noSession(call: WorkflowCall, machine: string): WorkflowRefusal {
     const text = (call.caller.kind === 'modern' ? messages.noPrincipal : messages.noSession)(call.tool.name, machine);
