@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import {
   AddMcpFsmApprovals1766102400000,
+  AddMcpFsmAttemptDetails1766880000000,
   AddMcpFsmContext1764547200000,
   AddMcpFsmListIndexes1764892800000,
   AddMcpFsmOutboxReply1765584000000,
@@ -49,6 +50,7 @@ export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): D
       CreateMcpTasks1766448000000,
       CreateMcpFsmTimer1766534400000,
       CreateMcpFsmEvent1766620800000,
+      AddMcpFsmAttemptDetails1766880000000,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -53,6 +53,27 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       expect(await store.recentAttempts(h, 1)).toEqual([second]);
     });
 
+    it('keeps what the refusal said and the arguments as given, and a record without them reads back without them', async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const detailed: WorkflowAttemptRecord = {
+        ...attempt(h, 'FORBIDDEN', new Date(Date.UTC(2026, 0, 2, 10)).toISOString()),
+        message: 'FORBIDDEN: "attempt.capture" is not available while attempt is "authorized". Allowed now: attempt.void.',
+        args: { paymentId: 'pay_1', amount: 12.5, note: 'ünïcødé ✓', final: true, nothing: null, nested: '{"a":[1,2]}' },
+      };
+      const plain = attempt(h, 'BUSY', new Date(Date.UTC(2026, 0, 2, 11)).toISOString());
+      expect(await store.recordAttempt(detailed, 'alice')).toBe(true);
+      expect(await store.recordAttempt(plain, 'alice')).toBe(true);
+      const [first, second] = await store.recentAttempts(h, 10);
+      expect(first).toEqual(detailed);
+      expect(second).toEqual(plain);
+      expect(second).not.toHaveProperty('message');
+      expect(second).not.toHaveProperty('args');
+      // What a reader gets is a copy: changing it changes nothing stored.
+      first.args!.amount = 0;
+      expect((await store.recentAttempts(h, 10))[0].args).toEqual(detailed.args);
+    });
+
     it('writes nothing for a key no instance has (a forged handle)', async () => {
       const forged = key();
       expect(await store.recordAttempt(attempt(forged), undefined)).toBe(false);

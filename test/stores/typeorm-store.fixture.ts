@@ -4,6 +4,7 @@ import { CountingLogger } from '../utils/counting-logger.js';
 import {
   TypeOrmFsmStateStore,
   createWorkflowApprovalMigration,
+  createWorkflowAttemptDetailsMigration,
   createWorkflowAttemptMigration,
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
@@ -83,6 +84,7 @@ export class TypeOrmTestDatabase {
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
+        createWorkflowAttemptDetailsMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -95,11 +97,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
+      for (let undo = 0; undo < this.source.migrations.length; undo++) await this.source.undoLastMigration();
       await this.source.query(`DROP TABLE ${this.migrationsTable}`);
     } finally {
       await this.source.destroy();

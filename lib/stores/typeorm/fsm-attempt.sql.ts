@@ -12,7 +12,12 @@ interface AttemptRow {
   code: string;
   principal: string | null;
   at: string | number;
+  message: string | null;
+  args: string | null;
 }
+
+/** The columns of an attempt row, in the order `record` gives their values. */
+const ATTEMPT_COLUMNS = 'machine, handle, tool, code, principal, at, message, args';
 
 /**
  * The SQL of the attempt table (refused and declined calls) in one dialect. An attempt is
@@ -35,7 +40,7 @@ export class FsmAttemptSql {
 
   /** Throws, naming the migration to run, when the attempt table is missing. */
   async assertSchema(runner: QueryRunner): Promise<void> {
-    await assertColumns(runner, this.dialect, { columns: 'machine, handle, tool, code, principal, at', from: this.attempts }, (error) =>
+    await assertColumns(runner, this.dialect, { columns: ATTEMPT_COLUMNS, from: this.attempts }, (error) =>
       storeAttemptsNotReady(this.attempts, error),
     );
   }
@@ -50,8 +55,8 @@ export class FsmAttemptSql {
     const cast = this.dialect === 'postgres' ? (type: string) => `?::${type}` : () => '?';
     const { affected } = await runSql(runner, this.dialect, {
       sql:
-        `INSERT INTO ${this.attempts} (machine, handle, tool, code, principal, at) ` +
-        `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint'].map(cast).join(', ')} FROM ${this.state} ` +
+        `INSERT INTO ${this.attempts} (${ATTEMPT_COLUMNS}) ` +
+        `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint', 'text', 'text'].map(cast).join(', ')} FROM ${this.state} ` +
         `WHERE handle = ? AND (owner IS NULL OR owner = ?${caller.owner !== undefined && caller.team !== undefined ? ' OR team = ?' : ''})`,
       params: [
         attempt.machine,
@@ -60,6 +65,8 @@ export class FsmAttemptSql {
         attempt.code,
         attempt.principal,
         Date.parse(attempt.at),
+        attempt.message ?? null,
+        attempt.args === undefined ? null : JSON.stringify(attempt.args),
         attempt.key,
         caller.owner ?? null,
         ...(caller.owner !== undefined && caller.team !== undefined ? [caller.team] : []),
@@ -79,17 +86,10 @@ export class FsmAttemptSql {
   /** The most recent `limit` attempts of one instance, oldest first. */
   async recent(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const { records } = await runSql<AttemptRow>(runner, this.dialect, {
-      sql: `SELECT machine, handle, tool, code, principal, at FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT ?`,
+      sql: `SELECT ${ATTEMPT_COLUMNS} FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT ?`,
       params: [handle, limit],
     });
-    return records.reverse().map((row) => ({
-      machine: row.machine,
-      key: row.handle,
-      tool: row.tool,
-      code: row.code,
-      principal: row.principal,
-      at: new Date(Number(row.at)).toISOString(),
-    }));
+    return records.reverse().map(toAttempt);
   }
 
   /** Deletes the attempts of instances that are gone (of `handles`, which were deleted). */
@@ -100,4 +100,19 @@ export class FsmAttemptSql {
       params: [listParameter(this.dialect, handles)],
     });
   }
+}
+
+/** An attempt row as a record; a row written before the details columns existed has neither a message nor arguments. */
+function toAttempt(row: AttemptRow): WorkflowAttemptRecord {
+  const attempt: WorkflowAttemptRecord = {
+    machine: row.machine,
+    key: row.handle,
+    tool: row.tool,
+    code: row.code,
+    principal: row.principal,
+    at: new Date(Number(row.at)).toISOString(),
+  };
+  if (row.message !== null) attempt.message = row.message;
+  if (row.args !== null) attempt.args = JSON.parse(row.args) as Record<string, unknown>;
+  return attempt;
 }

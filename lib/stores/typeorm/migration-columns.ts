@@ -24,6 +24,11 @@ export class MigrationColumns {
 
   /** JSON text of any length: TEXT, LONGTEXT on MySQL/MariaDB. */
   json(name: string, isNullable = false): TableColumnOptions {
+    return this.longText(name, isNullable);
+  }
+
+  /** Text of any length (a message, JSON): TEXT, LONGTEXT on MySQL/MariaDB. */
+  longText(name: string, isNullable = false): TableColumnOptions {
     return { name, type: this.dialect === 'mysql' ? 'longtext' : 'text', isNullable, ...this.binary };
   }
 
