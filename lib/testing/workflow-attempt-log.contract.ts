@@ -103,6 +103,26 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       expect(await store.recentAttempts(owners, 10)).toEqual([]);
     });
 
+    it('compares the caller and its team exactly: a trailing space is another principal, and another team', async () => {
+      const [owned, teams] = [key(), key()];
+      await store.create(owned, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'solo' });
+      await store.create(teams, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'alice', team: 'acme' });
+      expect(await store.recordAttempt(attempt(owned, 'FORBIDDEN', undefined, 'solo '), 'solo ')).toBe(false);
+      expect(await store.recordAttempt(attempt(teams, 'FORBIDDEN', undefined, 'bob'), 'bob', 'acme ')).toBe(false);
+      expect(await store.recentAttempts(owned, 10)).toEqual([]);
+      expect(await store.recentAttempts(teams, 10)).toEqual([]);
+    });
+
+    it(`keeps at most ${maxAttempts} attempts of an instance when 300 are recorded at once`, async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const written = await Promise.allSettled(
+        Array.from({ length: 300 }, (_, i) => store.recordAttempt(attempt(h, `CODE_${i}`), 'alice')),
+      );
+      expect(written.filter((outcome) => outcome.status === 'fulfilled' && outcome.value).length).toBeGreaterThan(maxAttempts);
+      expect((await store.recentAttempts(h, 1_000)).length).toBeLessThanOrEqual(maxAttempts);
+    }, 60_000);
+
     it(`keeps at most ${maxAttempts} attempts per instance, the most recent`, async () => {
       const h = key();
       await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
