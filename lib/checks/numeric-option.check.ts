@@ -1,10 +1,12 @@
 import { numericOptionInvalid } from './checks.messages.js';
 
-/** What a numeric option may be: a whole number from `min` to `max`, counted in `unit` (which its error names). */
+/** What a numeric option may be: a whole number from `min` to `max`, counted in `unit` (which its error names), or `Infinity` when `unlimited`. */
 export interface NumericOptionRange {
   readonly unit: 'milliseconds' | 'bytes' | '';
   readonly min: number;
   readonly max: number;
+  /** `Infinity` is taken too: the option documents it as "no limit". */
+  readonly unlimited?: boolean;
 }
 
 /** The longest delay Node's timers take: a longer one fires at once (a lease renewed, a sweep run, without end). */
@@ -23,6 +25,9 @@ export const ageMs = (min = 1): NumericOptionRange => ({ unit: 'milliseconds', m
 /** A number of things: from `min` (default 1) up to `max` (default {@link LARGEST_COUNT}). */
 export const count = (max = LARGEST_COUNT, min = 1): NumericOptionRange => ({ unit: '', min, max });
 
+/** {@link count}, or `Infinity` for no limit at all. */
+export const countOrUnlimited = (max = LARGEST_COUNT, min = 1): NumericOptionRange => ({ ...count(max, min), unlimited: true });
+
 /** A size in bytes: 1 up to {@link LARGEST_COUNT}. */
 export const bytes = (): NumericOptionRange => ({ unit: 'bytes', min: 1, max: LARGEST_COUNT });
 
@@ -36,8 +41,9 @@ export const bytes = (): NumericOptionRange => ({ unit: 'bytes', min: 1, max: LA
  * const leaseMs = checkNumericOption('McpModule', 'gate.leaseMs', options.leaseMs ?? 15_000, timerMs());
  */
 export function checkNumericOption(owner: string, name: string, value: unknown, range: NumericOptionRange): number {
+  if (range.unlimited && value === Number.POSITIVE_INFINITY) return value;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max) {
-    throw new Error(numericOptionInvalid(owner, name, range.unit, range.min, range.max, value));
+    throw new Error(numericOptionInvalid(owner, name, range, value));
   }
   return value;
 }

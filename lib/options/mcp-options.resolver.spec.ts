@@ -213,11 +213,18 @@ describe('resolveMcpOptions stateCache', () => {
       ]),
     ];
 
-    it.each(options)('%s: NaN, Infinity, a negative number, a fraction and a string fail', (name, set) => {
-      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, '100']) {
+    /** The options whose documentation says `Infinity` turns their limit off. */
+    const unlimited = new Set([
+      'transports.http.sessions.maxPerAddress',
+      'transports.http.sessions.maxPerPrincipal',
+      'transports.http.sessions.maxNewPerMinutePerClient',
+    ]);
+
+    it.each(options)('%s: NaN, Infinity (unless it means no limit), a negative number, a fraction and a string fail', (name, set) => {
+      for (const bad of [Number.NaN, ...(unlimited.has(name) ? [] : [Number.POSITIVE_INFINITY]), -1, 1.5, '100']) {
         expect(() => resolveMcpOptions({ ...base, ...set(bad) } as unknown as McpModuleOptions)).toThrow(
           new RegExp(
-            `^McpModule: ${name.replace(/\./g, '\\.')} must be a whole number.* from \\d+ to \\d+; got ${bad === '100' ? '"100"' : String(bad).replace('.', '\\.')}\\.$`,
+            `^McpModule: ${name.replace(/\./g, '\\.')} must be a whole number.* from \\d+ to \\d+(, or Infinity for no limit)?; got ${bad === '100' ? '"100"' : String(bad).replace('.', '\\.')}\\.$`,
           ),
         );
       }
@@ -229,16 +236,31 @@ describe('resolveMcpOptions stateCache', () => {
       );
     });
 
-    it('takes the values a deployment gives, 0 where it turns something off', () => {
+    it('takes the values a deployment gives: 0 where it turns something off, Infinity where it means no limit', () => {
       const resolved = resolveMcpOptions({
         ...base,
         gate: { leaseMs: 1, retention: { finishedMs: 90 * 86_400_000 } },
-        transports: { http: { drainMs: 0, sessions: { eventRetentionMs: 0 } } },
+        transports: {
+          http: {
+            drainMs: 0,
+            sessions: { eventRetentionMs: 0, maxFollowersPerInstance: 0, maxPerAddress: Infinity, maxNewPerMinutePerClient: Infinity },
+          },
+        },
+        console: { signInMaxAgeMs: 0 },
       });
       expect(resolved.gate.leaseMs).toBe(1);
       expect(resolved.gate.retention.finishedMs).toBe(90 * 86_400_000);
       expect(resolved.http?.drainMs).toBe(0);
-      expect(resolved.sessions.eventRetentionMs).toBe(0);
+      expect(resolved.sessions).toMatchObject({
+        eventRetentionMs: 0,
+        maxFollowersPerInstance: 0,
+        maxPerAddress: Infinity,
+        maxNewPerMinutePerClient: Infinity,
+      });
+      expect(resolved.console?.signInMaxAgeMs).toBe(0);
+      expect(() => resolveMcpOptions({ ...base, transports: { http: { sessions: { maxPerAddress: 0 } } } })).toThrow(
+        'McpModule: transports.http.sessions.maxPerAddress must be a whole number from 1 to 10000000, or Infinity for no limit; got 0.',
+      );
     });
   });
 });

@@ -1,5 +1,13 @@
 import { DEFAULT_DEADLINE_OPTIONS, type McpDeadlineOptions, type WorkflowDeadlineOptions } from '../gating/deadline-options.interface.js';
-import { ageMs, checkNumericOption, count, bytes, type NumericOptionRange, timerMs } from '../checks/numeric-option.check.js';
+import {
+  ageMs,
+  bytes,
+  checkNumericOption,
+  count,
+  countOrUnlimited,
+  type NumericOptionRange,
+  timerMs,
+} from '../checks/numeric-option.check.js';
 import type { Type } from '@nestjs/common';
 import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
 import { randomBytes } from 'node:crypto';
@@ -170,7 +178,8 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     maxStreams: check('console.maxStreams', console.maxStreams ?? 32, count(100_000)),
     heartbeatMs: check('console.heartbeatMs', console.heartbeatMs ?? 15_000, timerMs()),
     streamMaxMs: check('console.streamMaxMs', console.streamMaxMs ?? 300_000, timerMs()),
-    signInMaxAgeMs: check('console.signInMaxAgeMs', console.signInMaxAgeMs ?? 3_600_000, timerMs()),
+    // 0 turns the sign-in off.
+    signInMaxAgeMs: check('console.signInMaxAgeMs', console.signInMaxAgeMs ?? 3_600_000, timerMs(0)),
   };
 }
 
@@ -228,18 +237,19 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
     ),
     unusedTtlMs: limit('unusedTtlMs', sessions.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS, timerMs()),
     maxSessions,
-    maxPerAddress: limit('maxPerAddress', sessions.maxPerAddress ?? share, count(MAX_SESSIONS)),
-    maxPerPrincipal: limit('maxPerPrincipal', sessions.maxPerPrincipal ?? share, count(MAX_SESSIONS)),
+    maxPerAddress: limit('maxPerAddress', sessions.maxPerAddress ?? share, countOrUnlimited(MAX_SESSIONS)),
+    maxPerPrincipal: limit('maxPerPrincipal', sessions.maxPerPrincipal ?? share, countOrUnlimited(MAX_SESSIONS)),
+    // 0: no other session of this process is told of an instance's transitions.
     maxFollowersPerInstance: limit(
       'maxFollowersPerInstance',
       sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
-      count(MAX_SESSIONS),
+      count(MAX_SESSIONS, 0),
     ),
     maxPendingRequests: limit('maxPendingRequests', sessions.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS, count(10_000)),
     maxNewPerMinutePerClient: limit(
       'maxNewPerMinutePerClient',
       sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
-      count(),
+      countOrUnlimited(),
     ),
     clientAddress: sessions.clientAddress ?? clientAddressOf,
   };

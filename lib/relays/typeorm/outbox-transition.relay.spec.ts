@@ -23,12 +23,12 @@ describe('OutboxTransitionRelay options', () => {
     ['batchSize', 2.5],
     ['retentionMs', Number.NaN],
   ] as const)('refuses %s = %s', (name, value) => {
-    const [unit, max] = name === 'batchSize' ? ['', 100_000] : ['milliseconds', 2_147_483_647];
+    const range = name === 'batchSize' ? { unit: '', min: 1, max: 100_000 } : { unit: 'milliseconds', min: 1, max: 2_147_483_647 };
     expect(() => new OutboxTransitionRelay(sqlite, { [name]: value })).toThrow(
-      numericOptionInvalid('OutboxTransitionRelay', name, unit, 1, max, value),
+      numericOptionInvalid('OutboxTransitionRelay', name, range, value),
     );
-    expect(numericOptionInvalid('OutboxTransitionRelay', name, unit, 1, max, value)).toBe(
-      `OutboxTransitionRelay: ${name} must be a whole number${unit ? ' of milliseconds' : ''} from 1 to ${max}; got ${value}.`,
+    expect(numericOptionInvalid('OutboxTransitionRelay', name, range, value)).toBe(
+      `OutboxTransitionRelay: ${name} must be a whole number${range.unit ? ' of milliseconds' : ''} from 1 to ${range.max}; got ${value}.`,
     );
   });
 
