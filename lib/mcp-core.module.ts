@@ -14,6 +14,8 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { WorkflowApprovals } from './gating/approval.step.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
+import { McpApprovalsService } from './gating/mcp-approvals.service.js';
+import { WorkflowWaitingRequests } from './gating/waiting-requests.reader.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
@@ -105,6 +107,8 @@ export class McpCoreModule {
         WorkflowDeadlines,
         WorkflowDeadlineScheduler,
         fsmGateProvider,
+        WorkflowWaitingRequests,
+        McpApprovalsService,
         McpWorkflowService,
         McpSessionFollows,
         McpInstanceStates,
@@ -127,6 +131,7 @@ export class McpCoreModule {
         FsmStateStore,
         McpToolRegistry,
         McpWorkflowService,
+        McpApprovalsService,
         McpSessionRegistry,
         WorkflowTransitionBus,
         McpAuthenticator,
