@@ -53,6 +53,7 @@ import { McpInstanceStates } from './sessions/mcp-instance-states.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 import { ToolMenuService } from './sessions/tool-menu.service.js';
+import { McpWaitingDecisions } from './sessions/mcp-waiting-decisions.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
@@ -112,6 +113,7 @@ export class McpCoreModule {
         McpWorkflowService,
         McpSessionFollows,
         McpInstanceStates,
+        McpWaitingDecisions,
         ToolMenuService,
         McpListMapper,
         McpShutdownDrain,
