@@ -100,7 +100,7 @@ describe('an approved request runs as the requester’s step: event.principal is
 });
 
 describe('an approved request on the table engine: the handler and history see who asked and who approved', () => {
-  const { state, connect } = appOf((store) => [approvalModule(store, 'table')]);
+  const { state, connect } = appOf((store) => [approvalModule(store, { engine: 'table' })]);
 
   it('runs the approved handler with ctx.approval naming both; the decision’s history row names the approver, its note the requester', async () => {
     const alice = await connect('alice');
