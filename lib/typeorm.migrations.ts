@@ -3,7 +3,7 @@ import { AddMcpFsmOutboxReply1765584000000 } from './relays/typeorm/outbox-reply
 import { DEFAULT_OUTBOX_TABLE } from './relays/typeorm/outbox-transition.relay.js';
 import { createExactTextMigration } from './stores/typeorm/exact-text.migration.js';
 import { CreateMcpFsmOutbox1764720000000 } from './relays/typeorm/fsm-outbox.migration.js';
-import { AddMcpFsmApprovals1766102400000 } from './stores/typeorm/fsm-approval.migration.js';
+import { AddMcpFsmApprovals1766102400000, AddMcpFsmWaitingIndex1767139200000 } from './stores/typeorm/fsm-approval.migration.js';
 import { AddMcpFsmAttemptDetails1766880000000 } from './stores/typeorm/fsm-attempt-details.migration.js';
 import { CreateMcpFsmAttempt1765843200000 } from './stores/typeorm/fsm-attempt.migration.js';
 import { CreateMcpFsmEvent1766620800000 } from './stores/typeorm/fsm-event.migration.js';
@@ -55,10 +55,11 @@ export class MakeMcpFsmTextExact1766793600000 extends createExactTextMigration({
 
 /**
  * The migrations of `TypeOrmFsmStateStore`'s tables with the default names: the state and
- * history tables (with the context, team and approval columns and the console's list indexes),
- * the refused attempts (with their details), the timers of deadlines and the receipts of outside events;
- * and {@link MakeMcpFsmTextExact1766793600000}, which makes the text of every default-named table
- * of the package compare exactly on MySQL/MariaDB (those of the other lists too: run it after them).
+ * history tables (with the context, team and approval columns, the console's list indexes and the
+ * waiting requests' index), the refused attempts (with their details), the timers of deadlines and
+ * the receipts of outside events; and {@link MakeMcpFsmTextExact1766793600000}, which makes the
+ * text of every default-named table of the package compare exactly on MySQL/MariaDB (those of the
+ * other lists too: run it after them).
  */
 export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   CreateMcpFsmState1764460800000,
@@ -71,6 +72,7 @@ export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   CreateMcpFsmEvent1766620800000,
   MakeMcpFsmTextExact1766793600000,
   AddMcpFsmAttemptDetails1766880000000,
+  AddMcpFsmWaitingIndex1767139200000,
 ]);
 
 /** The migrations of `TypeOrmMcpSessionStore`'s tables (sessions, their kept events, the instances they follow). */

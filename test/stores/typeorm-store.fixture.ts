@@ -11,6 +11,7 @@ import {
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
+  createWorkflowWaitingIndexMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowAttemptLogContract,
@@ -87,6 +88,7 @@ export class TypeOrmTestDatabase {
         createWorkflowApprovalMigration(this.tables),
         createExactTextMigration({ tableNames: Object.values(this.tables) }),
         createWorkflowAttemptDetailsMigration(this.tables),
+        createWorkflowWaitingIndexMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);

@@ -7,6 +7,7 @@ import {
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
+  createWorkflowWaitingIndexMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
@@ -21,6 +22,7 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
+  new (createWorkflowWaitingIndexMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
   new (createExactTextMigration({
