@@ -83,8 +83,8 @@ export class McpServerFactory {
       server.setRequestHandler(ListTasksRequestSchema, async (request) => ({ ...(await taskStore.listTasks(request.params?.cursor)) }));
       server.setRequestHandler(CancelTaskRequestSchema, async (request) => ({ ...(await taskStore.cancelTask(request.params.taskId)) }));
     }
-    server.setRequestHandler(ListToolsRequestSchema, () =>
-      this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+      this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session, extra.authInfo)) })),
     );
     server.setToolCallHandler((params, extra) => this.calls.handle(session, params, extra));
     server.setRequestHandler(SetLevelRequestSchema, (request) => {

@@ -116,7 +116,9 @@ export class TaskCallRunner {
     }
     done();
     try {
-      await this.tasks.change(taskId, later ? this.tryLater() : endOf(result, waiting));
+      const kept = await this.tasks.change(taskId, later ? this.tryLater() : endOf(result, waiting));
+      // Cancelled while its call was parking the request: withdraw it, so a cancelled task's request never runs.
+      if (!kept && waiting && !later) await this.tasks.withdrawCancelled(record);
     } catch (error) {
       // How the call ended is not recorded: the task keeps the lease it has until it runs out, and a
       // sweep of any process then carries it on (a step it stored answers from its receipt).

@@ -75,7 +75,7 @@ export class ToolCallHandler {
     const idempotency = idempotencyKey === undefined ? undefined : this.keyOf(session, tool, idempotencyKey, extra.authInfo?.clientId);
     const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
     if (denied) {
-      this.attempts.accessRefused(tool, args, extra.authInfo?.clientId, session, denied);
+      this.attempts.accessRefused(tool, args, extra.authInfo, session, denied);
       throw accessRefused(denied);
     }
     const asTask = session.kind === 'modern' ? this.runsAsModernTask(tool, round) : this.runsAsTask(tool, task);

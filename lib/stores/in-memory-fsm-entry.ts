@@ -44,11 +44,6 @@ export function toSummary(key: string, entry: InMemoryFsmEntry): WorkflowInstanc
   return summary;
 }
 
-/** Last change descending, then key descending (code-unit order, as `isAfterCursor` compares). @internal */
-export function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): number {
-  return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
-}
-
 /** A deep copy of a stored value (a context, a waiting request, a history row), so neither the caller nor the store sees the other's later changes, as with a database. @internal */
 export function copy<T>(value: T): T {
   return value === undefined ? value : structuredClone(value);

@@ -1,3 +1,4 @@
+import { ageMs, checkNumericOption, count, type NumericOptionRange } from '../checks/numeric-option.check.js';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
   AtomicFsmStateStore,
@@ -7,7 +8,7 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
-import { copy, type InMemoryFsmEntry, isLeased, newestFirst, toSnapshot, toSummary } from './in-memory-fsm-entry.js';
+import { copy, type InMemoryFsmEntry, isLeased, toSnapshot, toSummary } from './in-memory-fsm-entry.js';
 import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import { InMemoryWorkflowTimers } from './in-memory-workflow-timers.js';
@@ -25,14 +26,18 @@ import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from './workflow-cal
 import { InMemoryWorkflowReceipts } from './in-memory-workflow-receipts.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
-  isAfterCursor,
+  isListedFor,
   matchesSearch,
+  pageInMemory,
   type WorkflowInstanceCount,
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
   type WorkflowStateReader,
+  type WorkflowWaitingInstance,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -49,7 +54,7 @@ export interface InMemoryFsmStateStoreOptions {
   history?: boolean;
   /** History rows kept per instance; older rows are dropped first. @default 1_000 */
   maxHistoryPerHandle?: number;
-  /** Keep the refused and declined calls of each instance (no arguments), for the workflow console. @default false */
+  /** Keep the refused and declined calls of each instance (with their message and their arguments, cut), for the workflow console. @default false */
   attempts?: boolean;
   /** Attempts kept per instance; older ones are dropped first. @default 50 */
   maxAttemptsPerInstance?: number;
@@ -95,12 +100,14 @@ export class InMemoryFsmStateStore
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(options: InMemoryFsmStateStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
+    const check = (name: keyof InMemoryFsmStateStoreOptions, value: number, range: NumericOptionRange) =>
+      checkNumericOption(InMemoryFsmStateStore.name, name, value, range);
+    this.maxEntries = check('maxEntries', options.maxEntries ?? 10_000, count());
+    this.idleTtlMs = check('idleTtlMs', options.idleTtlMs ?? 86_400_000, ageMs());
     this.keepHistory = options.history ?? false;
-    this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.maxHistoryPerHandle = check('maxHistoryPerHandle', options.maxHistoryPerHandle ?? 1_000, count());
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? 50;
+    this.maxAttempts = check('maxAttemptsPerInstance', options.maxAttemptsPerInstance ?? 50, count(10_000));
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.sweepTimer = setInterval(() => this.expireIdle(), interval);
@@ -309,11 +316,19 @@ export class InMemoryFsmStateStore
 
   /** @inheritdoc */
   async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    const matching = this.matching(filter).filter((summary) => isAfterCursor(summary, after));
-    matching.sort(newestFirst);
-    const instances = matching.slice(0, limit);
-    const last = instances.at(-1);
-    return matching.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+    return pageInMemory(this.matching(filter), limit, after);
+  }
+
+  /** @inheritdoc */
+  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    const matching: WorkflowWaitingInstance[] = [];
+    for (const { machine: _machine, ...summary } of this.matching({ machine, states })) {
+      const entry = this.entries.get(summary.key)!;
+      if (!entry.waiting || !isListedFor(entry, { openTo })) continue;
+      const context = copy(entry.context);
+      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
+    }
+    return pageInMemory(matching, limit, after);
   }
 
   /** @inheritdoc */
@@ -326,7 +341,7 @@ export class InMemoryFsmStateStore
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
     if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
-    rows.push({ ...attempt });
+    rows.push(structuredClone(attempt));
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
     this.attempts.set(attempt.key, rows);
     return true;
@@ -335,7 +350,7 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const rows = this.attempts.get(key) ?? [];
-    return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
+    return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
   }
 
   /** @inheritdoc */

@@ -7,8 +7,8 @@ export interface WorkflowCallAnswer {
   readonly result: Record<string, unknown>;
   /** The state the call stored. */
   readonly state: string;
-  /** Set when the call parked for a second person's approval: the state it waits in and what its task says meanwhile. */
-  readonly waiting?: { readonly state: string; readonly statusMessage: string };
+  /** Set when the call parked for a second person's approval: the state it waits in, what its task says meanwhile, and the request's id. */
+  readonly waiting?: { readonly state: string; readonly statusMessage: string; readonly requestId: string };
 }
 
 /**

@@ -4,10 +4,6 @@ import { echo } from '../client-input/client-input.echo.js';
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Option error: a task option is not a positive whole number. */
-export const taskOptionInvalid = (option: string, value: unknown): string =>
-  `tasks.${option} must be a positive whole number of ${option.startsWith('max') && !option.endsWith('Ms') ? 'tasks' : 'milliseconds'}, got ${String(value)}.`;
-
 /** Option error: the default ttl is longer than the longest. */
 export const taskDefaultTtlTooLong = (defaultTtlMs: number, maxTtlMs: number): string =>
   `tasks.defaultTtlMs (${defaultTtlMs}) is longer than tasks.maxTtlMs (${maxTtlMs}).`;
@@ -104,3 +100,7 @@ export const taskNotifyFailed = (taskId: string, error: unknown): string =>
 /** Log line: a sweep of expired tasks failed (tried again at the next interval). */
 export const taskSweepFailed = (error: unknown): string =>
   `Sweep of expired MCP tasks failed: ${reasonOf(error)}; tried again at the next interval.`;
+
+/** -32602: `tasks/cancel` of a task whose waiting request was decided first: the task keeps that result. */
+export const taskRequestDecided = (taskId: string): string =>
+  `Task ${taskId} was not cancelled: the request its call waited with was decided first (approved or rejected), and the task keeps that result. tasks/result answers it.`;

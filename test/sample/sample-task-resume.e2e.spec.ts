@@ -11,8 +11,8 @@ import { paymentStatus, SampleGroup, type SampleProcess } from '../utils/sample-
 const LEASE_MS = 1_500;
 const SWEEP_MS = 300;
 
-const ALICE = { authorization: 'Bearer alice' };
-const CAROL = { authorization: 'Bearer carol;payments:approve' };
+const ALICE = { authorization: 'Bearer alice;org=acme' };
+const CAROL = { authorization: 'Bearer carol;org=acme;payments:approve' };
 
 /** A captured payment of `amount` EUR, started by `agent`. */
 async function captured(agent: TestClient, amount: number): Promise<string> {
@@ -111,7 +111,10 @@ describe.each(databaseTargets('sample tasks carried on after a SIGKILL'))(
           expect(await refunds(watcher, paymentId)).toEqual([]);
 
           const carol = await connect(second, CAROL);
-          expect((await carol.call('payment.approve_refund', { paymentId })).isError).toBeFalsy();
+          const { pendingRefund } = (await carol.call('payment.status', { paymentId })).structuredContent as {
+            pendingRefund: { requestId: string };
+          };
+          expect((await carol.call('payment.approve_refund', { paymentId, requestId: pendingRefund.requestId })).isError).toBeFalsy();
           await eventually(async () => (await taskOf(watcher, taskId)).status === 'completed', 10_000);
           expect((await resultOf(watcher, taskId)).structuredContent).toMatchObject({ refunded: 150 });
           expect(await refunds(watcher, paymentId)).toEqual([{ kind: 'refund', amount: 150 }]);

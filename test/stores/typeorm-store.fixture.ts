@@ -4,12 +4,15 @@ import { CountingLogger } from '../utils/counting-logger.js';
 import {
   TypeOrmFsmStateStore,
   createWorkflowApprovalMigration,
+  createWorkflowAttemptDetailsMigration,
   createWorkflowAttemptMigration,
+  createExactTextMigration,
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
   createWorkflowReceiptMigration,
   createWorkflowStateMigration,
+  createWorkflowWaitingIndexMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowAttemptLogContract,
@@ -91,6 +94,10 @@ export class TypeOrmTestDatabase {
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
         createWorkflowReceiptMigration(this.tables),
+        // The receipt table is made with exact text already (and after this migration, by its timestamp).
+        createExactTextMigration({ tableNames: Object.values(this.tables).filter((name) => name !== this.tables.receiptTableName) }),
+        createWorkflowAttemptDetailsMigration(this.tables),
+        createWorkflowWaitingIndexMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -103,12 +110,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
+      for (let undo = 0; undo < this.source.migrations.length; undo++) await this.source.undoLastMigration();
       await this.source.query(`DROP TABLE ${this.migrationsTable}`);
     } finally {
       await this.source.destroy();

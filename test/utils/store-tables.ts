@@ -1,5 +1,6 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
 import {
+  createExactTextMigration,
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowEventMigration,
@@ -7,6 +8,7 @@ import {
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
+  createWorkflowWaitingIndexMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
@@ -25,9 +27,15 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
+  new (createWorkflowWaitingIndexMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
   ...(tables.receiptTableName ? [new (createWorkflowReceiptMigration(tables))()] : []),
+  new (createExactTextMigration({
+    tableNames: [tables.tableName, tables.historyTableName, tables.timerTableName, tables.eventTableName].filter(
+      (name): name is string => name !== undefined,
+    ),
+  }))(),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */
