@@ -111,9 +111,8 @@ export class WorkflowGate implements NestInterceptor {
     const { args, decides } = await this.approvals.argsOf(request);
     const { target, caller, context, cutoff, task, idempotency } = request;
     const call = new WorkflowCall(target, caller, args, context, cutoff, task, decides, idempotency);
-    const recalled = await this.receipts.recall(call);
-    if (recalled) return recalled;
-    return this.receipts.afterFailure(call, await this.invoked(call, request));
+    // A keyed call whose receipt answers it runs nothing; one that failed answers a receipt a repeat committed meanwhile.
+    return (await this.receipts.recall(call)) ?? this.receipts.afterFailure(call, await this.invoked(call, request));
   }
 
   /** The outcome of the call's pipeline (the gate enters it where it belongs), as the gate reported it. */
