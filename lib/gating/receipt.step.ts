@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpHandlerRole } from '../registry/mcp-handler-role.js';
+import type { McpHandlerRole, McpStartRole, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowCallAnswer, WorkflowCallReceipt } from '../stores/workflow-call-receipt.interface.js';
@@ -41,28 +41,38 @@ export class WorkflowReceipts {
    */
   async recall(call: WorkflowCall): Promise<WorkflowCallOutcome | undefined> {
     const { idempotency } = call;
-    if (!idempotency || !commitsStep(call.tool.role)) return undefined;
-    const { machine } = call.tool.role as { machine: string };
-    let receipt: WorkflowCallReceipt | undefined;
+    const { role } = call.tool;
+    if (!idempotency || !commitsStep(role)) return undefined;
+    const unready = await this.unready(call, role.machine);
+    if (unready) return unready;
     try {
-      if (!this.store.supports.receipts) throw new Error(messages.idempotencyNeedsReceipts(this.store.name));
-      await this.schemaReady();
+      const receipt = await this.store.receipts.findReceipt(idempotency.requester, idempotency.key, Date.now());
+      return receipt && this.answerOf(call, receipt);
     } catch (error) {
-      // A schema check of a store that is away says nothing of its schema: the call is STATE_UNAVAILABLE then.
-      const away =
-        this.store.supports.receipts &&
-        (await this.store.ping().then(
-          () => false,
-          () => true,
-        ));
+      return this.unavailable(call, role.machine, error);
+    }
+  }
+
+  /**
+   * Why no keyed call can be answered from receipts now: the store keeps none, or its receipt
+   * table is missing (an error naming the migration), or the store is away (STATE_UNAVAILABLE);
+   * `undefined` when it can.
+   */
+  private async unready(call: WorkflowCall, machine: string): Promise<WorkflowCallOutcome | undefined> {
+    if (!this.store.supports.receipts) {
+      return { call, status: 'failed', error: new Error(messages.idempotencyNeedsReceipts(this.store.name)), state: undefined };
+    }
+    try {
+      await this.schemaReady();
+      return undefined;
+    } catch (error) {
+      // A schema check of a store that is away says nothing of its schema.
+      const away = await this.store.ping().then(
+        () => false,
+        () => true,
+      );
       return away ? this.unavailable(call, machine, error) : { call, status: 'failed', error, state: undefined };
     }
-    try {
-      receipt = await this.store.receipts.findReceipt(idempotency.requester, idempotency.key, Date.now());
-    } catch (error) {
-      return this.unavailable(call, machine, error);
-    }
-    return receipt && this.answerOf(call, receipt);
   }
 
   /** STATE_UNAVAILABLE for a call whose receipt could not be read (nothing ran); the cause in the log. */
@@ -122,7 +132,7 @@ export class WorkflowReceipts {
 }
 
 /** Whether calls of `role` store a step a receipt can commit with: a start or a transition (reads and tools outside any workflow run every time). */
-export function commitsStep(role: McpHandlerRole): boolean {
+export function commitsStep(role: McpHandlerRole): role is McpStartRole | McpTransitionRole {
   return role.kind === 'start' || role.kind === 'transition';
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +9,15 @@ import { paymentStatus, SampleGroup, type SampleProcess } from '../utils/sample-
 
 const KEY = 'nestjs-mcp-fsm/idempotency-key';
 
-/** `tools/call` of `name` with `args` and the idempotency key `key`, through `agent`. */
-const keyed = (agent: TestClient, name: string, args: Record<string, unknown>, key: unknown) =>
-  agent.client.callTool({ name, arguments: args, _meta: { [KEY]: key } }) as Promise<CallToolResult>;
+/** This run's keys: the receipts of earlier runs on the shared test database live on (24 h). */
+const RUN = randomUUID().slice(0, 8);
+
+/** The idempotency key `name` of this run. */
+const key = (name: string) => `${name}-${RUN}`;
+
+/** `tools/call` of `name` with `args` and the idempotency key `idempotencyKey`, through `agent`. */
+const keyed = (agent: TestClient, name: string, args: Record<string, unknown>, idempotencyKey: unknown) =>
+  agent.client.callTool({ name, arguments: args, _meta: { [KEY]: idempotencyKey } }) as Promise<CallToolResult>;
 
 /** A captured payment of `amount` EUR, started by `agent`. */
 async function captured(agent: TestClient, amount = 60): Promise<string> {
@@ -63,19 +70,19 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
     const processes = await start();
     const first = await connect(processes[0]);
     const paymentId = await captured(first);
-    const answer = await keyed(first, 'payment.refund', { paymentId, amount: 20 }, 'refund-r1');
+    const answer = await keyed(first, 'payment.refund', { paymentId, amount: 20 }, key('refund-r1'));
     expect(answer.isError).toBeFalsy();
     expect(answer.structuredContent).toMatchObject({ refunded: 20, currency: 'EUR' });
     expect(answer._meta?.['nestjs-mcp-fsm/state']).toMatchObject({ machine: 'payment', state: 'partially_refunded' });
 
     const other = await connect(processes[processes.length - 1]);
-    expect(await keyed(other, 'payment.refund', { paymentId, amount: 20 }, 'refund-r1')).toEqual(answer);
+    expect(await keyed(other, 'payment.refund', { paymentId, amount: 20 }, key('refund-r1'))).toEqual(answer);
     expect(await refunds(other, paymentId)).toEqual([{ kind: 'refund', amount: 20 }]);
 
     await Promise.all(processes.map((sample) => sample.stop('SIGKILL')));
     const [restarted] = await start();
     const later = await connect(restarted);
-    expect(await keyed(later, 'payment.refund', { paymentId, amount: 20 }, 'refund-r1')).toEqual(answer);
+    expect(await keyed(later, 'payment.refund', { paymentId, amount: 20 }, key('refund-r1'))).toEqual(answer);
     expect(await refunds(later, paymentId)).toEqual([{ kind: 'refund', amount: 20 }]);
     expect((await paymentStatus(later, paymentId)).refundable).toBe(40);
   }, 90_000);
@@ -84,8 +91,8 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
     const [sample] = await start();
     const agent = await connect(sample);
     const paymentId = await captured(agent);
-    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 20 }, 'refund-r2')).isError).toBeFalsy();
-    const reused = await keyed(agent, 'payment.refund', { paymentId, amount: 30 }, 'refund-r2');
+    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 20 }, key('refund-r2'))).isError).toBeFalsy();
+    const reused = await keyed(agent, 'payment.refund', { paymentId, amount: 30 }, key('refund-r2'));
     expect(reused.isError).toBe(true);
     expect(reused._meta?.['nestjs-mcp-fsm/error']).toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',
@@ -93,10 +100,10 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
       machine: 'payment',
     });
     expect(textOf(reused)).toBe(
-      'IDEMPOTENCY_KEY_REUSED: idempotency key "refund-r2" was already used for a call of "payment.refund" with other arguments, so "payment.refund" did not run. Repeat that call exactly to get its result again, or use a new key for a new call.',
+      `IDEMPOTENCY_KEY_REUSED: idempotency key "refund-r2-${RUN}" was already used for a call of "payment.refund" with other arguments, so "payment.refund" did not run. Repeat that call exactly to get its result again, or use a new key for a new call.`,
     );
     const otherPayment = await captured(agent);
-    const elsewhere = await keyed(agent, 'payment.void', { paymentId: otherPayment }, 'refund-r2');
+    const elsewhere = await keyed(agent, 'payment.void', { paymentId: otherPayment }, key('refund-r2'));
     expect(elsewhere._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', tool: 'payment.void' });
     expect(await refunds(agent, paymentId)).toEqual([{ kind: 'refund', amount: 20 }]);
     expect((await paymentStatus(agent, otherPayment)).state).toBe('captured');
@@ -106,10 +113,10 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
     const [sample] = await start();
     const agent = await connect(sample);
     const paymentId = await captured(agent);
-    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 5 }, 'shared-key')).isError).toBeFalsy();
+    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 5 }, key('shared-key'))).isError).toBeFalsy();
     const bob = await connect(sample, { authorization: 'Bearer bob' });
     const bobs = await captured(bob);
-    expect(await keyed(bob, 'payment.refund', { paymentId: bobs, amount: 5 }, 'shared-key')).toMatchObject({
+    expect(await keyed(bob, 'payment.refund', { paymentId: bobs, amount: 5 }, key('shared-key'))).toMatchObject({
       structuredContent: { refunded: 5 },
     });
     expect(await refunds(bob, bobs)).toEqual([{ kind: 'refund', amount: 5 }]);
@@ -120,7 +127,7 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
     const agents = [await connect(processes[0]), await connect(processes[processes.length - 1])];
     const paymentId = await captured(agents[0]);
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => keyed(agents[index % 2], 'payment.refund', { paymentId, amount: 15 }, 'refund-r4')),
+      Array.from({ length: 6 }, (_, index) => keyed(agents[index % 2], 'payment.refund', { paymentId, amount: 15 }, key('refund-r4'))),
     );
     for (const answer of answers) {
       if (answer.isError) expect(answer._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'BUSY' });
@@ -128,7 +135,7 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
     }
     expect(answers.some((answer) => !answer.isError)).toBe(true);
     expect(await refunds(agents[0], paymentId)).toEqual([{ kind: 'refund', amount: 15 }]);
-    const again = await keyed(agents[1], 'payment.refund', { paymentId, amount: 15 }, 'refund-r4');
+    const again = await keyed(agents[1], 'payment.refund', { paymentId, amount: 15 }, key('refund-r4'));
     expect(again.structuredContent).toMatchObject({ refunded: 15 });
   }, 60_000);
 
@@ -148,6 +155,6 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
       );
     }
     expect(await refunds(agent, paymentId)).toEqual([]);
-    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 5 }, 'k'.repeat(255))).isError).toBeFalsy();
+    expect((await keyed(agent, 'payment.refund', { paymentId, amount: 5 }, RUN.padEnd(255, 'k'))).isError).toBeFalsy();
   }, 60_000);
 });
