@@ -151,7 +151,7 @@ describe.each(targets)('the sample: a refund with an idempotency key, on $name',
       expect(refused).toBeInstanceOf(McpError);
       expect(refused).toMatchObject({ code: -32602 });
       expect((refused as McpError).message).toContain(
-        '"params._meta["nestjs-mcp-fsm/idempotency-key"]" must be a string of 1 to 255 characters',
+        'params._meta["nestjs-mcp-fsm/idempotency-key"] must be a string of 1 to 255 characters',
       );
     }
     expect(await refunds(agent, paymentId)).toEqual([]);
