@@ -88,13 +88,18 @@ describe('attacks on who decides a waiting request (in process, SQLite)', () => 
       expect([spelling, await approve(await connect(spelling, ['payouts:approve'], 'acme'))]).toEqual([spelling, 'SELF_APPROVAL']);
     }
     // Another token of the same principal: other scopes, another client, another issuer's claims.
-    const otherToken = await connect('alice', ['payouts:approve', 'payouts:admin'], 'acme', { client_id: 'back-office', azp: 'back-office' });
+    const otherToken = await connect('alice', ['payouts:approve', 'payouts:admin'], 'acme', {
+      client_id: 'back-office',
+      azp: 'back-office',
+    });
     expect(await approve(otherToken)).toBe('SELF_APPROVAL');
     const approvals = bed.app.get(McpApprovalsService);
     const workflows = bed.app.get(McpWorkflowService);
     const ref = { machine: 'payout', handle: payoutId };
     for (const spelling of ['Alice ', 'alice\u200b']) {
-      await expect(approvals.decide(person(spelling, ['payouts:approve'], 'acme'), { ...ref, requestId, verdict: 'approve' })).rejects.toMatchObject({
+      await expect(
+        approvals.decide(person(spelling, ['payouts:approve'], 'acme'), { ...ref, requestId, verdict: 'approve' }),
+      ).rejects.toMatchObject({
         data: { code: 'SELF_APPROVAL' },
       });
       await expect(workflows.approve(ref, { actor: spelling, requestId })).rejects.toMatchObject({ data: { code: 'SELF_APPROVAL' } });
@@ -102,9 +107,8 @@ describe('attacks on who decides a waiting request (in process, SQLite)', () => 
     // Nobody of those spellings is shown the approve tool or told they may decide it.
     const alike = await connect('ALICE ', ['payouts:approve'], 'acme');
     expect(await alike.names()).not.toContain('payout.approve');
-    expect(await approvals.pending(person('ALICE ', ['payouts:approve'], 'acme'))).toEqual([
-      expect.objectContaining({ handle: payoutId, mayDecide: false }),
-    ]);
+    const listed = await approvals.pending(person('ALICE ', ['payouts:approve'], 'acme'));
+    expect(listed.find(({ handle }) => handle === payoutId)).toMatchObject({ mayDecide: false, asked: false });
     expect(bed.log.runs).toEqual([]);
     expect((await records(payoutId)).row).toMatchObject({ state: 'awaiting', waiting: { requestId, requestedBy: 'alice' } });
     // A second person, whose principal only looks like hers, approves.

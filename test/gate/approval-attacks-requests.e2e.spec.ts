@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { McpApprovalsService, McpWorkflowService } from '../../lib/index.js';
 import { EXPIRING_AMOUNT } from '../fixtures/payout-approval.app.js';
 import { eventually } from '../utils/http-client.js';
 import { payoutBed, person, refusalOf, textOf } from '../utils/payout-bed.js';
+import { RecordingLogger } from '../utils/recording-logger.js';
 
 /**
  * The adversary's attacks on what a decision decides, in process on SQLite (payout app): a
@@ -74,7 +76,11 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
     const workflows = bed.app.get(McpWorkflowService);
     const ref = { machine: 'payout', handle: payoutId };
     for (const id of malformed) {
-      const asPerson = approvals.decide(person('carol', ['payouts:approve'], 'acme'), { ...ref, requestId: id as string, verdict: 'approve' });
+      const asPerson = approvals.decide(person('carol', ['payouts:approve'], 'acme'), {
+        ...ref,
+        requestId: id as string,
+        verdict: 'approve',
+      });
       await expect(asPerson).rejects.toThrow(/requestId must be/);
       await expect(workflows.approve(ref, { actor: 'carol', requestId: id as string })).rejects.toThrow(/requestId must be/);
       await expect(workflows.reject(ref, { actor: 'carol', requestId: id as string })).rejects.toThrow(/requestId must be/);
@@ -107,7 +113,10 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
       await expect(workflows.approve(ref, { actor: 'carol', requestId: gone.requestId })).rejects.toMatchObject({
         data: { code: 'STALE_REQUEST', waitingRequestId: next.requestId },
       });
-      expect((await records(gone.payoutId)).row).toMatchObject({ state: 'awaiting', waiting: { requestId: next.requestId, input: { amount: 40 } } });
+      expect((await records(gone.payoutId)).row).toMatchObject({
+        state: 'awaiting',
+        waiting: { requestId: next.requestId, input: { amount: 40 } },
+      });
     }
     const replayed = await carol.call('payout.approve', approved);
     expect(refusalOf(replayed)).toMatchObject({ code: 'STALE_REQUEST', state: 'paid' });
@@ -130,10 +139,12 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
     });
     expect(asPerson.result.structuredContent).toEqual({ paid: 60 });
     const byApp = await waiting(alice, 70);
-    const asApp = await bed.app.get(McpWorkflowService).approve(
-      { machine: 'payout', handle: byApp.payoutId },
-      { actor: 'carol', requestId: byApp.requestId, ...({ amount: 9_999 } as object) },
-    );
+    const asApp = await bed.app
+      .get(McpWorkflowService)
+      .approve(
+        { machine: 'payout', handle: byApp.payoutId },
+        { actor: 'carol', requestId: byApp.requestId, ...({ amount: 9_999 } as object) },
+      );
     expect(asApp.result.structuredContent).toEqual({ paid: 70 });
     expect(bed.log.runs.map(({ amount, approval }) => [amount, approval?.requestId])).toEqual([
       [50, byTool.requestId],
@@ -147,16 +158,19 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
     const carol = await connect('carol', ['payouts:approve'], 'acme');
     const { payoutId, requestId } = await waiting(alice, 50);
     const before = await records(payoutId);
+    const logger = new RecordingLogger();
+    Logger.overrideLogger(logger);
     bed.store.failLoads = 1;
-    const refused = await carol.call('payout.approve', { payoutId, requestId });
+    const refused = await carol.call('payout.approve', { payoutId, requestId }).finally(() => Logger.overrideLogger(false as never));
+    expect(logger.matching('error', new RegExp(`could not read request "${requestId}" before the call began`))).toHaveLength(1);
     expect(refusalOf(refused)).toMatchObject({ code: 'STATE_UNAVAILABLE' });
     expect(bed.log.runs).toEqual([]);
     expect((await records(payoutId)).row).toEqual(before.row);
     // The service reads which decision tool to use first (that read failing is harmless), then the request.
+    Logger.overrideLogger(logger);
     bed.store.failLoads = 2;
-    await expect(
-      bed.app.get(McpWorkflowService).approve({ machine: 'payout', handle: payoutId }, { actor: 'carol', requestId }),
-    ).rejects.toMatchObject({ data: { code: 'STATE_UNAVAILABLE' } });
+    const asApp = bed.app.get(McpWorkflowService).approve({ machine: 'payout', handle: payoutId }, { actor: 'carol', requestId });
+    await expect(asApp.finally(() => Logger.overrideLogger(false as never))).rejects.toMatchObject({ data: { code: 'STATE_UNAVAILABLE' } });
     expect(bed.log.runs).toEqual([]);
     expect((await carol.call('payout.approve', { payoutId, requestId })).structuredContent).toEqual({ paid: 50 });
     expect(bed.log.runs.map((run) => run.amount)).toEqual([50]);
