@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpApprovalsService, McpWorkflowService } from '../../lib/index.js';
 import { EXPIRING_AMOUNT } from '../fixtures/payout-approval.app.js';
 import { eventually } from '../utils/http-client.js';
@@ -174,5 +175,34 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
     expect(bed.log.runs).toEqual([]);
     expect((await carol.call('payout.approve', { payoutId, requestId })).structuredContent).toEqual({ paid: 50 });
     expect(bed.log.runs.map((run) => run.amount)).toEqual([50]);
+  });
+
+  it('ends the task of a waiting payout as its decision says: the payout’s result once approved, DECLINED once rejected or withdrawn by the requester', async () => {
+    const alice = await connect('alice', [], 'acme');
+    const carol = await connect('carol', ['payouts:approve'], 'acme');
+    const asTask = async () => {
+      const { payoutId } = (await alice.call('payout.open')).structuredContent as { payoutId: string };
+      const params = { name: 'payout.pay', arguments: { payoutId, amount: 70 }, task: {} };
+      const { task } = await alice.client.request({ method: 'tools/call', params }, CreateTaskResultSchema);
+      await eventually(async () => (await records(payoutId)).row?.waiting?.taskId === task.taskId, 5_000);
+      return { payoutId, requestId: (await records(payoutId)).row!.waiting!.requestId, taskId: task.taskId };
+    };
+    const ended = async (taskId: string) => {
+      await eventually(async () => (await alice.client.experimental.tasks.getTask(taskId)).status === 'completed', 5_000);
+      return (await alice.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+    };
+    const approved = await asTask();
+    const rejected = await asTask();
+    const withdrawn = await asTask();
+    await carol.call('payout.approve', { payoutId: approved.payoutId, requestId: approved.requestId });
+    await carol.call('payout.reject', { payoutId: rejected.payoutId, requestId: rejected.requestId, reason: 'no' });
+    const own = await alice.call('payout.reject', { payoutId: withdrawn.payoutId, requestId: withdrawn.requestId });
+    expect(own.structuredContent).toMatchObject({ status: 'withdrawn' });
+    expect((await ended(approved.taskId)).structuredContent).toEqual({ paid: 70 });
+    expect(refusalOf(await ended(rejected.taskId))).toMatchObject({ code: 'DECLINED', tool: 'payout.pay', state: 'ready' });
+    const declined = await ended(withdrawn.taskId);
+    expect(declined.isError).toBe(true);
+    expect(refusalOf(declined)).toMatchObject({ code: 'DECLINED', tool: 'payout.pay', state: 'ready' });
+    expect(textOf(declined)).toContain('the person who asked (alice) withdrew the request');
   });
 });

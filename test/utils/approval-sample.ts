@@ -44,9 +44,15 @@ export interface SampleCaller {
 /**
  * The sample with `SAMPLE_AUTH=jwt` on one database (`url`): a stateful process (which serves
  * the 2026-07-28 era too) and a stateless one, tokens of one test issuer, and the workflow store
- * read as the library reads it (history, attempts). Its hooks are registered where it is called.
+ * read as the library reads it (history, attempts); `stateless: false` leaves the stateless process
+ * out. Its hooks are registered where it is called.
  */
-export function jwtSamples(url: () => string, options: () => DataSourceOptions, env: Record<string, string> = {}) {
+export function jwtSamples(
+  url: () => string,
+  options: () => DataSourceOptions,
+  env: Record<string, string> = {},
+  { stateless = true } = {},
+) {
   const bed = {
     issuer: undefined as unknown as TestIssuer,
     stateful: [] as SampleProcess[],
@@ -66,7 +72,7 @@ export function jwtSamples(url: () => string, options: () => DataSourceOptions, 
       ...env,
     };
     bed.stateful = [await startSample(common), await startSample(common)];
-    bed.stateless = await startSample({ ...common, MCP_TRANSPORT: 'stateless' });
+    if (stateless) bed.stateless = await startSample({ ...common, MCP_TRANSPORT: 'stateless' });
     bed.dataSource = await new DataSource(options()).initialize();
     bed.store = new TypeOrmFsmStateStore(bed.dataSource, { history: true, attempts: true });
   });
@@ -128,6 +134,7 @@ export async function statusOf(agent: SampleCaller, paymentId: string): Promise<
 /** A payment of `amount` EUR authorized and captured by `agent`. */
 export async function capturedBy(agent: SampleCaller, amount: number): Promise<string> {
   const started = await agent.call('payment.authorize', { amount, currency: 'EUR' });
+  expect(started.isError ? textOf(started) : undefined).toBeUndefined();
   const { paymentId } = started.structuredContent as { paymentId: string };
   expect((await agent.call('payment.capture', { paymentId })).isError).toBeFalsy();
   return paymentId;
