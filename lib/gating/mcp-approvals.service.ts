@@ -83,14 +83,18 @@ export class McpApprovalsService implements OnModuleInit {
    * The waiting requests `who` may see (of `machine`, when given): on instances the machine's
    * access rule opens to them (their own requests included), newest first, at most `limit` (100).
    * Each says whether `who` may decide it, or asked for it. An anonymous person sees none. Throws
-   * when the store cannot list waiting requests.
+   * naming `limit` when it is no whole number from 1, or when the store cannot list waiting requests.
    */
   async pending(who: McpDecider, options: { machine?: string; limit?: number } = {}): Promise<McpPendingRequest[]> {
-    const limit = Math.min(Math.max(1, Math.floor(options.limit ?? MAX_PENDING)), MAX_PENDING);
+    const { limit = MAX_PENDING } = options;
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      const what = `limit must be a whole number of requests from 1 (at most ${MAX_PENDING} are read; got ${String(limit)})`;
+      throw new Error(messages.decisionArgumentInvalid('McpApprovalsService.pending', what));
+    }
     if (options.machine !== undefined && !this.machines.has(options.machine)) {
       throw new Error(messages.decisionArgumentInvalid('McpApprovalsService.pending', `there is no machine "${String(options.machine)}"`));
     }
-    return this.waiting.list({ authInfo: who.authInfo, grants: this.grantsOf(who) }, limit, options.machine);
+    return this.waiting.list({ authInfo: who.authInfo, grants: this.grantsOf(who) }, Math.min(limit, MAX_PENDING), options.machine);
   }
 
   /**

@@ -58,7 +58,7 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
     expect((await records(other.payoutId)).row).toMatchObject({ state: 'awaiting', waiting: { requestId: other.requestId } });
   });
 
-  it('refuses a requestId that is no id (empty, too long, a number, null, an array, an object, missing), naming the argument; nothing changes', async () => {
+  it('refuses a requestId that is no id (empty, too long, a number, null, an array, an object, missing), and a list limit that is no count, naming the argument; nothing changes', async () => {
     const alice = await connect('alice', [], 'acme');
     const carol = await connect('carol', ['payouts:approve'], 'acme');
     const { payoutId, requestId } = await waiting(alice, 50);
@@ -85,6 +85,11 @@ describe('attacks on what a decision decides (in process, SQLite)', () => {
       await expect(asPerson).rejects.toThrow(/requestId must be/);
       await expect(workflows.approve(ref, { actor: 'carol', requestId: id as string })).rejects.toThrow(/requestId must be/);
       await expect(workflows.reject(ref, { actor: 'carol', requestId: id as string })).rejects.toThrow(/requestId must be/);
+    }
+    for (const limit of [0, -1, 2.5, Number.NaN, Infinity, '10' as unknown as number]) {
+      await expect(approvals.pending(person('carol', ['payouts:approve'], 'acme'), { limit })).rejects.toThrow(
+        /^McpApprovalsService\.pending: limit must be a whole number/,
+      );
     }
     expect(bed.log.runs).toEqual([]);
     expect((await records(payoutId)).row).toEqual(before.row);
