@@ -61,9 +61,6 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter;
     if (!options || !adapter) return;
     if (!/^\/[^?#]*[^/?#]$/.test(options.path)) throw new Error(messages.invalidConsolePath(options.path));
-    for (const name of ['pageSize', 'historyLimit', 'maxStreams', 'heartbeatMs', 'streamMaxMs'] as const) {
-      if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new Error(messages.invalidConsoleNumber(name, options[name]));
-    }
     if (!this.store.supports.read) throw new Error(storeCannotRead(this.store.name));
     const { path } = options;
     const routes = [path, `${path}/events`, `${path}/:machine/:instance`, `${path}/:machine/:instance/events`];

@@ -1,3 +1,4 @@
+import { ageMs, checkNumericOption, count, type NumericOptionRange } from '../checks/numeric-option.check.js';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
   AtomicFsmStateStore,
@@ -51,7 +52,7 @@ export interface InMemoryFsmStateStoreOptions {
   history?: boolean;
   /** History rows kept per instance; older rows are dropped first. @default 1_000 */
   maxHistoryPerHandle?: number;
-  /** Keep the refused and declined calls of each instance (no arguments), for the workflow console. @default false */
+  /** Keep the refused and declined calls of each instance (with their message and their arguments, cut), for the workflow console. @default false */
   attempts?: boolean;
   /** Attempts kept per instance; older ones are dropped first. @default 50 */
   maxAttemptsPerInstance?: number;
@@ -100,12 +101,14 @@ export class InMemoryFsmStateStore
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(options: InMemoryFsmStateStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
+    const check = (name: keyof InMemoryFsmStateStoreOptions, value: number, range: NumericOptionRange) =>
+      checkNumericOption(InMemoryFsmStateStore.name, name, value, range);
+    this.maxEntries = check('maxEntries', options.maxEntries ?? 10_000, count());
+    this.idleTtlMs = check('idleTtlMs', options.idleTtlMs ?? 86_400_000, ageMs());
     this.keepHistory = options.history ?? false;
-    this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.maxHistoryPerHandle = check('maxHistoryPerHandle', options.maxHistoryPerHandle ?? 1_000, count());
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? 50;
+    this.maxAttempts = check('maxAttemptsPerInstance', options.maxAttemptsPerInstance ?? 50, count(10_000));
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.sweepTimer = setInterval(() => this.expireIdle(), interval);
@@ -319,7 +322,7 @@ export class InMemoryFsmStateStore
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
     if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
-    rows.push({ ...attempt });
+    rows.push(structuredClone(attempt));
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
     this.attempts.set(attempt.key, rows);
     return true;
@@ -328,7 +331,7 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const rows = this.attempts.get(key) ?? [];
-    return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
+    return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
   }
 
   /** @inheritdoc */
