@@ -38,13 +38,19 @@ describeNetworkedTargets('attacks on the sample’s four eyes')(
       globex = `globex-${randomUUID().slice(0, 8)}`;
     });
 
-    it('answers another org’s approver and an approver of no org UNKNOWN_HANDLE on every era, shows and leaves them nothing', async () => {
+    it('answers approvers of another org, of none, of the org padded or recased UNKNOWN_HANDLE on every era, shows and leaves them nothing', async () => {
       const alice = await connect('stateful', { sub: 'alice', org: acme, scope: 'payments:refund' });
       const paymentId = await capturedBy(alice, 500);
       const requestId = await askRefund(alice, paymentId, 300);
       const before = await records(paymentId);
       for (const era of ERAS) {
-        for (const claims of [{ sub: 'eve', org: globex }, { sub: 'nemo' }]) {
+        // Another org, none, and the payment's org padded or recased (exact on MariaDB too).
+        for (const claims of [
+          { sub: 'eve', org: globex },
+          { sub: 'nemo' },
+          { sub: 'pat', org: `${acme} ` },
+          { sub: 'cal', org: acme.toUpperCase() },
+        ]) {
           const stranger = await connect(era, { ...claims, scope: 'payments:approve payments:refund' });
           for (const tool of DECISIONS) {
             const refused = await stranger.call(tool, { paymentId, requestId, amount: 1, reason: 'mine now' });
