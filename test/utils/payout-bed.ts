@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import type { McpDecider, WorkflowSnapshot } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
-import { createWorkflowAttemptMigration, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
+import { createWorkflowAttemptDetailsMigration, createWorkflowAttemptMigration, TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { PayoutLog, payoutModule } from '../fixtures/payout-approval.app.js';
 import { uniqueSuffix } from './databases.js';
 import { createStoreTables, dropStoreTables } from './store-tables.js';
@@ -67,7 +67,7 @@ export function payoutBed() {
     timerTableName: `pay_timer_${suffix}`,
     attemptTableName: `pay_attempt_${suffix}`,
   };
-  const attemptTable = new (createWorkflowAttemptMigration(tables))();
+  const attemptTable = [new (createWorkflowAttemptMigration(tables))(), new (createWorkflowAttemptDetailsMigration(tables))()];
   const bed = {
     dataSource: undefined as unknown as DataSource,
     store: undefined as unknown as ReadFaultStore,
@@ -82,12 +82,20 @@ export function payoutBed() {
     bed.dataSource = await new DataSource({ type: 'better-sqlite3', database }).initialize();
     await createStoreTables(bed.dataSource, tables);
     const runner = bed.dataSource.createQueryRunner();
-    await attemptTable.up(runner).finally(() => runner.release());
+    try {
+      for (const migration of attemptTable) await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
   });
 
   afterAll(async () => {
     const runner = bed.dataSource.createQueryRunner();
-    await attemptTable.down(runner).finally(() => runner.release());
+    try {
+      for (const migration of [...attemptTable].reverse()) await migration.down(runner);
+    } finally {
+      await runner.release();
+    }
     await dropStoreTables(bed.dataSource, tables);
     await bed.dataSource.destroy();
   });
