@@ -157,7 +157,8 @@ describeNetworkedTargets('attacks on the sample’s four eyes')(
     });
 
     it('keeps the decision tools and the task closed to anyone but who they are for: a teammate without the scope, a task-augmented decision, another person’s tasks/cancel', async () => {
-      const alice = await connect('stateful', { sub: 'alice', org: acme, scope: 'payments:refund' });
+      // A requester of her own: her task never crowds another suite's task list of the same principal.
+      const alice = await connect('stateful', { sub: `alice-${randomUUID().slice(0, 8)}`, org: acme, scope: 'payments:refund' });
       const paymentId = await capturedBy(alice, 500);
       const { task } = await alice.client!.request(
         { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount: 200 }, task: {} } },

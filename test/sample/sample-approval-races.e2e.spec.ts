@@ -30,8 +30,10 @@ describeNetworkedTargets('four-eyes races on the sample')('four-eyes races on tw
 
   it('decides each waiting refund exactly once, whoever wins; ledger, history and task agree', async () => {
     const acme = `acme-${randomUUID().slice(0, 8)}`;
-    const alice = await connect('stateful', { sub: 'alice', org: acme, scope: 'payments:refund' }, 0);
-    const aliceThere = await connect('stateful', { sub: 'alice', org: acme, scope: 'payments:refund' }, 1);
+    // A requester of her own per run: her tasks never crowd another suite's task list of the same principal.
+    const requester = `alice-${randomUUID().slice(0, 8)}`;
+    const alice = await connect('stateful', { sub: requester, org: acme, scope: 'payments:refund' }, 0);
+    const aliceThere = await connect('stateful', { sub: requester, org: acme, scope: 'payments:refund' }, 1);
     const carol = await connect('stateful', { sub: 'carol', org: acme, scope: 'payments:approve' }, 0);
     const dave = await connect('stateful', { sub: 'dave', org: acme, scope: 'payments:approve' }, 1);
     const captured: string[] = [];
@@ -73,7 +75,7 @@ describeNetworkedTargets('four-eyes races on the sample')('four-eyes races on tw
       const decisions = history.filter((row) => row.approval && row.from === 'refund_pending');
       expect(decisions).toHaveLength(1);
       const [decision] = decisions;
-      expect(decision.approval).toMatchObject({ requestId, requestedBy: 'alice' });
+      expect(decision.approval).toMatchObject({ requestId, requestedBy: requester });
       const winners = raced.filter(({ won }) => won).map(({ racer }) => racer);
       // The losers changed nothing: they were BUSY while a winner held the payment, or found the request decided.
       for (const { code } of raced.filter(({ won }) => !won)) expect(['BUSY', 'STALE_REQUEST', 'ENDED']).toContain(code);
