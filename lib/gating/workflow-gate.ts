@@ -354,9 +354,9 @@ export class WorkflowGate implements NestInterceptor {
     return { state: value.state, statusMessage: value.message, requestId: waiting.requestId };
   }
 
-  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected. */
+  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected or withdrawn. */
   private decidedResult(call: WorkflowCall, decision: WorkflowDecision, result: McpCallResult): CallToolResult {
-    if (decision.approval?.verdict !== 'rejected') {
+    if (decision.approval?.verdict === 'approved') {
       return result as CallToolResult;
     }
     const { machine } = this.roleOf(call);
