@@ -22,6 +22,7 @@ import {
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
+  type WorkflowStateCount,
   type WorkflowStateReader,
 } from './workflow-state-reader.interface.js';
 import { storeCannotRead } from './stores.messages.js';
@@ -204,6 +205,11 @@ export class FsmStoreAdapter {
   /** How many instances match, up to `query.max`; `undefined` when the store cannot count. */
   async countInstances(query: WorkflowInstanceCount): Promise<number | undefined> {
     return this.reader?.countInstances?.(query);
+  }
+
+  /** How many instances match in each machine and state, over at most `query.max`; `undefined` when the store cannot count them. */
+  async countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[] | undefined> {
+    return this.reader?.countStates?.(query);
   }
 
   /** Records a refused or declined call on an instance `caller` may see (see `WorkflowAttemptLog`); `false` when the store keeps none. */

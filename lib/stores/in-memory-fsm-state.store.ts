@@ -22,15 +22,15 @@ import type { WorkflowWaitingRequest } from './workflow-waiting-request.interfac
 import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
-import {
-  isAfterCursor,
-  matchesSearch,
-  type WorkflowInstanceCount,
-  type WorkflowHistoryPage,
-  type WorkflowInstancePage,
-  type WorkflowInstanceQuery,
-  type WorkflowInstanceSummary,
-  type WorkflowStateReader,
+import { instanceCount, instancePage, stateCounts } from './in-memory-instance.list.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowInstanceSummary,
+  WorkflowStateCount,
+  WorkflowStateReader,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -289,17 +289,18 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    const matching = this.matching(filter).filter((summary) => isAfterCursor(summary, after));
-    matching.sort(newestFirst);
-    const instances = matching.slice(0, limit);
-    const last = instances.at(-1);
-    return matching.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+  async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return instancePage(this.summaries(), query);
   }
 
   /** @inheritdoc */
-  async countInstances({ max, ...filter }: WorkflowInstanceCount): Promise<number> {
-    return Math.min(max, this.matching(filter).length);
+  async countInstances(query: WorkflowInstanceCount): Promise<number> {
+    return instanceCount(this.summaries(), query);
+  }
+
+  /** @inheritdoc */
+  async countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return stateCounts(this.summaries(), query);
   }
 
   /** @inheritdoc */
@@ -325,17 +326,12 @@ export class InMemoryFsmStateStore
     return { entries: rows.slice(Math.max(0, rows.length - limit)).map(copy), truncated: rows.length > limit };
   }
 
-  /** The live instances that match a list's filter, unsorted. */
-  private matching({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): WorkflowInstanceSummary[] {
-    const allowed = states && new Set(states);
-    const matching: WorkflowInstanceSummary[] = [];
+  /** The live instances, as a list shows them. */
+  private *summaries(): Generator<WorkflowInstanceSummary> {
     for (const key of [...this.entries.keys()]) {
       const entry = this.live(key);
-      if (!entry || (allowed && !allowed.has(entry.state)) || !matchesSearch(key, entry.owner, search)) continue;
-      const summary = toSummary(key, entry);
-      if (machine === undefined || summary.machine === machine) matching.push(summary);
+      if (entry) yield toSummary(key, entry);
     }
-    return matching;
   }
 
   private live(key: string): Entry | undefined {
@@ -416,11 +412,6 @@ function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
   if (entry.owner !== undefined) summary.owner = entry.owner;
   if (entry.team !== undefined) summary.team = entry.team;
   return summary;
-}
-
-/** Last change descending, then key descending (code-unit order, as `isAfterCursor` compares). */
-function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): number {
-  return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }
 
 /** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */

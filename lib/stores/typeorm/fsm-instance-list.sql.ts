@@ -1,5 +1,11 @@
 import type { QueryRunner } from 'typeorm';
-import type { WorkflowInstanceCount, WorkflowInstancePage, WorkflowInstanceQuery } from '../workflow-state-reader.interface.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowInstanceViewer,
+  WorkflowStateCount,
+} from '../workflow-state-reader.interface.js';
 import type { FsmSnapshotRow } from './fsm-state.rows.js';
 import { columnIn, listParameter } from './sql-lists.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
@@ -65,7 +71,25 @@ export class FsmInstanceListSql {
     return Number(records[0]?.n ?? 0);
   }
 
-  private filter({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): SqlStatement[] {
+  /**
+   * How many instances match in each machine and state, over at most `max` of them (one SELECT
+   * that groups at most `max` rows, as {@link count} counts them).
+   */
+  async countStates(runner: QueryRunner, query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    const conditions = this.filter(query);
+    const { records } = await runSql<{ machine: string; state: string; n: string | number }>(runner, this.dialect, {
+      sql: `SELECT machine, state, COUNT(*) AS n FROM (SELECT machine, state FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?) capped GROUP BY machine, state`,
+      params: [...conditions.flatMap((condition) => condition.params), query.max],
+    });
+    return records.map((row) => ({ machine: row.machine, state: row.state, count: Number(row.n) }));
+  }
+
+  private filter({
+    machine,
+    states,
+    search,
+    viewer,
+  }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search' | 'viewer'>): SqlStatement[] {
     const conditions: SqlStatement[] = [];
     if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
     if (states) {
@@ -76,6 +100,7 @@ export class FsmInstanceListSql {
       );
     }
     if (search !== undefined) conditions.push(this.search(search));
+    if (viewer !== undefined) conditions.push(listedFor(viewer));
     return conditions;
   }
 
@@ -100,6 +125,16 @@ export class FsmInstanceListSql {
       params: [...any.flatMap((condition) => condition.params), search],
     };
   }
+}
+
+/** The instances listed for `viewer`, as `isListedFor` says: its own, its teams' (by machine), and those of the machines it judges itself. */
+function listedFor(viewer: WorkflowInstanceViewer): SqlStatement {
+  const teams = Object.entries(viewer.teams ?? {});
+  const anyOwner = viewer.anyOwner ?? [];
+  return {
+    sql: `(owner = ?${teams.map(() => ' OR (machine = ? AND team = ?)').join('')}${anyOwner.map(() => ' OR machine = ?').join('')})`,
+    params: [viewer.owner, ...teams.flat(), ...anyOwner],
+  };
 }
 
 function where(conditions: readonly SqlStatement[]): string {

@@ -24,6 +24,7 @@ import type {
   WorkflowInstanceCount,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowStateCount,
   WorkflowStateReader,
 } from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
@@ -288,6 +289,11 @@ export class TypeOrmFsmStateStore
   /** One SELECT that counts at most `query.max` rows. */
   countInstances(query: WorkflowInstanceCount): Promise<number> {
     return this.session('countInstances', (runner) => this.listSql.count(runner, query));
+  }
+
+  /** One SELECT that groups at most `query.max` rows by machine and state. */
+  countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return this.session('countStates', (runner) => this.listSql.countStates(runner, query));
   }
 
   /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
