@@ -156,6 +156,15 @@ export class FsmStoreAdapter {
     return this.timerStore ? this.timerStore.pendingTimers(key) : [];
   }
 
+  /** The pending timers of many instances, by key (keys with none left out; empty when the store keeps no timers). */
+  async pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const timers = this.timerStore;
+    if (!timers || !keys.length) return new Map();
+    if (timers.pendingTimersOf) return timers.pendingTimersOf(keys);
+    const pending = await Promise.all(keys.map(async (key) => [key, await timers.pendingTimers(key)] as const));
+    return new Map(pending.filter(([, list]) => list.length > 0));
+  }
+
   /** The store's receipts of outside events (needs `supports.events`). */
   get events(): WorkflowEventLog {
     return this.eventLog!;

@@ -215,6 +215,12 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
+  async pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const pending = await Promise.all(keys.map(async (key) => [key, await this.pendingTimers(key)] as const));
+    return new Map(pending.filter(([, timers]) => timers.length > 0));
+  }
+
+  /** @inheritdoc */
   async sweep({ finished, idle, limit }: WorkflowSweepRequest): Promise<number> {
     const now = this.clock();
     const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));

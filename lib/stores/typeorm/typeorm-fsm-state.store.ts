@@ -211,6 +211,11 @@ export class TypeOrmFsmStateStore
   }
 
   /** @inheritdoc */
+  pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    return this.session('pendingTimersOf', (runner) => this.timerSql.pendingOf(runner, keys));
+  }
+
+  /** @inheritdoc */
   assertTimerSchema(): Promise<void> {
     return this.session('the timer schema check', (runner) => this.timerSql.assertSchema(runner));
   }
