@@ -1,4 +1,4 @@
-import { isAncestor, type DiagramEdge, type DiagramNode } from '../diagram/machine-graph.js';
+import { edgeEventText, isAncestor, type DiagramEdge, type DiagramNode } from '../diagram/machine-graph.js';
 
 /** One state's box as the arrows see it (see `DiagramBox`). */
 interface ArrowBox {
@@ -77,7 +77,7 @@ export function routeArrows(root: DiagramNode, boxes: ReadonlyMap<DiagramNode, A
 
 /** The label of a transition: its event, and its guard in brackets. */
 export function arrowLabel(edge: DiagramEdge): string {
-  const event = edge.kind === 'on' ? edge.event : edge.kind;
+  const event = edgeEventText(edge);
   return edge.guard ? `${event} [${edge.guard}]` : event;
 }
 

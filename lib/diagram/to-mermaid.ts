@@ -1,6 +1,6 @@
 import type { McpMachine } from '../machines/machine.interface.js';
 import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
-import { activeNodes, graphNodes, isAncestor, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
+import { activeNodes, edgeEventText, graphNodes, isAncestor, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
 import type { McpMermaidTool } from './mermaid-tool.interface.js';
 import { startToolsOf, toolsByEdge } from './transition-tools.js';
 
@@ -158,7 +158,9 @@ class MermaidWriter {
       for (const edge of source.edges) {
         const tools = firing.get(edge);
         const text = label(
-          [edge.event, edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : ''].filter(Boolean).join(' '),
+          [edgeEventText(edge), edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : '']
+            .filter(Boolean)
+            .join(' '),
         );
         for (const target of edge.targets.length ? edge.targets : [source]) {
           this.arrow(source, target, text);

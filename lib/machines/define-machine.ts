@@ -1,4 +1,4 @@
-import { machineAccessInvalid, machineNeedsId } from './machines.messages.js';
+import { machineAccessInvalid, machineNeedsId, machineSummaryInvalid } from './machines.messages.js';
 import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
 import type { ConfigMachineSchema, XStateMachineSchema, XStateMachineTypes } from './machine-schema.js';
 
@@ -30,7 +30,8 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
  * @param options `stateHandleKey` makes the machine handle-keyed; without it, each
  *   session (or the stdio attachment) has one instance. `access` says who may act on an
  *   instance (its starter by default; `{ team: 'org' }`: its starter's team), `principalClaims`
- *   which claims guards see in `event.principal`, `guardReasons` why a guard says no.
+ *   which claims guards see in `event.principal`, `guardReasons` why a guard says no,
+ *   `summary` one line about an instance for the workflow console.
  *
  * @example
  * export const invoiceMachine = defineMachine({
@@ -47,10 +48,13 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
 export function defineMachine<
   const TMachine extends XStateMachineLike & XStateMachineTypes,
   const THandleKey extends string | undefined = undefined,
->(machine: TMachine, options?: McpMachineOptions<THandleKey>): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
+>(
+  machine: TMachine,
+  options?: McpMachineOptions<THandleKey, XStateMachineSchema<TMachine, THandleKey>['context']>,
+): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
 export function defineMachine<const TConfig extends McpMachineConfig, const THandleKey extends string | undefined = undefined>(
   config: TConfig,
-  options?: McpMachineOptions<THandleKey>,
+  options?: McpMachineOptions<THandleKey, ConfigMachineSchema<TConfig, THandleKey>['context']>,
 ): McpMachine<ConfigMachineSchema<TConfig, THandleKey>>;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options?: McpMachineOptions): McpMachine;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options: McpMachineOptions = {}): McpMachine {
@@ -65,6 +69,9 @@ export function defineMachine(config: McpMachineConfig | XStateMachineLike, opti
   if (access !== 'owner' && typeof access !== 'function' && !(typeof team === 'string' && team !== '')) {
     throw new Error(machineAccessInvalid(id));
   }
+  if (options.summary !== undefined && typeof options.summary !== 'function') {
+    throw new Error(machineSummaryInvalid(id));
+  }
   const claims = new Set(options.principalClaims ?? []);
   if (team !== undefined) claims.add(team);
   return Object.freeze({
@@ -75,5 +82,6 @@ export function defineMachine(config: McpMachineConfig | XStateMachineLike, opti
     access,
     principalClaims: Object.freeze([...claims]),
     guardReasons: Object.freeze({ ...options.guardReasons }),
+    ...(options.summary && { summary: options.summary }),
   });
 }

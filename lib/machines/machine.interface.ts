@@ -29,7 +29,10 @@ export interface McpMachineConfig extends McpStateNodeConfig {
 }
 
 /** Options of `defineMachine`. */
-export interface McpMachineOptions<THandleKey extends string | undefined = string | undefined> {
+export interface McpMachineOptions<
+  THandleKey extends string | undefined = string | undefined,
+  TContext extends object = Record<string, unknown>,
+> {
   /**
    * Name of the tool argument that carries the instance handle (for example `'paymentId'`).
    * Set it to make the machine handle-keyed; leave it out for a session-keyed machine.
@@ -54,6 +57,15 @@ export interface McpMachineOptions<THandleKey extends string | undefined = strin
    * @default {}
    */
   guardReasons?: Readonly<Record<string, McpGuardReason>>;
+  /**
+   * One line about an instance for people, from its context (`"60.00 EUR · captured 60.00"`):
+   * the workflow console shows it on each row of its list and on the instance's page. A summary
+   * that throws, or answers anything but a string, shows nothing. See docs/console.md#what-it-shows.
+   *
+   * @example
+   * summary: (context: PaymentContext) => `${context.authorized.toFixed(2)} ${context.currency}`
+   */
+  summary?: (context: TContext) => string;
 }
 
 /**
@@ -76,6 +88,8 @@ export interface McpMachine<TSchema = McpMachineSchema> {
   readonly principalClaims: readonly string[];
   /** Why each guard says no, by guard name. */
   readonly guardReasons: Readonly<Record<string, McpGuardReason>>;
+  /** One line about an instance for people, from its context (`defineMachine(..., { summary })`); absent without one. */
+  readonly summary?: (context: Record<string, unknown>) => string;
   /** The machine's schema, for the compiler only: never set at runtime. */
   readonly '~schema'?: TSchema;
 }

@@ -151,6 +151,11 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     heartbeatMs: console.heartbeatMs ?? 15_000,
     streamMaxMs: console.streamMaxMs ?? 300_000,
     signInMaxAgeMs: console.signInMaxAgeMs ?? 3_600_000,
+    adminScope: console.adminScope,
+    decideScope: console.decideScope,
+    endScope: console.endScope,
+    sendScope: console.sendScope,
+    dueSoonMs: console.dueSoonMs ?? 3_600_000,
   };
 }
 
