@@ -1,5 +1,7 @@
 import { assign, setup } from 'xstate';
-import { defineMachine } from '../lib/index.js';
+import type { EntityManager } from 'typeorm';
+import { defineMachine, type McpToolContext } from '../lib/index.js';
+import { LedgerStatements } from './ledger.statements.js';
 
 /** What a payment carries between calls: amounts in major units (EUR 12.34 is 12.34), and the currency (absent on payments of 0.4). */
 export interface PaymentContext {
@@ -37,6 +39,11 @@ export const paymentSummary = (context: PaymentContext): string =>
     ...(context.captured > 0 ? [`captured ${context.captured.toFixed(2)}`] : []),
     ...(context.refunded > 0 ? [`refunded ${context.refunded.toFixed(2)}`] : []),
   ].join(' · ');
+
+/** The `void` entry of an operator's VOID, in the transaction that stores `voided`. */
+const voidFromConsole = async (ctx: McpToolContext<EntityManager>): Promise<void> => {
+  await new LedgerStatements(ctx.manager!.connection).void(ctx.manager!, ctx.handle!);
+};
 
 /** The amount a refund call asks for, in cents: `input.amount`, or everything that is left. */
 const requestedCents = (context: PaymentContext, input: PaymentEvent['input']): number => {
@@ -118,5 +125,7 @@ export const paymentMachine = defineMachine(
     access: { team: 'org' },
     // The console's line about a payment: "60.00 EUR · captured 60.00 · refunded 50.00".
     summary: (context: PaymentContext) => paymentSummary(context),
+    // An operator may void an authorized payment from the console (SAMPLE_AUTH=jwt: scope workflows:send), with its `void` entry.
+    operatorEvents: { VOID: { run: (ctx: McpToolContext<EntityManager>) => voidFromConsole(ctx) } },
   },
 );

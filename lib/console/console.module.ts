@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { providersWhenConfigured } from '../options/configured.providers.js';
 import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { WorkflowConsoleActions } from './console-actions.js';
+import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';
 import { WorkflowConsoleStreams } from './console-events.stream.js';
 import { WorkflowConsoleSignIn } from './console-sign-in.js';
@@ -15,7 +17,9 @@ export class McpConsoleModule {
       module: McpConsoleModule,
       imports: [options, core],
       providers: providersWhenConfigured(MCP_CONSOLE_OPTIONS, [
+        WorkflowConsoleCatalog,
         WorkflowConsoleData,
+        WorkflowConsoleActions,
         WorkflowConsoleStreams,
         WorkflowConsoleSignIn,
         WorkflowConsoleRoutes,

@@ -66,6 +66,29 @@ export interface McpMachineOptions<
    * summary: (context: PaymentContext) => `${context.authorized.toFixed(2)} ${context.currency}`
    */
   summary?: (context: TContext) => string;
+  /**
+   * Events an operator may send to an instance from the workflow console (a button on its page,
+   * behind the console's `sendScope` and a confirmation), through the gate as
+   * `McpWorkflowService.send` sends them, the operator as the actor: their names, or each name
+   * with the effect that runs with it (`run`, as `send`'s: in the transaction the state change
+   * commits in, on a transactional store). Each must be an event of the machine. See
+   * docs/console.md#operator-actions.
+   * @default none
+   *
+   * @example
+   * operatorEvents: { VOID: { run: (ctx) => ledger.void(ctx.manager, ctx.handle) } }
+   */
+  operatorEvents?: readonly string[] | Readonly<Record<string, McpOperatorEvent>>;
+}
+
+/** An event operators may send from the workflow console, with the effect that runs with it. */
+export interface McpOperatorEvent {
+  /**
+   * Runs after the claim and the guards, before the commit, as `McpWorkflowService.send`'s `run`,
+   * with the call's context (declare it as `McpToolContext` or `WorkflowContext<typeof machine>`);
+   * when it throws, nothing is stored.
+   */
+  readonly run?: (ctx: never) => unknown;
 }
 
 /**
@@ -90,6 +113,8 @@ export interface McpMachine<TSchema = McpMachineSchema> {
   readonly guardReasons: Readonly<Record<string, McpGuardReason>>;
   /** One line about an instance for people, from its context (`defineMachine(..., { summary })`); absent without one. */
   readonly summary?: (context: Record<string, unknown>) => string;
+  /** Events an operator may send from the workflow console, with their effects (`defineMachine(..., { operatorEvents })`); absent without any. */
+  readonly operatorEvents?: Readonly<Record<string, McpOperatorEvent>>;
   /** The machine's schema, for the compiler only: never set at runtime. */
   readonly '~schema'?: TSchema;
 }

@@ -26,6 +26,10 @@ export const machineAccessInvalid = (machine: string): string =>
 export const machineSummaryInvalid = (machine: string): string =>
   `defineMachine("${machine}"): summary must be a function (context) => string, one line about an instance for the workflow console.`;
 
+/** Bootstrap error: `defineMachine`'s `operatorEvents` is not a list of event names. */
+export const machineOperatorEventsInvalid = (machine: string): string =>
+  `defineMachine("${machine}"): operatorEvents must list the machine's event names (['VOID']), or map each to its effect ({ VOID: { run: (ctx) => ... } }).`;
+
 /** What a machine uses that the built-in table engine cannot run, worded for `tableEngineNeedsXState`. */
 export const tableEngineFeature = {
   nodeKey: (key: string): string => (Object.hasOwn(NODE_KEY_LABELS, key) ? NODE_KEY_LABELS[key] : `the key "${key}"`),

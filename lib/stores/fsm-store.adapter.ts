@@ -183,6 +183,14 @@ export class FsmStoreAdapter {
     return this.transactional!.beginTransaction();
   }
 
+  /** The snapshots of many instances, in one round trip when the store has `loadMany` (absent ones left out). */
+  async loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    if (!keys.length) return new Map();
+    if (this.atomic) return this.atomic.loadMany(keys);
+    const snapshots = await Promise.all(keys.map((key) => this.store.load(key)));
+    return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index]] as const] : [])));
+  }
+
   /** The states of many instances, in as few round trips as the store allows (absent ones left out). */
   async loadStates(keys: readonly string[]): Promise<Map<string, string>> {
     const { atomic } = this;

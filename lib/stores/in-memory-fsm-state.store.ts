@@ -244,6 +244,14 @@ export class InMemoryFsmStateStore
     return deleted;
   }
 
+  /** @inheritdoc */
+  async end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    if (this.live(key)?.leaseToken !== token) return false;
+    await this.delete([key]);
+    if (record) this.record(record);
+    return true;
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) {
       this.entries.delete(key);

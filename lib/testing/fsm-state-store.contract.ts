@@ -341,6 +341,22 @@ export function describeFsmStateStoreContract(
       expect((await store.load(kept))?.state).toBe('review');
     });
 
+    it('ends an instance only under its lease, writing its last history row in the same write (when it has end)', async () => {
+      if (!store.end) return;
+      const h = handle();
+      await store.create(h, snapshot('draft'), record(h, null, 'draft', null));
+      const last = { ...record(h, 'draft', 'draft', 'mcp.end'), at: new Date(Date.now() + 1).toISOString() };
+      expect(await store.end(h, 'no-lease', last)).toBe(false);
+      const held = claim(h, undefined);
+      await store.claim(held);
+      expect(await store.end(h, 'not-the-token', last)).toBe(false);
+      expect((await store.load(h))?.state).toBe('draft');
+      expect(await store.end(h, held.token, last)).toBe(true);
+      expect(await store.load(h)).toBeUndefined();
+      expect((await store.history(h)).map((row) => row.event)).toEqual([null, 'mcp.end']);
+      expect(await store.end(h, held.token, last)).toBe(false);
+    });
+
     it('loads many instances at once, leaving absent ones out', async () => {
       const [a, b, c] = [handle(), handle(), handle()];
       await store.create(a, snapshot('draft'));

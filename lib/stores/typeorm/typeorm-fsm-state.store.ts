@@ -247,6 +247,22 @@ export class TypeOrmFsmStateStore
     );
   }
 
+  /** @inheritdoc (one transaction: the conditional DELETE, then the history row, the timers and the attempts). */
+  end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    const kept = this.kept(record);
+    return this.session(
+      'end',
+      async (runner) => {
+        if (!(await this.sql.deleteLeased(runner, key, token))) return false;
+        if (kept) await this.sql.insertRecord(runner, kept);
+        await this.timerSql.forget(runner, [key]);
+        if (this.keepsAttempts) await this.attemptSql.forget(runner, [key]);
+        return true;
+      },
+      true,
+    );
+  }
+
   /** @inheritdoc; the timers of the instances it deletes go in the same transaction (see {@link delete}). */
   sweep(request: WorkflowSweepRequest): Promise<number> {
     return this.session(
