@@ -22,7 +22,7 @@ export const MCP_CONFIRM_METADATA = 'nestjs-mcp-fsm:confirm';
 export const MCP_APPROVAL_METADATA = 'nestjs-mcp-fsm:approval';
 
 /** This package's version (the instrumentation scope's version); test/package checks it against package.json. */
-export const PACKAGE_VERSION = '0.3.0';
+export const PACKAGE_VERSION = '0.4.0';
 
 /** Metadata key written by `@McpDeadline` on a method. */
 export const MCP_DEADLINE_METADATA = 'nestjs-mcp-fsm:deadline';

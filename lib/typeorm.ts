@@ -17,3 +17,4 @@ export * from './relays/typeorm/outbox-reply.migration.js';
 export * from './stores/typeorm/typeorm-mcp-task-store-options.interface.js';
 export * from './stores/typeorm/typeorm-mcp-task.store.js';
 export * from './stores/typeorm/mcp-task.migration.js';
+export * from './typeorm.migrations.js';

@@ -1,19 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import {
-  AddMcpFsmApprovals1766102400000,
-  AddMcpFsmContext1764547200000,
-  AddMcpFsmListIndexes1764892800000,
-  AddMcpFsmOutboxReply1765584000000,
-  AddMcpFsmTeam1766016000000,
-  CreateMcpFsmAttempt1765843200000,
-  CreateMcpFsmEvent1766620800000,
-  CreateMcpFsmOutbox1764720000000,
-  CreateMcpFsmState1764460800000,
-  CreateMcpFsmTimer1766534400000,
-  CreateMcpSessionHandles1764806400000,
-  CreateMcpSessions1764633600000,
-  CreateMcpTasks1766448000000,
-} from '../lib/typeorm.js';
+import { mcpFsmMigrations } from '../lib/typeorm.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { CreateSampleLedger1764460900000 } from './migrations/1764460900000-create-sample-ledger.js';
 
@@ -34,22 +20,7 @@ export const DEFAULT_SAMPLE_DB = 'sample.sqlite';
 export function sampleDataSourceOptions(env: NodeJS.ProcessEnv = process.env): DataSourceOptions {
   const common = {
     entities: [LedgerEntry],
-    migrations: [
-      CreateMcpFsmState1764460800000,
-      AddMcpFsmContext1764547200000,
-      CreateSampleLedger1764460900000,
-      CreateMcpSessions1764633600000,
-      CreateMcpFsmOutbox1764720000000,
-      CreateMcpSessionHandles1764806400000,
-      AddMcpFsmListIndexes1764892800000,
-      AddMcpFsmOutboxReply1765584000000,
-      CreateMcpFsmAttempt1765843200000,
-      AddMcpFsmApprovals1766102400000,
-      AddMcpFsmTeam1766016000000,
-      CreateMcpTasks1766448000000,
-      CreateMcpFsmTimer1766534400000,
-      CreateMcpFsmEvent1766620800000,
-    ],
+    migrations: [...mcpFsmMigrations, CreateSampleLedger1764460900000],
     migrationsRun: true,
     synchronize: false,
   };

@@ -601,11 +601,12 @@ export function describeWorkflowStateReaderContract(name: string, factory: FsmSt
 
     it('searches by the first characters of a handle or a session id, or by the exact owner; no character is a wildcard', async () => {
       const m = machine();
+      // The other ids start with `z`: a random hex id may itself start with `ab`.
       const [handleKey, sessionKey, owned, literal] = [
         `${m}:Ab${randomUUID()}`,
         `${m}:session:Ab${randomUUID()}`,
-        `${m}:${randomUUID()}`,
-        `${m}:${randomUUID()}`,
+        `${m}:z${randomUUID()}`,
+        `${m}:z${randomUUID()}`,
       ];
       await store.create(handleKey, { state: 'draft', updatedAt: at(1_000) });
       await store.save(sessionKey, { state: 'draft', updatedAt: at(2_000) });

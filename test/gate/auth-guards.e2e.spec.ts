@@ -12,6 +12,7 @@ import { billingModule } from '../fixtures/billing.app.js';
 import { HandlerLog } from '../fixtures/billing.tools.js';
 import { mcpUrl, textOf } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
+import { ensureSampleBuilt } from '../utils/sample-build.js';
 
 /** An SDK client over Streamable HTTP that sends `headers` with every request. */
 interface HeaderClient {
@@ -21,6 +22,8 @@ interface HeaderClient {
   call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
 }
 
+// The stdio servers below run the built sample's library.
+beforeAll(ensureSampleBuilt, 300_000);
 describe("the app's own guards protect tools", () => {
   let app: INestApplication;
   let clients: Client[];
@@ -308,7 +311,7 @@ describe('on stdio, a guard sees the request as { headers: {} } and no response'
 
   beforeEach(async () => {
     client = new Client({ name: 'e2e', version: '1.0.0' });
-    // The server is plain ESM on the library the jest global setup compiled to .sample-dist.
+    // The server is plain ESM on the library built to .sample-dist.
     const server = join(process.cwd(), 'test', 'fixtures', 'stdio-guards.server.mjs');
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'inherit' }));
   });

@@ -6,10 +6,13 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { stdioLogsToStdout } from '../../lib/transports/transports.messages.js';
 import { eventually } from '../utils/http-client.js';
+import { ensureSampleBuilt } from '../utils/sample-build.js';
 
-/** Plain ESM on the library the jest global setup compiled to .sample-dist; its argument picks the logger. */
+/** Plain ESM on the library built to .sample-dist; its argument picks the logger. */
 const SERVER = join(process.cwd(), 'test', 'fixtures', 'stdio-logger.server.mjs');
 
+// The stdio servers below run the built sample's library.
+beforeAll(ensureSampleBuilt, 300_000);
 describe('stdio and the application logger', () => {
   it("warns on stderr when the app keeps Nest's default logger, which writes to stdout", async () => {
     const child = spawn(process.execPath, [SERVER, 'default'], {

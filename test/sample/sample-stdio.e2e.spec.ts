@@ -12,7 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../utils/http-client.js';
 import { SAMPLE_MAIN } from '../utils/sample-process.js';
+import { ensureSampleBuilt } from '../utils/sample-build.js';
 
+// The stdio servers below run the built sample's library.
+beforeAll(ensureSampleBuilt, 300_000);
 describe('the sample over stdio', () => {
   let dir: string;
 

@@ -7,10 +7,13 @@ import { join } from 'node:path';
 import { clientTraceparent } from '../utils/otel-test-sdk.js';
 import { OtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver.js';
 import { SAMPLE_MAIN, SampleGroup, startSample } from '../utils/sample-process.js';
+import { ensureSampleBuilt } from '../utils/sample-build.js';
 
 /** `--import` of a hook that makes any import of an OpenTelemetry SDK package fail. */
 const FORBID_SDK = `--import=${join(process.cwd(), 'test', 'fixtures', 'forbid-otel-sdk.mjs')}`;
 
+// The stdio servers below run the built sample's library.
+beforeAll(ensureSampleBuilt, 300_000);
 describe('the sample exports traces and metrics to an OTLP/HTTP collector (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   let receiver: OtlpReceiver;
   let endpoint: string;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { connectClient, type TestClient } from './http-client.js';
+import { ensureSampleBuilt } from './sample-build.js';
 
-/** Entry point of the built sample (the jest global setup compiles it). */
+/** Entry point of the built sample (`ensureSampleBuilt` compiles it). */
 export const SAMPLE_MAIN = join(process.cwd(), '.sample-dist', 'sample', 'main.js');
 
 /** A sample server started as a child process, as a user would start it. */
@@ -19,8 +20,9 @@ export function startSample(env: Record<string, string>): Promise<SampleProcess>
   return startServerProcess(SAMPLE_MAIN, env);
 }
 
-/** Starts `node <script>` (a server that prints `MCP endpoint: <url>` on stderr) with `env` and waits for its endpoint line. */
+/** Starts `node <script>` (a server on the built sample's library that prints `MCP endpoint: <url>` on stderr) with `env` and waits for its endpoint line. */
 export async function startServerProcess(script: string, env: Record<string, string>): Promise<SampleProcess> {
+  await ensureSampleBuilt();
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, PORT: '0', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
