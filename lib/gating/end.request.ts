@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { backOfficeRequest } from './back-office.request.js';
+import { appRequest } from './back-office.request.js';
 import type { WorkflowCall, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 
 /** The event a history row names when `McpWorkflowService.end` ended the instance (`to` is the state it ended in). */
@@ -47,15 +47,8 @@ export function endRequest(
     source: `McpWorkflowService.end (${tool})`,
     invoke: ([, , call]) => handle(call as WorkflowCall, async () => undefined, {}),
   };
-  const request = backOfficeRequest(definition, who.caller, who.authInfo?.clientId ?? '', args);
-  const authInfo = who.authInfo;
-  const context = {
-    ...request.context,
-    authInfo,
-    sessionId: who.sessionId,
-    extra: { ...request.context.extra, authInfo, sessionId: who.sessionId },
-  };
-  return { ...request, context };
+  const request = appRequest(definition, who.caller, who.authInfo, args);
+  return who.sessionId === undefined ? request : { ...request, context: { ...request.context, sessionId: who.sessionId } };
 }
 
 /** A caller that acts for the owner and team of the instance it ends (the app's own code vouches for it, as for an outside event). */

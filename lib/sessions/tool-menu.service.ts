@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
@@ -14,6 +15,7 @@ import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpInstanceStates } from './mcp-instance-states.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
+import { McpWaitingDecisions } from './mcp-waiting-decisions.js';
 import type { McpSession } from './mcp-session.js';
 import {
   LIST_KINDS,
@@ -62,6 +64,7 @@ export class ToolMenuService {
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
     private readonly states: McpInstanceStates,
+    private readonly decisions: McpWaitingDecisions,
   ) {
     this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
@@ -73,9 +76,10 @@ export class ToolMenuService {
     );
   }
 
-  /** The tools of the session's menu, as `tools/list` shows them; reads the store once. */
-  async tools(session: McpSession): Promise<McpMenuEntry[]> {
+  /** The tools of the session's menu, as `tools/list` shows them to `authInfo`'s caller; reads the store once (and what waits: {@link McpWaitingDecisions}). */
+  async tools(session: McpSession, authInfo?: AuthInfo): Promise<McpMenuEntry[]> {
     await this.refresh(session);
+    session.decisions = await this.decisions.of(authInfo, session.grants, this.view(session).states);
     const { tools, signature } = this.visibility.menu(this.view(session));
     session.lastMenu = signature;
     return [...tools];
@@ -433,7 +437,7 @@ export class ToolMenuService {
         states.set(machine, known);
       }
     }
-    return { kind: session.kind, states, grants: session.grants };
+    return { kind: session.kind, states, grants: session.grants, decisions: session.decisions };
   }
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */

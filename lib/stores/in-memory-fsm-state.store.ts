@@ -23,14 +23,19 @@ import { storeEventApplied, storeFull, storeHandleExists } from './stores.messag
 import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import { instanceCount, instancePage, stateCounts } from './in-memory-instance.list.js';
-import type {
-  WorkflowInstanceCount,
-  WorkflowHistoryPage,
-  WorkflowInstancePage,
-  WorkflowInstanceQuery,
-  WorkflowInstanceSummary,
-  WorkflowStateCount,
-  WorkflowStateReader,
+import {
+  isListedFor,
+  pageInMemory,
+  type WorkflowInstanceCount,
+  type WorkflowHistoryPage,
+  type WorkflowInstancePage,
+  type WorkflowInstanceQuery,
+  type WorkflowInstanceSummary,
+  type WorkflowStateCount,
+  type WorkflowStateReader,
+  type WorkflowWaitingInstance,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -305,6 +310,19 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
     return instancePage(this.summaries(), query);
+  }
+
+  /** @inheritdoc */
+  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    const allowed = new Set(states);
+    const matching: WorkflowWaitingInstance[] = [];
+    for (const { machine: instanceMachine, ...summary } of this.summaries()) {
+      const entry = this.entries.get(summary.key)!;
+      if (instanceMachine !== machine || !allowed.has(summary.state) || !entry.waiting || !isListedFor(entry, { openTo })) continue;
+      const context = copyContext(entry.context);
+      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
+    }
+    return pageInMemory(matching, limit, after);
   }
 
   /** @inheritdoc */

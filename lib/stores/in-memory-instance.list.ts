@@ -1,6 +1,6 @@
 import {
   isAfterCursor,
-  isListedFor,
+  isShownTo,
   matchesSearch,
   type WorkflowInstanceCount,
   type WorkflowInstancePage,
@@ -19,7 +19,7 @@ function matching(all: Iterable<WorkflowInstanceSummary>, { machine, states, sea
   for (const summary of all) {
     if (machine !== undefined && summary.machine !== machine) continue;
     if (allowed && !allowed.has(summary.state)) continue;
-    if (matchesSearch(summary.key, summary.owner, search) && isListedFor(summary, viewer)) kept.push(summary);
+    if (matchesSearch(summary.key, summary.owner, search) && isShownTo(summary, viewer)) kept.push(summary);
   }
   return kept;
 }
