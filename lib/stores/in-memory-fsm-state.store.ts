@@ -52,7 +52,7 @@ export interface InMemoryFsmStateStoreOptions {
   history?: boolean;
   /** History rows kept per instance; older rows are dropped first. @default 1_000 */
   maxHistoryPerHandle?: number;
-  /** Keep the refused and declined calls of each instance (no arguments), for the workflow console. @default false */
+  /** Keep the refused and declined calls of each instance (with their message and their arguments, cut), for the workflow console. @default false */
   attempts?: boolean;
   /** Attempts kept per instance; older ones are dropped first. @default 50 */
   maxAttemptsPerInstance?: number;
@@ -340,7 +340,7 @@ export class InMemoryFsmStateStore
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
     if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
-    rows.push({ ...attempt });
+    rows.push(structuredClone(attempt));
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
     this.attempts.set(attempt.key, rows);
     return true;
@@ -349,7 +349,7 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const rows = this.attempts.get(key) ?? [];
-    return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
+    return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
   }
 
   /** @inheritdoc */

@@ -74,9 +74,9 @@ export const storeInvalidTimeout = (component: string, timeoutMs: unknown): stri
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration / createWorkflowApprovalMigration for custom table names).`;
 
-/** Bootstrap error: `attempts` is on and the attempt table is missing. */
+/** Bootstrap error: `attempts` is on and the attempt table is missing, or lacks a column this version writes. */
 export const storeAttemptsNotReady = (table: string, error: unknown): string =>
-  `TypeOrmFsmStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmAttempt1765843200000 (createWorkflowAttemptMigration for custom table names), or turn attempts off.`;
+  `TypeOrmFsmStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migrations: CreateMcpFsmAttempt1765843200000 and AddMcpFsmAttemptDetails1766880000000 (createWorkflowAttemptMigration and createWorkflowAttemptDetailsMigration for custom table names), or turn attempts off.`;
 
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string => `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;

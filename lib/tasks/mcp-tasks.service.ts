@@ -76,14 +76,11 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   /**
    * Records a new `working` task of `requester` for the call `request` of `session`, kept
    * `ttlMs` (the client's ask, between 1 s and `maxTtlMs`; `defaultTtlMs` without one).
-   * Throws -32602 when the requester holds `maxActivePerRequester` unfinished tasks.
+   * Throws -32602 when the requester holds `maxActivePerRequester` unfinished tasks (the store
+   * counts and inserts in one atomic step, so a burst never gets past the cap).
    */
   async create(requester: string, session: McpSession, request: McpTaskRecord['request'], ttlMs?: number): Promise<McpTaskRecord> {
     const now = Date.now();
-    const limit = this.options.maxActivePerRequester;
-    if ((await this.store.countActive(requester, now)) >= limit) {
-      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskLimitReached(limit));
-    }
     const ttl = ttlMs === undefined ? this.options.defaultTtlMs : Math.min(Math.max(Math.floor(ttlMs), MIN_TTL_MS), this.options.maxTtlMs);
     const sessionKey = session.id ?? (session.kind === 'stdio' ? 'stdio' : undefined);
     const record: McpTaskRecord = {
@@ -100,7 +97,10 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
       expiresAt: now + ttl,
       leaseUntil: now + this.options.leaseMs,
     };
-    await this.store.create(record);
+    const limit = this.options.maxActivePerRequester;
+    if (!(await this.store.create(record, limit))) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskLimitReached(limit));
+    }
     return record;
   }
 

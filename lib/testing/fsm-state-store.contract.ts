@@ -256,6 +256,25 @@ export function describeFsmStateStoreContract(
       expect(await store.claim(claim(h, ['draft'], { owner: 'alice', team: 'acme' }))).toMatchObject({ status: 'claimed' });
     });
 
+    it('compares owners, teams and handles exactly: a trailing space names another principal, team or instance', async () => {
+      const solo = handle();
+      const solos = snapshot('draft', 'solo');
+      await store.create(solo, solos);
+      expect(await store.claim(claim(solo, ['draft'], { owner: 'solo ' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(`${solo} `, ['draft'], { owner: 'solo' }))).toEqual({ status: 'unknown' });
+      const acme = handle();
+      const acmes: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(acme, acmes);
+      expect(await store.claim(claim(acme, ['draft'], { owner: 'bob', team: 'acme ' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(acme, ['draft'], { owner: 'alice ', team: 'acme ' }))).toEqual({ status: 'unknown' });
+      // Nothing was taken or rewritten: the owners still claim, and their rows are as created.
+      const owner = claim(solo, ['draft'], { owner: 'solo' });
+      expect(await store.claim(owner)).toStrictEqual({ status: 'claimed', snapshot: solos });
+      expect(await store.commit(solo, owner.token, { snapshot: snapshot('review', 'solo') })).toBe(true);
+      expect(await store.load(solo)).toMatchObject({ state: 'review', owner: 'solo' });
+      expect(await store.load(acme)).toStrictEqual(acmes);
+    });
+
     it('claims for anyone with anyOwner (the gate judges an access function itself)', async () => {
       const h = handle();
       const created: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
@@ -831,7 +850,9 @@ function describeTransactionalContract(
       expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', anyOwner: true })).toStrictEqual({
         status: 'claimed',
         snapshot: team,
-      });
+      }); // Exactly: a trailing space is another principal, and another team.
+      expect(await lockOnce({ key: owned, allowedStates: ['draft'], owner: 'alice ' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'bob', team: 'acme ' })).toEqual({ status: 'unknown' });
     });
 
     it('reports busy while a lease holds the instance', async () => {

@@ -274,7 +274,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       this.attempts.refusedInBody(
         req.body,
         refusal,
-        principal,
+        req.auth,
         typeof sessionId === 'string' && !(this.modern && claimsModernEra(req)) ? sessionId : undefined,
       );
       return this.deny(res, this.authenticator.refused(refusal, req.auth), req);

@@ -9,9 +9,10 @@ export interface TypeOrmFsmStateStoreOptions {
   /** Table of refused and declined calls (optionally `schema.table`). @default 'mcp_fsm_attempt' */
   attemptTableName?: string;
   /**
-   * Keep the refused and declined calls of each instance (tool, refusal code, principal, time;
-   * never arguments), for the workflow console. Needs the attempt table
-   * (`CreateMcpFsmAttempt1765843200000`). @default false
+   * Keep the refused and declined calls of each instance (tool, refusal code and message,
+   * principal, time, and the arguments cut as error texts cut client values), for the workflow
+   * console. Needs the attempt table (`CreateMcpFsmAttempt1765843200000`, then
+   * `AddMcpFsmAttemptDetails1766880000000`). @default false
    */
   attempts?: boolean;
   /** Table of durable timers, the deadlines of `after` transitions (optionally `schema.table`). @default 'mcp_fsm_timer' */

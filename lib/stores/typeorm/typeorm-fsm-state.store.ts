@@ -31,6 +31,7 @@ import type {
 } from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { FsmAttemptSql } from './fsm-attempt.sql.js';
+import { FsmClaimSql } from './fsm-claim.sql.js';
 import { FsmEventSql } from './fsm-event.sql.js';
 import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
@@ -75,6 +76,7 @@ export class TypeOrmFsmStateStore
   readonly keepsAttempts: boolean;
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
+  private readonly claimSql: FsmClaimSql;
   private readonly listSql: FsmInstanceListSql;
   private readonly attemptSql: FsmAttemptSql;
   private readonly timerSql: FsmTimerSql;
@@ -91,6 +93,7 @@ export class TypeOrmFsmStateStore
     this.queries = queries;
     const stateTable = queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE);
     this.sql = new FsmStateSql(queries.dialect, stateTable, queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE));
+    this.claimSql = new FsmClaimSql(queries.dialect, stateTable);
     this.listSql = new FsmInstanceListSql(queries.dialect, stateTable);
     this.attemptSql = new FsmAttemptSql(
       queries.dialect,
@@ -163,7 +166,7 @@ export class TypeOrmFsmStateStore
     return this.session('claim', async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
-      const snapshot = await this.sql.claim(runner, request, lease, now);
+      const snapshot = await this.claimSql.claim(runner, request, lease, now);
       if (snapshot) return { status: 'claimed', snapshot };
       const row = await this.sql.inspect(runner, request.key);
       if (row) return notTaken(row, request, now);
@@ -324,14 +327,18 @@ export class TypeOrmFsmStateStore
     return this.session('countStates', (runner) => this.listSql.countStates(runner, query));
   }
 
-  /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
+  /**
+   * One INSERT … SELECT that never locks the state row, then (when it inserted) one DELETE of the
+   * instance's rows beyond `maxAttemptsPerInstance`, each committed on its own so the bound holds
+   * under concurrent writes (see `FsmAttemptSql`); nothing when `attempts` is off.
+   */
   async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     if (!this.keepsAttempts) return false;
-    return this.session(
-      'recordAttempt',
-      (runner) => this.attemptSql.record(runner, attempt, { owner: caller, team }, this.maxAttempts),
-      true,
-    );
+    return this.session('recordAttempt', async (runner) => {
+      const inserted = await this.attemptSql.insert(runner, attempt, { owner: caller, team });
+      if (inserted) await this.attemptSql.trim(runner, attempt.key, this.maxAttempts);
+      return inserted;
+    });
   }
 
   /** @inheritdoc */
