@@ -53,11 +53,6 @@ export class WorkflowConsoleActions {
     }
   }
 
-  /** Whether the console has an approvals inbox: a machine of the app has calls that wait for a person. */
-  hasInbox(): boolean {
-    return this.data.catalog.machines().some((known) => known.decisions.size > 0);
-  }
-
   /** The operator's buttons an instance's page shows `viewer`: only in a browser signed in with the console's cookie, each behind its scope. */
   offered(view: ConsoleInstanceView, viewer: ConsoleViewer, browser: ConsoleBrowser): ConsoleInstanceActions | undefined {
     const { snapshot, machine } = view;

@@ -20,7 +20,6 @@ export const CONSOLE_SCRIPT = `
   const labelAll = () => document.querySelectorAll('table.stack').forEach(label);
   labelAll();
   new MutationObserver(labelAll).observe(document.getElementById('main') ?? body, { childList: true, subtree: true });
-  if (!body.dataset.stream || !window.EventSource || !status) return;
   const setStatus = (kind) => {
     status.hidden = false;
     status.dataset.live = kind;
@@ -57,6 +56,15 @@ export const CONSOLE_SCRIPT = `
   const tick = () => { ago(); until(); };
   tick();
   setInterval(tick, 5000);
+  // The current state of a diagram wider than its box, in view.
+  const current = document.querySelector('figure [aria-current="step"]');
+  const box = current?.closest('figure');
+  if (current && box && box.scrollWidth > box.clientWidth) {
+    const at = current.getBoundingClientRect();
+    const frame = box.getBoundingClientRect();
+    box.scrollLeft += at.left - frame.left - (frame.width - at.width) / 2;
+  }
+  if (!body.dataset.stream || !window.EventSource || !status) return;
   const shortId = (id) => id.length > 12 ? id.slice(0, 8) + '…' : id;
 
   function applyToList(event) {
@@ -214,7 +222,12 @@ export const CONSOLE_SCRIPT = `
     });
     source.addEventListener('transition', (message) => {
       const event = JSON.parse(message.data);
-      (body.dataset.page === 'list' ? applyToList : applyToInstance)(event);
+      // The inbox re-reads itself: a request that came or went shows at once.
+      if (body.dataset.page === 'inbox') {
+        // Not while the person writes a reason: the next transition, or a reload, brings the page up to date.
+        if (!document.activeElement?.closest('#inbox form')) refresh();
+      }
+      else (body.dataset.page === 'list' ? applyToList : applyToInstance)(event);
     });
     source.addEventListener('ended', (message) => {
       // The sign-in expired or the person signed out: the page stops following, and says so.
@@ -242,13 +255,5 @@ export const CONSOLE_SCRIPT = `
   addEventListener('pagehide', () => source?.close());
   // Back from the back/forward cache: the stream was closed on pagehide; reconnect (and re-read).
   addEventListener('pageshow', (event) => event.persisted && !ended && connect());
-  // The current state of a diagram wider than its box, in view.
-  const current = document.querySelector('figure [aria-current="step"]');
-  const box = current?.closest('figure');
-  if (current && box && box.scrollWidth > box.clientWidth) {
-    const at = current.getBoundingClientRect();
-    const frame = box.getBoundingClientRect();
-    box.scrollLeft += at.left - frame.left - (frame.width - at.width) / 2;
-  }
 })();
 `;

@@ -15,7 +15,14 @@ import type { WorkflowInstanceViewer } from '../stores/workflow-state-reader.int
  *   without an owner, whose key the console would otherwise hand out.
  */
 export type ConsoleViewer =
-  | { readonly kind: 'all'; readonly principal?: string; readonly grants: McpGrants; readonly expiresAt?: number }
+  | {
+      readonly kind: 'all';
+      readonly principal?: string;
+      /** The caller's verified auth, when it has a principal. */
+      readonly authInfo?: AuthInfo;
+      readonly grants: McpGrants;
+      readonly expiresAt?: number;
+    }
   | {
       readonly kind: 'team';
       readonly principal: string;
@@ -30,7 +37,7 @@ export function consoleViewerOf(authInfo: AuthInfo | undefined, grants: McpGrant
   const principal = authInfo?.clientId || undefined;
   const expiresAt = typeof authInfo?.expiresAt === 'number' ? authInfo.expiresAt : undefined;
   if (!authInfo || principal === undefined || (adminScope !== undefined && grants.scopes.has(adminScope))) {
-    return { kind: 'all', principal, grants, expiresAt };
+    return { kind: 'all', principal, ...(principal === undefined ? {} : { authInfo }), grants, expiresAt };
   }
   return { kind: 'team', principal, authInfo, grants, expiresAt };
 }

@@ -237,3 +237,46 @@ export const backToInstance = (): string => 'Back to the instance';
 
 /** A link to the list. */
 export const allInstances = (): string => 'All instances';
+
+/** The inbox's title. */
+export const inboxTitle = (): string => 'Approvals';
+
+/** What the inbox says above its requests. */
+export const inboxIntro = (): string =>
+  'The requests waiting for a second person that you may decide, or that you asked for, newest first. A decision goes through the gate as you: it decides the request shown here, and only that one.';
+
+/** The inbox of a request without a principal. */
+export const inboxNeedsSignIn = (): string => 'Sign in (a bearer token at the sign-in page) to see the requests you may decide.';
+
+/** The inbox without requests. */
+export const inboxEmpty = (): string => 'Nothing waits for you.';
+
+/** What marks a request the person asked for. */
+export const inboxAsked = (): string => '(you asked: another person decides)';
+
+/** The approve button. */
+export const approveLabel = (): string => 'Approve';
+
+/** The reject button. */
+export const rejectLabel = (): string => 'Reject';
+
+/** The withdraw button of the person who asked. */
+export const withdrawLabel = (): string => 'Withdraw my request';
+
+/** The reject form's reason field. */
+export const reasonLabel = (): string => 'Reason (optional)';
+
+/** HTTP 400: a decision form without its fields. */
+export const decisionFormInvalid = (): string =>
+  'This form does not name a waiting request and a decision: go back to the inbox and use its buttons.';
+
+/** A decision went through. */
+export const decided = (verdict: string, machine: string, handle: string, state: string | null): string =>
+  `${verdict === 'approved' ? 'Approved' : verdict === 'withdrawn' ? 'Withdrew' : 'Rejected'} the request on ${machine} ${echo(handle)}${state === null ? '' : `: it is now in "${state}"`}.`;
+
+/** HTTP 409: the request is no longer waiting (decided, withdrawn, expired, or another one waits). */
+export const requestNoLongerWaiting = (detail: string): string =>
+  `This request is no longer waiting: it was decided, withdrawn or expired, and nothing changed. ${detail}`;
+
+/** A link back to the inbox. */
+export const backToInbox = (): string => 'Back to the approvals';

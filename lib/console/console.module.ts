@@ -4,6 +4,7 @@ import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.j
 import { WorkflowConsoleActions } from './console-actions.js';
 import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';
+import { WorkflowConsoleInbox } from './console-inbox.js';
 import { WorkflowConsoleStreams } from './console-events.stream.js';
 import { WorkflowConsoleSignIn } from './console-sign-in.js';
 import { WorkflowConsoleRoutes } from './console.routes.js';
@@ -20,6 +21,7 @@ export class McpConsoleModule {
         WorkflowConsoleCatalog,
         WorkflowConsoleData,
         WorkflowConsoleActions,
+        WorkflowConsoleInbox,
         WorkflowConsoleStreams,
         WorkflowConsoleSignIn,
         WorkflowConsoleRoutes,

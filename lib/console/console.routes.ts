@@ -25,6 +25,7 @@ import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
 import { type ConsoleBrowser, type ConsoleRefusal, WorkflowConsoleSignIn } from './console-sign-in.js';
 import { signInHint } from './console.messages.js';
 import { WorkflowConsoleActions } from './console-actions.js';
+import { WorkflowConsoleInbox } from './console-inbox.js';
 import type { ConsoleNav } from './console-page.shell.js';
 import { consoleViewerOf, type ConsoleViewer } from './console-viewer.js';
 import { isScopeToken } from '../access/access-requirement.js';
@@ -60,6 +61,7 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     private readonly authenticator: McpAuthenticator,
     private readonly signIn: WorkflowConsoleSignIn,
     private readonly actions: WorkflowConsoleActions,
+    private readonly inbox: WorkflowConsoleInbox,
   ) {}
 
   onModuleInit(): void {
@@ -123,6 +125,8 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
       if ('refusal' in access) return this.refused(res, access.refusal);
       const segments = this.segmentsOf(pathname) ?? [];
       const nav = this.nav(browser);
+      if (segments.length === 1 && segments[0] === INBOX && this.inbox.enabled())
+        return this.inbox.decide(req, res, access.viewer, browser, nav);
       return this.actions.act(req, res, { machine: segments[0], instance: segments[1] }, access.viewer, browser, nav);
     });
   }
@@ -183,6 +187,9 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     if (segments.length === 1 && segments[0] === 'events') {
       return this.stream(req, res, { list: true, machine: query('machine') }, viewer, browser);
     }
+    if (segments.length === 1 && segments[0] === INBOX) {
+      return this.inbox.enabled() ? this.inbox.page(res, viewer, browser, nav) : this.page(res, 404, messages.pageNotFound());
+    }
     const machine = this.data.catalog.machine(segments[0]);
     if (!machine || segments.length > 3 || (segments.length === 3 && segments[2] !== 'events')) {
       return this.page(res, 404, machine ? messages.pageNotFound() : messages.unknownMachine(segments[0]));
@@ -206,7 +213,7 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
 
   /** What a page's header offers `browser`. */
   private nav(browser: ConsoleBrowser): ConsoleNav {
-    return { inbox: this.actions.hasInbox(), ...(browser.signOut && { signOut: browser.signOut }) };
+    return { inbox: this.inbox.enabled(), ...(browser.signOut && { signOut: browser.signOut }) };
   }
 
   /**
