@@ -16,7 +16,9 @@ import { badCursor, searchTooLong, unknownMachine, unknownState } from './consol
 import { consoleActor, type ConsoleActor } from './console-actors.js';
 import { WorkflowConsoleCatalog, type ConsoleMachine } from './console-catalog.js';
 import { consoleDeadlines, type ConsoleDeadline } from './console-deadlines.js';
+import type { DiagramLayout } from './console-diagram.elk.js';
 import { diagramMarks, type DiagramMarks } from './console-diagram.svg.js';
+import { WorkflowConsoleDiagrams } from './console-diagrams.js';
 import { consoleStoreKey } from './console-instance-ref.js';
 import { judgedOneByOne, listViewerOf, mayView, type ConsoleViewer } from './console-viewer.js';
 
@@ -92,6 +94,8 @@ export interface ConsoleInstanceView {
   /** Whether the store keeps attempts. */
   attemptsKept: boolean;
   marks: DiagramMarks;
+  /** Its machine's diagram, laid out. */
+  layout: DiagramLayout;
   final: boolean;
 }
 
@@ -103,6 +107,7 @@ export class WorkflowConsoleData {
     private readonly store: FsmStoreAdapter,
     private readonly registry: McpMachineRegistry,
     readonly catalog: WorkflowConsoleCatalog,
+    private readonly diagrams: WorkflowConsoleDiagrams,
   ) {}
 
   /** One page of the list for `filter`, as `viewer` may see it. */
@@ -169,10 +174,11 @@ export class WorkflowConsoleData {
     const key = consoleStoreKey(machine.machine, instance);
     const snapshot = await this.store.load(key);
     if (!mayView(viewer, machine.machine, key, snapshot)) return undefined;
-    const [history, attempts, timers] = await Promise.all([
+    const [history, attempts, timers, layout] = await Promise.all([
       this.store.recentHistory(key, this.options.historyLimit),
       this.store.recentAttempts(key, this.options.historyLimit),
       this.store.pendingTimers(key),
+      this.diagrams.layoutOf(machine.machine),
     ]);
     if (!snapshot && history.entries.length === 0) return undefined;
     const summary = snapshot && summaryOf(machine, snapshot);
@@ -188,6 +194,7 @@ export class WorkflowConsoleData {
       attempts,
       attemptsKept: this.store.supports.attempts,
       marks: diagramMarks(machine.machine, snapshot?.state),
+      layout,
       final: this.catalog.isFinal(machine.id, snapshot?.state),
     };
   }

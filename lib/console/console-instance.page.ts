@@ -100,7 +100,7 @@ ${deadlineRows(view.deadlines, view.timersKept, context.now)}
 <section aria-labelledby="diagram-heading">
 <h2 id="diagram-heading">Diagram</h2>
 <figure id="diagram" class="diagram-box" data-live-region tabindex="0" aria-labelledby="diagram-heading">
-${renderDiagram(machine, view.marks)}
+${renderDiagram(machine, view.marks, view.layout)}
 <figcaption>The current state is marked ▶ with a thick border${view.marks.within.length ? '; the states around it have a solid border' : ''}.</figcaption>
 </figure>
 </section>
@@ -119,7 +119,7 @@ ${view.history.truncated ? `<p class="summary">Older transitions are not shown (
 <h2 id="attempts-heading">Refused attempts</h2>
 <table class="stack">
 <caption class="visually-hidden">Refused and declined calls of this instance, newest first</caption>
-<thead><tr><th scope="col">Time (UTC)</th><th scope="col">Tool</th><th scope="col">Code</th><th scope="col">Principal</th></tr></thead>
+<thead><tr><th scope="col">Time (UTC)</th><th scope="col">Tool</th><th scope="col">Code</th><th scope="col">Principal</th><th scope="col">Reason</th><th scope="col">Arguments</th></tr></thead>
 <tbody id="attempts">
 ${attemptRows(view.attempts, view.attemptsKept)}
 </tbody>
@@ -197,7 +197,7 @@ function approvalNote(note: WorkflowApprovalNote): string {
 }
 
 function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean): string {
-  if (!attempts.length) return `<tr><td colspan="4" class="empty">${escapeHtml(kept ? noAttempts() : attemptsNotKept())}</td></tr>`;
+  if (!attempts.length) return `<tr><td colspan="6" class="empty">${escapeHtml(kept ? noAttempts() : attemptsNotKept())}</td></tr>`;
   return [...attempts]
     .reverse()
     .map(
@@ -208,6 +208,8 @@ function attemptRows(attempts: readonly WorkflowAttemptRecord[], kept: boolean):
 <td class="mono tool">${escapeHtml(attempt.tool)}</td>
 <td class="mono code"><span class="badge refused">${escapeHtml(attempt.code)}</span></td>
 <td class="mono principal">${escapeHtml(attempt.principal ?? anonymousPrincipal())}</td>
+<td class="reason">${escapeHtml(attempt.message ?? '—')}</td>
+<td class="mono args">${escapeHtml(attempt.args === undefined ? '—' : JSON.stringify(attempt.args))}</td>
 </tr>`,
     )
     .join('\n');

@@ -280,3 +280,7 @@ export const requestNoLongerWaiting = (detail: string): string =>
 
 /** A link back to the inbox. */
 export const backToInbox = (): string => 'Back to the approvals';
+
+/** Startup error: the console is on and `elkjs` is not installed. */
+export const elkMissing = (): string =>
+  'McpModule: the workflow console draws its diagrams with elkjs, an optional peer that is not installed: npm install elkjs (or turn the console off).';

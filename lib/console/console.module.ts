@@ -4,6 +4,7 @@ import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.j
 import { WorkflowConsoleActions } from './console-actions.js';
 import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';
+import { WorkflowConsoleDiagrams } from './console-diagrams.js';
 import { WorkflowConsoleInbox } from './console-inbox.js';
 import { WorkflowConsoleStreams } from './console-events.stream.js';
 import { WorkflowConsoleSignIn } from './console-sign-in.js';
@@ -19,6 +20,7 @@ export class McpConsoleModule {
       imports: [options, core],
       providers: providersWhenConfigured(MCP_CONSOLE_OPTIONS, [
         WorkflowConsoleCatalog,
+        WorkflowConsoleDiagrams,
         WorkflowConsoleData,
         WorkflowConsoleActions,
         WorkflowConsoleInbox,
