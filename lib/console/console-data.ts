@@ -94,6 +94,8 @@ export interface ConsoleInstanceView {
   /** Whether the store keeps attempts. */
   attemptsKept: boolean;
   marks: DiagramMarks;
+  /** Whether it is in a state where a call waits for a person. */
+  waiting: boolean;
   /** Its machine's diagram, laid out. */
   layout: DiagramLayout;
   final: boolean;
@@ -194,6 +196,7 @@ export class WorkflowConsoleData {
       attempts,
       attemptsKept: this.store.supports.attempts,
       marks: diagramMarks(machine.machine, snapshot?.state),
+      waiting: this.catalog.isWaiting(machine.id, snapshot?.state),
       layout,
       final: this.catalog.isFinal(machine.id, snapshot?.state),
     };

@@ -76,7 +76,7 @@ export function renderInstancePage(view: ConsoleInstanceView, context: ConsoleIn
 <p class="line" id="summary-line" data-live-region data-summary="${escapeHtml(view.summary ?? '')}">${escapeHtml(view.summary ?? '')}</p>
 ${snapshot ? '' : `<p class="notice" role="alert">${escapeHtml(instanceNotFound(machine.id))}</p>`}
 <dl class="facts" id="facts" data-live-region>
-<dt>State</dt><dd><span id="state-badge" class="badge big${view.final ? ' final' : ''}${state === null ? ' ended' : ''}" data-ended="${ENDED}">${escapeHtml(state ?? ENDED)}</span></dd>
+<dt>State</dt><dd><span id="state-badge" class="badge big${view.final ? ' final' : ''}${view.waiting ? ' waiting' : ''}${state === null ? ' ended' : ''}" data-ended="${ENDED}">${escapeHtml(state ?? ENDED)}</span></dd>
 <dt>Owner</dt><dd class="mono">${escapeHtml(snapshot?.owner ?? '—')}</dd>
 ${
   snapshot?.team === undefined

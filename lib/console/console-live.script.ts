@@ -129,6 +129,7 @@ export const CONSOLE_SCRIPT = `
 
   function applyToInstance(event) {
     badge(document.getElementById('state-badge'), event.state, event.final);
+    document.getElementById('state-badge')?.classList.toggle('waiting', Boolean(event.waiting));
     if (event.updatedAt) time(document.getElementById('updated-at'), event.updatedAt);
     const line = document.getElementById('summary-line');
     if (line && event.summary !== undefined) { line.textContent = event.summary; line.dataset.summary = event.summary; }

@@ -39,7 +39,9 @@ header.top .brand:hover { text-decoration: underline; }
 .live[data-live="reconnecting"]::before { content: "◌"; }
 .live[data-live="off"]::before { content: "■"; }
 main { padding: 1rem 1.5rem 3rem; max-width: 80rem; }
-h1, h1 code, .line, .mono, td, th { overflow-wrap: anywhere; }
+h1, h1 code, .line, dd.mono, td.args, td.reason, td.deadline, td.due, td.target, td.from-to { overflow-wrap: anywhere; }
+.badge { overflow-wrap: normal; word-break: normal; white-space: nowrap; }
+thead th { white-space: nowrap; }
 nav.sections { display: flex; gap: 1rem; }
 nav.sections a[aria-current="page"] { font-weight: 700; color: var(--fg); }
 .line { color: var(--muted); margin: 0 0 .75rem; }
@@ -60,6 +62,12 @@ tr[data-due-soon] td.deadline .in::before { content: "⚠ "; }
 td.deadline time, td.due time { display: block; color: var(--muted); font-size: .85rem; }
 .target { white-space: nowrap; }
 section.actions .buttons, form.confirm { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+article.waiting { border: 1px solid var(--line); border-left: 6px solid var(--wait-fg); border-radius: 8px; padding: .75rem 1rem; margin: 1rem 0; }
+article.waiting h2 { margin: 0 0 .5rem; font-size: 1.1rem; }
+.decide { display: flex; flex-wrap: wrap; gap: .75rem 1.5rem; align-items: end; margin-top: .75rem; }
+.decide form.reject { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+.decide form.reject label { display: flex; flex-direction: column; font-weight: 600; font-size: .9rem; gap: .25rem; }
+.decide input[name="reason"] { min-width: 14rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .95em; }
@@ -116,6 +124,9 @@ form.sign-out { margin-left: auto; }
   form.filter label, form.filter select, form.filter input, form.sign-in label, form.sign-in input { width: 100%; min-width: 0; }
   figure.diagram-box svg.diagram { width: auto; max-width: none; }
   .target { white-space: normal; }
+  .badge { white-space: normal; overflow-wrap: anywhere; }
+  thead th { white-space: normal; }
+  .decide input[name="reason"] { min-width: 0; width: 100%; }
 }
 svg.diagram { display: block; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 14px; }
 svg.diagram .box { fill: var(--box); stroke: var(--box-line); stroke-width: 1.5; }
