@@ -126,6 +126,7 @@ form.sign-out { margin-left: auto; }
   .target { white-space: normal; }
   .badge { white-space: normal; overflow-wrap: anywhere; }
   thead th { white-space: normal; }
+  td, th, dd { overflow-wrap: anywhere; }
   .decide input[name="reason"] { min-width: 0; width: 100%; }
 }
 svg.diagram { display: block; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 14px; }

@@ -114,6 +114,9 @@ describe('the approvals inbox in a real browser (the sample with SAMPLE_AUTH=jwt
     expect(await item.locator('[data-argument="amount"]').textContent()).toBe('150');
     expect(await item.locator('.requester').textContent()).toContain('alice');
     expect(await item.locator('time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // At 420 px the inbox, its forms included, does not scroll sideways.
+    await bobPage.setViewportSize({ width: 420, height: 800 });
+    expect(await bobPage.evaluate(() => document.documentElement.scrollWidth)).toBe(420);
     await item.locator('[data-approve]').click();
     await bobPage.waitForURL(consoleUrl('/workflows/approvals'));
     expect(await bobPage.locator('#action-result').getAttribute('data-ok')).toBe('true');

@@ -75,6 +75,8 @@ describe("an operator's actions in the console, in a real browser (the sample wi
     expect(await page.locator('[data-end-instance]').count()).toBe(0);
     await page.locator('[data-send-event="VOID"]').click();
     expect(await page.locator('#confirm-question').textContent()).toContain('VOID');
+    await page.setViewportSize({ width: 420, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(420);
     // Nothing happens before the confirmation.
     expect((await status(paymentId)).structuredContent!.state).toBe('authorized');
     await page.locator('[data-confirm]').click();
