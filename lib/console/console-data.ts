@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { waitingRequestOf } from '../gating/approval-request.js';
 import { graphNodes, machineGraph, nodeAt, pathOf } from '../diagram/machine-graph.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
@@ -184,11 +185,13 @@ export class WorkflowConsoleData {
     ]);
     if (!snapshot && history.entries.length === 0) return undefined;
     const summary = snapshot && summaryOf(machine, snapshot);
+    // A request 0.4 stored has no requestId of its own: it is read with the one derived for it.
+    const waiting = waitingRequestOf(snapshot, key);
     return {
       machine,
       key,
       instance,
-      snapshot,
+      snapshot: snapshot && { ...snapshot, ...(waiting && { waiting }) },
       ...(summary === undefined ? {} : { summary }),
       history: { ...history, entries: this.named(machine.id, history.entries) },
       deadlines: this.deadlinesOf(machine.id, timers, snapshot),

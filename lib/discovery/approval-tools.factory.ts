@@ -60,11 +60,7 @@ export class McpApprovalToolsFactory {
       },
     });
     const common = { kind: 'tool' as const, workflow: tool.workflow };
-    const requestId = z
-      .string()
-      .min(1)
-      .max(MAX_REQUEST_ID_LENGTH)
-      .describe(`The requestId of the waiting ${tool.name} request to decide, as read (it decides nothing when another request waits)`);
+    const requestId = z.string().min(1).max(MAX_REQUEST_ID_LENGTH).describe(messages.requestIdDescription(tool.name));
     const approveSchema = z.object({ [handleKey]: handle, [REQUEST_ID_KEY]: requestId });
     const rejectSchema = z.object({
       [handleKey]: handle,

@@ -244,6 +244,10 @@ export const approvalOutputSchema = (source: string): string =>
 export const approverScopeInvalid = (source: string, scope: string): string =>
   `${source}: @McpApproval's approvers name the scope ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
 
+/** Description of the `requestId` argument of a decision tool of `@McpApproval`. */
+export const requestIdDescription = (tool: string): string =>
+  `The requestId of the waiting ${tool} request to decide, as read (it decides nothing when another request waits)`;
+
 /** Description of an approve tool when `@McpApproval` gives none. */
 export const approveDescription = (tool: string, handleKey: string): string =>
   `Approve the ${tool} call waiting for a second person's approval (by ${handleKey} and the requestId of the request you read): it runs then, with the arguments it was called with. The person who asked cannot approve it.`;

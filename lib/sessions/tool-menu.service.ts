@@ -79,7 +79,9 @@ export class ToolMenuService {
   /** The tools of the session's menu, as `tools/list` shows them to `authInfo`'s caller; reads the store once (and what waits: {@link McpWaitingDecisions}). */
   async tools(session: McpSession, authInfo?: AuthInfo): Promise<McpMenuEntry[]> {
     await this.refresh(session);
-    session.decisions = await this.decisions.of(authInfo, session.grants, this.view(session).states);
+    // A stateless menu (or `handleToolsMenu: 'all'`) lists every handle-keyed tool the caller may use already.
+    const everyTool = session.kind === 'stateless' || this.options.handleToolsMenu === 'all';
+    session.decisions = everyTool ? undefined : await this.decisions.of(authInfo, session.grants, this.view(session).states);
     const { tools, signature } = this.visibility.menu(this.view(session));
     session.lastMenu = signature;
     return [...tools];

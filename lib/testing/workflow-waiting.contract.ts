@@ -95,8 +95,8 @@ export function describeWorkflowWaitingContract(
   describe(`${name}: listing waiting requests (listWaiting)`, () => {
     let fixture: FsmStoreFixture;
     let store: AtomicFsmStateStore & WorkflowStateReader;
-    // One machine per test run, so rows of earlier runs in the same database never show.
-    const machine = `pay${randomUUID().slice(0, 8)}`;
+    // One machine per test, so rows of earlier tests and runs in the same database never show.
+    let machine: string;
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
     const parked = (owner: string | undefined, team: string | undefined, ms: number, state = 'refund_pending'): WorkflowSnapshot => ({
       state,
@@ -110,6 +110,7 @@ export function describeWorkflowWaitingContract(
     beforeEach(async () => {
       fixture = await factory({ history: false });
       store = fixture.store as AtomicFsmStateStore & WorkflowStateReader;
+      machine = `pay${randomUUID().slice(0, 8)}`;
     });
     afterEach(() => fixture.cleanup());
 

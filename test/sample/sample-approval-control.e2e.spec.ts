@@ -60,6 +60,15 @@ describeNetworkedTargets('the approval control on sample processes')(
       expect(asked.structuredContent).toMatchObject({ status: 'waiting_for_approval', state: 'refund_pending' });
       return (asked.structuredContent as { requestId: string }).requestId;
     };
+    /** `agent` asks for a refund of `amount` as an MCP task: the task's id once its request waits, and the request's. */
+    const askAsTask = async (agent: BearerClient, paymentId: string, amount: number) => {
+      const { task } = await agent.client.request(
+        { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount }, task: {} } },
+        CreateTaskResultSchema,
+      );
+      await eventually(async () => (await status(agent, paymentId)).state === 'refund_pending', 5_000);
+      return { taskId: task.taskId, requestId: (await status(agent, paymentId)).pendingRefund!.requestId };
+    };
     const pending = async (agent: BearerClient) => {
       const listed = await agent.call('payment.pending_refunds', {});
       expect(listed.isError).toBeFalsy();
@@ -185,37 +194,27 @@ describeNetworkedTargets('the approval control on sample processes')(
       const alice = await connect('alice', acme, 'payments:refund');
       const carol = await connect('carol', acme, 'payments:approve', 1);
       const paymentId = await captured(alice, 300);
-      const { task } = await alice.client.request(
-        { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount: 200 }, task: {} } },
-        CreateTaskResultSchema,
-      );
-      await eventually(async () => (await status(alice, paymentId)).state === 'refund_pending', 5_000);
-      const { requestId } = (await status(alice, paymentId)).pendingRefund!;
-      const cancelled = await alice.client.experimental.tasks.cancelTask(task.taskId);
+      const { taskId, requestId } = await askAsTask(alice, paymentId, 200);
+      const cancelled = await alice.client.experimental.tasks.cancelTask(taskId);
       expect(cancelled.status).toBe('cancelled');
       expect((await status(alice, paymentId)).state).toBe('captured');
       const late = await carol.call('payment.approve_refund', { paymentId, requestId });
       expect(refusalOf(late)).toMatchObject({ code: 'STALE_REQUEST', state: 'captured' });
       expect(textOf(late)).toContain('No request waits now');
       expect(refunds(await status(alice, paymentId))).toEqual([]);
-      expect((await alice.client.experimental.tasks.getTask(task.taskId)).status).toBe('cancelled');
+      expect((await alice.client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
     });
 
     it('says so when a task’s request was decided before its cancel: the task keeps the refund’s result', async () => {
       const alice = await connect('alice', acme, 'payments:refund');
       const carol = await connect('carol', acme, 'payments:approve', 1);
       const paymentId = await captured(alice, 300);
-      const { task } = await alice.client.request(
-        { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount: 180 }, task: {} } },
-        CreateTaskResultSchema,
-      );
-      await eventually(async () => (await status(alice, paymentId)).state === 'refund_pending', 5_000);
-      const { requestId } = (await status(alice, paymentId)).pendingRefund!;
+      const { taskId, requestId } = await askAsTask(alice, paymentId, 180);
       expect((await carol.call('payment.approve_refund', { paymentId, requestId })).isError).toBeFalsy();
       // Decided and settled first (the cancel then finds it ended), or decided and settling (the cancel says the request was decided first).
-      await expect(alice.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: completed|decided first/);
-      await eventually(async () => (await alice.client.experimental.tasks.getTask(task.taskId)).status === 'completed', 5_000);
-      const result = await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      await expect(alice.client.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal status: completed|decided first/);
+      await eventually(async () => (await alice.client.experimental.tasks.getTask(taskId)).status === 'completed', 5_000);
+      const result = await alice.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
       expect(result.structuredContent).toMatchObject({ refunded: 180, approvedBy: 'carol' });
       expect(refunds(await status(alice, paymentId))).toEqual([{ kind: 'refund', amount: 180 }]);
     });
