@@ -95,6 +95,7 @@ export type { WorkflowTransitionRecord } from './stores/workflow-transition-reco
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isListedFor,
+  isShownTo,
   isWorkflowStateReader,
   type WorkflowHistoryPage,
   matchesSearch,
@@ -104,6 +105,8 @@ export {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
+  type WorkflowInstanceViewer,
+  type WorkflowStateCount,
   type WorkflowStateReader,
   type WorkflowWaitingInstance,
   type WorkflowWaitingPage,

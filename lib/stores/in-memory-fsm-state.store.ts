@@ -22,20 +22,17 @@ import type { WorkflowWaitingRequest } from './workflow-waiting-request.interfac
 import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
-import { instanceCount, instancePage, stateCounts } from './in-memory-instance.list.js';
-import {
-  isListedFor,
-  pageInMemory,
-  type WorkflowInstanceCount,
-  type WorkflowHistoryPage,
-  type WorkflowInstancePage,
-  type WorkflowInstanceQuery,
-  type WorkflowInstanceSummary,
-  type WorkflowStateCount,
-  type WorkflowStateReader,
-  type WorkflowWaitingInstance,
-  type WorkflowWaitingPage,
-  type WorkflowWaitingQuery,
+import { instanceCount, instancePage, stateCounts, waitingPage } from './in-memory-instance.list.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowInstanceSummary,
+  WorkflowStateCount,
+  WorkflowStateReader,
+  WorkflowWaitingPage,
+  WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -313,16 +310,8 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
-    const allowed = new Set(states);
-    const matching: WorkflowWaitingInstance[] = [];
-    for (const { machine: instanceMachine, ...summary } of this.summaries()) {
-      const entry = this.entries.get(summary.key)!;
-      if (instanceMachine !== machine || !allowed.has(summary.state) || !entry.waiting || !isListedFor(entry, { openTo })) continue;
-      const context = copyContext(entry.context);
-      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
-    }
-    return pageInMemory(matching, limit, after);
+  async listWaiting(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    return waitingPage(this.summaries(), query, (key) => toSnapshot(this.entries.get(key)!));
   }
 
   /** @inheritdoc */

@@ -1,12 +1,18 @@
+import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import {
   isAfterCursor,
+  isListedFor,
   isShownTo,
   matchesSearch,
+  pageInMemory,
   type WorkflowInstanceCount,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
   type WorkflowStateCount,
+  type WorkflowWaitingInstance,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** A list's filter: a query without its page. */
@@ -56,4 +62,23 @@ export function stateCounts(all: Iterable<WorkflowInstanceSummary>, { max, ...fi
     counts.set(key, count);
   }
   return [...counts.values()];
+}
+
+/**
+ * One page of the instances of `all` with a waiting request, as `WorkflowStateReader.listWaiting`
+ * answers it; `read` gives an instance's snapshot (its copy), read only for the candidates.
+ */
+export function waitingPage(
+  all: Iterable<WorkflowInstanceSummary>,
+  { machine, states, limit, after, openTo }: WorkflowWaitingQuery,
+  read: (key: string) => WorkflowSnapshot,
+): WorkflowWaitingPage {
+  const allowed = new Set(states);
+  const matching: WorkflowWaitingInstance[] = [];
+  for (const { machine: instanceMachine, ...summary } of all) {
+    if (instanceMachine !== machine || !allowed.has(summary.state) || !isListedFor(summary, { openTo })) continue;
+    const { waiting, context } = read(summary.key);
+    if (waiting) matching.push({ ...summary, ...(context && { context }), waiting });
+  }
+  return pageInMemory(matching, limit, after);
 }
