@@ -14,7 +14,7 @@ import { WorkflowConsoleData, type ConsoleInstanceView } from './console-data.js
 import { consoleInstancePath } from './console-instance-ref.js';
 import type { ConsoleInstanceActions } from './console-instance.page.js';
 import type { ConsoleNav } from './console-page.shell.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { sendConsoleHtml } from './console-security.headers.js';
 import { readForm, type ConsoleBrowser } from './console-sign-in.js';
 import { viewerHolds, type ConsoleViewer } from './console-viewer.js';
 
@@ -185,7 +185,6 @@ export class WorkflowConsoleActions {
   }
 
   private html(res: ServerResponse, status: number, html: string): void {
-    res.writeHead(status, { ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html);
   }
 }

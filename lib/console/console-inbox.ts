@@ -13,7 +13,7 @@ import { summaryOf, WorkflowConsoleData } from './console-data.js';
 import { renderInboxPage, type ConsoleInboxItem } from './console-inbox.page.js';
 import { consoleInstancePath } from './console-instance-ref.js';
 import type { ConsoleNav } from './console-page.shell.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { sendConsoleHtml } from './console-security.headers.js';
 import { readForm, type ConsoleBrowser } from './console-sign-in.js';
 import { viewerHolds, type ConsoleViewer } from './console-viewer.js';
 
@@ -57,12 +57,7 @@ export class WorkflowConsoleInbox {
       nav,
       stream: `${this.options.path}/events`,
     });
-    res.writeHead(200, {
-      ...(browser.cookies.length ? { 'Set-Cookie': browser.cookies } : {}),
-      ...CONSOLE_SECURITY_HEADERS,
-      'Content-Type': 'text/html; charset=utf-8',
-    });
-    res.end(html);
+    sendConsoleHtml(res, 200, html, browser.cookies.length ? { 'Set-Cookie': browser.cookies } : {});
   }
 
   /**
@@ -147,7 +142,6 @@ export class WorkflowConsoleInbox {
       links,
       nav,
     });
-    res.writeHead(status, { ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html);
   }
 }

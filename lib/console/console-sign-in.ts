@@ -19,7 +19,7 @@ import {
   csrfTokenOf,
   MAX_SIGN_IN_TOKEN_LENGTH,
 } from './console-cookies.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { CONSOLE_SECURITY_HEADERS, sendConsoleHtml } from './console-security.headers.js';
 import { renderSignInPage } from './console-sign-in.page.js';
 
 /** The largest sign-in or sign-out form read. */
@@ -144,8 +144,7 @@ export class WorkflowConsoleSignIn {
   }
 
   private send(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]>): void {
-    res.writeHead(status, { ...headers, ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html, headers);
   }
 }
 

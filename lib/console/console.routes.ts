@@ -21,7 +21,7 @@ import { escapeHtml } from './console-html.js';
 import { renderInstancePage } from './console-instance.page.js';
 import { renderListPage } from './console-list.page.js';
 import { renderPage } from './console-page.shell.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { CONSOLE_SECURITY_HEADERS, sendConsoleHtml } from './console-security.headers.js';
 import { type ConsoleBrowser, type ConsoleRefusal, WorkflowConsoleSignIn } from './console-sign-in.js';
 import { signInHint } from './console.messages.js';
 import { WorkflowConsoleActions } from './console-actions.js';
@@ -289,8 +289,7 @@ ${signIn ? `<p><a id="sign-in-link" href="${escapeHtml(`${root}/sign-in`)}">${es
   }
 
   private html(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string | string[]>> = {}): void {
-    res.writeHead(status, { ...headers, ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html, headers);
   }
 }
 

@@ -6,7 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.js';
 import { connectBearerClient, type BearerClient } from '../utils/bearer-client.js';
 import { eventually } from '../utils/http-client.js';
-import { startSample, type SampleProcess } from '../utils/sample-process.js';
+import { signedInPage, startJwtSample } from '../utils/console-browser.js';
+import type { SampleProcess } from '../utils/sample-process.js';
 import { TestIssuer } from '../utils/test-issuer.js';
 
 type Status = { state: string; ledger: { kind: string; amount: number }[]; pendingRefund?: { requestId: string } };
@@ -34,13 +35,8 @@ describe('the approvals inbox in a real browser (the sample with SAMPLE_AUTH=jwt
   };
   /** A page of a new browser context signed in as `sub`; `javaScriptEnabled: false` keeps a page as it was loaded (a stale page). */
   const signedIn = async (sub: string, org: string, scope: string, options: { javaScriptEnabled?: boolean } = {}): Promise<Page> => {
-    const context = await browser.newContext(options);
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(consoleUrl('/workflows/sign-in'));
-    await page.fill('#sign-in-token', await token(sub, org, scope));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(consoleUrl());
+    const page = await signedInPage(browser, sample, await token(sub, org, scope), options);
+    contexts.push(page.context());
     return page;
   };
   const status = async (agent: BearerClient, paymentId: string) =>
@@ -62,12 +58,7 @@ describe('the approvals inbox in a real browser (the sample with SAMPLE_AUTH=jwt
   beforeAll(async () => {
     issuer = await TestIssuer.start();
     directory = mkdtempSync(join(tmpdir(), 'console-inbox-'));
-    sample = await startSample({
-      SAMPLE_DB: join(directory, 'sample.sqlite'),
-      SAMPLE_AUTH: 'jwt',
-      SAMPLE_JWT_ISSUER: issuer.issuer,
-      SAMPLE_JWT_JWKS_URL: issuer.jwksUrl,
-    });
+    sample = await startJwtSample(issuer, directory);
     browser = await launchChromium();
   }, 60_000);
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.js';
 import { connectBearerClient, type BearerClient } from '../utils/bearer-client.js';
-import { startSample, type SampleProcess } from '../utils/sample-process.js';
+import { signedInPage, startJwtSample } from '../utils/console-browser.js';
+import type { SampleProcess } from '../utils/sample-process.js';
 import { TestIssuer } from '../utils/test-issuer.js';
 
 type Status = { state: string; ledger: { kind: string; amount: number }[] };
@@ -29,10 +30,8 @@ describe("an operator's actions in the console, in a real browser (the sample wi
   const consoleUrl = (path = '/workflows') => new URL(path, sample.url).href;
   const token = (sub: string, scope: string, org = 'acme') => issuer.sign({ sub, org, scope }, { audience: sample.url.href });
   const signIn = async (sub: string, scope: string) => {
-    await page.goto(consoleUrl('/workflows/sign-in'));
-    await page.fill('#sign-in-token', await token(sub, scope));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(consoleUrl());
+    page = await signedInPage(browser, sample, await token(sub, scope));
+    context = page.context();
   };
   const authorize = async () =>
     ((await alice.call('payment.authorize', { amount: 70, currency: 'EUR' })).structuredContent as { paymentId: string }).paymentId;
@@ -41,12 +40,7 @@ describe("an operator's actions in the console, in a real browser (the sample wi
   beforeAll(async () => {
     issuer = await TestIssuer.start();
     directory = mkdtempSync(join(tmpdir(), 'console-operator-'));
-    sample = await startSample({
-      SAMPLE_DB: join(directory, 'sample.sqlite'),
-      SAMPLE_AUTH: 'jwt',
-      SAMPLE_JWT_ISSUER: issuer.issuer,
-      SAMPLE_JWT_JWKS_URL: issuer.jwksUrl,
-    });
+    sample = await startJwtSample(issuer, directory);
     browser = await launchChromium();
     alice = await connectBearerClient(sample.url, await token('alice', 'payments:refund workflows:read'));
   }, 60_000);
@@ -59,13 +53,8 @@ describe("an operator's actions in the console, in a real browser (the sample wi
     rmSync(directory, { recursive: true, force: true });
   });
 
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-
   afterEach(async () => {
-    await context.close();
+    await context?.close();
   });
 
   it('voids an authorized payment after a confirmation, through the gate: its void entry, voided, the history names the operator', async () => {
