@@ -91,7 +91,7 @@ function countsSection(counts: readonly ConsoleStateCount[], root: string, searc
       .map((count) => {
         const query = new URLSearchParams({ machine, state: count.state });
         if (search) query.set('q', search);
-        return `<li${count.waiting ? ' data-waiting' : ''} data-machine="${escapeHtml(machine)}" data-state="${escapeHtml(count.state)}" data-count="${count.count}"><a href="${escapeHtml(`${root}?${query}`)}"><span class="state-name">${escapeHtml(count.state)}</span> <span class="count">${count.count}</span>${count.waiting ? ` <span class="flag">${escapeHtml(waitingBadge())}</span>` : ''}</a></li>`;
+        return `<li${count.waiting ? ' class="waits" data-waiting' : ''} data-machine="${escapeHtml(machine)}" data-state="${escapeHtml(count.state)}" data-count="${count.count}"><a href="${escapeHtml(`${root}?${query}`)}"><span class="state-name">${escapeHtml(count.state)}</span> <span class="count">${count.count}</span>${count.waiting ? ` <span class="flag">${escapeHtml(waitingBadge())}</span>` : ''}</a></li>`;
       });
     return `<div class="count-group"><h3>${escapeHtml(machine)}</h3><ul>${links.join('')}</ul></div>`;
   });
@@ -119,7 +119,7 @@ ${rows.length ? rows.join('\n') : empty}
 function rowHtml(row: ConsoleListRow, context: ConsoleListContext): string {
   const id = consoleInstanceId(row.key);
   const soon = row.deadline !== undefined && Date.parse(row.deadline.dueAt) - context.now <= context.dueSoonMs;
-  const flags = `${row.waiting ? ' data-waiting' : ''}${soon ? ' data-due-soon' : ''}`;
+  const flags = `${row.waiting ? ' class="waits" data-waiting' : ''}${soon ? ' data-due-soon' : ''}`;
   return `<tr data-instance="${escapeHtml(id)}" data-machine="${escapeHtml(row.machine)}" data-state="${escapeHtml(row.state)}" data-summary="${escapeHtml(row.summary ?? '')}"${flags}>
 <th scope="row" class="mono instance"><a href="${escapeHtml(consoleInstancePath(context.root, row.machine, row.key))}">${escapeHtml(id)}</a><span class="line">${escapeHtml(row.summary ?? '')}</span></th>
 <td class="machine">${escapeHtml(row.machine)}</td>

@@ -89,7 +89,9 @@ export const CONSOLE_SCRIPT = `
     row.dataset.state = event.state === null ? '' : event.state;
     badge(row.querySelector('.badge'), event.state, event.final);
     row.querySelector('.badge')?.classList.toggle('waiting', Boolean(event.waiting));
-    row.toggleAttribute('data-waiting', Boolean(event.waiting));
+    row.classList.toggle('waits', Boolean(event.waiting));
+    if (event.waiting) row.dataset.waiting = '';
+    else delete row.dataset.waiting;
     const flag = row.querySelector('.flag');
     if (flag) flag.textContent = event.waiting ? flag.dataset.flag : '';
     if (event.summary !== undefined) {

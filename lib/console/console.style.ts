@@ -51,12 +51,12 @@ section.counts { display: flex; flex-wrap: wrap; gap: .5rem 2rem; margin: 1rem 0
 section.counts h3 { font-size: .9rem; margin: 0 0 .25rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 section.counts ul { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: 0; }
 section.counts li a { display: inline-block; padding: .15rem .6rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; color: var(--fg); }
-section.counts li[data-waiting] a { background: var(--wait-bg); color: var(--wait-fg); border: 2px solid currentColor; font-weight: 700; }
+section.counts li.waits a { background: var(--wait-bg); color: var(--wait-fg); border: 2px solid currentColor; font-weight: 700; }
 section.counts .count { font-weight: 700; }
 .flag { display: block; font-size: .8rem; font-weight: 700; color: var(--wait-fg); }
 .flag:empty { display: none; }
 .badge.waiting { background: var(--wait-bg); color: var(--wait-fg); border-style: double; border-width: 4px; }
-tr[data-waiting] > th { box-shadow: inset 6px 0 0 var(--wait-fg); }
+tr.waits > th { box-shadow: inset 6px 0 0 var(--wait-fg); }
 tr[data-due-soon] td.deadline { color: var(--soon); font-weight: 700; }
 tr[data-due-soon] td.deadline .in::before { content: "⚠ "; }
 td.deadline time, td.due time { display: block; color: var(--muted); font-size: .85rem; }
