@@ -246,7 +246,8 @@ export const inboxIntro = (): string =>
   'The requests waiting for a second person that you may decide, or that you asked for, newest first. A decision goes through the gate as you: it decides the request shown here, and only that one.';
 
 /** The inbox of a request without a principal. */
-export const inboxNeedsSignIn = (): string => 'Sign in (a bearer token at the sign-in page) to see the requests you may decide.';
+export const inboxNeedsSignIn = (): string =>
+  'This request names nobody: the inbox shows the requests of a signed-in person (a bearer token, the sign-in page, or your own login).';
 
 /** The inbox without requests. */
 export const inboxEmpty = (): string => 'Nothing waits for you.';
