@@ -1,7 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { AddMcpFsmOutboxReply1765584000000 } from './relays/typeorm/outbox-reply.migration.js';
 import { DEFAULT_OUTBOX_TABLE } from './relays/typeorm/outbox-transition.relay.js';
-import { createExactTextMigration } from './stores/typeorm/fsm-exact-text.migration.js';
+import { createExactTextMigration } from './stores/typeorm/exact-text.migration.js';
 import { CreateMcpFsmOutbox1764720000000 } from './relays/typeorm/fsm-outbox.migration.js';
 import { AddMcpFsmApprovals1766102400000, AddMcpFsmWaitingIndex1767139200000 } from './stores/typeorm/fsm-approval.migration.js';
 import { AddMcpFsmAttemptDetails1766880000000 } from './stores/typeorm/fsm-attempt-details.migration.js';

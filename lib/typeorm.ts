@@ -4,7 +4,7 @@ export * from './stores/typeorm/fsm-state.migration.js';
 export * from './stores/typeorm/fsm-team.migration.js';
 export * from './stores/typeorm/fsm-attempt.migration.js';
 export * from './stores/typeorm/fsm-attempt-details.migration.js';
-export * from './stores/typeorm/fsm-exact-text.migration.js';
+export * from './stores/typeorm/exact-text.migration.js';
 export * from './stores/typeorm/fsm-timer.migration.js';
 export * from './stores/typeorm/fsm-event.migration.js';
 export * from './stores/typeorm/fsm-approval.migration.js';

@@ -76,10 +76,6 @@ export const liveReadFailed = (machine: string, error: unknown): string =>
 export const invalidConsolePath = (path: string): string =>
   `McpModule: console.path must be an absolute path such as '/workflows', without a trailing slash, got "${echo(path)}".`;
 
-/** Startup error: a numeric console option is not a positive whole number. */
-export const invalidConsoleNumber = (option: string, value: unknown): string =>
-  `McpModule: console.${option} must be a positive whole number, got ${String(value)}.`;
-
 /** Startup log line: where the console is. */
 export const consoleServed = (path: string): string =>
   `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;

@@ -69,9 +69,6 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter;
     if (!options || !adapter) return;
     if (!/^\/[^?#]*[^/?#]$/.test(options.path)) throw new Error(messages.invalidConsolePath(options.path));
-    for (const name of ['pageSize', 'historyLimit', 'maxStreams', 'heartbeatMs', 'streamMaxMs', 'dueSoonMs'] as const) {
-      if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new Error(messages.invalidConsoleNumber(name, options[name]));
-    }
     for (const name of ['adminScope', 'decideScope', 'endScope', 'sendScope'] as const) {
       const scope = options[name];
       if (scope !== undefined && (typeof scope !== 'string' || !isScopeToken(scope)))

@@ -1,3 +1,4 @@
+import { ageMs, checkNumericOption, count, type NumericOptionRange } from '../checks/numeric-option.check.js';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
   AtomicFsmStateStore,
@@ -98,12 +99,14 @@ export class InMemoryFsmStateStore
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(options: InMemoryFsmStateStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
+    const check = (name: keyof InMemoryFsmStateStoreOptions, value: number, range: NumericOptionRange) =>
+      checkNumericOption(InMemoryFsmStateStore.name, name, value, range);
+    this.maxEntries = check('maxEntries', options.maxEntries ?? 10_000, count());
+    this.idleTtlMs = check('idleTtlMs', options.idleTtlMs ?? 86_400_000, ageMs());
     this.keepHistory = options.history ?? false;
-    this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.maxHistoryPerHandle = check('maxHistoryPerHandle', options.maxHistoryPerHandle ?? 1_000, count());
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? 50;
+    this.maxAttempts = check('maxAttemptsPerInstance', options.maxAttemptsPerInstance ?? 50, count(10_000));
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.sweepTimer = setInterval(() => this.expireIdle(), interval);

@@ -66,10 +66,6 @@ export const storeTransactionExpired = (timeoutMs: number): string =>
 export const storeConnectionAbandoned = (component: string): string =>
   `${component} closed this connection: its operation ran out of time or its transaction did not end cleanly.`;
 
-/** Bootstrap error: the `timeoutMs` option of `component` is not a positive whole number of milliseconds. */
-export const storeInvalidTimeout = (component: string, timeoutMs: unknown): string =>
-  `${component}: timeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}.`;
-
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration / createWorkflowApprovalMigration for custom table names).`;
@@ -91,10 +87,6 @@ export const relayPublishFailed = (error: unknown): string => `Could not relay a
 /** Log line: more transitions could not be relayed since the last line (at most one such line per `warnIntervalMs`). */
 export const relayPublishFailedAgain = (count: number, intervalMs: number, error: unknown): string =>
   `Could not relay ${count} more transition${count === 1 ? '' : 's'} to the other instances in the last ${intervalMs} ms (the last: ${reasonOf(error)}).`;
-
-/** Bootstrap error: a relay's `warnIntervalMs` is not a positive whole number of milliseconds. */
-export const relayInvalidWarnInterval = (component: string, value: unknown): string =>
-  `${component}: warnIntervalMs must be a positive whole number of milliseconds, got ${String(value)}.`;
 
 /** Log line: a relayed payload was not one of ours. */
 export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;

@@ -21,9 +21,10 @@ export interface WorkflowAttemptRecord {
   /** The refusal's message, as the caller read it (cut to `MAX_ATTEMPT_MESSAGE_LENGTH` characters); absent on rows written before 0.5. */
   message?: string;
   /**
-   * The call's arguments, cut (`echoArguments`: at most `MAX_ECHOED_ARGUMENTS` of them, each
-   * string cut to `MAX_ECHO_LENGTH` characters, nested values as cut JSON text); absent on rows
-   * written before 0.5.
+   * The call's arguments (as its tool took them, after the input schema, when the gate refused
+   * it; as sent, when it was refused for a missing scope or role), cut (`echoArguments`: at most
+   * `MAX_ECHOED_ARGUMENTS` of them, each string cut to `MAX_ECHO_LENGTH` characters, nested values
+   * as cut JSON text); absent on rows written before 0.5.
    */
   args?: Record<string, unknown>;
 }

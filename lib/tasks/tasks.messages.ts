@@ -4,10 +4,6 @@ import { echo } from '../client-input/client-input.echo.js';
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Option error: a task option is not a positive whole number. */
-export const taskOptionInvalid = (option: string, value: unknown): string =>
-  `tasks.${option} must be a positive whole number of ${option.startsWith('max') && !option.endsWith('Ms') ? 'tasks' : 'milliseconds'}, got ${String(value)}.`;
-
 /** Option error: the default ttl is longer than the longest. */
 export const taskDefaultTtlTooLong = (defaultTtlMs: number, maxTtlMs: number): string =>
   `tasks.defaultTtlMs (${defaultTtlMs}) is longer than tasks.maxTtlMs (${maxTtlMs}).`;

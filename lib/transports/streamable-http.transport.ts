@@ -102,9 +102,6 @@ export class StreamableHttpTransport implements OnModuleInit {
     this.legacy = !eras || eras.includes('2025-11-25');
     this.modern = await this.modernHandler();
     this.newSessions = new McpSessionRateLimiter(this.sessionOptions.maxNewPerMinutePerClient);
-    if (!Number.isSafeInteger(http.maxBodyBytes) || http.maxBodyBytes <= 0) {
-      throw new Error(messages.invalidMaxBodyBytes(http.maxBodyBytes));
-    }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
     resolveResourceOnListen(server, http, this.auth, this.authenticator);

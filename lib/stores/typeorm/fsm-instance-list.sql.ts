@@ -12,7 +12,7 @@ import type {
 } from '../workflow-state-reader.interface.js';
 import { toSnapshot, type FsmSnapshotRow } from './fsm-state.rows.js';
 import { columnIn, listParameter } from './sql-lists.js';
-import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
+import { exactlyEquals, type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
 
 /** The scopes of a store key whose id follows `<machine>:<scope>:` (a handle's id follows `<machine>:` alone). */
 const SCOPES = ['session:', 'attachment:', 'principal:'];
@@ -69,7 +69,7 @@ export class FsmInstanceListSql {
   async listWaiting(runner: QueryRunner, query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
     const { limit, after, openTo } = query;
     const conditions = [...this.filter(query), { sql: 'waiting IS NOT NULL', params: [] }];
-    if (openTo) conditions.push(listedFor(openTo));
+    if (openTo) conditions.push(listedFor(this.dialect, openTo));
     if (after) conditions.push(afterCursor(after));
     const { records } = await runSql<FsmSnapshotRow & { handle: string }>(runner, this.dialect, {
       sql: `SELECT handle, state, context, owner, team, waiting, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
@@ -165,12 +165,16 @@ function afterCursor(cursor: WorkflowInstanceCursor): SqlStatement {
   return { sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, cursor.key] };
 }
 
-/** The rows a list shows `openTo` (as `isListedFor` says): its own, and its team's; never one started anonymously. */
-function listedFor({ owner, team }: WorkflowAccessor): SqlStatement {
+/**
+ * The rows a list shows `openTo` (as `isListedFor` says): its own, and its team's; never one
+ * started anonymously. Owner and team compare exactly (`exactlyEquals`).
+ */
+function listedFor(dialect: FsmSqlDialect, { owner, team }: WorkflowAccessor): SqlStatement {
   if (owner === undefined) return { sql: '1 = 0', params: [] };
-  return team === undefined
-    ? { sql: 'owner = ?', params: [owner] }
-    : { sql: '(owner = ? OR (owner IS NOT NULL AND team = ?))', params: [owner, team] };
+  const own = exactlyEquals(dialect, 'owner', owner);
+  if (team === undefined) return own;
+  const teams = exactlyEquals(dialect, 'team', team);
+  return { sql: `(${own.sql} OR (owner IS NOT NULL AND ${teams.sql}))`, params: [...own.params, ...teams.params] };
 }
 
 function where(conditions: readonly SqlStatement[]): string {

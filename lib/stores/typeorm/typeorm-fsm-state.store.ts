@@ -29,6 +29,7 @@ import type {
   WorkflowWaitingQuery,
   WorkflowStateReader,
 } from '../workflow-state-reader.interface.js';
+import { checkNumericOption, count } from '../../checks/numeric-option.check.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { FsmAttemptSql } from './fsm-attempt.sql.js';
 import { FsmClaimSql } from './fsm-claim.sql.js';
@@ -46,6 +47,7 @@ import {
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TIMER_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  MAX_ATTEMPTS_PER_INSTANCE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
@@ -104,7 +106,12 @@ export class TypeOrmFsmStateStore
     this.eventSql = new FsmEventSql(queries.dialect, queries.table(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE;
+    this.maxAttempts = checkNumericOption(
+      TypeOrmFsmStateStore.name,
+      'maxAttemptsPerInstance',
+      options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
+      count(MAX_ATTEMPTS_PER_INSTANCE),
+    );
     this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
   }
 
