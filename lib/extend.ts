@@ -97,6 +97,7 @@ export type { WorkflowTransitionRecord } from './stores/workflow-transition-reco
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isListedFor,
+  isShownTo,
   isWorkflowStateReader,
   type WorkflowHistoryPage,
   matchesSearch,
@@ -106,6 +107,8 @@ export {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
+  type WorkflowInstanceViewer,
+  type WorkflowStateCount,
   type WorkflowStateReader,
   type WorkflowWaitingInstance,
   type WorkflowWaitingPage,
