@@ -99,6 +99,7 @@ export type { WorkflowTransitionRecord } from './stores/workflow-transition-reco
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isListedFor,
+  isShownTo,
   isWorkflowStateReader,
   type WorkflowHistoryPage,
   matchesSearch,
@@ -108,6 +109,8 @@ export {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
+  type WorkflowInstanceViewer,
+  type WorkflowStateCount,
   type WorkflowStateReader,
   type WorkflowWaitingInstance,
   type WorkflowWaitingPage,

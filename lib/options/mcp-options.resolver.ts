@@ -194,6 +194,11 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     streamMaxMs: check('console.streamMaxMs', console.streamMaxMs ?? 300_000, timerMs()),
     // 0 turns the sign-in off.
     signInMaxAgeMs: check('console.signInMaxAgeMs', console.signInMaxAgeMs ?? 3_600_000, timerMs(0)),
+    adminScope: console.adminScope,
+    decideScope: console.decideScope,
+    endScope: console.endScope,
+    sendScope: console.sendScope,
+    dueSoonMs: check('console.dueSoonMs', console.dueSoonMs ?? 3_600_000, timerMs()),
   };
 }
 

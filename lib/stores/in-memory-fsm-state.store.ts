@@ -25,19 +25,17 @@ import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from './workflow-call-receipt.interface.js';
 import { InMemoryWorkflowReceipts } from './in-memory-workflow-receipts.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
-import {
-  isListedFor,
-  matchesSearch,
-  pageInMemory,
-  type WorkflowInstanceCount,
-  type WorkflowHistoryPage,
-  type WorkflowInstancePage,
-  type WorkflowInstanceQuery,
-  type WorkflowInstanceSummary,
-  type WorkflowStateReader,
-  type WorkflowWaitingInstance,
-  type WorkflowWaitingPage,
-  type WorkflowWaitingQuery,
+import { instanceCount, instancePage, stateCounts, waitingPage } from './in-memory-instance.list.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowInstanceSummary,
+  WorkflowStateCount,
+  WorkflowStateReader,
+  WorkflowWaitingPage,
+  WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -241,6 +239,12 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
+  async pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const pending = await Promise.all(keys.map(async (key) => [key, await this.pendingTimers(key)] as const));
+    return new Map(pending.filter(([, timers]) => timers.length > 0));
+  }
+
+  /** @inheritdoc */
   async sweep({ finished, idle, limit }: WorkflowSweepRequest): Promise<number> {
     const now = this.clock();
     const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));
@@ -262,6 +266,14 @@ export class InMemoryFsmStateStore
       }
     }
     return deleted;
+  }
+
+  /** @inheritdoc */
+  async end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    if (this.live(key)?.leaseToken !== token) return false;
+    await this.delete([key]);
+    if (record) this.record(record);
+    return true;
   }
 
   async delete(keys: readonly string[]): Promise<void> {
@@ -315,25 +327,23 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    return pageInMemory(this.matching(filter), limit, after);
+  async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return instancePage(this.summaries(), query);
   }
 
   /** @inheritdoc */
-  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
-    const matching: WorkflowWaitingInstance[] = [];
-    for (const { machine: _machine, ...summary } of this.matching({ machine, states })) {
-      const entry = this.entries.get(summary.key)!;
-      if (!entry.waiting || !isListedFor(entry, { openTo })) continue;
-      const context = copy(entry.context);
-      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
-    }
-    return pageInMemory(matching, limit, after);
+  async listWaiting(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    return waitingPage(this.summaries(), query, (key) => toSnapshot(this.entries.get(key)!));
   }
 
   /** @inheritdoc */
-  async countInstances({ max, ...filter }: WorkflowInstanceCount): Promise<number> {
-    return Math.min(max, this.matching(filter).length);
+  async countInstances(query: WorkflowInstanceCount): Promise<number> {
+    return instanceCount(this.summaries(), query);
+  }
+
+  /** @inheritdoc */
+  async countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return stateCounts(this.summaries(), query);
   }
 
   /** @inheritdoc */
@@ -359,17 +369,12 @@ export class InMemoryFsmStateStore
     return { entries: rows.slice(Math.max(0, rows.length - limit)).map(copy), truncated: rows.length > limit };
   }
 
-  /** The live instances that match a list's filter, unsorted. */
-  private matching({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): WorkflowInstanceSummary[] {
-    const allowed = states && new Set(states);
-    const matching: WorkflowInstanceSummary[] = [];
+  /** The live instances, as a list shows them. */
+  private *summaries(): Generator<WorkflowInstanceSummary> {
     for (const key of [...this.entries.keys()]) {
       const entry = this.live(key);
-      if (!entry || (allowed && !allowed.has(entry.state)) || !matchesSearch(key, entry.owner, search)) continue;
-      const summary = toSummary(key, entry);
-      if (machine === undefined || summary.machine === machine) matching.push(summary);
+      if (entry) yield toSummary(key, entry);
     }
-    return matching;
   }
 
   private live(key: string): InMemoryFsmEntry | undefined {

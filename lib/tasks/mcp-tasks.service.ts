@@ -132,12 +132,17 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
    * aborted: abandoned unless it already began to commit) and tells its session; the task as
    * it is then. A task whose call waits for a second person's approval has its request
    * withdrawn first; when the request was decided first, the task keeps that result and this
-   * throws -32602 saying so. Throws -32602 for a task that is not the requester's.
+   * throws -32602 saying so (and when a decision held it all the while the withdrawal tried,
+   * -32602 saying that nothing changed). Throws -32602 for a task that is not the requester's.
    */
   async cancel(taskId: string, requester: string | undefined): Promise<McpTaskRecord> {
     const record = await this.get(taskId, requester);
-    if (record.status === 'working' && (await this.withdraw(record)) === 'decided') {
+    const withdrawn = record.status === 'working' ? await this.withdraw(record) : 'none';
+    if (withdrawn === 'decided') {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskRequestDecided(taskId));
+    }
+    if (withdrawn === 'busy') {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskRequestBeingDecided(taskId));
     }
     const cancelled = await this.change(taskId, { status: 'cancelled', statusMessage: messages.taskCancelledByClient() });
     if (cancelled) {

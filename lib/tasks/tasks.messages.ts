@@ -101,6 +101,14 @@ export const taskNotifyFailed = (taskId: string, error: unknown): string =>
 export const taskSweepFailed = (error: unknown): string =>
   `Sweep of expired MCP tasks failed: ${reasonOf(error)}; tried again at the next interval.`;
 
+/** -32602: `tasks/cancel` (2025-11-25) of a task that ended while the cancel ran (a decision of its waiting request settled it): it keeps that end. */
+export const taskEndedFirst = (taskId: string, status: string): string =>
+  `Task ${taskId} was not cancelled: it ended first (${status}), and keeps that result. tasks/result answers it.`;
+
+/** -32602: `tasks/cancel` of a task whose waiting request another call was deciding all the while the cancel tried: nothing changed. */
+export const taskRequestBeingDecided = (taskId: string): string =>
+  `Task ${taskId} was not cancelled: the request its call waited with is being decided by another call right now, and nothing changed. Call tasks/get: the task ends with that decision's result, or cancel it again if it still waits.`;
+
 /** -32602: `tasks/cancel` of a task whose waiting request was decided first: the task keeps that result. */
 export const taskRequestDecided = (taskId: string): string =>
   `Task ${taskId} was not cancelled: the request its call waited with was decided first (approved or rejected), and the task keeps that result. tasks/result answers it.`;

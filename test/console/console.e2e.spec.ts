@@ -97,7 +97,7 @@ describe('the workflow console (HTTP)', () => {
         const page = JSON.parse((await instanceStream.next((event) => event.event === 'transition')).data);
         expect(page.marks).toEqual({ current: ['captured'], within: [] });
         expect(page.history.map((entry: { tool: string }) => entry.tool)).toEqual(['payment.capture', 'payment.authorize']);
-        expect(JSON.parse(page.context)).toEqual({ authorized: 25, captured: 25, refunded: 0 });
+        expect(JSON.parse(page.context)).toEqual({ authorized: 25, captured: 25, refunded: 0, currency: 'EUR' });
       } finally {
         stream.close();
         instanceStream.close();

@@ -57,6 +57,17 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       ]);
     });
 
+    it("answers many instances' pending timers at once, earliest first, leaving out those with none", async () => {
+      const [other, none] = [`pay:${randomUUID()}`, `pay:${randomUUID()}`];
+      await store.create(other, snapshot('authorized'), undefined, changes([timer('t9', 500)]));
+      await store.create(none, snapshot('authorized'));
+      const pending = await store.pendingTimersOf!([key, other, none]);
+      expect([...pending.keys()].sort()).toEqual([key, other].sort());
+      expect(pending.get(key)).toEqual(await store.pendingTimers(key));
+      expect(pending.get(other)).toEqual([{ id: 't9', event: 't9', dueAt: 500, attempts: 0 }]);
+      expect(await store.pendingTimersOf!([])).toEqual(new Map());
+    });
+
     it('claims only due timers, each once until its claim lapses', async () => {
       const mine = (timers: Awaited<ReturnType<typeof claim>>) => timers.filter((due) => due.key === key);
       expect(mine(await claim(999))).toEqual([]);

@@ -5,6 +5,8 @@ import type {
   WorkflowInstanceCursor,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowInstanceViewer,
+  WorkflowStateCount,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
 } from '../workflow-state-reader.interface.js';
@@ -91,7 +93,25 @@ export class FsmInstanceListSql {
     return Number(records[0]?.n ?? 0);
   }
 
-  private filter({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): SqlStatement[] {
+  /**
+   * How many instances match in each machine and state, over at most `max` of them (one SELECT
+   * that groups at most `max` rows, as {@link count} counts them).
+   */
+  async countStates(runner: QueryRunner, query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    const conditions = this.filter(query);
+    const { records } = await runSql<{ machine: string; state: string; n: string | number }>(runner, this.dialect, {
+      sql: `SELECT machine, state, COUNT(*) AS n FROM (SELECT machine, state FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?) capped GROUP BY machine, state`,
+      params: [...conditions.flatMap((condition) => condition.params), query.max],
+    });
+    return records.map((row) => ({ machine: row.machine, state: row.state, count: Number(row.n) }));
+  }
+
+  private filter({
+    machine,
+    states,
+    search,
+    viewer,
+  }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search' | 'viewer'>): SqlStatement[] {
     const conditions: SqlStatement[] = [];
     if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
     if (states) {
@@ -102,6 +122,7 @@ export class FsmInstanceListSql {
       );
     }
     if (search !== undefined) conditions.push(this.search(search));
+    if (viewer !== undefined) conditions.push(shownTo(viewer));
     return conditions;
   }
 
@@ -126,6 +147,16 @@ export class FsmInstanceListSql {
       params: [...any.flatMap((condition) => condition.params), search],
     };
   }
+}
+
+/** The instances shown to `viewer`, as `isShownTo` says: its own, its teams' (by machine), and those of the machines it judges itself. */
+function shownTo(viewer: WorkflowInstanceViewer): SqlStatement {
+  const teams = Object.entries(viewer.teams ?? {});
+  const anyOwner = viewer.anyOwner ?? [];
+  return {
+    sql: `(owner = ?${teams.map(() => ' OR (machine = ? AND team = ?)').join('')}${anyOwner.map(() => ' OR machine = ?').join('')})`,
+    params: [viewer.owner, ...teams.flat(), ...anyOwner],
+  };
 }
 
 /** After `cursor` in the order newest first: the first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond. */

@@ -198,6 +198,14 @@ export class FsmStateSql {
     await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.listParameter(handles)] });
   }
 
+  /** Deletes one instance while `token` holds its lease; whether it did. */
+  async deleteLeased(runner: QueryRunner, handle: string, token: string): Promise<boolean> {
+    return (
+      (await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE handle = ? AND lease_token = ?`, params: [handle, token] }))
+        .affected === 1
+    );
+  }
+
   /**
    * Retention: picks up to `limit` instances that match the request and no live lease holds,
    * deletes them (checking the condition again, so a concurrent transition or claim keeps its
@@ -306,7 +314,8 @@ export class FsmStateSql {
     return { entries: records.slice(0, limit).reverse().map(toRecord), truncated: records.length > limit };
   }
 
-  private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
+  /** Writes one history row. */
+  async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
       sql: `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),

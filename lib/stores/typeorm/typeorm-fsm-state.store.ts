@@ -25,6 +25,7 @@ import type {
   WorkflowInstanceCount,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowStateCount,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
   WorkflowStateReader,
@@ -239,6 +240,11 @@ export class TypeOrmFsmStateStore
   }
 
   /** @inheritdoc */
+  pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    return this.session('pendingTimersOf', (runner) => this.timerSql.pendingOf(runner, keys));
+  }
+
+  /** @inheritdoc */
   assertTimerSchema(): Promise<void> {
     return this.session('the timer schema check', (runner) => this.timerSql.assertSchema(runner));
   }
@@ -282,6 +288,22 @@ export class TypeOrmFsmStateStore
         if (this.keepsAttempts) await this.attemptSql.forget(runner, keys);
       },
       this.timerSql.inUse,
+    );
+  }
+
+  /** @inheritdoc (one transaction: the conditional DELETE, then the history row, the timers and the attempts). */
+  end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    const kept = this.kept(record);
+    return this.session(
+      'end',
+      async (runner) => {
+        if (!(await this.sql.deleteLeased(runner, key, token))) return false;
+        if (kept) await this.sql.insertRecord(runner, kept);
+        await this.timerSql.forget(runner, [key]);
+        if (this.keepsAttempts) await this.attemptSql.forget(runner, [key]);
+        return true;
+      },
+      true,
     );
   }
 
@@ -337,6 +359,11 @@ export class TypeOrmFsmStateStore
   /** One SELECT that counts at most `query.max` rows. */
   countInstances(query: WorkflowInstanceCount): Promise<number> {
     return this.session('countInstances', (runner) => this.listSql.count(runner, query));
+  }
+
+  /** One SELECT that groups at most `query.max` rows by machine and state. */
+  countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return this.session('countStates', (runner) => this.listSql.countStates(runner, query));
   }
 
   /**
