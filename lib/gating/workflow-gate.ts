@@ -106,12 +106,12 @@ export class WorkflowGate implements NestInterceptor {
    * Runs one call (every tool call, prompt get and resource read) and answers how it ended. Its
    * pipeline enters the gate where it belongs ({@link WorkflowGate.intercept}, {@link WorkflowGate.handle});
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
+   * A keyed call that a receipt answers runs nothing; one that failed answers a receipt a repeat committed meanwhile.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     const { args, decides } = await this.approvals.argsOf(request);
     const { target, caller, context, cutoff, task, idempotency } = request;
     const call = new WorkflowCall(target, caller, args, context, cutoff, task, decides, idempotency);
-    // A keyed call whose receipt answers it runs nothing; one that failed answers a receipt a repeat committed meanwhile.
     return (await this.receipts.recall(call)) ?? this.receipts.afterFailure(call, await this.invoked(call, request));
   }
 
@@ -426,9 +426,7 @@ export class WorkflowGate implements NestInterceptor {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) {
-        throw error;
-      }
+      if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) throw error;
       const role = this.roleOf(call);
       const cause = error instanceof WorkflowStoreFailure ? error.cause : error;
       const handle = error instanceof WorkflowStoreFailure ? error.handle : instance?.handle;
@@ -445,9 +443,7 @@ export class WorkflowGate implements NestInterceptor {
   /** The role of a call the gate runs (never an ungated one: those pass it by). */
   private roleOf(call: WorkflowCall): McpGatedRole {
     const { role } = call.tool;
-    if (role.kind === 'ungated') {
-      throw new Error(messages.notGated(call.tool.name));
-    }
+    if (role.kind === 'ungated') throw new Error(messages.notGated(call.tool.name));
     return role;
   }
 }
