@@ -3,7 +3,8 @@ export interface McpIdempotencyOptions {
   /**
    * How long a keyed call's receipt answers its repeats, in milliseconds (a `tools/call` with
    * `_meta["nestjs-mcp-fsm/idempotency-key"]`, a task's call): after it, the key is free again
-   * and the receipt is swept. A task's receipt is kept at least as long as the task.
+   * and the receipt is swept. A task's call is carried on within a lease and a sweep of its
+   * process stopping, well within it.
    * @default 86_400_000 (24 h)
    */
   retentionMs?: number;

@@ -105,7 +105,6 @@ export class WorkflowReceipts {
       instanceKey: instance.storeKey,
       answer,
       createdAt,
-      // A task's receipt answers its resumption for as long as the task lives.
       expiresAt: createdAt + this.options.idempotency.retentionMs,
     };
   }
