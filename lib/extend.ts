@@ -14,6 +14,7 @@ export {
   type WorkflowCaller,
   type WorkflowCallerKind,
   type WorkflowDecisionTarget,
+  type WorkflowIdempotency,
   type WorkflowRequest,
 } from './gating/workflow-call.js';
 export type {
@@ -49,7 +50,8 @@ export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowAdmissions } from './gating/admission.step.js';
-export { WorkflowCommits } from './gating/commit.step.js';
+export { WorkflowCommits, type WorkflowAnswered } from './gating/commit.step.js';
+export { WorkflowReceipts, callFingerprint } from './gating/receipt.step.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
 export {
   WorkflowApprovals,
@@ -145,6 +147,12 @@ export {
 } from './stores/workflow-timer.interface.js';
 export type { WorkflowDeadlineFiring, WorkflowOutsideSender } from './gating/workflow-call.js';
 export { isWorkflowEventLog, type WorkflowEventLog, type WorkflowEventReceipt } from './stores/workflow-event.interface.js';
+export {
+  isWorkflowCallReceiptLog,
+  type WorkflowCallAnswer,
+  type WorkflowCallReceipt,
+  type WorkflowCallReceiptLog,
+} from './stores/workflow-call-receipt.interface.js';
 export { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
 /** `@McpDeadline` is here, not at the root, while the root's budget of runtime exports (house rules) is full. */
 export { McpDeadline, type McpDeadlineMetadata } from './decorators/mcp-deadline.decorator.js';

@@ -19,6 +19,8 @@ import { WorkflowWaitingRequests } from './gating/waiting-requests.reader.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
+import { WorkflowReceipts } from './gating/receipt.step.js';
+import { WorkflowReceiptSweeper } from './gating/workflow-receipt.sweeper.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
@@ -37,6 +39,7 @@ import {
   workflowTaskResultsProvider,
 } from './mcp.providers.js';
 import { TaskCallRunner } from './protocol/task-call.runner.js';
+import { TaskCallResumer } from './protocol/task-call.resumer.js';
 import { McpTasks } from './tasks/mcp-tasks.service.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
@@ -102,9 +105,11 @@ export class McpCoreModule {
         WorkflowConfirmations,
         WorkflowApprovals,
         WorkflowAdmissions,
+        WorkflowReceipts,
         WorkflowCommits,
         WorkflowTransitionBus,
         WorkflowRetentionSweeper,
+        WorkflowReceiptSweeper,
         WorkflowDeadlines,
         WorkflowDeadlineScheduler,
         fsmGateProvider,
@@ -123,6 +128,7 @@ export class McpCoreModule {
         McpTasks,
         workflowTaskResultsProvider,
         TaskCallRunner,
+        TaskCallResumer,
         McpServerFactory,
         McpSessionRegistry,
         McpAccessPolicy,

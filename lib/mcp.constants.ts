@@ -12,6 +12,11 @@ export const MCP_CONTEXT_TYPE = 'mcp';
 export const MCP_ERROR_META_KEY = 'nestjs-mcp-fsm/error';
 /** `_meta` key of a gated success: `{ machine, state, allowedTools }`. */
 export const MCP_STATE_META_KEY = 'nestjs-mcp-fsm/state';
+/**
+ * `_meta` key of a `tools/call`'s idempotency key (a string of 1 to 255 characters): a call that
+ * changes a workflow commits at most once per caller and key, and a repeat answers its first result.
+ */
+export const MCP_IDEMPOTENCY_KEY_META_KEY = 'nestjs-mcp-fsm/idempotency-key';
 /** Metadata key written by `@McpPrompt` on a method. */
 export const MCP_PROMPT_METADATA = 'nestjs-mcp-fsm:prompt';
 /** Metadata key written by `@McpResource` on a method. */

@@ -7,6 +7,7 @@ import { AddMcpFsmApprovals1766102400000, AddMcpFsmWaitingIndex1767139200000 } f
 import { AddMcpFsmAttemptDetails1766880000000 } from './stores/typeorm/fsm-attempt-details.migration.js';
 import { CreateMcpFsmAttempt1765843200000 } from './stores/typeorm/fsm-attempt.migration.js';
 import { CreateMcpFsmEvent1766620800000 } from './stores/typeorm/fsm-event.migration.js';
+import { CreateMcpFsmReceipt1766966400000 } from './stores/typeorm/fsm-receipt.migration.js';
 import {
   AddMcpFsmContext1764547200000,
   AddMcpFsmListIndexes1764892800000,
@@ -56,10 +57,10 @@ export class MakeMcpFsmTextExact1766793600000 extends createExactTextMigration({
 /**
  * The migrations of `TypeOrmFsmStateStore`'s tables with the default names: the state and
  * history tables (with the context, team and approval columns, the console's list indexes and the
- * waiting requests' index), the refused attempts (with their details), the timers of deadlines and
- * the receipts of outside events; and {@link MakeMcpFsmTextExact1766793600000}, which makes the
- * text of every default-named table of the package compare exactly on MySQL/MariaDB (those of the
- * other lists too: run it after them).
+ * waiting requests' index), the refused attempts (with their details), the timers of deadlines,
+ * the receipts of outside events and those of keyed calls; and {@link MakeMcpFsmTextExact1766793600000},
+ * which makes the text of every default-named table of the package compare exactly on MySQL/MariaDB
+ * (those of the other lists too: run it after them).
  */
 export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   CreateMcpFsmState1764460800000,
@@ -72,6 +73,7 @@ export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   CreateMcpFsmEvent1766620800000,
   MakeMcpFsmTextExact1766793600000,
   AddMcpFsmAttemptDetails1766880000000,
+  CreateMcpFsmReceipt1766966400000,
   AddMcpFsmWaitingIndex1767139200000,
 ]);
 

@@ -7,6 +7,7 @@ export * from './stores/typeorm/fsm-attempt-details.migration.js';
 export * from './stores/typeorm/exact-text.migration.js';
 export * from './stores/typeorm/fsm-timer.migration.js';
 export * from './stores/typeorm/fsm-event.migration.js';
+export * from './stores/typeorm/fsm-receipt.migration.js';
 export * from './stores/typeorm/fsm-approval.migration.js';
 export * from './relays/typeorm/postgres-transition.relay.js';
 export * from './stores/typeorm/typeorm-mcp-session-store-options.interface.js';

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { McpModule } from '../lib/index.js';
 import { TypeOrmFsmStateStore, TypeOrmMcpSessionStore, TypeOrmMcpTaskStore } from '../lib/typeorm.js';
-import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs } from './database.js';
+import { sampleDataSourceOptions, sampleSessionTtlMs, sampleStoreTimeoutMs, sampleTaskTimings } from './database.js';
 import { sampleDrainMs } from './http-limits.js';
 import { invoiceMachine } from './invoice.machine.js';
 import { InvoiceTools } from './invoice.tools.js';
@@ -48,8 +48,9 @@ import { sampleTransport } from './transport.js';
           // file of the default setup serves one process. Processes sharing a database server read
           // their menus from it, so a session served by both sees its own change at once on either.
           stateCache: dataSource.options.type === 'better-sqlite3' && !transitionRelay,
-          // Tasks (payment.refund with params.task) live in the database: any process answers them, after restarts too.
-          tasks: { store: new TypeOrmMcpTaskStore(dataSource, { timeoutMs: sampleStoreTimeoutMs() }) },
+          // Tasks (payment.refund with params.task) live in the database: any process answers them, after restarts too,
+          // and carries on a task whose process stopped (its refund commits once: the task id is its idempotency key).
+          tasks: { store: new TypeOrmMcpTaskStore(dataSource, { timeoutMs: sampleStoreTimeoutMs() }), ...sampleTaskTimings() },
           // Each workflow's diagram, and the caller's invoice or payment, as MCP resources.
           workflowResources: true,
           // The workflow console at /workflows (docs/console.md): open on the loopback bind, or with

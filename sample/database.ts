@@ -56,6 +56,17 @@ export function sampleStoreTimeoutMs(env: NodeJS.ProcessEnv = process.env): numb
   return positiveMs(env.SAMPLE_STORE_TIMEOUT_MS);
 }
 
+/**
+ * How a refund task's process holds it (`SAMPLE_TASK_LEASE_MS`, the module's `tasks.leaseMs`) and
+ * how often every process looks for tasks whose process stopped, to carry them on
+ * (`SAMPLE_TASK_SWEEP_MS`, `tasks.sweepIntervalMs`); unset, the module's defaults (30 s, 60 s).
+ */
+export function sampleTaskTimings(env: NodeJS.ProcessEnv = process.env): { leaseMs?: number; sweepIntervalMs?: number } {
+  const leaseMs = positiveMs(env.SAMPLE_TASK_LEASE_MS);
+  const sweepIntervalMs = positiveMs(env.SAMPLE_TASK_SWEEP_MS);
+  return { ...(leaseMs && { leaseMs }), ...(sweepIntervalMs && { sweepIntervalMs }) };
+}
+
 function positiveMs(value: string | undefined): number | undefined {
   const ms = Number(value);
   return ms > 0 ? ms : undefined;

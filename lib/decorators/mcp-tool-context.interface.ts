@@ -61,6 +61,15 @@ export interface McpToolContext<TManager = unknown> {
    * second person's approval (`@McpApproval`); `undefined` for a call that did not wait.
    */
   readonly approval?: McpApprovalContext;
+  /**
+   * The idempotency key the call is made with: the client's
+   * `_meta["nestjs-mcp-fsm/idempotency-key"]`, a task's id (a task's call, also when another
+   * process carries it on), or the app's own (`McpWorkflowService`). A call that changes a
+   * workflow commits at most once per key; pass the key on to a provider you call (a payment
+   * API's idempotency key), so a call run again after a crash does not repeat the effect
+   * there either. `undefined` for a call without one.
+   */
+  readonly idempotencyKey?: string;
   /** The SDK's request extra: `signal` (aborted when the client cancels), `sendNotification`, `requestId`, ... */
   readonly extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
   /**

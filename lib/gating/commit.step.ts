@@ -5,14 +5,28 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import * as messages from './gating.messages.js';
-import type { WorkflowAdmission, WorkflowDecision, WorkflowHold, WorkflowStored } from './workflow-call-outcome.js';
+import type {
+  McpCallResult,
+  WorkflowAdmission,
+  WorkflowCallWaiting,
+  WorkflowDecision,
+  WorkflowHold,
+  WorkflowStored,
+} from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
 import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';
 import { receiptOf } from './outside-event.receipt.js';
 import { WORKFLOW_END_EVENT } from './end.request.js';
+import { WorkflowReceipts } from './receipt.step.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+
+/** What a successful call answers, as its commit keeps it in a keyed call's receipt: its result, and how it waits when it does. */
+export interface WorkflowAnswered {
+  readonly result?: McpCallResult;
+  readonly waiting?: WorkflowCallWaiting;
+}
 
 /**
  * The gate's last step: stores what a successful call changed (under its claim, in its
@@ -27,11 +41,21 @@ export class WorkflowCommits {
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     private readonly store: FsmStoreAdapter,
     private readonly bus: WorkflowTransitionBus,
+    private readonly receipts: WorkflowReceipts,
     @Optional() @Inject(WORKFLOW_GATE_OBSERVER) private readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER,
   ) {}
 
-  /** Stores the change `decision` makes to the admitted instance of a call of `role`, then publishes it; answers what it stored. */
-  async commit(call: WorkflowCall, role: McpGatedRole, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
+  /**
+   * Stores the change `decision` makes to the admitted instance of a call of `role` (with the
+   * receipt of a keyed call: what it `answered`), then publishes it; answers what it stored.
+   */
+  async commit(
+    call: WorkflowCall,
+    role: McpGatedRole,
+    admission: WorkflowAdmission,
+    decision: WorkflowDecision,
+    answered: WorkflowAnswered = {},
+  ): Promise<WorkflowStored> {
     const { instance, hold } = admission;
     const { from, next } = decision;
     const at = new Date().toISOString();
@@ -62,23 +86,25 @@ export class WorkflowCommits {
     };
     if (decision.ends) return this.end(call, admission, { ...record, event: WORKFLOW_END_EVENT, to: admission.snapshot.state });
     const event = receiptOf(call, record);
+    const { result = { content: [] }, waiting } = answered;
+    const receipt = this.receipts.receiptOf(call, instance, { result, state: next.state, ...(waiting && { waiting }) });
     await this.observer.commit(call, async () => {
       switch (hold.kind) {
         case 'transaction':
           return hold.transaction
-            .commit(instance.storeKey, { snapshot, record, timers, event }, { insert: true })
+            .commit(instance.storeKey, { snapshot, record, timers, event, receipt }, { insert: true })
             .catch(async (error: unknown) => {
               await hold.transaction.rollback();
               throw error;
             });
         case 'lock':
-          if (!(await hold.lock.commit({ snapshot, record, timers, event }))) {
+          if (!(await hold.lock.commit({ snapshot, record, timers, event, receipt }))) {
             const { leaseMs } = this.options;
             throw deny({ code: 'LEASE_EXPIRED', machine: instance.machine, state: hold.lock.snapshot.state, leaseMs });
           }
           return;
         case 'none':
-          return this.store.create(instance.storeKey, snapshot, record, timers);
+          return this.store.create(instance.storeKey, snapshot, record, timers, receipt);
       }
     });
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });

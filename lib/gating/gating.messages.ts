@@ -58,11 +58,33 @@ export const malformedHandle = (
 export const unknownState = (tool: string, machine: string, state: string): string =>
   `UNKNOWN_STATE: ${machine} is stored in state "${echo(state)}", which the ${machine} machine does not have (it was renamed or removed), so "${tool}" did not run. Retrying will not help: an operator has to move the instance to a known state.`;
 
-/** STATE_UNAVAILABLE: the store failed; the gate failed closed. No driver text reaches the model. */
-export const stateUnavailable = (tool: string, machine: string, handlerRan: boolean, handle?: string): string =>
+/**
+ * STATE_UNAVAILABLE: the store failed; the gate failed closed. No driver text reaches the model.
+ * Before the handler: nothing ran, a retry is safe. After it: the step may or may not be stored;
+ * a call with an idempotency key is safe to repeat with the same key.
+ */
+export const stateUnavailable = (tool: string, machine: string, handlerRan: boolean, handle?: string, keyed = false): string =>
   handlerRan
-    ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine}${handle ? ` "${handle}"` : ''} could not be stored. Check its status before retrying.`
+    ? `STATE_UNAVAILABLE: "${tool}" ran, but the new state of ${machine}${handle ? ` "${handle}"` : ''} could not be stored. ${
+        keyed
+          ? 'Call it again with the same idempotency key: it answers the first result if the step was stored, and runs once otherwise.'
+          : 'Check its status before retrying.'
+      }`
     : `STATE_UNAVAILABLE: the state of ${machine} could not be read, so "${tool}" did not run. Try again later.`;
+
+/** IDEMPOTENCY_KEY_REUSED: the caller used the key for another call (another tool, or other arguments) within its retention. */
+export const idempotencyKeyReused = (tool: string, key: string, firstTool: string): string =>
+  `IDEMPOTENCY_KEY_REUSED: idempotency key "${echo(key)}" was already used for ${
+    firstTool === tool ? `a call of "${tool}" with other arguments` : `a call of "${echo(firstTool)}"`
+  }, so "${tool}" did not run. Repeat that call exactly to get its result again, or use a new key for a new call.`;
+
+/** Error of a call with an idempotency key from the app's own code, on a store that keeps no receipts. */
+export const idempotencyNeedsReceipts = (store: string): string =>
+  `${store} keeps no receipts of keyed calls (WorkflowCallReceiptLog: findReceipt, sweepReceipts), so a call cannot be made with an idempotency key. Use InMemoryFsmStateStore or TypeOrmFsmStateStore, or call without one.`;
+
+/** Log line: a sweep of expired receipts failed (it runs again at the next interval). */
+export const receiptSweepFailed = (error: unknown): string =>
+  `Sweep of expired idempotency receipts failed; it runs again at the next interval: ${reasonOf(error)}`;
 
 /** NO_SESSION: a session-keyed tool called anonymously in the 2026-07-28 era. */
 export const noPrincipal = (tool: string, machine: string): string =>

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { WorkflowGate } from './workflow-gate.js';
 import type { McpDeadlineOptions } from './deadline-options.interface.js';
 import type { McpRetentionOptions } from './retention-options.interface.js';
+import type { McpIdempotencyOptions } from './idempotency-options.interface.js';
 
 /** How workflow calls are claimed, refused, listed and kept (`McpModuleOptions.gate`). */
 export interface McpGateOptions {
@@ -50,4 +51,11 @@ export interface McpGateOptions {
    * @default { pollMs: 1_000, batchSize: 100, concurrency: 4, maxAttempts: 5, retryMs: 1_000 }
    */
   deadlines?: McpDeadlineOptions;
+  /**
+   * How long the receipts of keyed calls answer their repeats (a `tools/call` with
+   * `_meta["nestjs-mcp-fsm/idempotency-key"]`, a task's call; stores that keep receipts: both
+   * shipped ones). See docs/failures-and-retries.md.
+   * @default { retentionMs: 86_400_000, sweepIntervalMs: 60_000 }
+   */
+  idempotency?: McpIdempotencyOptions;
 }

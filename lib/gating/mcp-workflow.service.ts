@@ -11,6 +11,7 @@ import { authOf, mayAccess } from './workflow-access.js';
 import { WorkflowCall, type WorkflowCaller } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
+import { WorkflowRefusals } from './workflow-refusals.js';
 import { waitingRequestOf } from './approval-request.js';
 import { actorAuth, appCaller, type McpWorkflowDecision } from './back-office.request.js';
 import { McpApprovalsService } from './mcp-approvals.service.js';
@@ -94,6 +95,7 @@ export class McpWorkflowService {
     private readonly tools: McpToolRegistry,
     private readonly gate: WorkflowGate,
     private readonly approvals: McpApprovalsService,
+    private readonly refusals: WorkflowRefusals,
   ) {}
 
   /**
@@ -151,16 +153,21 @@ export class McpWorkflowService {
     const send = this.outsideEvent(ref, event, options);
     if (send.idempotencyKey !== undefined) await this.eventLogReady();
     const storeKey = formatInstanceKey({ machine: send.role.machine, scope: 'handle', id: send.handle });
-    const found = await this.store.load(storeKey);
-    const before = await this.alreadyApplied(storeKey, send.idempotencyKey, found);
+    // Read before the gate runs: a store that fails is the gate's STATE_UNAVAILABLE (nothing was sent), never its driver's error.
+    const { found, before } = await this.readBeforeSend(send, storeKey);
     if (before) return before as McpWorkflowSendResult<TMachine>;
     const outcome = await this.gate.run(outsideEventRequest(send, found, (call, body, input) => this.gate.handle(call, body, input)));
     try {
       return { applied: true, state: sentState(outcome) } as McpWorkflowSendResult<TMachine>;
     } catch (error) {
       // A send of the same key may have committed between the check above and this one's commit (which its receipt then failed).
-      const raced = send.idempotencyKey === undefined ? undefined : await this.store.load(storeKey);
-      const after = await this.alreadyApplied(storeKey, send.idempotencyKey, raced);
+      const after =
+        send.idempotencyKey === undefined
+          ? undefined
+          : await this.store
+              .load(storeKey)
+              .then((raced) => this.alreadyApplied(storeKey, send.idempotencyKey, raced))
+              .catch(() => undefined);
       if (after) return after as McpWorkflowSendResult<TMachine>;
       throw error;
     }
@@ -277,6 +284,16 @@ export class McpWorkflowService {
       this.eventRoles.set(key, role);
     }
     return { role, event: sent, handleKey, handle: checkedText('handle', ref.handle), actor, idempotencyKey, run: options.run };
+  }
+
+  /** The instance as `send` finds it, and what a send answers whose key was applied already; a store failure is STATE_UNAVAILABLE. */
+  private async readBeforeSend(send: OutsideEventCall, storeKey: string) {
+    try {
+      const found = await this.store.load(storeKey);
+      return { found, before: await this.alreadyApplied(storeKey, send.idempotencyKey, found) };
+    } catch (error) {
+      throw this.refusals.storeUnreadable(send.event.type, send.role.machine, error);
+    }
   }
 
   /** `{ applied: false, state }` when the instance (as `snapshot` found it) has the receipt of `idempotencyKey`; else `undefined`. */

@@ -1,4 +1,5 @@
 import type { MachineState, MachineTimers } from '../machines/machine-engine.interface.js';
+import { hasTimers } from '../machines/machine-timers.js';
 import type { McpCallResults } from '../results/call-result.builder.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
@@ -54,6 +55,11 @@ export interface WorkflowDecision {
   readonly approval?: WorkflowApprovalNote;
   /** The call ends the instance (`McpWorkflowService.end`): the commit deletes it, with a history row whose event is `mcp.end`. */
   readonly ends?: true;
+}
+
+/** `decision` with its timers, when it has any. */
+export function withTimers(decision: WorkflowDecision, timers: MachineTimers | undefined): WorkflowDecision {
+  return hasTimers(timers) ? { ...decision, timers } : decision;
 }
 
 /** What a call changed in the store: the state it stored (`null`: its handler ended the instance). */
@@ -112,6 +118,8 @@ export type WorkflowCallOutcome =
   | (WorkflowCallEffects & {
       readonly status: 'answered';
       readonly result: McpCallResult;
+      /** Set when a keyed call answered the receipt of its first run (see `WorkflowReceipts`): nothing ran, nothing was stored. */
+      readonly replayed?: boolean;
       /** Set when the call waits for a second person's approval (`@McpApproval`): the state it waits in, and what a task's status says. */
       readonly waiting?: WorkflowCallWaiting;
       /** Set when the call decided a waiting request (`@McpApproval`'s decision tools): how, and which. */

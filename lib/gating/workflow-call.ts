@@ -27,6 +27,18 @@ export interface WorkflowOutsideSender {
 }
 
 /**
+ * The idempotency key a call is made with (`_meta["nestjs-mcp-fsm/idempotency-key"]`, a task's
+ * id, or the app's own), and whose key it is: the call commits at most once per requester and
+ * key, and a repeat answers the first call's result (see `WorkflowReceipts`).
+ */
+export interface WorkflowIdempotency {
+  /** The key (1 to 255 characters, checked where it entered). */
+  readonly key: string;
+  /** Whose key it is: the caller's principal, else its session (see `taskRequesterOf`), or `actor:<actor>` for the app's own code. */
+  readonly requester: string;
+}
+
+/**
  * Which waiting request a decision call decides (`@McpApproval`'s approve and reject tools): the
  * request it names by id, or, for the withdrawal of a task's own request (`tasks/cancel`), the
  * task the request runs as. The gate decides only the request waiting now that matches it.
@@ -82,8 +94,12 @@ export class WorkflowCall {
     readonly task?: WorkflowTaskRef,
     /** The waiting request a decision call decides (`@McpApproval`); `undefined` for any other call. */
     readonly decides?: WorkflowDecisionTarget,
+    /** The idempotency key the call is made with; `undefined` for a call without one. */
+    readonly idempotency?: WorkflowIdempotency,
   ) {
     callsByContext.set(context, this);
+    // What its handler reads as `ctx.idempotencyKey`.
+    if (idempotency) context.idempotencyKey = idempotency.key;
   }
 
   /** Whether the server stopped waiting for this call before its commit began: nothing of it is stored. */
@@ -166,4 +182,6 @@ export interface WorkflowRequest {
   readonly task?: WorkflowTaskRef;
   /** The waiting request a decision call decides, when not named by its `requestId` argument (a task's withdrawal names its task). */
   readonly decides?: WorkflowDecisionTarget;
+  /** The idempotency key the call is made with (its handler reads it as `ctx.idempotencyKey`); `undefined` for a call without one. */
+  readonly idempotency?: WorkflowIdempotency;
 }

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { WorkflowDeadlineOptions } from './deadline-options.interface.js';
+import type { WorkflowIdempotencyOptions } from './idempotency-options.interface.js';
 
 /** The module's `gate` options, resolved (defaults filled) once: what the gate, its sweeper and the menus read. */
 export interface WorkflowGateOptions {
@@ -17,6 +18,8 @@ export interface WorkflowGateOptions {
   retention: { finishedMs?: number; idleHandleMs?: number; intervalMs: number; batchSize: number };
   /** How the deadline scheduler polls and retries. */
   deadlines: WorkflowDeadlineOptions;
+  /** How long the receipts of keyed calls are kept, and how often expired ones are swept. */
+  idempotency: WorkflowIdempotencyOptions;
 }
 
 /** Injection token of the resolved {@link WorkflowGateOptions}. */

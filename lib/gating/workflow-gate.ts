@@ -1,8 +1,8 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, Optional } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
-import type { MachineEngine, MachineState, MachineStep, MachineTimers } from '../machines/machine-engine.interface.js';
-import { chainTimers, hasTimers } from '../machines/machine-timers.js';
+import type { MachineEngine, MachineState, MachineStep } from '../machines/machine-engine.interface.js';
+import { chainTimers } from '../machines/machine-timers.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpToolConfirmation } from '../registry/mcp-handler-role.js';
@@ -18,22 +18,24 @@ import type { McpMachineApproval, McpPrincipal } from '../machines/machine-acces
 import { WorkflowAdmissions } from './admission.step.js';
 import { WorkflowApprovals, type WorkflowApprovedSend, type WorkflowWaitingResult } from './approval.step.js';
 import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
-import { WorkflowCommits } from './commit.step.js';
+import { WorkflowCommits, type WorkflowAnswered } from './commit.step.js';
+import { WorkflowReceipts } from './receipt.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { authOf, principalOf, starterOf } from './workflow-access.js';
 import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
-import type {
-  McpCallResult,
-  WorkflowAdmission,
-  WorkflowCallOutcome,
-  WorkflowCallWaiting,
-  WorkflowDecision,
-  WorkflowHold,
-  WorkflowInstanceRef,
-  WorkflowSighting,
-  WorkflowStored,
+import {
+  withTimers,
+  type McpCallResult,
+  type WorkflowAdmission,
+  type WorkflowCallOutcome,
+  type WorkflowCallWaiting,
+  type WorkflowDecision,
+  type WorkflowHold,
+  type WorkflowInstanceRef,
+  type WorkflowSighting,
+  type WorkflowStored,
 } from './workflow-call-outcome.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
@@ -79,6 +81,9 @@ export class WorkflowGate implements NestInterceptor {
   /** The second person's approvals (`@McpApproval`); a property, so subclasses' constructors stay as they are. */
   @Inject(WorkflowApprovals)
   protected readonly approvals!: WorkflowApprovals;
+  /** The receipts of keyed calls; a property, so subclasses' constructors stay as they are. */
+  @Inject(WorkflowReceipts)
+  protected readonly receipts!: WorkflowReceipts;
   /** Calls admitted among the app's interceptors, until their pipeline returned: where the method's stand-in decides. */
   private readonly admitted = new WeakMap<WorkflowCall, AdmittedCall>();
   /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
@@ -101,10 +106,17 @@ export class WorkflowGate implements NestInterceptor {
    * Runs one call (every tool call, prompt get and resource read) and answers how it ended. Its
    * pipeline enters the gate where it belongs ({@link WorkflowGate.intercept}, {@link WorkflowGate.handle});
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
+   * A keyed call that a receipt answers runs nothing; one that failed answers a receipt a repeat committed meanwhile.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     const { args, decides } = await this.approvals.argsOf(request);
-    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task, decides);
+    const { target, caller, context, cutoff, task, idempotency } = request;
+    const call = new WorkflowCall(target, caller, args, context, cutoff, task, decides, idempotency);
+    return (await this.receipts.recall(call)) ?? this.receipts.afterFailure(call, await this.invoked(call, request));
+  }
+
+  /** The outcome of the call's pipeline (the gate enters it where it belongs), as the gate reported it. */
+  private async invoked(call: WorkflowCall, request: WorkflowRequest): Promise<WorkflowCallOutcome> {
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return answeredOutcome(call, this.reports.get(call), value);
@@ -210,17 +222,13 @@ export class WorkflowGate implements NestInterceptor {
       }
       const result = buildCallResult(call, value, extra);
       const decision = await decided(undefined);
+      const waiting = decision?.waiting && this.waitingOf(call, decision.waiting);
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       hold = NOTHING_HELD;
-      const stored = decision && (await this.step(call, true, () => this.complete(call, admission, decision), admission.instance));
-      end = {
-        ...end,
-        stored,
-        result: input ? result : undefined,
-        waiting: decision?.waiting && this.waitingOf(call, decision.waiting),
-        decided: decision?.approval,
-      };
+      const stored =
+        decision && (await this.step(call, true, () => this.complete(call, admission, decision, { result, waiting }), admission.instance));
+      end = { ...end, stored, result: input ? result : undefined, waiting, decided: decision?.approval };
       if (decision?.approval) {
         await this.approvals.settleTask(call, decision, admission, () => this.decidedResult(call, decision, result));
       }
@@ -333,9 +341,14 @@ export class WorkflowGate implements NestInterceptor {
     }
   }
 
-  /** Stores what the successful call changed (under its claim, or as a new instance), then publishes it; answers what it stored. */
-  protected complete(call: WorkflowCall, admission: WorkflowAdmission, decision: WorkflowDecision): Promise<WorkflowStored> {
-    return this.commits.commit(call, this.roleOf(call), admission, decision);
+  /** Stores what the successful call changed (under its claim, or as a new instance; a keyed call's receipt with it), then publishes it. */
+  protected complete(
+    call: WorkflowCall,
+    admission: WorkflowAdmission,
+    decision: WorkflowDecision,
+    answered: WorkflowAnswered = {},
+  ): Promise<WorkflowStored> {
+    return this.commits.commit(call, this.roleOf(call), admission, decision, answered);
   }
 
   /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */
@@ -413,9 +426,7 @@ export class WorkflowGate implements NestInterceptor {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) {
-        throw error;
-      }
+      if (error instanceof WorkflowRefusal || error instanceof WorkflowDenial) throw error;
       const role = this.roleOf(call);
       const cause = error instanceof WorkflowStoreFailure ? error.cause : error;
       const handle = error instanceof WorkflowStoreFailure ? error.handle : instance?.handle;
@@ -432,14 +443,7 @@ export class WorkflowGate implements NestInterceptor {
   /** The role of a call the gate runs (never an ungated one: those pass it by). */
   private roleOf(call: WorkflowCall): McpGatedRole {
     const { role } = call.tool;
-    if (role.kind === 'ungated') {
-      throw new Error(messages.notGated(call.tool.name));
-    }
+    if (role.kind === 'ungated') throw new Error(messages.notGated(call.tool.name));
     return role;
   }
-}
-
-/** A decision with its timers, when it has any. */
-function withTimers(decision: WorkflowDecision, timers: MachineTimers | undefined): WorkflowDecision {
-  return hasTimers(timers) ? { ...decision, timers } : decision;
 }

@@ -19,6 +19,7 @@ export type WorkflowRefusalCode =
   | 'SELF_APPROVAL'
   | 'STALE_REQUEST'
   | 'NOT_APPROVER'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { WorkflowCall } from './workflow-call.js';
@@ -10,6 +10,8 @@ import type { WorkflowDenialReason } from './workflow-denial.js';
 /** Builds refusals with the allowed actions the model needs to recover. */
 @Injectable()
 export class WorkflowRefusals {
+  private readonly logger = new Logger('McpGate');
+
   constructor(private readonly tools: McpToolRegistry) {}
 
   /** The refusal a step of the gate's denial (`reason`) is for the caller of `call`. */
@@ -97,8 +99,23 @@ export class WorkflowRefusals {
 
   /** The store could not be read or written; the handler did not run (or its transition was not stored); `handle`: a start tool's, when minted. */
   stateUnavailable(call: WorkflowCall, machine: string, handlerRan: boolean, handle?: string): WorkflowRefusal {
-    const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle);
+    const text = messages.stateUnavailable(call.tool.name, machine, handlerRan, handle, call.idempotency !== undefined);
     return this.refuse(call, 'STATE_UNAVAILABLE', text, machine, null, []);
+  }
+
+  /**
+   * The store failed before any call began (a read of the app's own code, such as
+   * `McpWorkflowService.send`'s): STATE_UNAVAILABLE for `tool`, nothing ran; the cause is logged here, never told.
+   */
+  storeUnreadable(tool: string, machine: string, cause: unknown): WorkflowRefusal {
+    this.logger.error(messages.storeFailed(tool, machine, cause), cause instanceof Error ? cause.stack : undefined);
+    const text = messages.stateUnavailable(tool, machine, false);
+    return new WorkflowRefusal(text, { code: 'STATE_UNAVAILABLE', tool, machine, state: null, allowedTools: [] });
+  }
+
+  /** The caller used the call's idempotency key for another call (`firstTool`, or other arguments) within its retention; nothing ran. */
+  idempotencyKeyReused(call: WorkflowCall, machine: string, key: string, firstTool: string): WorkflowRefusal {
+    return this.refuse(call, 'IDEMPOTENCY_KEY_REUSED', messages.idempotencyKeyReused(call.tool.name, key, firstTool), machine, null, []);
   }
 
   /** A session-keyed tool was called on a transport without sessions. */

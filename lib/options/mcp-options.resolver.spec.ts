@@ -37,6 +37,7 @@ const grouped: McpModuleOptions = {
     leaseMs: 3_000,
     retention: { finishedMs: 10_000 },
     transactional: true,
+    idempotency: { retentionMs: 3_600_000 },
   },
   inputRequests,
 };
@@ -51,6 +52,7 @@ describe('resolveMcpOptions', () => {
       handleToolsMenu: 'all',
       retention: { finishedMs: 10_000, idleHandleMs: undefined, intervalMs: 60_000, batchSize: 500 },
       deadlines: { pollMs: 1_000, batchSize: 100, concurrency: 4, maxAttempts: 5, retryMs: 1_000 },
+      idempotency: { retentionMs: 3_600_000, sweepIntervalMs: 60_000 },
     });
     expect(resolveMcpOptions(grouped).http).toMatchObject({
       singleTenant: true,
@@ -178,6 +180,10 @@ describe('resolveMcpOptions stateCache', () => {
       ...(['pollMs', 'batchSize', 'concurrency', 'maxAttempts', 'retryMs'] as const).map((name): Setter => [
         `gate.deadlines.${name}`,
         (value) => ({ gate: { deadlines: { [name]: value } } }),
+      ]),
+      ...(['retentionMs', 'sweepIntervalMs'] as const).map((name): Setter => [
+        `gate.idempotency.${name}`,
+        (value) => ({ gate: { idempotency: { [name]: value } } }),
       ]),
       ['transports.http.drainMs', (drainMs) => ({ transports: { http: { drainMs } } })],
       ['transports.http.maxBodyBytes', (maxBodyBytes) => ({ transports: { http: { maxBodyBytes } } })],

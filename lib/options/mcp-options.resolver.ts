@@ -1,5 +1,10 @@
 import { DEFAULT_DEADLINE_OPTIONS, type McpDeadlineOptions, type WorkflowDeadlineOptions } from '../gating/deadline-options.interface.js';
 import {
+  DEFAULT_IDEMPOTENCY_OPTIONS,
+  type McpIdempotencyOptions,
+  type WorkflowIdempotencyOptions,
+} from '../gating/idempotency-options.interface.js';
+import {
   ageMs,
   bytes,
   checkNumericOption,
@@ -129,6 +134,7 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
         batchSize: check('gate.retention.batchSize', retention?.batchSize ?? DEFAULT_RETENTION_BATCH, count(MAX_BATCH)),
       },
       deadlines: resolveDeadlines(gate.deadlines ?? {}),
+      idempotency: resolveIdempotency(gate.idempotency ?? {}),
     },
     inputRequests: resolveInputRequests(options.inputRequests ?? {}),
     discovery: {
@@ -161,6 +167,14 @@ function resolveDeadlines(options: McpDeadlineOptions): WorkflowDeadlineOptions 
   for (const name of Object.keys(ranges) as (keyof WorkflowDeadlineOptions)[])
     check(`gate.deadlines.${name}`, resolved[name], ranges[name]);
   return resolved;
+}
+
+function resolveIdempotency(options: McpIdempotencyOptions): WorkflowIdempotencyOptions {
+  const resolved = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) };
+  return {
+    retentionMs: check('gate.idempotency.retentionMs', resolved.retentionMs, ageMs()),
+    sweepIntervalMs: check('gate.idempotency.sweepIntervalMs', resolved.sweepIntervalMs, timerMs()),
+  };
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -39,9 +39,10 @@ export async function announceMenuChanges(
   outcome: WorkflowCallOutcome,
   extra: MutableToolContext['extra'],
 ): Promise<void> {
-  // A 2026-07-28 request has no connection whose lists could differ: its results carry the state.
+  // A 2026-07-28 request (or a task another process carries on) has no connection whose lists could differ: its results carry the
+  // state. A keyed call that answered its first result changed nothing, and the state it answers may be old.
   const { instance, state } = outcome;
-  if (session.kind === 'modern' || !instance || state === undefined) {
+  if (!session.server || !instance || state === undefined || (outcome.status === 'answered' && outcome.replayed)) {
     return;
   }
   for (const kind of await menu.observe(session, instance, state)) {

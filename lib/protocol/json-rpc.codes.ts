@@ -24,3 +24,9 @@ export const MCP_REFUSAL_JSONRPC_CODE = JSON_RPC_INVALID_PARAMS;
 export const MCP_SHUTDOWN_JSONRPC_CODE = JSON_RPC_SERVER_ERROR;
 /** A call of a tool, prompt or resource whose `@McpRequire` the caller does not meet, answered in-band (over HTTP it is HTTP 403 first). */
 export const MCP_ACCESS_DENIED_CODE = -32003;
+/**
+ * A request the server could not answer because a store did not (a task store, the workflow
+ * store behind a list): nothing was done, the same request may be sent again (JSON-RPC server
+ * range, `data.code` is `STATE_UNAVAILABLE`). A tool call answers the tool error STATE_UNAVAILABLE instead.
+ */
+export const MCP_STATE_UNAVAILABLE_CODE = JSON_RPC_SERVER_ERROR;

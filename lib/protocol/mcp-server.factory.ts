@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  CancelTaskRequestSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  ListTasksRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
@@ -15,7 +17,7 @@ import {
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { JSON_RPC_INTERNAL_ERROR } from './json-rpc.codes.js';
+import { MCP_STATE_UNAVAILABLE_CODE } from './json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { httpExchangeOf } from './mcp-http-request.storage.js';
 import { McpSdkServer } from './mcp-sdk.server.js';
@@ -75,6 +77,11 @@ export class McpServerFactory {
     if (kind !== 'stdio') {
       // The HTTP transport serves each request under its session: the exchange is found by the request's id there.
       server.findExchangesWith((requestId) => httpExchangeOf(session, requestId));
+    }
+    if (taskStore) {
+      // The SDK's own handlers answer a task store that fails as invalid params or an invalid request.
+      server.setRequestHandler(ListTasksRequestSchema, async (request) => ({ ...(await taskStore.listTasks(request.params?.cursor)) }));
+      server.setRequestHandler(CancelTaskRequestSchema, async (request) => ({ ...(await taskStore.cancelTask(request.params.taskId)) }));
     }
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
       this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session, extra.authInfo)) })),
@@ -169,7 +176,7 @@ export class McpServerFactory {
       return await answer();
     } catch (error) {
       this.logger.error(messages.menuFailed(method, error), error instanceof Error ? error.stack : undefined);
-      throw new JsonRpcError(JSON_RPC_INTERNAL_ERROR, messages.menuUnavailable(method));
+      throw new JsonRpcError(MCP_STATE_UNAVAILABLE_CODE, messages.menuUnavailable(method), { code: 'STATE_UNAVAILABLE' });
     }
   }
 }

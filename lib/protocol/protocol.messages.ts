@@ -21,6 +21,22 @@ export const callTaskNotObject = (name: string): string =>
 export const callTaskTtlInvalid = (name: string): string =>
   `Invalid tools/call request for "${echo(name)}": "params.task.ttl" must be a number of milliseconds, 0 or more.`;
 
+/** `tools/call` whose idempotency key is not a string of 1 to 255 characters (control characters aside). */
+export const callIdempotencyKeyInvalid = (name: string, field: string, max: number): string =>
+  `Invalid tools/call request for "${echo(name)}": ${field} must be a string of 1 to ${max} characters without control characters (the same key for every repeat of one call, a new one for each new call).`;
+
+/** A keyed `tools/call` from a caller nobody could tell apart (anonymous, without a session). */
+export const callIdempotencyKeyNeedsCaller = (name: string, field: string): string =>
+  `Invalid tools/call request for "${echo(name)}": ${field} needs a caller the key can belong to, and this anonymous call has none. Authenticate, or use a session.`;
+
+/** A keyed `tools/call` of a workflow tool on a server whose store keeps no receipts. */
+export const callIdempotencyKeyUnsupported = (name: string, field: string, store: string): string =>
+  `Invalid tools/call request for "${echo(name)}": ${field} cannot be honoured here: this server's workflow store (${store}) keeps no idempotency receipts. Call without it.`;
+
+/** A call carried on by another process after its own stopped asked its client something, and nothing connects them here. */
+export const noClientForCarriedTask = (tool: string): string =>
+  `"${echo(tool)}" runs as a task that another process carries on after its own stopped, and its client is not connected here: nothing can be asked of it.`;
+
 /** Arguments that fail the tool's input schema. */
 export const invalidArguments = (tool: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string =>
   `Invalid arguments for "${tool}": ${formatIssues(issues)}.`;

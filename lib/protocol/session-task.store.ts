@@ -2,6 +2,7 @@ import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/int
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import type { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { MCP_TASK_TERMINAL_STATUSES } from '../stores/mcp-task-store.interface.js';
 import { legacyTask } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
@@ -10,7 +11,8 @@ import { JsonRpcError } from '../results/json-rpc.error.js';
 /**
  * The SDK's `TaskStore` of one 2025-era connection, over the module's tasks: the SDK answers
  * `tasks/get`, `tasks/result` (waiting, by polling the store, until the task ends),
- * `tasks/list` and `tasks/cancel` with it. It sees the tasks of the connection's requester
+ * `tasks/list` and `tasks/cancel` with it (the last two through handlers of the module, so that
+ * a store that fails answers STATE_UNAVAILABLE, -32000, as the first two do). It sees the tasks of the connection's requester
  * only, whichever session or process created them: the SDK's `sessionId` arguments are not
  * what a task belongs to. `requester` is read per request (a session's principal is fixed,
  * a stateless connection's comes with its one request).
@@ -69,6 +71,20 @@ export class SessionTaskStore implements TaskStore {
       return;
     }
     await this.tasks.change(taskId, { status, ...(statusMessage === undefined ? {} : { statusMessage }) });
+  }
+
+  /**
+   * `tasks/cancel` of the connection's requester: the task as cancelled; -32602 for a task
+   * that is not the requester's, or that ended. Registered in place of the SDK's handler, which
+   * answers a store that fails as an invalid request.
+   */
+  async cancelTask(taskId: string): Promise<Task> {
+    const requester = this.requester();
+    const record = await this.tasks.get(taskId, requester);
+    if (MCP_TASK_TERMINAL_STATUSES.includes(record.status)) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, taskMessages.taskEnded(taskId, record.status));
+    }
+    return legacyTask(await this.tasks.cancel(taskId, requester));
   }
 
   /** @inheritdoc */

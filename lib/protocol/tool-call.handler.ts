@@ -7,7 +7,7 @@ import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-to
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_STATE_META_KEY } from '../mcp.constants.js';
+import { MCP_IDEMPOTENCY_KEY_META_KEY, MCP_STATE_META_KEY } from '../mcp.constants.js';
 import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
@@ -26,6 +26,10 @@ import { declaresTasksExtension, legacyTask, modernCreatedTask, TASKS_EXTENSION_
 import type { McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { TaskCallRunner, type TaskCallScope } from './task-call.runner.js';
+import type { WorkflowIdempotency } from '../gating/workflow-call.js';
+import { commitsStep } from '../gating/receipt.step.js';
+import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
+import { taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import type { McpHttpExchange } from './mcp-http-request.storage.js';
 
 /**
@@ -45,6 +49,7 @@ export class ToolCallHandler {
     private readonly attempts: WorkflowAttemptRecorder,
     private readonly rounds: McpInputRounds,
     private readonly taskCalls: TaskCallRunner,
+    private readonly store: FsmStoreAdapter,
   ) {}
 
   /**
@@ -62,11 +67,12 @@ export class ToolCallHandler {
   ): Promise<CallToolResult | McpInputRequired | CreateTaskResult> {
     session.touch();
     const exchange = callExchange(session, extra);
-    const { name, args, task } = this.readParams(params);
+    const { name, args, task, idempotencyKey } = this.readParams(params);
     const tool = this.tools.get(name);
     if (!tool) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
     }
+    const idempotency = idempotencyKey === undefined ? undefined : this.keyOf(session, tool, idempotencyKey, extra.authInfo?.clientId);
     const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
     if (denied) {
       this.attempts.accessRefused(tool, args, extra.authInfo, session, denied);
@@ -79,14 +85,59 @@ export class ToolCallHandler {
     }
     const input = parsed.data as Record<string, unknown>;
     if (asTask) {
-      const record = await this.taskCalls.start(session, tool, input, extra, session.kind === 'modern' ? undefined : task?.ttl, (scope) =>
-        this.rounds.run(session, tool.name, scope.extra, round, (current) => this.callOnce(session, tool, input, exchange, current, scope)),
+      const ttl = session.kind === 'modern' ? undefined : task?.ttl;
+      const record = await this.taskCalls.start(
+        session,
+        tool,
+        input,
+        extra,
+        ttl,
+        (scope) =>
+          this.rounds.run(session, tool.name, scope.extra, round, (current) =>
+            this.callOnce(session, tool, input, exchange, current, scope),
+          ),
+        idempotency?.key,
       );
       return session.kind === 'modern' ? (modernCreatedTask(record) as CreateTaskResult) : { task: legacyTask(record) };
     }
     return this.rounds.run(session, tool.name, extra, round, (current) =>
-      this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.signal }),
+      this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.signal, idempotency }),
     );
+  }
+
+  /**
+   * The idempotency of a keyed in-band call: its key, its caller's. Refused (-32602) for a
+   * caller nobody could tell apart, and for a workflow tool on a store that keeps no receipts
+   * (a read, or a tool outside any workflow, runs every time: it commits no step).
+   */
+  private keyOf(session: McpSession, tool: McpToolDefinition, key: string, principal: string | undefined): WorkflowIdempotency {
+    const requester = session.kind === 'modern' && principal === undefined ? undefined : taskRequesterOf(session, principal);
+    if (requester === undefined) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callIdempotencyKeyNeedsCaller(tool.name, IDEMPOTENCY_FIELD));
+    }
+    if (commitsStep(tool.role) && !this.store.supports.receipts) {
+      throw new JsonRpcError(
+        JSON_RPC_INVALID_PARAMS,
+        messages.callIdempotencyKeyUnsupported(tool.name, IDEMPOTENCY_FIELD, this.store.name),
+      );
+    }
+    return { key, requester };
+  }
+
+  /**
+   * Carries on in the background the call of a task this process adopted after the process
+   * running it stopped, as its recorded caller, with the task's idempotency key: a step the first
+   * run stored answers from its receipt, else the call runs here, once.
+   */
+  carryOn(record: McpTaskRecord, session: McpSession, extra: McpToolContext['extra']): void {
+    const { name, arguments: input } = record.request;
+    this.taskCalls.carryOn(record, session, extra, async (scope) => {
+      const tool = this.tools.get(name);
+      if (!tool) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.unknownTool(name));
+      const denied = this.access.refusal(tool, session.grants);
+      if (denied) throw accessRefused(denied);
+      return this.rounds.run(session, name, scope.extra, {}, (current) => this.callOnce(session, tool, input, undefined, current, scope));
+    });
   }
 
   /**
@@ -134,28 +185,35 @@ export class ToolCallHandler {
     });
   }
 
-  /** One round of the call through the gate: its answer, after telling the session what it changed of its menu. */
+  /**
+   * One round of the call through the gate: its answer, after telling the session what it
+   * changed of its menu. A task's call that could not run yet (its store is down; an adopted
+   * call's instance still claimed) says so to its task, which tries it again later.
+   */
   private async callOnce(
     session: McpSession,
     tool: McpToolDefinition,
     input: Record<string, unknown>,
     exchange: McpHttpExchange | undefined,
     current: McpCallRound,
-    scope: Pick<TaskCallScope, 'extra' | 'cutoff'> & Partial<Pick<TaskCallScope, 'task' | 'waits'>>,
+    scope: Pick<TaskCallScope, 'extra' | 'cutoff'> & Partial<Omit<TaskCallScope, 'extra' | 'cutoff'>>,
   ): Promise<CallToolResult | McpInputRequired> {
     const context = createCallContext(session, tool.name, scope.extra, undefined, current);
-    const request = sessionCallRequest(tool, session, input, context, exchange, scope.cutoff);
-    const outcome = await this.gate.run(scope.task ? { ...request, task: scope.task } : request);
+    const request = { ...sessionCallRequest(tool, session, input, context, exchange, scope.cutoff), task: scope.task };
+    // A store that keeps no receipts runs a task's workflow call without a key (the key of a tools/call was refused already).
+    const idempotency = this.store.supports.receipts || !commitsStep(tool.role) ? scope.idempotency : undefined;
+    const outcome = await this.gate.run({ ...request, idempotency });
+    const refused = outcome.status === 'failed' ? outcome.refusal?.data.code : undefined;
+    if (idempotency && (refused === 'STATE_UNAVAILABLE' || (refused === 'BUSY' && scope.adopted))) scope.later?.();
     const result = this.answer(outcome);
-    const waiting = outcome.status === 'answered' ? (outcome as { waiting?: { statusMessage?: string } }).waiting : undefined;
-    if (waiting) scope.waits?.(waiting.statusMessage);
+    if (outcome.status === 'answered' && outcome.waiting) scope.waits?.(outcome.waiting.statusMessage);
     await announceMenuChanges(this.menu, session, outcome, scope.extra);
     return result;
   }
 
-  /** The tool name and arguments of a `tools/call`; a malformed request is -32602 with a plain reason. */
-  private readParams(params: unknown): { name: string; args: Record<string, unknown>; task?: { ttl?: number } } {
-    const { name, arguments: args, task } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+  /** The tool name, arguments, task and idempotency key of a `tools/call`; a malformed request is -32602 with a plain reason. */
+  private readParams(params: unknown): { name: string; args: Record<string, unknown>; task?: { ttl?: number }; idempotencyKey?: string } {
+    const { name, arguments: args, task, _meta } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callNeedsName());
     }
@@ -169,10 +227,12 @@ export class ToolCallHandler {
     if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.callTaskTtlInvalid(name));
     }
+    const idempotencyKey = idempotencyKeyIn(name, _meta);
     return {
       name,
       args: (args ?? {}) as Record<string, unknown>,
       ...(task === undefined ? {} : { task: typeof ttl === 'number' ? { ttl } : {} }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     };
   }
 
@@ -206,4 +266,24 @@ export class ToolCallHandler {
     }
     return failure.toolResult;
   }
+}
+
+/** Where a `tools/call` carries its idempotency key, as a refusal names it. */
+const IDEMPOTENCY_FIELD = `params._meta["${MCP_IDEMPOTENCY_KEY_META_KEY}"]`;
+/** The longest idempotency key (the receipt table's column). */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Whether `text` has a control character (U+0000 to U+001F, U+007F), which a key never needs and some databases refuse. */
+const hasControlCharacter = (text: string): boolean => [...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+
+/** The idempotency key in a `tools/call`'s `_meta`, checked (-32602 naming the field for anything but 1 to 255 characters, none a control character). */
+function idempotencyKeyIn(name: string, meta: unknown): string | undefined {
+  const key = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[MCP_IDEMPOTENCY_KEY_META_KEY] : undefined;
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || hasControlCharacter(key)) {
+    throw new JsonRpcError(
+      JSON_RPC_INVALID_PARAMS,
+      messages.callIdempotencyKeyInvalid(name, IDEMPOTENCY_FIELD, MAX_IDEMPOTENCY_KEY_LENGTH),
+    );
+  }
+  return key;
 }

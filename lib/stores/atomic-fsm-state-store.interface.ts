@@ -1,4 +1,5 @@
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowCallReceipt } from './workflow-call-receipt.interface.js';
 import type { WorkflowEventReceipt } from './workflow-event.interface.js';
 import type { WorkflowTimerChanges } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
@@ -64,7 +65,7 @@ export interface WorkflowSweepRequest {
   limit: number;
 }
 
-/** What a commit stores: the new snapshot, the history row (kept when the store keeps history), the timers it changes, and an outside event's receipt. */
+/** What a commit stores: the new snapshot, the history row (kept when the store keeps history), the timers it changes, and an outside event's or a keyed call's receipt. */
 export interface WorkflowCommit {
   snapshot: WorkflowSnapshot;
   record?: WorkflowTransitionRecord;
@@ -75,6 +76,12 @@ export interface WorkflowCommit {
    * same write as the state; when the store already keeps it, the whole commit fails.
    */
   event?: WorkflowEventReceipt;
+  /**
+   * The receipt of the keyed call this commit applies (see `WorkflowCallReceiptLog`): written in
+   * the same write as the state; when the store already keeps one for its requester and key, the
+   * whole commit fails.
+   */
+  receipt?: WorkflowCallReceipt;
 }
 
 /**
@@ -84,8 +91,18 @@ export interface WorkflowCommit {
  * also across processes that share the store.
  */
 export interface AtomicFsmStateStore extends FsmStateStore {
-  /** Creates a new instance (with the timers its initial state schedules, on a store that keeps timers); rejects when `key` already exists. */
-  create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void>;
+  /**
+   * Creates a new instance (with the timers its initial state schedules, on a store that keeps
+   * timers, and a keyed call's receipt, on a `WorkflowCallReceiptLog`, in the same write); rejects
+   * when `key` already exists, or the receipt is kept already.
+   */
+  create(
+    key: string,
+    snapshot: WorkflowSnapshot,
+    record?: WorkflowTransitionRecord,
+    timers?: WorkflowTimerChanges,
+    receipt?: WorkflowCallReceipt,
+  ): Promise<void>;
   /** Takes the lease when the instance is in an allowed state and no live lease holds it. */
   claim(request: WorkflowClaimRequest): Promise<WorkflowClaimResult>;
   /** Stores the new state and clears the lease; `false` when `token` no longer holds it. */

@@ -39,6 +39,7 @@ describe('FsmStoreAdapter', () => {
         attempts: false,
         timers: false,
         events: false,
+        receipts: false,
       });
       expect(adapter.name).toBe('MapStore');
     });
@@ -102,6 +103,7 @@ describe('FsmStoreAdapter', () => {
         attempts: false,
         timers: true,
         events: true,
+        receipts: true,
       });
       const keeping = new InMemoryFsmStateStore({ attempts: true });
       expect(new FsmStoreAdapter(keeping).supports.attempts).toBe(true);

@@ -29,6 +29,7 @@ import {
 } from './workflow-state-reader.interface.js';
 import { storeCannotListWaiting, storeCannotRead } from './stores.messages.js';
 import { isWorkflowEventLog, type WorkflowEventLog } from './workflow-event.interface.js';
+import { isWorkflowCallReceiptLog, type WorkflowCallReceipt, type WorkflowCallReceiptLog } from './workflow-call-receipt.interface.js';
 import {
   isWorkflowTimerStore,
   type WorkflowDueTimer,
@@ -59,6 +60,8 @@ interface FsmStoreSupport {
   readonly timers: boolean;
   /** Receipts of outside events, applied once per idempotency key (`WorkflowEventLog` on an atomic store). */
   readonly events: boolean;
+  /** Receipts of keyed calls, committed once per requester and idempotency key (`WorkflowCallReceiptLog` on an atomic store). */
+  readonly receipts: boolean;
 }
 
 /**
@@ -84,6 +87,8 @@ export class FsmStoreAdapter {
   private readonly timerStore?: WorkflowTimerStore;
   /** The store when it keeps the receipts of outside events. */
   private readonly eventLog?: WorkflowEventLog;
+  /** The store when it keeps the receipts of keyed calls. */
+  private readonly receiptLog?: WorkflowCallReceiptLog;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -110,6 +115,9 @@ export class FsmStoreAdapter {
     if (this.atomic && isWorkflowEventLog(store)) {
       this.eventLog = store;
     }
+    if (this.atomic && isWorkflowCallReceiptLog(store)) {
+      this.receiptLog = store;
+    }
     this.supports = {
       transactions: Boolean(this.transactional),
       delete: Boolean(this.atomic?.delete),
@@ -119,6 +127,7 @@ export class FsmStoreAdapter {
       attempts: Boolean(this.attemptLog),
       timers: Boolean(this.timerStore),
       events: Boolean(this.eventLog),
+      receipts: Boolean(this.receiptLog),
     };
   }
 
@@ -140,9 +149,19 @@ export class FsmStoreAdapter {
     return this.store.load(key);
   }
 
-  /** Creates a new instance, with its initial timers on a store that keeps them (a plain store saves it: the caller made sure it is new). */
-  create(key: string, snapshot: WorkflowSnapshot, record: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
+  /**
+   * Creates a new instance, with its initial timers on a store that keeps timers and a keyed
+   * call's receipt on one that keeps receipts (a plain store saves it: the caller made sure it is new).
+   */
+  create(
+    key: string,
+    snapshot: WorkflowSnapshot,
+    record: WorkflowTransitionRecord,
+    timers?: WorkflowTimerChanges,
+    receipt?: WorkflowCallReceipt,
+  ): Promise<void> {
     if (!this.atomic) return this.store.save(key, snapshot);
+    if (receipt) return this.atomic.create(key, snapshot, record, timers, receipt);
     return timers ? this.atomic.create(key, snapshot, record, timers) : this.atomic.create(key, snapshot, record);
   }
 
@@ -173,6 +192,11 @@ export class FsmStoreAdapter {
   /** The store's receipts of outside events (needs `supports.events`). */
   get events(): WorkflowEventLog {
     return this.eventLog!;
+  }
+
+  /** The store's receipts of keyed calls (needs `supports.receipts`). */
+  get receipts(): WorkflowCallReceiptLog {
+    return this.receiptLog!;
   }
 
   /**

@@ -8,6 +8,7 @@ import type {
   WorkflowSweepRequest,
 } from './atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from './fsm-instance-key.js';
+import { copy, type InMemoryFsmEntry, isLeased, toSnapshot, toSummary } from './in-memory-fsm-entry.js';
 import { isOpenTo, mayClaim } from './workflow-access.js';
 import type { WorkflowSnapshot } from './fsm-state-store.interface.js';
 import { InMemoryWorkflowTimers } from './in-memory-workflow-timers.js';
@@ -19,9 +20,10 @@ import type {
   WorkflowTimerStore,
 } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
-import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
 import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowEventLog } from './workflow-event.interface.js';
+import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from './workflow-call-receipt.interface.js';
+import { InMemoryWorkflowReceipts } from './in-memory-workflow-receipts.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import { instanceCount, instancePage, stateCounts, waitingPage } from './in-memory-instance.list.js';
 import type {
@@ -58,18 +60,6 @@ export interface InMemoryFsmStateStoreOptions {
   clock?: () => number;
 }
 
-interface Entry {
-  state: string;
-  context?: Record<string, unknown>;
-  owner?: string;
-  waiting?: WorkflowWaitingRequest;
-  team?: string;
-  updatedAt: number;
-  touchedAt: number;
-  leaseToken?: string;
-  leaseUntil?: number;
-}
-
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 const MIN_SWEEP_INTERVAL_MS = 1_000;
 
@@ -80,16 +70,25 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
 export class InMemoryFsmStateStore
-  implements AtomicFsmStateStore, WorkflowStateReader, WorkflowAttemptLog, WorkflowTimerStore, WorkflowEventLog, OnApplicationShutdown
+  implements
+    AtomicFsmStateStore,
+    WorkflowStateReader,
+    WorkflowAttemptLog,
+    WorkflowTimerStore,
+    WorkflowEventLog,
+    WorkflowCallReceiptLog,
+    OnApplicationShutdown
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, InMemoryFsmEntry>();
   private readonly records = new Map<string, WorkflowTransitionRecord[]>();
   private readonly attempts = new Map<string, WorkflowAttemptRecord[]>();
   private readonly timers = new InMemoryWorkflowTimers();
   /** The idempotency keys of the outside events applied to each instance (they go with it). */
   private readonly events = new Map<string, Set<string>>();
+  /** The receipts of keyed calls (they outlive their instance until they expire). */
+  private readonly receipts = new InMemoryWorkflowReceipts();
   private readonly maxAttempts: number;
   private readonly maxEntries: number;
   private readonly idleTtlMs: number;
@@ -132,7 +131,7 @@ export class InMemoryFsmStateStore
     const entry = this.live(key);
     if (entry) {
       entry.state = snapshot.state;
-      entry.context = copyContext(snapshot.context);
+      entry.context = copy(snapshot.context);
       entry.owner = snapshot.owner;
       entry.waiting = copy(snapshot.waiting);
       entry.team = snapshot.team;
@@ -144,10 +143,18 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
+  async create(
+    key: string,
+    snapshot: WorkflowSnapshot,
+    record?: WorkflowTransitionRecord,
+    timers?: WorkflowTimerChanges,
+    receipt?: WorkflowCallReceipt,
+  ): Promise<void> {
     if (this.live(key)) throw new Error(storeHandleExists(key));
+    this.receipts.check(receipt, this.clock());
     this.insert(key, snapshot);
     this.timers.apply(key, timers);
+    this.receipts.keep(receipt);
     if (record) this.record(record);
   }
 
@@ -180,10 +187,12 @@ export class InMemoryFsmStateStore
     const applied = commit.event && this.events.get(key);
     if (commit.event && applied?.has(commit.event.idempotencyKey)) throw new Error(storeEventApplied(key, commit.event.idempotencyKey));
     this.timers.check(key, commit.timers);
+    this.receipts.check(commit.receipt, this.clock());
     this.timers.apply(key, commit.timers);
+    this.receipts.keep(commit.receipt);
     if (commit.event) this.events.set(key, (applied ?? new Set()).add(commit.event.idempotencyKey));
     entry.state = commit.snapshot.state;
-    entry.context = copyContext(commit.snapshot.context);
+    entry.context = copy(commit.snapshot.context);
     entry.owner = commit.snapshot.owner ?? entry.owner;
     entry.waiting = copy(commit.snapshot.waiting);
     entry.team = commit.snapshot.team ?? entry.team;
@@ -197,6 +206,16 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async hasEvent(key: string, idempotencyKey: string): Promise<boolean> {
     return Boolean(this.live(key) && this.events.get(key)?.has(idempotencyKey));
+  }
+
+  /** @inheritdoc */
+  async findReceipt(requester: string, idempotencyKey: string, now: number): Promise<WorkflowCallReceipt | undefined> {
+    return this.receipts.find(requester, idempotencyKey, now);
+  }
+
+  /** @inheritdoc */
+  async sweepReceipts(now: number, limit: number): Promise<number> {
+    return this.receipts.sweep(now, limit);
   }
 
   /** @inheritdoc */
@@ -358,7 +377,7 @@ export class InMemoryFsmStateStore
     }
   }
 
-  private live(key: string): Entry | undefined {
+  private live(key: string): InMemoryFsmEntry | undefined {
     const entry = this.entries.get(key);
     if (entry && this.isExpired(entry, this.clock())) {
       this.drop(key);
@@ -367,14 +386,14 @@ export class InMemoryFsmStateStore
     return entry;
   }
 
-  private insert(key: string, snapshot: WorkflowSnapshot): Entry {
+  private insert(key: string, snapshot: WorkflowSnapshot): InMemoryFsmEntry {
     if (this.entries.size >= this.maxEntries) {
       this.expireIdle();
       if (this.entries.size >= this.maxEntries) throw new Error(storeFull(this.maxEntries));
     }
-    const entry: Entry = {
+    const entry: InMemoryFsmEntry = {
       state: snapshot.state,
-      context: copyContext(snapshot.context),
+      context: copy(snapshot.context),
       owner: snapshot.owner,
       waiting: copy(snapshot.waiting),
       team: snapshot.team,
@@ -393,7 +412,7 @@ export class InMemoryFsmStateStore
     this.records.set(record.key, rows);
   }
 
-  private isExpired(entry: Entry, now: number): boolean {
+  private isExpired(entry: InMemoryFsmEntry, now: number): boolean {
     return !isLeased(entry, now) && now - entry.touchedAt >= this.idleTtlMs;
   }
 
@@ -411,39 +430,4 @@ export class InMemoryFsmStateStore
     this.records.delete(key);
     this.attempts.delete(key);
   }
-}
-
-function isLeased(entry: Entry, now: number): boolean {
-  return entry.leaseUntil !== undefined && entry.leaseUntil >= now;
-}
-
-function toSnapshot(entry: Entry): WorkflowSnapshot {
-  const snapshot: WorkflowSnapshot = { state: entry.state, updatedAt: new Date(entry.updatedAt).toISOString() };
-  if (entry.context !== undefined) snapshot.context = copyContext(entry.context);
-  if (entry.owner !== undefined) snapshot.owner = entry.owner;
-  if (entry.waiting !== undefined) snapshot.waiting = copy(entry.waiting);
-  if (entry.team !== undefined) snapshot.team = entry.team;
-  return snapshot;
-}
-
-function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
-  const summary: WorkflowInstanceSummary = {
-    key,
-    machine: parseInstanceKey(key).machine,
-    state: entry.state,
-    updatedAt: new Date(entry.updatedAt).toISOString(),
-  };
-  if (entry.owner !== undefined) summary.owner = entry.owner;
-  if (entry.team !== undefined) summary.team = entry.team;
-  return summary;
-}
-
-/** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */
-function copyContext(context: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return copy(context);
-}
-
-/** A deep copy of a stored value (a waiting request, a history row), for the same reason. */
-function copy<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
 }

@@ -65,6 +65,13 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
+  async adopt(taskId: string, leaseUntil: number, statusMessage: string, now: number): Promise<McpTaskRecord | undefined> {
+    const record = this.tasks.get(taskId);
+    if (!record || record.status !== 'working' || record.leaseUntil === undefined || record.leaseUntil >= now) return undefined;
+    return this.update(taskId, { status: 'working', leaseUntil, statusMessage }, ['working'], now);
+  }
+
+  /** @inheritdoc */
   async sweep(now: number, limit: number): Promise<number> {
     let swept = 0;
     for (const [taskId, task] of this.tasks) {

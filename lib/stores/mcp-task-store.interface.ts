@@ -30,8 +30,12 @@ export interface McpTaskRecord {
   sessionId?: string;
   /** `serverId` of the McpModule that runs it. */
   serverId: string;
-  /** The call it runs: the tool and its checked arguments. */
-  request: { name: string; arguments: Record<string, unknown> };
+  /**
+   * The call it runs: the tool and its checked arguments, the client's idempotency key when it
+   * gave one (else the task's id is the call's key), and who calls, for a process that carries
+   * the task on after the one running it stopped.
+   */
+  request: McpTaskRequest;
   status: McpTaskStatus;
   /** What the requester is told of where it stands (a waiting approval, a failure). */
   statusMessage?: string;
@@ -60,6 +64,29 @@ export interface McpTaskRecord {
    * lease ran out lost its process: the sweep fails it.
    */
   leaseUntil?: number;
+}
+
+/**
+ * Who a task's call runs for, as the process that carries it on needs it: how the caller came,
+ * whose session-keyed instances it uses, and its verified authority (never its token).
+ */
+export interface McpTaskCaller {
+  /** How the caller reached the server (`stateful`, `stateless`, `stdio`, `modern`). */
+  kind: 'stateful' | 'stateless' | 'stdio' | 'modern';
+  /** Whose session-keyed instances the call uses (a session, the attachment, a principal). */
+  scope?: { scope: 'session' | 'attachment' | 'principal'; id: string };
+  /** The caller's verified authority when the task was accepted: principal, scopes and the token's other claims (no token). */
+  auth?: { clientId: string; scopes: string[]; expiresAt?: number; extra?: Record<string, unknown> };
+}
+
+/** The call a task runs (see {@link McpTaskRecord.request}). */
+export interface McpTaskRequest {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** The client's `_meta["nestjs-mcp-fsm/idempotency-key"]`; without it the task's id is the call's idempotency key. */
+  idempotencyKey?: string;
+  /** Who calls; absent on tasks recorded before 0.5 (those are not carried on by another process). */
+  caller?: McpTaskCaller;
 }
 
 /** What an update changes of a task (what it leaves out stays). */
@@ -109,6 +136,13 @@ export interface McpTaskStore {
   list(requester: string, now: number, limit: number, after?: McpTaskCursor): Promise<McpTaskRecord[]>;
   /** At most `limit` `working` tasks, not expired at `now`, whose lease ran out before `now` (their process stopped). */
   orphans(now: number, limit: number): Promise<McpTaskRecord[]>;
+  /**
+   * Takes a `working` task whose lease ran out before `now` (and that has not expired) for the
+   * process that asks: sets its lease to `leaseUntil` and its status message to `statusMessage`,
+   * in one atomic step (two processes never both take it); returns it as changed, or `undefined`
+   * when it did not apply (another process took it, its process renewed it, it ended).
+   */
+  adopt(taskId: string, leaseUntil: number, statusMessage: string, now: number): Promise<McpTaskRecord | undefined>;
   /** Deletes at most `limit` tasks expired at `now`; returns how many. Safe to run from several processes at once. */
   sweep(now: number, limit: number): Promise<number>;
 }

@@ -27,6 +27,18 @@ export const storeEventApplied = (handle: string, idempotencyKey: string): strin
 export const storeEventsNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: an outside event was sent with an idempotency key, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmEvent1766620800000 (createWorkflowEventMigration for custom table names).`;
 
+/** Commit error: a keyed call's receipt is already kept (a repeat with its requester and idempotency key committed first). */
+export const storeReceiptKept = (idempotencyKey: string): string =>
+  `A call with idempotency key "${echo(idempotencyKey)}" of the same caller was already applied; nothing was stored.`;
+
+/** Error of the first keyed call: the receipt table is missing or lacks a column. */
+export const storeReceiptsNotReady = (table: string, error: unknown): string =>
+  `TypeOrmFsmStateStore: a call came with an idempotency key (or ran as a task), and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmReceipt1766966400000 (createWorkflowReceiptMigration for custom table names).`;
+
+/** Store error: a kept receipt's answer cannot be read back. */
+export const storeReceiptUnreadable = (idempotencyKey: string, error: unknown): string =>
+  `The receipt of idempotency key "${echo(idempotencyKey)}" cannot be read (${reasonOf(error)}).`;
+
 /** Bootstrap error: the DataSource is of a database type that `component` (a TypeORM store, relay or migration) does not support. */
 export const storeUnsupportedDatabase = (component: string, type: string): string =>
   `${component} does not support DataSource type "${type}"; supported: postgres, mysql, mariadb, better-sqlite3.`;

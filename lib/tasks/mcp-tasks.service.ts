@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { WorkflowTaskResults, WorkflowTaskWithdrawal } from '../gating/workflow-task.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
-import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from '../protocol/json-rpc.codes.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS, MCP_STATE_UNAVAILABLE_CODE } from '../protocol/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
@@ -98,7 +98,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
       leaseUntil: now + this.options.leaseMs,
     };
     const limit = this.options.maxActivePerRequester;
-    if (!(await this.store.create(record, limit))) {
+    if (!(await this.stored(`tools/call of "${request.name}" as a task`, () => this.store.create(record, limit)))) {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskLimitReached(limit));
     }
     return record;
@@ -107,7 +107,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   /** The task when it is `requester`'s and has not expired; `undefined` otherwise (unknown, expired, someone else's alike). */
   async find(taskId: string, requester: string | undefined): Promise<McpTaskRecord | undefined> {
     if (requester === undefined) return undefined;
-    const record = await this.store.find(taskId);
+    const record = await this.stored(`the task "${taskId}"`, () => this.store.find(taskId));
     return record && record.requester === requester && record.expiresAt > Date.now() ? record : undefined;
   }
 
@@ -123,7 +123,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     const after = cursor === undefined ? undefined : decodeTaskCursor(cursor);
     if (cursor !== undefined && !after) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskCursorInvalid());
     if (requester === undefined) return { tasks: [] };
-    const tasks = await this.store.list(requester, Date.now(), LIST_PAGE, after);
+    const tasks = await this.stored('tasks/list', () => this.store.list(requester, Date.now(), LIST_PAGE, after));
     return tasks.length === LIST_PAGE ? { tasks, nextCursor: encodeTaskCursor(tasks[tasks.length - 1]) } : { tasks };
   }
 
@@ -148,7 +148,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     if (cancelled) {
       this.running.get(taskId)?.abort(new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskCancelledByClient()));
     }
-    return cancelled ?? (await this.store.find(taskId)) ?? record;
+    return cancelled ?? (await this.stored(`the task "${taskId}"`, () => this.store.find(taskId))) ?? record;
   }
 
   /**
@@ -215,7 +215,7 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
 
   /** Moves a task that has not ended and tells its session; the task as changed, `undefined` when it had ended (or expired). */
   async change(taskId: string, change: McpTaskChange): Promise<McpTaskRecord | undefined> {
-    const record = await this.store.update(taskId, change, MCP_TASK_ACTIVE_STATUSES, Date.now());
+    const record = await this.stored(`the task "${taskId}"`, () => this.store.update(taskId, change, MCP_TASK_ACTIVE_STATUSES, Date.now()));
     if (record) await this.notify(record);
     return record;
   }
@@ -232,23 +232,55 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   }
 
   /**
-   * Fails the working tasks whose process stopped (their lease ran out), then deletes expired
-   * tasks, in bounded batches; a failure is logged and tried again at the next interval.
+   * At most `limit` working tasks whose process stopped (their lease ran out), for the process
+   * that carries tasks on; see {@link McpTasks.adopt}.
    */
+  orphans(limit: number): Promise<McpTaskRecord[]> {
+    return this.store.orphans(Date.now(), limit);
+  }
+
+  /**
+   * Takes a working task whose process stopped for this process (a new lease, a status message
+   * saying so), unless another process took it first or its own renewed it; the task as adopted.
+   */
+  async adopt(record: McpTaskRecord): Promise<McpTaskRecord | undefined> {
+    const now = Date.now();
+    const adopted = await this.store.adopt(record.taskId, now + this.options.leaseMs, messages.taskCarriedOn(), now);
+    if (adopted) await this.notify(adopted);
+    return adopted;
+  }
+
+  /**
+   * Fails a working task whose process stopped and that no process can carry on (its store
+   * keeps no receipts, or it was recorded before 0.5, or its tool is outside any workflow),
+   * saying so; a task its process settled meanwhile is left alone.
+   */
+  async lose(record: McpTaskRecord): Promise<void> {
+    const lost = messages.taskProcessLost();
+    const change = {
+      status: 'failed' as const,
+      statusMessage: lost,
+      error: { code: JSON_RPC_INTERNAL_ERROR, message: lost },
+      leaseUntil: null,
+    };
+    const failed = await this.store.update(record.taskId, change, ['working'], Date.now());
+    if (failed) await this.notify(failed);
+  }
+
+  /** The work of a request on the task store; a store that fails is STATE_UNAVAILABLE (-32000, nothing done, retry), its cause logged. */
+  private async stored<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof JsonRpcError) throw error;
+      this.logger.warn(messages.taskStoreFailed(what, error));
+      throw new JsonRpcError(MCP_STATE_UNAVAILABLE_CODE, messages.taskStoreUnavailable(what), { code: 'STATE_UNAVAILABLE' });
+    }
+  }
+
+  /** Deletes expired tasks, in bounded batches; a failure is logged and tried again at the next interval. */
   private async sweep(): Promise<void> {
     try {
-      const lost = messages.taskProcessLost();
-      for (const orphan of await this.store.orphans(Date.now(), SWEEP_BATCH)) {
-        // Guarded like every change: a task its process settled meanwhile is left alone.
-        const change = {
-          status: 'failed' as const,
-          statusMessage: lost,
-          error: { code: JSON_RPC_INTERNAL_ERROR, message: lost },
-          leaseUntil: null,
-        };
-        const failed = await this.store.update(orphan.taskId, change, ['working'], Date.now());
-        if (failed) await this.notify(failed);
-      }
       for (let calls = 0; calls < SWEEP_CALLS; calls++) {
         if ((await this.store.sweep(Date.now(), SWEEP_BATCH)) < SWEEP_BATCH) return;
       }

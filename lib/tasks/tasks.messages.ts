@@ -38,6 +38,10 @@ export const taskNotWaitingForInput = (taskId: string): string => `Task "${echo(
 /** Client error: no task with this id is the caller's (unknown, expired, or someone else's: the same answer). */
 export const taskNotFound = (taskId: string): string => `Task "${echo(taskId)}" not found.`;
 
+/** Client error: `tasks/cancel` of a task that ended. */
+export const taskEnded = (taskId: string, status: string): string =>
+  `Task "${echo(taskId)}" has ended (${status}): it cannot be cancelled.`;
+
 /** Client error: `tasks/result` of a cancelled task. */
 export const taskCancelledNoResult = (taskId: string): string => `Task "${echo(taskId)}" was cancelled: it has no result.`;
 
@@ -50,13 +54,40 @@ export const taskCancelledByClient = (): string => 'Cancelled by the client.';
 /** Status message of a task whose call failed inside the server. */
 export const taskFailedInternally = (): string => 'The call failed inside the server.';
 
-/** Status message (and error) of a task whose process stopped while its call ran. */
+/** Status message (and error) of a task whose process stopped while its call ran, and that no process can carry on. */
 export const taskProcessLost = (): string =>
   'The server process running this task stopped before the call ended; whether its step was stored shows in the workflow (call a status tool).';
+
+/** Status message of a task another process carries on after the one running it stopped. */
+export const taskCarriedOn = (): string =>
+  'The server process running this task stopped; another process carries it on (its step is stored at most once).';
+
+/** Status message of a task whose call meets a store that cannot be reached, or a claim its stopped process still holds: tried again. */
+export const taskTriedAgain = (): string =>
+  'The call could not run yet (its workflow store or instance was not available); it is tried again shortly.';
+
+/** A tasks method (or a task-augmented call) that the task store could not answer: nothing was done, retry. */
+export const taskStoreUnavailable = (what: string): string =>
+  `STATE_UNAVAILABLE: ${what} could not be answered because the task store could not be reached; nothing was done, so try again shortly.`;
+
+/** Log line: a task store failed under a request; the client got STATE_UNAVAILABLE. */
+export const taskStoreFailed = (what: string, error: unknown): string => `Task store failed (${what}): ${reasonOf(error)}`;
+
+/** Log line: a task whose process stopped is carried on here. */
+export const taskAdopted = (taskId: string, tool: string): string =>
+  `Task ${taskId} (${tool}) lost its process; carried on here with its idempotency key.`;
+
+/** Log line: a sweep for tasks whose process stopped failed (tried again at the next interval). */
+export const taskOrphanSweepFailed = (error: unknown): string =>
+  `Sweep for MCP tasks whose process stopped failed: ${reasonOf(error)}; tried again at the next interval.`;
 
 /** Log line: a task's call failed inside the server. */
 export const taskRunFailed = (taskId: string, tool: string, error: unknown): string =>
   `Task ${taskId} (${tool}) failed: ${reasonOf(error)}`;
+
+/** Log line: how a task's call ended could not be recorded (its lease runs out, and a sweep carries it on). */
+export const taskEndNotRecorded = (taskId: string, tool: string, error: unknown): string =>
+  `How the call of task ${taskId} (${tool}) ended was not recorded (${reasonOf(error)}); once its lease runs out, a sweep carries it on and answers from its receipt.`;
 
 /** Log line: a running task's lease could not be renewed (tried again shortly). */
 export const taskLeaseNotRenewed = (taskId: string, error: unknown): string =>

@@ -164,6 +164,39 @@ export function describeMcpTaskStoreContract(name: string, factory: McpTaskStore
       expect((await store.orphans(9_999, 1_000)).map((task) => task.taskId)).not.toContain(orphan.taskId);
     });
 
+    it('lets exactly one process adopt a task whose lease ran out, and no other task', async () => {
+      const caller = {
+        kind: 'stateful' as const,
+        scope: { scope: 'session' as const, id: 's-1' },
+        auth: { clientId: 'alice', scopes: ['a'] },
+      };
+      const orphan = {
+        ...taskRecord(alice, 1_000),
+        request: { ...taskRecord(alice, 1_000).request, idempotencyKey: 'k-1', caller },
+        leaseUntil: 1_500,
+      };
+      const running = { ...taskRecord(alice, 1_000), leaseUntil: 9_000 };
+      const waiting = taskRecord(alice, 1_000);
+      const ended = { ...taskRecord(alice, 1_000), leaseUntil: 1_500 };
+      for (const task of [orphan, running, waiting, ended]) await store.create(task);
+      await store.update(ended.taskId, { status: 'completed', result: {} }, ['working'], 1_600);
+      expect(await fixture.peer.find(orphan.taskId)).toEqual(orphan);
+      const adoptions = await Promise.all([
+        store.adopt(orphan.taskId, 60_000, 'carried on', 2_000),
+        fixture.peer.adopt(orphan.taskId, 60_000, 'carried on', 2_000),
+      ]);
+      expect(adoptions.filter(Boolean)).toHaveLength(1);
+      expect(adoptions.find(Boolean)).toMatchObject({
+        status: 'working',
+        leaseUntil: 60_000,
+        statusMessage: 'carried on',
+        request: orphan.request,
+      });
+      expect(await store.adopt(orphan.taskId, 70_000, 'again', 2_100)).toBeUndefined();
+      for (const other of [running, waiting, ended]) expect(await store.adopt(other.taskId, 60_000, 'carried on', 2_000)).toBeUndefined();
+      expect(await store.adopt(randomUUID(), 60_000, 'carried on', 2_000)).toBeUndefined();
+    });
+
     it('sweeps expired tasks, at most limit at a time, never a live one', async () => {
       const expired = [taskRecord(alice, 1_000, 10), taskRecord(alice, 1_000, 20), taskRecord(bob, 1_000, 30)];
       const live = taskRecord(alice, 1_000, 10_000_000_000);

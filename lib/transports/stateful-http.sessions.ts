@@ -31,6 +31,15 @@ import { SessionReplyForwarder } from './session-reply.forwarder.js';
  * idle TTL, so a session checked within it cannot have idled out since.
  */
 const MAX_STORE_TOUCH_INTERVAL_MS = 1000;
+/**
+ * How long a session's GET stream is kept against a new GET that would replace it. A client
+ * whose stream went half-open reconnects long after it opened and takes its place; two loops of
+ * one client (a stream that resumed a lost request, then reconnected without its event id) do
+ * not take turns forever: the SDK client retries a refused GET after 1 s and 1.5 s, then stops.
+ */
+const STREAM_TAKEOVER_AFTER_MS = 5_000;
+/** How often (at most) failures of the session store under live sessions are logged. */
+const STORE_WARNING_INTERVAL_MS = 60_000;
 
 /**
  * What a request on a session id finds: the session as this process serves it; `undefined`
@@ -58,6 +67,12 @@ export class StatefulHttpSessions {
   private readonly rebuilding = new Map<string, Promise<McpResumedSession>>();
   /** When each live session's `lastSeenAt` was last written to the store. */
   private readonly stored = new WeakMap<McpServedSession, number>();
+  /** Each session's event store (with replay on): which request streams this process serves. */
+  private readonly eventStores = new WeakMap<McpServedSession, McpSessionEventStore>();
+  /** Each session's GET stream served here, and when it opened. */
+  private readonly streams = new WeakMap<McpServedSession, { readonly res: ServerResponse; readonly openedAt: number }>();
+  /** Failures of the session store under live sessions since the last warning, and when that was. */
+  private storeFailures = { count: 0, warnedAt: 0 };
   private readonly touchIntervalMs: number;
 
   constructor(
@@ -150,27 +165,60 @@ export class StatefulHttpSessions {
   }
 
   /**
-   * Makes way for a GET that reopens the session's GET stream: the SDK serves one per session,
-   * and a client reconnects when its stream went silent (a half-open connection) long before
-   * this process notices. A GET that resumes a request's stream (`Last-Event-ID` of one of its
-   * events, with replay on) leaves the GET stream alone.
+   * Whether a GET on the session (answered through `res`) is served, or refused with HTTP 409
+   * (the message). A GET that resumes a request's stream (`Last-Event-ID` of one of its events,
+   * with replay on) is served while its request runs here, and refused otherwise: nothing of a
+   * request's stream is kept, and a stream held open for it would never end (its client would
+   * reconnect it without an event id, as a second GET stream). It never touches the session's GET
+   * stream. A GET that opens the GET stream takes the place of the one open here (the SDK serves
+   * one per session; a client reconnects when its stream went half-open, before this process
+   * notices), unless that one opened less than {@link STREAM_TAKEOVER_AFTER_MS} ago: then two
+   * loops of one client settle on the older stream instead of closing each other's in turn.
    */
-  reopenStream(session: McpServedSession, req: IncomingMessage): void {
+  streamRefusal(session: McpServedSession, req: IncomingMessage, res: ServerResponse): string | undefined {
     if (!req.headers.accept?.includes('text/event-stream')) {
-      return;
+      return undefined;
     }
     const lastEventId = req.headers['last-event-id'];
     if (this.sessionOptions.eventRetentionMs > 0 && typeof lastEventId === 'string' && !isGetStreamEventId(lastEventId)) {
-      return;
+      return this.eventStores.get(session)?.servesRequestStream(lastEventId) ? undefined : messages.requestStreamEnded(lastEventId);
     }
-    (session.server.transport as NodeStreamableHttpServerTransport).closeStandaloneSSEStream();
+    const open = this.streams.get(session);
+    if (open && !open.res.writableEnded && !open.res.destroyed) {
+      if (Date.now() - open.openedAt < STREAM_TAKEOVER_AFTER_MS) return messages.streamAlreadyOpen(STREAM_TAKEOVER_AFTER_MS / 1000);
+      (session.server.transport as NodeStreamableHttpServerTransport).closeStandaloneSSEStream();
+    }
+    const stream = { res, openedAt: Date.now() };
+    this.streams.set(session, stream);
+    res.once('close', () => this.streams.get(session) === stream && this.streams.delete(session));
+    return undefined;
   }
 
-  /** The live session once the store says it still exists; closed here, and `undefined`, when it ended elsewhere. */
+  /**
+   * The live session once the store says it still exists; closed here, and `undefined`, when it
+   * ended elsewhere. A store that does not answer says neither: the session is served (a call
+   * that needs a store answers STATE_UNAVAILABLE on its own), and the failure is logged.
+   */
   private async confirm(live: McpServedSession): Promise<McpServedSession | undefined> {
-    if (await this.storeTouch(live)) return live;
+    let exists: boolean;
+    try {
+      exists = await this.storeTouch(live);
+    } catch (error) {
+      this.storeFailed(error);
+      return live;
+    }
+    if (exists) return live;
     await live.server.close();
     return undefined;
+  }
+
+  /** Counts a failure of the session store under a live session (a touch, a kept event); logs them at most once a minute. */
+  private storeFailed(error: unknown): void {
+    const now = Date.now();
+    this.storeFailures.count++;
+    if (now - this.storeFailures.warnedAt < STORE_WARNING_INTERVAL_MS) return;
+    this.logger.warn(messages.sessionStoreFailed(this.storeFailures.count, error));
+    this.storeFailures = { count: 0, warnedAt: now };
   }
 
   /**
@@ -258,12 +306,15 @@ export class StatefulHttpSessions {
   private eventStore(session: McpServedSession): McpSessionEventStore {
     const id = session.id!;
     const retentionMs = this.sessionOptions.eventRetentionMs;
-    return new McpSessionEventStore(
+    const events = new McpSessionEventStore(
       id,
       this.store,
       () => session.hasStream(retentionMs),
       (eventId) => this.logger.debug(messages.replayMiss(id, eventId)),
+      (error) => this.storeFailed(error),
     );
+    this.eventStores.set(session, events);
+    return events;
   }
 
   /** A session's SDK server on a transport of its own, registered here once initialized. */

@@ -307,7 +307,8 @@ export class StreamableHttpTransport implements OnModuleInit {
       }
       this.registry.regrant(session, grants);
       if (method === 'GET') {
-        this.sessions.reopenStream(session, req);
+        const refused = this.sessions.streamRefusal(session, req, res);
+        if (refused) return this.reply(res, 409, SERVER_ERROR, refused, req);
         res.once('close', this.registry.openStream(session));
       }
       return (method === 'POST' && this.replies.route(session, req, res)) || this.handle(session, req, res);

@@ -143,3 +143,15 @@ export const sessionNotOpened = (error: unknown): string =>
 /** HTTP 503: the session store failed at `initialize`. */
 export const sessionNotOpenedReply = (): string =>
   'Service Unavailable: a new session cannot be opened right now (its store did not answer); retry the initialize shortly.';
+
+/** Log line (WARN, at most one a minute): the session store failed under live sessions (last-seen times, kept stream events); their requests were served anyway. */
+export const sessionStoreFailed = (failures: number, error: unknown): string =>
+  `The session store failed ${failures} time${failures === 1 ? '' : 's'} under live sessions (last-seen times, kept stream events; the last: ${reasonOf(error)}); their requests were served without it, and calls that need a store answer STATE_UNAVAILABLE on their own.`;
+
+/** HTTP 409: a GET resumes the stream of a request this process does not serve (it ended, or ran on a process that stopped). */
+export const requestStreamEnded = (eventId: string): string =>
+  `Conflict: the stream of Last-Event-ID ${echo(eventId)} cannot be resumed here: its request was answered, or the process serving it stopped, and a request's stream is not kept. A tools/call made with an idempotency key can be sent again with the same key: it answers its first result if it ran.`;
+
+/** HTTP 409: a GET opens the session's stream while another one opened it moments ago. */
+export const streamAlreadyOpen = (seconds: number): string =>
+  `Conflict: this session's GET stream was opened less than ${seconds} s ago and is still open; only one is served per session.`;

@@ -3,6 +3,7 @@ import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
 import {
   describeWorkflowAttemptLogContract,
+  describeWorkflowCallReceiptContract,
   describeWorkflowStateReaderContract,
   describeFsmStateStoreContract,
   type FsmStoreFactory,
@@ -15,6 +16,10 @@ const inMemory: FsmStoreFactory = async ({ history, attempts }) => {
 describeFsmStateStoreContract('InMemoryFsmStateStore', inMemory);
 describeWorkflowStateReaderContract('InMemoryFsmStateStore', inMemory);
 describeWorkflowAttemptLogContract('InMemoryFsmStateStore', inMemory, 50);
+describeWorkflowCallReceiptContract('InMemoryFsmStateStore', async (options) => {
+  const store = new InMemoryFsmStateStore(options);
+  return { store, cleanup: async () => store.onApplicationShutdown() };
+});
 
 describe('InMemoryFsmStateStore bounds', () => {
   const snapshot = (state: string) => ({ state, updatedAt: new Date(0).toISOString() });

@@ -10,11 +10,13 @@ import {
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
+  createWorkflowReceiptMigration,
   createWorkflowStateMigration,
   createWorkflowWaitingIndexMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowAttemptLogContract,
+  describeWorkflowCallReceiptContract,
   describeWorkflowStateReaderContract,
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,
@@ -42,14 +44,19 @@ export interface ExpectedRoundTrips {
  */
 export class TypeOrmTestDatabase {
   readonly logger = new CountingLogger();
-  readonly tables: { tableName: string; historyTableName: string; attemptTableName: string };
+  readonly tables: { tableName: string; historyTableName: string; attemptTableName: string; receiptTableName: string };
   private readonly ledger: string;
   private readonly migrationsTable: string;
   private source?: DataSource;
 
   constructor(private readonly options: DataSourceOptions) {
     const prefix = `fsm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-    this.tables = { tableName: `${prefix}_state`, historyTableName: `${prefix}_transition`, attemptTableName: `${prefix}_attempt` };
+    this.tables = {
+      tableName: `${prefix}_state`,
+      historyTableName: `${prefix}_transition`,
+      attemptTableName: `${prefix}_attempt`,
+      receiptTableName: `${prefix}_receipt`,
+    };
     this.ledger = `${prefix}_ledger`;
     this.migrationsTable = `${prefix}_migrations`;
   }
@@ -86,7 +93,9 @@ export class TypeOrmTestDatabase {
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
-        createExactTextMigration({ tableNames: Object.values(this.tables) }),
+        createWorkflowReceiptMigration(this.tables),
+        // The receipt table is made with exact text already (and after this migration, by its timestamp).
+        createExactTextMigration({ tableNames: Object.values(this.tables).filter((name) => name !== this.tables.receiptTableName) }),
         createWorkflowAttemptDetailsMigration(this.tables),
         createWorkflowWaitingIndexMigration(this.tables),
       ],
@@ -121,6 +130,7 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
   describeWorkflowStateReaderContract(name, database.factory);
   describeWorkflowAttemptLogContract(name, database.factory, 50);
+  describeWorkflowCallReceiptContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({

@@ -4,6 +4,7 @@ import {
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowEventMigration,
+  createWorkflowReceiptMigration,
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
@@ -11,11 +12,15 @@ import {
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
-type Tables = Pick<TypeOrmFsmStateStoreOptions, 'tableName' | 'historyTableName' | 'timerTableName' | 'eventTableName'>;
+type Tables = Pick<
+  TypeOrmFsmStateStoreOptions,
+  'tableName' | 'historyTableName' | 'timerTableName' | 'eventTableName' | 'receiptTableName'
+>;
 
 /**
  * The shipped migrations of the store tables, in the order they run (the timer table with
- * `timerTableName`: a machine with `after` needs it; the receipt table of outside events with `eventTableName`).
+ * `timerTableName`: a machine with `after` needs it; the receipt table of outside events with `eventTableName`; the
+ * receipt table of keyed calls with `receiptTableName`).
  */
 const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowStateMigration(tables))(),
@@ -25,6 +30,7 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowWaitingIndexMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
+  ...(tables.receiptTableName ? [new (createWorkflowReceiptMigration(tables))()] : []),
   new (createExactTextMigration({
     tableNames: [tables.tableName, tables.historyTableName, tables.timerTableName, tables.eventTableName].filter(
       (name): name is string => name !== undefined,

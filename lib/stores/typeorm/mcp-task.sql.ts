@@ -128,7 +128,8 @@ export class McpTaskSql {
   }
 
   /**
-   * Applies `change` when the task is in one of `from` and not expired at `now`: one guarded
+   * Applies `change` when the task is in one of `from` and not expired at `now` (and, with
+   * `leaseRanOut`, its lease ran out before `now`): one guarded
    * UPDATE (the row lock makes a concurrent second one find the new status and match nothing),
    * with `RETURNING` on PostgreSQL and SQLite; MySQL/MariaDB read the row back after it (two
    * round trips).
@@ -139,6 +140,7 @@ export class McpTaskSql {
     change: McpTaskChange,
     from: readonly McpTaskStatus[],
     now: number,
+    leaseRanOut = false,
   ): Promise<McpTaskRecord | undefined> {
     const sets = ['status = ?', 'updated_at = ?'];
     const params: unknown[] = [change.status, now];
@@ -153,8 +155,8 @@ export class McpTaskSql {
     if (change.leaseUntil !== undefined) set('lease_until', change.leaseUntil);
     const update =
       `UPDATE ${this.tasks} SET ${sets.join(', ')} WHERE task_id = ? AND status IN (${from.map(() => '?').join(', ')}) ` +
-      'AND expires_at > ?';
-    const statement = { sql: update, params: [...params, taskId, ...from, now] };
+      `AND expires_at > ?${leaseRanOut ? ' AND lease_until < ?' : ''}`;
+    const statement = { sql: update, params: [...params, taskId, ...from, now, ...(leaseRanOut ? [now] : [])] };
     if (this.dialect === 'mysql') {
       const { affected } = await this.run(runner, statement);
       return affected === 1 ? this.find(runner, taskId) : undefined;

@@ -22,6 +22,11 @@ export interface TypeOrmFsmStateStoreOptions {
    * optionally `schema.table`); needs `CreateMcpFsmEvent1766620800000`. @default 'mcp_fsm_event'
    */
   eventTableName?: string;
+  /**
+   * Table of the receipts of keyed calls (a `tools/call` with an idempotency key, a task's call;
+   * optionally `schema.table`); needs `CreateMcpFsmReceipt1766966400000`. @default 'mcp_fsm_receipt'
+   */
+  receiptTableName?: string;
   /** Attempts kept per instance (1 to 10 000); older ones are deleted as new ones come. @default 50 */
   maxAttemptsPerInstance?: number;
   /**
@@ -47,6 +52,8 @@ export const DEFAULT_WORKFLOW_ATTEMPT_TABLE = 'mcp_fsm_attempt';
 export const DEFAULT_WORKFLOW_TIMER_TABLE = 'mcp_fsm_timer';
 /** Default table of the receipts of outside events. */
 export const DEFAULT_WORKFLOW_EVENT_TABLE = 'mcp_fsm_event';
+/** Default table of the receipts of keyed calls. */
+export const DEFAULT_WORKFLOW_RECEIPT_TABLE = 'mcp_fsm_receipt';
 /** Default number of attempts kept per instance. */
 export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
 /** The most attempts a store may be told to keep per instance (what a console page can show). */

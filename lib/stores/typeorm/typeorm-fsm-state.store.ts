@@ -12,6 +12,7 @@ import { storeHandleExists, storeTransactionExpired } from '../stores.messages.j
 import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import type { WorkflowEventLog } from '../workflow-event.interface.js';
+import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from '../workflow-call-receipt.interface.js';
 import type {
   WorkflowDueTimer,
   WorkflowPendingTimer,
@@ -34,6 +35,7 @@ import { BoundedQueries } from './bounded-queries.js';
 import { FsmAttemptSql } from './fsm-attempt.sql.js';
 import { FsmClaimSql } from './fsm-claim.sql.js';
 import { FsmEventSql } from './fsm-event.sql.js';
+import { FsmReceiptSql } from './fsm-receipt.sql.js';
 import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
 import { FsmStateSql } from './fsm-state.sql.js';
@@ -44,6 +46,7 @@ import {
   DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
   DEFAULT_WORKFLOW_ATTEMPT_TABLE,
   DEFAULT_WORKFLOW_EVENT_TABLE,
+  DEFAULT_WORKFLOW_RECEIPT_TABLE,
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TIMER_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
@@ -72,6 +75,7 @@ export class TypeOrmFsmStateStore
     WorkflowAttemptLog,
     WorkflowTimerStore,
     WorkflowEventLog,
+    WorkflowCallReceiptLog,
     OnApplicationBootstrap
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
@@ -83,6 +87,7 @@ export class TypeOrmFsmStateStore
   private readonly attemptSql: FsmAttemptSql;
   private readonly timerSql: FsmTimerSql;
   private readonly eventSql: FsmEventSql;
+  private readonly receiptSql: FsmReceiptSql;
   private readonly keepHistory: boolean;
   private readonly maxAttempts: number;
   private readonly limits: TransactionLimits;
@@ -104,6 +109,7 @@ export class TypeOrmFsmStateStore
     );
     this.timerSql = new FsmTimerSql(queries.dialect, queries.table(options.timerTableName ?? DEFAULT_WORKFLOW_TIMER_TABLE), stateTable);
     this.eventSql = new FsmEventSql(queries.dialect, queries.table(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE));
+    this.receiptSql = new FsmReceiptSql(queries.dialect, queries.table(options.receiptTableName ?? DEFAULT_WORKFLOW_RECEIPT_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
     this.maxAttempts = checkNumericOption(
@@ -149,16 +155,23 @@ export class TypeOrmFsmStateStore
   }
 
   /** @inheritdoc */
-  async create(key: string, snapshot: WorkflowSnapshot, record?: WorkflowTransitionRecord, timers?: WorkflowTimerChanges): Promise<void> {
+  async create(
+    key: string,
+    snapshot: WorkflowSnapshot,
+    record?: WorkflowTransitionRecord,
+    timers?: WorkflowTimerChanges,
+    receipt?: WorkflowCallReceipt,
+  ): Promise<void> {
     const kept = this.kept(record);
     const created = await this.session(
       'create',
       async (runner) => {
         const inserted = await this.sql.insert(runner, key, snapshot, { record: kept });
         if (inserted && timers) await this.timerSql.apply(runner, key, timers);
+        if (inserted && receipt) await this.receiptSql.record(runner, receipt);
         return inserted;
       },
-      timers !== undefined || (kept !== undefined && this.sql.needsTransactionForRecord()),
+      timers !== undefined || receipt !== undefined || (kept !== undefined && this.sql.needsTransactionForRecord()),
     );
     if (!created) throw new Error(storeHandleExists(key));
   }
@@ -189,16 +202,20 @@ export class TypeOrmFsmStateStore
   /** @inheritdoc */
   commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean> {
     const record = this.kept(commit.record);
-    const { timers, event } = commit;
+    const { timers, event, receipt } = commit;
     return this.session(
       'commit',
       async (runner) => {
         const updated = await this.sql.update(runner, key, token, commit.snapshot, record);
         if (updated && timers) await this.timerSql.apply(runner, key, timers);
         if (updated && event) await this.eventSql.record(runner, key, event, Date.parse(commit.snapshot.updatedAt));
+        if (updated && receipt) await this.receiptSql.record(runner, receipt);
         return updated;
       },
-      timers !== undefined || event !== undefined || (record !== undefined && this.sql.needsTransactionForRecord()),
+      timers !== undefined ||
+        event !== undefined ||
+        receipt !== undefined ||
+        (record !== undefined && this.sql.needsTransactionForRecord()),
     );
   }
 
@@ -240,6 +257,21 @@ export class TypeOrmFsmStateStore
   /** @inheritdoc */
   assertEventSchema(): Promise<void> {
     return this.session('the event schema check', (runner) => this.eventSql.assertSchema(runner));
+  }
+
+  /** One primary-key lookup in the receipt table of keyed calls. */
+  findReceipt(requester: string, idempotencyKey: string, now: number): Promise<WorkflowCallReceipt | undefined> {
+    return this.session('findReceipt', (runner) => this.receiptSql.find(runner, requester, idempotencyKey, now));
+  }
+
+  /** One DELETE of at most `limit` expired receipts. */
+  sweepReceipts(now: number, limit: number): Promise<number> {
+    return this.session('sweepReceipts', (runner) => this.receiptSql.sweep(runner, now, limit));
+  }
+
+  /** @inheritdoc */
+  assertReceiptSchema(): Promise<void> {
+    return this.session('the receipt schema check', (runner) => this.receiptSql.assertSchema(runner));
   }
 
   /**
@@ -389,6 +421,7 @@ export class TypeOrmFsmStateStore
       sql: this.sql,
       timerSql: this.timerSql,
       eventSql: this.eventSql,
+      receiptSql: this.receiptSql,
       history: this.keepHistory,
       limits: this.limits,
       queries,

@@ -7,6 +7,7 @@ import type { BoundedQueries } from './bounded-queries.js';
 import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
 import type { FsmStateSql } from './fsm-state.sql.js';
 import type { FsmEventSql } from './fsm-event.sql.js';
+import type { FsmReceiptSql } from './fsm-receipt.sql.js';
 import type { FsmTimerSql } from './fsm-timer.sql.js';
 import { isDeadlock } from './mysql-errno.js';
 import type { QueryDeadline } from './query-deadline.js';
@@ -19,6 +20,8 @@ interface TypeOrmFsmTransactionOptions {
   timerSql: FsmTimerSql;
   /** The receipt table of outside events, written in the same transaction as the state. */
   eventSql: FsmEventSql;
+  /** The receipt table of keyed calls, written in the same transaction as the state. */
+  receiptSql: FsmReceiptSql;
   /** Write history rows. */
   history: boolean;
   limits: TransactionLimits;
@@ -80,7 +83,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
 
   /**
    * Writes the new state (a new row when `insert` and the instance was not locked here), the
-   * history row, the timer changes and an outside event's receipt, then commits, all before the deadline. On an error the transaction may
+   * history row, the timer changes and an outside event's or a keyed call's receipt, then commits, all before the deadline. On an error the transaction may
    * still be open: call `rollback`.
    */
   async commit(key: string, commit: WorkflowCommit, options: { insert?: boolean } = {}): Promise<void> {
@@ -115,6 +118,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
     }
     if (commit.timers) await this.options.timerSql.apply(this.runner, key, commit.timers);
     if (commit.event) await this.options.eventSql.record(this.runner, key, commit.event, Date.parse(commit.snapshot.updatedAt));
+    if (commit.receipt) await this.options.receiptSql.record(this.runner, commit.receipt);
     return this.options.limits.commit(this.runner);
   }
 

@@ -85,6 +85,12 @@ export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap
   }
 
   /** @inheritdoc */
+  adopt(taskId: string, leaseUntil: number, statusMessage: string, now: number): Promise<McpTaskRecord | undefined> {
+    const change: McpTaskChange = { status: 'working', leaseUntil, statusMessage };
+    return this.write('adopt', (runner) => this.sql.update(runner, taskId, change, ['working'], now, true));
+  }
+
+  /** @inheritdoc */
   async sweep(now: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
     return this.write('sweep', (runner) => this.sql.sweep(runner, now, Math.floor(limit)));
