@@ -60,6 +60,13 @@ export class XStateMachineEngine implements MachineEngine {
   private readonly startTimers: MachineTimers;
   private readonly hasContext: boolean;
   private readonly reasons: GuardReasons;
+  /**
+   * The timers of the latest initial transition made with an input, and that input: a start
+   * asks for the initial state and then for its timers with the same arguments, and XState's
+   * initial transition (the actor scope, the context factory, the entry actions) is the
+   * costliest part of a start. Only the same input object finds them.
+   */
+  private lastStart?: { readonly input: unknown; readonly timers: MachineTimers };
 
   constructor(
     machine: McpMachine,
@@ -87,12 +94,18 @@ export class XStateMachineEngine implements MachineEngine {
    * applied), with `input` as the machine's input (a context factory reads it).
    */
   initial(input?: unknown): MachineState {
-    return input === undefined ? this.copy(this.start) : this.initialWith(input)[0];
+    return input === undefined ? this.copy(this.start) : this.startWith(input).state;
   }
 
-  /** The timers of the `after` transitions of the initial states, their named delays read with `input` as the machine's input. */
+  /**
+   * The timers of the `after` transitions of the initial states, their named delays read with
+   * `input` as the machine's input; asked right after {@link initial} with the same input, they
+   * come from the same initial transition.
+   */
   initialTimers(input?: unknown): MachineTimers {
-    return input === undefined ? this.startTimers : this.initialWith(input)[1];
+    if (input === undefined) return this.startTimers;
+    const last = this.lastStart;
+    return last?.input === input ? last.timers : this.startWith(input).timers;
   }
 
   /** Every `after` transition, by state node (document order) and then as written. */
@@ -209,15 +222,15 @@ export class XStateMachineEngine implements MachineEngine {
       context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
     });
     const xEvent = principal === undefined ? { type: event, input } : { type: event, input, principal };
+    const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
     // `transition` returns the very same snapshot both for an ignored event and for a
-    // self-transition without actions, so only the enabled transitions tell them apart.
-    if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
+    // self-transition without actions, so only then do the enabled transitions tell them apart.
+    if (next === snapshot && this.machine.getTransitionData(snapshot, xEvent).length === 0) {
       const guards = this.guardsFor(snapshot, event);
       if (!guards.length) return IGNORED;
       const reasons = this.reasons.of(guards, snapshot.context, xEvent);
       return reasons.length ? { status: 'guarded', guards, reasons } : { status: 'guarded', guards };
     }
-    const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
     if (next.status === 'error') {
       throw next.error;
     }
@@ -226,6 +239,13 @@ export class XStateMachineEngine implements MachineEngine {
       throw new Error(machineUnexpectedValue(this.machineId, next.value));
     }
     return movedStep(this.toInstance(next, value), timersOfActions(actions));
+  }
+
+  /** The initial transition with `input`, remembered as the latest one. */
+  private startWith(input: unknown): { state: MachineState; timers: MachineTimers } {
+    const [state, timers] = this.initialWith(input);
+    this.lastStart = { input, timers };
+    return { state, timers };
   }
 
   private initialWith(input: unknown): [MachineState, MachineTimers] {

@@ -71,9 +71,10 @@ export class FsmTimerSql {
    * Writes a commit's timer changes for instance `handle`: deletes the fired timer (which
    * must still be held by its claim token, or this throws and the caller's transaction rolls
    * back), deletes the cancelled and rescheduled ones, then inserts the scheduled ones. Up to
-   * three statements.
+   * three statements; with `created` (the caller's transaction inserted the instance's row,
+   * which no timer outlives) nothing is deleted.
    */
-  async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges): Promise<void> {
+  async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges, created = false): Promise<void> {
     this.used = true;
     const { fired } = changes;
     if (fired) {
@@ -85,7 +86,7 @@ export class FsmTimerSql {
     }
     // The fired timer's row is gone already (the DELETE above): cancelling or rescheduling it needs no second DELETE.
     const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])].filter((id) => id !== fired?.id);
-    if (replaced.length > 0) {
+    if (replaced.length > 0 && !created) {
       await this.run(runner, {
         sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${columnIn(this.dialect, 'timer_id')}`,
         params: [handle, listParameter(this.dialect, replaced)],
