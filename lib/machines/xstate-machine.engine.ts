@@ -1,4 +1,4 @@
-import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
+import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine, AnyStateNode, ExecutableActionObject, StateValue } from 'xstate';
 import type { MachineDeadline, MachineEngine, MachineState, MachineStep, MachineTimers } from './machine-engine.interface.js';
 import {
   machineInitialFailed,
@@ -67,6 +67,14 @@ export class XStateMachineEngine implements MachineEngine {
    * costliest part of a start. Only the same input object finds them.
    */
   private lastStart?: { readonly input: unknown; readonly timers: MachineTimers };
+  /**
+   * The actor scope every step runs in, made once: it runs no action, and hands each to the
+   * step that collects it. XState's pure `transition` and `initialTransition` build one for
+   * every call, creating an actor (which computes the machine's initial state) and two actor
+   * systems each time; a machine that spawns or invokes actors, which alone would register in
+   * the scope's system, is refused at construction.
+   */
+  private inert?: AnyActorScope;
 
   constructor(
     machine: McpMachine,
@@ -222,7 +230,7 @@ export class XStateMachineEngine implements MachineEngine {
       context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
     });
     const xEvent = principal === undefined ? { type: event, input } : { type: event, input, principal };
-    const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
+    const [next, actions] = this.inertly((scope) => this.machine.transition(snapshot, xEvent, scope));
     // `transition` returns the very same snapshot both for an ignored event and for a
     // self-transition without actions, so only then do the enabled transitions tell them apart.
     if (next === snapshot && this.machine.getTransitionData(snapshot, xEvent).length === 0) {
@@ -249,7 +257,7 @@ export class XStateMachineEngine implements MachineEngine {
   }
 
   private initialWith(input: unknown): [MachineState, MachineTimers] {
-    const [snapshot, actions] = this.xstate.initialTransition(this.machine, input);
+    const [snapshot, actions] = this.inertly((scope) => this.machine.getInitialSnapshot(scope, input));
     if (snapshot.status === 'error') {
       throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
     }
@@ -258,6 +266,36 @@ export class XStateMachineEngine implements MachineEngine {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
     return [this.toInstance(snapshot, value), timersOfActions(actions)];
+  }
+
+  /** Runs a step of the machine in the inert scope: its snapshot, and the actions it would run (collected, not run). */
+  private inertly(step: (scope: AnyActorScope) => AnyMachineSnapshot): [AnyMachineSnapshot, ExecutableActionObject[]] {
+    const scope = (this.inert ??= this.inertScope());
+    const actions: ExecutableActionObject[] = [];
+    scope.actionExecutor = (action) => {
+      actions.push(action);
+    };
+    try {
+      return [step(scope), actions];
+    } finally {
+      scope.actionExecutor = ignore;
+    }
+  }
+
+  /** An actor scope like the one XState's pure functions make (see {@link inert}), on an actor of this machine that never starts. */
+  private inertScope(): AnyActorScope {
+    const self = this.xstate.createActor(this.machine);
+    return {
+      self,
+      id: '',
+      sessionId: '',
+      logger: ignore,
+      defer: ignore,
+      emit: ignore,
+      system: self.system,
+      stopChild: ignore,
+      actionExecutor: ignore,
+    };
   }
 
   private decode(state: string): DecodedState | undefined {
@@ -338,6 +376,9 @@ function freezeStep(step: MachineStep): MachineStep {
   }
   return Object.freeze(step);
 }
+
+/** What the inert scope does with what it is asked to run outside a step: nothing. */
+function ignore(): void {}
 
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
