@@ -190,10 +190,9 @@ export class WorkflowGate implements NestInterceptor {
       end = { ...end, extra };
       const decided = this.decider(call, admission);
       this.admitted.set(call, { admission, decide: decided });
-      if (input) {
-        await decided(input);
-      }
-      const parked = input && (await decided(undefined))?.waiting;
+      // Around the method the gate decides now, with the piped arguments; among interceptors the method's stand-in does.
+      const early = input ? await decided(input) : undefined;
+      const parked = early?.waiting;
       const value = parked ? this.waitingValue(call) : await call.unlessAbandoned(() => (running = body(admission)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
@@ -201,7 +200,7 @@ export class WorkflowGate implements NestInterceptor {
         return value;
       }
       const result = buildCallResult(call, value, extra);
-      const decision = await decided(undefined);
+      const decision = input ? early : await decided(undefined);
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       hold = NOTHING_HELD;
@@ -223,7 +222,7 @@ export class WorkflowGate implements NestInterceptor {
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
         const release = () => this.release(call, hold);
         void running.then(release, release);
-      } else {
+      } else if (hold.kind !== 'none') {
         await this.release(call, hold);
       }
     }

@@ -52,6 +52,8 @@ export class ToolMenuService {
   private readonly sessionMachines: string[];
   private readonly menuMachines: ReadonlyMap<string, McpMenuMachine>;
   private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
+  /** Each session's last listed tools, with what they were worked out from: its known states (their version) and its grants. */
+  private readonly listed = new WeakMap<McpSession, { version: number; grants: McpGrants; tools: readonly McpMenuEntry[] }>();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -73,12 +75,22 @@ export class ToolMenuService {
     );
   }
 
-  /** The tools of the session's menu, as `tools/list` shows them; reads the store once. */
-  async tools(session: McpSession): Promise<McpMenuEntry[]> {
+  /**
+   * The tools of the session's menu, as `tools/list` shows them; reads the store once. The same
+   * list (the one of its distinct view, shared by every session in the same states with the same
+   * grants) while nothing the menu depends on changed since the session's last list.
+   */
+  async tools(session: McpSession): Promise<readonly McpMenuEntry[]> {
     await this.refresh(session);
+    const { version } = session.knownStates;
+    const last = this.listed.get(session);
+    if (last?.version === version && last.grants === session.grants && session.lastMenu) {
+      return last.tools;
+    }
     const { tools, signature } = this.visibility.menu(this.view(session));
     session.lastMenu = signature;
-    return [...tools];
+    this.listed.set(session, { version, grants: session.grants, tools });
+    return tools;
   }
 
   /**
