@@ -11,6 +11,7 @@ export {
   type MutableToolContext,
   type WorkflowCaller,
   type WorkflowCallerKind,
+  type WorkflowDecisionTarget,
   type WorkflowRequest,
 } from './gating/workflow-call.js';
 export type {
@@ -24,7 +25,13 @@ export type {
   WorkflowStored,
 } from './gating/workflow-call-outcome.js';
 export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
-export { WORKFLOW_TASK_RESULTS, type WorkflowTaskRef, type WorkflowTaskResults } from './gating/workflow-task.js';
+export {
+  WORKFLOW_TASK_RESULTS,
+  type WorkflowTaskRef,
+  type WorkflowTaskResults,
+  type WorkflowTaskWithdrawal,
+  type WorkflowTaskWithdrawn,
+} from './gating/workflow-task.js';
 export {
   MCP_TASK_ACTIVE_STATUSES,
   MCP_TASK_TERMINAL_STATUSES,
@@ -42,7 +49,13 @@ export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowAdmissions } from './gating/admission.step.js';
 export { WorkflowCommits } from './gating/commit.step.js';
 export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
-export { WorkflowApprovals, type WorkflowWaitingResult } from './gating/approval.step.js';
+export {
+  WorkflowApprovals,
+  type WorkflowApprovedSend,
+  type WorkflowRejectedResult,
+  type WorkflowWaitingResult,
+} from './gating/approval.step.js';
+export { WorkflowWaitingRequests } from './gating/waiting-requests.reader.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';
@@ -81,15 +94,20 @@ export {
 export type { WorkflowTransitionRecord } from './stores/workflow-transition-record.interface.js';
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
+  isListedFor,
   isWorkflowStateReader,
   type WorkflowHistoryPage,
   matchesSearch,
+  pageInMemory,
   type WorkflowInstanceCount,
   type WorkflowInstanceCursor,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
   type WorkflowStateReader,
+  type WorkflowWaitingInstance,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './stores/workflow-state-reader.interface.js';
 export { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './stores/workflow-attempt.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';

@@ -44,6 +44,8 @@ export {
   type McpWorkflowRef,
 } from './gating/mcp-workflow.service.js';
 export type { McpWorkflowDecision } from './gating/back-office.request.js';
+export { McpApprovalsService, type McpDecider, type McpDecisionRequest } from './gating/mcp-approvals.service.js';
+export type { McpPendingRequest } from './gating/waiting-requests.reader.js';
 export type {
   McpWorkflowEvent,
   McpWorkflowEventContext,
@@ -61,10 +63,22 @@ export type {
   McpTransitionConfig,
 } from './machines/machine.interface.js';
 export type { McpStateValue } from './machines/state-value.js';
-export type { McpGuardReason, McpInstanceAccessView, McpMachineAccess, McpMachineEvent, McpPrincipal } from './machines/machine-access.js';
+export type {
+  McpGuardReason,
+  McpInstanceAccessView,
+  McpMachineAccess,
+  McpMachineApproval,
+  McpMachineEvent,
+  McpPrincipal,
+} from './machines/machine-access.js';
 export { toMermaid, type McpMermaidOptions, type McpMermaidTool } from './diagram/to-mermaid.js';
 export { FsmStateStore, type WorkflowSnapshot } from './stores/fsm-state-store.interface.js';
-export type { WorkflowApprovalNote, WorkflowWaitingRequest } from './stores/workflow-waiting-request.interface.js';
+export type {
+  WorkflowApprovalNote,
+  WorkflowApprovalVerdict,
+  WorkflowRequester,
+  WorkflowWaitingRequest,
+} from './stores/workflow-waiting-request.interface.js';
 export { InMemoryFsmStateStore, type InMemoryFsmStateStoreOptions } from './stores/in-memory-fsm-state.store.js';
 export { McpSessionStore } from './stores/mcp-session-store.interface.js';
 export { InMemoryMcpSessionStore } from './stores/in-memory-mcp-session.store.js';

@@ -14,6 +14,8 @@ import { WorkflowResourcesFactory } from './discovery/workflow-resources.factory
 import { WorkflowApprovals } from './gating/approval.step.js';
 import { WorkflowConfirmations } from './gating/confirmation.step.js';
 import { McpWorkflowService } from './gating/mcp-workflow.service.js';
+import { McpApprovalsService } from './gating/mcp-approvals.service.js';
+import { WorkflowWaitingRequests } from './gating/waiting-requests.reader.js';
 import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
@@ -51,6 +53,7 @@ import { McpInstanceStates } from './sessions/mcp-instance-states.js';
 import { McpSessionFollows } from './sessions/mcp-session-follows.js';
 import { McpSessionRegistry } from './sessions/mcp-session.registry.js';
 import { ToolMenuService } from './sessions/tool-menu.service.js';
+import { McpWaitingDecisions } from './sessions/mcp-waiting-decisions.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
@@ -105,9 +108,12 @@ export class McpCoreModule {
         WorkflowDeadlines,
         WorkflowDeadlineScheduler,
         fsmGateProvider,
+        WorkflowWaitingRequests,
+        McpApprovalsService,
         McpWorkflowService,
         McpSessionFollows,
         McpInstanceStates,
+        McpWaitingDecisions,
         ToolMenuService,
         McpListMapper,
         McpShutdownDrain,
@@ -127,6 +133,7 @@ export class McpCoreModule {
         FsmStateStore,
         McpToolRegistry,
         McpWorkflowService,
+        McpApprovalsService,
         McpSessionRegistry,
         WorkflowTransitionBus,
         McpAuthenticator,

@@ -1,7 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { AddMcpFsmOutboxReply1765584000000 } from './relays/typeorm/outbox-reply.migration.js';
 import { CreateMcpFsmOutbox1764720000000 } from './relays/typeorm/fsm-outbox.migration.js';
-import { AddMcpFsmApprovals1766102400000 } from './stores/typeorm/fsm-approval.migration.js';
+import { AddMcpFsmApprovals1766102400000, AddMcpFsmWaitingIndex1767139200000 } from './stores/typeorm/fsm-approval.migration.js';
 import { CreateMcpFsmAttempt1765843200000 } from './stores/typeorm/fsm-attempt.migration.js';
 import { CreateMcpFsmEvent1766620800000 } from './stores/typeorm/fsm-event.migration.js';
 import {
@@ -19,8 +19,9 @@ export type McpFsmMigration = new () => MigrationInterface;
 
 /**
  * The migrations of `TypeOrmFsmStateStore`'s tables with the default names: the state and
- * history tables (with the context, team and approval columns and the console's list indexes),
- * the refused attempts, the timers of deadlines and the receipts of outside events.
+ * history tables (with the context, team and approval columns, the console's list indexes and the
+ * waiting requests' index), the refused attempts, the timers of deadlines and the receipts of
+ * outside events.
  */
 export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   CreateMcpFsmState1764460800000,
@@ -31,6 +32,7 @@ export const mcpFsmStateMigrations: readonly McpFsmMigration[] = Object.freeze([
   AddMcpFsmApprovals1766102400000,
   CreateMcpFsmTimer1766534400000,
   CreateMcpFsmEvent1766620800000,
+  AddMcpFsmWaitingIndex1767139200000,
 ]);
 
 /** The migrations of `TypeOrmMcpSessionStore`'s tables (sessions, their kept events, the instances they follow). */

@@ -15,15 +15,18 @@ export function sampleAuthMode(env: NodeJS.ProcessEnv = process.env): 'optional'
 /**
  * The demo verifier as `auth.fromRequest`: the caller `<name>` of `Authorization: Bearer <name>`,
  * anonymous without the header; `Bearer <name>;<scope>;<scope>` gives the caller those scopes
- * (`Bearer carol;payments:approve` may approve refunds). The module runs it on the MCP path of
- * either adapter, which the sample serves ahead of the framework (`transports.http.direct`),
- * where no middleware runs.
+ * (`Bearer carol;payments:approve` may approve refunds), and an item `org=<team>` the claim `org`
+ * a JWT would carry (`Bearer carol;org=acme;payments:approve` approves acme's refunds). The
+ * module runs it on the MCP path of either adapter, which the sample serves ahead of the
+ * framework (`transports.http.direct`), where no middleware runs.
  */
 export function demoBearer(req: IncomingMessage): AuthInfo | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (!match) {
     return undefined;
   }
-  const [clientId, ...scopes] = match[1].split(';');
-  return { token: match[1], clientId, scopes: scopes.filter(Boolean) };
+  const [clientId, ...items] = match[1].split(';');
+  const org = items.find((item) => item.startsWith('org='))?.slice('org='.length);
+  const scopes = items.filter((item) => item && !item.includes('='));
+  return { token: match[1], clientId, scopes, ...(org ? { extra: { claims: { org } } } : {}) };
 }

@@ -4,9 +4,11 @@ import type { EntityManager, Repository } from 'typeorm';
 import { z } from 'zod';
 import {
   McpApproval,
+  McpApprovalsService,
   McpArgs,
   McpBindState,
   McpContext,
+  McpRequire,
   McpStartWorkflow,
   McpTool,
   McpWorkflow,
@@ -16,7 +18,7 @@ import {
 import { McpDeadline } from '../lib/extend.js';
 import { runInSqliteTurn } from '../lib/typeorm.js';
 import { sampleHandlerDelay } from './handler-delay.js';
-import { RequireScopesWithJwt } from './sample-auth.js';
+import { RequireScopesWithJwt, sampleAccess } from './sample-auth.js';
 import { LedgerEntry, type LedgerKind } from './ledger-entry.entity.js';
 import { LedgerStatements, type NewLedgerEntry } from './ledger.statements.js';
 import { paymentMachine, refundableCents, type PaymentContext } from './payment.machine.js';
@@ -57,10 +59,26 @@ const statusOutput = z.object({
   refundable: z.number().describe('What can still be refunded'),
   ledger: z.array(z.object({ kind: z.enum(['authorize', 'capture', 'void', 'refund']), amount: z.number() })),
   pendingRefund: z
-    .object({ amount: z.number(), requestedBy: z.string().nullable() })
+    .object({
+      requestId: z.string().describe('What payment.approve_refund and payment.reject_refund name'),
+      amount: z.number(),
+      requestedBy: z.string().nullable(),
+      requestedAt: z.string(),
+    })
     .optional()
     .describe('The refund waiting for a second person (state refund_pending)'),
 });
+
+/** A refund waiting for a second person, as `payment.pending_refunds` lists it. */
+const pendingRefund = z.object({
+  paymentId: z.string(),
+  requestId: z.string(),
+  amount: z.number(),
+  requestedBy: z.string().nullable(),
+  requestedAt: z.string(),
+});
+
+const pendingOutput = z.object({ pending: z.array(pendingRefund).describe('Newest first, at most 100') });
 
 /** Refunds above this amount (`SAMPLE_APPROVAL_THRESHOLD`, major units) wait for a second person's approval. */
 export const sampleApprovalThreshold = (env: NodeJS.ProcessEnv = process.env): number => {
@@ -87,6 +105,10 @@ const APPROVAL_TTL_MS = sampleApprovalTtlMs();
 /** What a refund call asks for, in major units: `amount`, or everything not refunded yet. */
 const refundAmount = (amount: number | undefined, context: PaymentContext): number => amount ?? refundableCents(context) / 100;
 
+/** What a waiting refund asks for: its `amount` argument, or what was left when it was asked. */
+const requestedAmount = (input: Record<string, unknown>, asked: Record<string, unknown> | undefined): number =>
+  refundAmount(input.amount as number | undefined, asked as unknown as PaymentContext);
+
 /**
  * The payment workflow's tools. A payment is handle-keyed: `payment.authorize` starts one and
  * returns its `paymentId`, which every other payment tool takes. The transition tools run in
@@ -102,6 +124,7 @@ export class PaymentTools {
   constructor(
     @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
     private readonly workflows: McpWorkflowService,
+    private readonly approvals: McpApprovalsService,
   ) {
     this.statements = new LedgerStatements(ledger.manager.connection);
   }
@@ -179,11 +202,13 @@ export class PaymentTools {
     approvers: { scopes: ['payments:approve'] },
     approve: {
       name: 'payment.approve_refund',
-      description: 'Approve the refund waiting for a second person: it is made then. Not by who asked.',
+      description:
+        'Approve the refund waiting for a second person, named by its requestId (payment.pending_refunds, payment.status): it is made then. Not by who asked.',
     },
     reject: {
       name: 'payment.reject_refund',
-      description: 'Reject the refund waiting for a second person: the payment goes back to where it was.',
+      description:
+        'Reject the refund waiting for a second person, named by its requestId: the payment goes back to where it was. The person who asked may withdraw it this way.',
     },
     // Nobody decided in time: the request is rejected (reason "expired") by a durable timer, on whichever process claims it.
     expiresAfterMs: APPROVAL_TTL_MS,
@@ -209,16 +234,41 @@ export class PaymentTools {
     // On SQLite the read waits for a transactional call in flight, so it never shows an entry that call may roll back.
     const manager = this.ledger.manager;
     const waiting = ctx.state === 'refund_pending' ? (await this.workflows.get(ctx))?.waiting : undefined;
-    const asked = waiting?.from.context as PaymentContext | undefined;
     return {
       paymentId: ctx.handle,
       state: ctx.state,
       refundable: refundableCents(ctx.workflowContext) / 100,
       ledger: await runInSqliteTurn(manager.connection, () => this.statements.entries(manager, ctx.handle)),
-      ...(waiting &&
-        asked && {
-          pendingRefund: { amount: refundAmount(waiting.input.amount as number | undefined, asked), requestedBy: waiting.requestedBy },
-        }),
+      ...(waiting && {
+        pendingRefund: {
+          requestId: waiting.requestId,
+          amount: requestedAmount(waiting.input, waiting.from.context),
+          requestedBy: waiting.requestedBy,
+          requestedAt: waiting.at,
+        },
+      }),
+    };
+  }
+
+  @McpTool({
+    name: 'payment.pending_refunds',
+    description:
+      'List the refunds waiting for a second person on the payments you may see (your team’s; your own requests too, which you cannot approve): ' +
+      'paymentId, requestId, amount, who asked and when, newest first. Approve one with payment.approve_refund { paymentId, requestId }.',
+    outputSchema: pendingOutput,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  })
+  @McpRequire(sampleAccess, { scopes: ['payments:approve'] })
+  async pendingRefunds(@McpContext() ctx: WorkflowContext<typeof paymentMachine>): Promise<z.infer<typeof pendingOutput>> {
+    const pending = await this.approvals.pending(ctx, { machine: paymentMachine.id });
+    return {
+      pending: pending.map((request) => ({
+        paymentId: request.handle,
+        requestId: request.requestId,
+        amount: requestedAmount(request.input, request.from.context),
+        requestedBy: request.requestedBy,
+        requestedAt: request.requestedAt,
+      })),
     };
   }
 

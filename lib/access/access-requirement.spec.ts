@@ -1,4 +1,13 @@
-import { combineRequirements, grantsSignature, isScopeToken, lacksRole, missingScopes, NO_GRANTS, permits } from './access-requirement.js';
+import {
+  combineRequirements,
+  grantsSignature,
+  isScopeToken,
+  judgedByGate,
+  lacksRole,
+  missingScopes,
+  NO_GRANTS,
+  permits,
+} from './access-requirement.js';
 
 const grants = (scopes: string[], roles: string[] = []) => ({ scopes: new Set(scopes), roles: new Set(roles) });
 
@@ -21,6 +30,15 @@ describe('access requirements', () => {
     });
     expect(combineRequirements({ scopes: [], roles: ['x'] }, { scopes: [], roles: ['y'] })).toEqual({ scopes: [], roles: ['y'] });
     expect(combineRequirements(undefined, { scopes: ['a'], roles: [] })).toEqual({ scopes: ['a'], roles: [] });
+  });
+
+  it('leaves a requirement the requester meets without the grants (a reject tool of @McpApproval) to the gate, and holds it for menus', () => {
+    const reject = { scopes: ['payments:approve'], roles: [], orRequester: true };
+    expect(judgedByGate(reject)).toBe(true);
+    expect(judgedByGate({ scopes: ['payments:approve'], roles: [] })).toBe(false);
+    expect(judgedByGate(undefined)).toBe(false);
+    expect(permits(reject, NO_GRANTS)).toBe(false);
+    expect(permits(reject, grants(['payments:approve']))).toBe(true);
   });
 
   it('accepts only OAuth scope tokens', () => {

@@ -5,6 +5,12 @@
 export interface McpAccessRequirement {
   readonly scopes: readonly string[];
   readonly roles: readonly string[];
+  /**
+   * `true` on the reject tool of `@McpApproval`: the person who asked for the waiting request may
+   * call it without the grants (withdrawing it). Only the gate knows who asked, so an access check
+   * before the gate lets such a call in, and the gate applies the rule; menus show it by the rule.
+   */
+  readonly orRequester?: boolean;
 }
 
 /** What a caller holds: the scopes of its token, and the roles the `auth.roles` hook gave it. */
@@ -37,6 +43,11 @@ export function lacksRole(requirement: McpAccessRequirement | undefined, grants:
 /** Whether `grants` hold what `requirement` asks (nothing required: always). */
 export function permits(requirement: McpAccessRequirement | undefined, grants: McpGrants): boolean {
   return requirement === undefined || (requirement.scopes.every((scope) => grants.scopes.has(scope)) && !lacksRole(requirement, grants));
+}
+
+/** Whether an access check before the gate must leave `requirement` to the gate (it admits the requester: see {@link McpAccessRequirement.orRequester}). */
+export function judgedByGate(requirement: McpAccessRequirement | undefined): boolean {
+  return requirement?.orRequester === true;
 }
 
 /** The two requirements together: every scope of both; the roles of `inner` when it names some, else those of `outer`. */

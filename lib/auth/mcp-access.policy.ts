@@ -5,7 +5,7 @@ import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../options/mcp-re
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { lacksRole, missingScopes, NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
+import { judgedByGate, lacksRole, missingScopes, NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
 import * as messages from './auth.messages.js';
 
 /** Why a caller may not use a tool, prompt or resource: the scopes its token lacks, or a role it does not hold. */
@@ -56,9 +56,12 @@ export class McpAccessPolicy {
     return grants;
   }
 
-  /** Why `grants` do not cover what `definition` requires; `undefined` when they do. */
+  /** Why `grants` do not cover what `definition` requires; `undefined` when they do, or when only the gate can tell (a requester withdrawing). */
   refusal(definition: McpHandlerDefinition, grants: McpGrants): McpAccessRefusal | undefined {
     const { access } = definition;
+    if (judgedByGate(access)) {
+      return undefined;
+    }
     const missing = missingScopes(access, grants);
     if (missing.length > 0) {
       return this.refuse(definition, missing, [], messages.insufficientScope(definition.kind, definition.name, missing));

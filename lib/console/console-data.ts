@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { waitingRequestOf } from '../gating/approval-request.js';
 import { graphNodes, machineGraph, nodeAt, pathOf } from '../diagram/machine-graph.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpMachine } from '../machines/machine.interface.js';
@@ -162,11 +163,12 @@ export class WorkflowConsoleData {
       this.store.recentAttempts(key, this.options.historyLimit),
       this.deadlines(machine.id, key),
     ]);
+    const waiting = waitingRequestOf(snapshot, key);
     return {
       machine,
       key,
       instance,
-      snapshot,
+      snapshot: snapshot && { ...snapshot, ...(waiting && { waiting }) },
       history: { ...history, entries: this.named(machine.id, history.entries) },
       deadlines,
       timersKept: this.store.supports.timers,

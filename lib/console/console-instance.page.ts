@@ -148,7 +148,7 @@ function deadlineRows(deadlines: readonly ConsoleDeadline[], kept: boolean): str
 /** The call waiting for a second person's approval (`@McpApproval`): who asked, what, when. Shown as of the page's load. */
 function waitingSection(waiting: WorkflowWaitingRequest): string {
   const asked = waiting.requestedBy ?? anonymousPrincipal();
-  return `<section aria-labelledby="waiting-heading" id="waiting" data-waiting data-tool="${escapeHtml(waiting.tool)}" data-requested-by="${escapeHtml(waiting.requestedBy ?? '')}" data-at="${escapeHtml(waiting.at)}">
+  return `<section aria-labelledby="waiting-heading" id="waiting" data-waiting data-tool="${escapeHtml(waiting.tool)}" data-requested-by="${escapeHtml(waiting.requestedBy ?? '')}" data-at="${escapeHtml(waiting.at)}" data-request-id="${escapeHtml(waiting.requestId)}">
 <h2 id="waiting-heading">Waiting for approval</h2>
 <p class="summary">${escapeHtml(waitingSummary(waiting.tool, asked, waiting.from.state))}</p>
 <dl class="facts">

@@ -115,7 +115,7 @@ export const waitingSummary = (tool: string, requestedBy: string, from: string):
   `${requestedBy} called ${tool}, which waits for another person to approve or reject it; rejected, the instance goes back to "${from}".`;
 
 /** A history row's note of a decided waiting request. */
-export const approvalText = (verdict: 'approved' | 'rejected', requestedBy: string, reason: string | undefined): string =>
+export const approvalText = (verdict: 'approved' | 'rejected' | 'withdrawn', requestedBy: string, reason: string | undefined): string =>
   `(${verdict}; asked by ${requestedBy}${reason ? `: ${reason}` : ''})`;
 
 /** A history row's actor when a deadline fired it. */

@@ -16,7 +16,7 @@ const MAX_RETRY_MS = 300_000;
 /** The longest wait between two polls while the store keeps failing them. */
 const MAX_POLL_BACKOFF_MS = 60_000;
 /** Refusals that mean the timer can never fire: the instance left the state (or is gone), or a guard said no. */
-const DROPPED = new Set(['FORBIDDEN', 'UNKNOWN_HANDLE', 'UNKNOWN_STATE', 'GUARD_REJECTED']);
+const DROPPED = new Set(['FORBIDDEN', 'UNKNOWN_HANDLE', 'UNKNOWN_STATE', 'GUARD_REJECTED', 'STALE_REQUEST']);
 
 /** What the deadline scheduler of this process knows of its polls, for health checks (`McpHealthService.checkDeadlines`). */
 export interface WorkflowDeadlinePolling {

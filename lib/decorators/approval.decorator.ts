@@ -30,8 +30,24 @@ export interface McpApprovalOptions<TMachine extends { readonly id: string }, TA
   when?: (input: TArgs, ctx: WorkflowContext<TMachine>) => boolean;
   /** The state a waiting call leaves the instance in until it is decided: one the machine declares (`refund_pending: {}`). */
   waitIn: SchemaOf<TMachine>['states'];
-  /** Who may approve or reject (never the requester: see `SELF_APPROVAL`). @default anyone identified */
+  /**
+   * What a decider must hold, besides passing the machine's access rule (its owner, its team, its
+   * access function): a stranger to the instance gets `UNKNOWN_HANDLE` whatever they hold. Never
+   * the requester (see `SELF_APPROVAL`), who may withdraw their own request without it.
+   * @default anyone the access rule lets in
+   */
   approvers?: McpApprovers;
+  /**
+   * `true` opens every waiting instance of the machine to every holder of `approvers`, whatever the
+   * machine's access rule says (approvers of another team, or of none, decide): a choice an app
+   * makes on purpose, logged at bootstrap. Needs `approvers`.
+   * @default false: deciders pass the access rule like any caller
+   */
+  crossTenantApprovers?: boolean;
+  /** Where a rejection leads: a state the machine declares (its context stays as the request found it). @default back where the request found the instance */
+  rejectTo?: SchemaOf<TMachine>['states'];
+  /** Where an expiry (`expiresAfterMs`) leads: a state the machine declares. @default `rejectTo`, else back where the request found the instance */
+  expireTo?: SchemaOf<TMachine>['states'];
   /** The tool that approves: it runs the call's handler with the call's arguments. Takes the machine's handle argument. */
   approve: McpApprovalToolOptions;
   /** The tool that rejects: the instance goes back to where the call found it. Takes the handle argument and `reason?`. */
@@ -53,6 +69,9 @@ export interface McpApprovalMetadata {
   when?: (input: Record<string, unknown>, ctx: McpToolContext) => boolean;
   waitIn: string;
   approvers: { scopes: string[]; roles: string[] };
+  crossTenantApprovers: boolean;
+  rejectTo?: string;
+  expireTo?: string;
   approve: McpApprovalToolOptions;
   reject: McpApprovalToolOptions;
   expiresAfterMs?: number | ((input: Record<string, unknown>, ctx: McpToolContext) => number);
@@ -61,12 +80,14 @@ export interface McpApprovalMetadata {
 /**
  * A second person's approval (four eyes) for a transition tool: a call where `when` holds is
  * admitted and decided as any call is (FORBIDDEN and GUARD_REJECTED come now), but its handler
- * does not run. The instance waits in `waitIn` with the request stored beside it, and the
- * caller is told so. The library registers two tools bound to `waitIn`, listed only to
- * `approvers`: `approve` sends the stored event with the stored arguments (guards checked
- * again) and runs the handler then, exactly once whichever replica decides; `reject` puts the
- * instance back as the call found it. The requester can never approve their own request.
- * With `expiresAfterMs`, a request nobody decides in time expires as a rejection.
+ * does not run. The instance waits in `waitIn` with the request stored beside it (its
+ * `requestId`), and the caller is told so. The library registers two tools that take the handle
+ * and the `requestId`, listed to `approvers` the access rule lets in while something waits:
+ * `approve` sends the stored event with the stored arguments (guards checked again, the requester
+ * as `event.principal`, the approver as `event.approval.by`) and runs the handler then, exactly
+ * once whichever replica decides; `reject` puts the instance back as the call found it (or in
+ * `rejectTo`). The requester can never approve their own request, and may withdraw it. With
+ * `expiresAfterMs`, a request nobody decides in time expires as a rejection.
  * Goes with `@McpBindState(machine, states, event)` of the same machine. See docs/approvals-and-tasks.md.
  *
  * @example
@@ -91,6 +112,9 @@ export function McpApproval<TMachine extends { readonly id: string }, TArgs exte
     when: options.when as McpApprovalMetadata['when'],
     waitIn: options.waitIn,
     approvers: { scopes: [...(options.approvers?.scopes ?? [])], roles: [...(options.approvers?.roles ?? [])] },
+    crossTenantApprovers: options.crossTenantApprovers === true,
+    ...(options.rejectTo === undefined ? {} : { rejectTo: options.rejectTo }),
+    ...(options.expireTo === undefined ? {} : { expireTo: options.expireTo }),
     approve: { ...options.approve },
     reject: { ...options.reject },
     ...(options.expiresAfterMs === undefined ? {} : { expiresAfterMs: options.expiresAfterMs as McpApprovalMetadata['expiresAfterMs'] }),

@@ -11,6 +11,8 @@ export interface McpApprovalContext {
   readonly approvedBy: string;
   /** ISO-8601 time of the request. */
   readonly requestedAt: string;
+  /** The request approved. */
+  readonly requestId: string;
 }
 
 /**

@@ -216,6 +216,18 @@ export const approvalNeedsHandle = (source: string, machine: string): string =>
 export const approvalWaitState = (source: string, machine: string, waitIn: string, why: string, states: readonly string[]): string =>
   `${source}: @McpApproval's waitIn "${waitIn}" ${why}. Declare a state of its own for waiting calls (e.g. \`${waitIn}: {}\` in "${machine}"); its states: ${states.join(', ')}.`;
 
+/** Bootstrap error: `rejectTo` or `expireTo` of `@McpApproval` is not a state a decision can lead to. */
+export const approvalDecidedState = (source: string, which: string, state: string, why: string, states: readonly string[]): string =>
+  `${source}: @McpApproval's ${which} "${state}" ${why}. Name a state the machine declares for it; its states: ${states.join(', ')}.`;
+
+/** Bootstrap error: `crossTenantApprovers` without `approvers`, which would open waiting instances to everyone. */
+export const crossTenantNeedsApprovers = (source: string): string =>
+  `${source}: @McpApproval's crossTenantApprovers opens waiting instances to the holders of approvers, whatever the machine's access rule; name approvers ({ scopes } or { roles }), or drop crossTenantApprovers.`;
+
+/** Bootstrap log: `crossTenantApprovers` opens every waiting instance of a machine to the approvers. */
+export const crossTenantApproversOpen = (tool: string, machine: string, approvers: string): string =>
+  `@McpApproval of ${tool}: crossTenantApprovers is on, so every holder of ${approvers} may read and decide the waiting ${tool} requests of every "${machine}" instance, whatever the machine's access rule (owner, team, access function) says.`;
+
 /** Bootstrap error: `expiresAfterMs` of `@McpApproval` is not a positive whole number of milliseconds. */
 export const approvalExpiryInvalid = (source: string, expiresAfterMs: unknown): string =>
   `${source}: @McpApproval's expiresAfterMs must be a positive whole number of milliseconds, or a function answering one (got ${String(expiresAfterMs)}).`;
@@ -226,16 +238,20 @@ export const approvalToolName = (source: string, which: 'approve' | 'reject', na
 
 /** Bootstrap error: a tool with `@McpApproval` declares an output schema its waiting result does not fit. */
 export const approvalOutputSchema = (source: string): string =>
-  `${source}: @McpApproval on a tool with an outputSchema: a call that waits answers { status: 'waiting_for_approval', state, approve, reject, message } as its structuredContent, which the schema must accept (clients check structuredContent against it); make the schema a union with that shape, or drop it.`;
+  `${source}: @McpApproval on a tool with an outputSchema: a call that waits answers { status: 'waiting_for_approval', state, requestId, approve, reject, message } as its structuredContent, which the schema must accept (clients check structuredContent against it); make the schema a union with that shape, or drop it.`;
 
 /** Bootstrap error: `approvers.scopes` of `@McpApproval` names a scope OAuth does not allow. */
 export const approverScopeInvalid = (source: string, scope: string): string =>
   `${source}: @McpApproval's approvers name the scope ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
 
+/** Description of the `requestId` argument of a decision tool of `@McpApproval`. */
+export const requestIdDescription = (tool: string): string =>
+  `The requestId of the waiting ${tool} request to decide, as read (it decides nothing when another request waits)`;
+
 /** Description of an approve tool when `@McpApproval` gives none. */
 export const approveDescription = (tool: string, handleKey: string): string =>
-  `Approve the ${tool} call waiting for a second person's approval (by ${handleKey}): it runs then, with the arguments it was called with. The person who asked cannot approve it.`;
+  `Approve the ${tool} call waiting for a second person's approval (by ${handleKey} and the requestId of the request you read): it runs then, with the arguments it was called with. The person who asked cannot approve it.`;
 
 /** Description of a reject tool when `@McpApproval` gives none. */
 export const rejectDescription = (tool: string, handleKey: string): string =>
-  `Reject the ${tool} call waiting for a second person's approval (by ${handleKey}); it never runs, and the instance goes back to where the call found it. \`reason\` is kept in its history.`;
+  `Reject the ${tool} call waiting for a second person's approval (by ${handleKey} and its requestId); it never runs. The person who asked may withdraw it this way. \`reason\` is kept in its history.`;

@@ -145,14 +145,52 @@ export class McpWorkflowRoles {
       throw new Error(messages.approvalExpiryInvalid(source, expires));
     }
     const { scopes, roles } = meta.approvers;
+    const approvers = scopes.length > 0 || roles.length > 0 ? { scopes, roles } : undefined;
+    if (meta.crossTenantApprovers && !approvers) {
+      throw new Error(messages.crossTenantNeedsApprovers(source));
+    }
+    const rejectTo = this.decidedState(source, 'rejectTo', meta.rejectTo, engine, meta.waitIn);
+    const expireTo = this.decidedState(source, 'expireTo', meta.expireTo, engine, meta.waitIn);
     return {
       when: meta.when,
       waitIn: meta.waitIn,
       approve: meta.approve.name,
       reject: meta.reject.name,
-      approvers: scopes.length > 0 || roles.length > 0 ? { scopes, roles } : undefined,
+      approvers,
+      crossTenantApprovers: meta.crossTenantApprovers,
+      ...(rejectTo === undefined ? {} : { rejectTo }),
+      ...(expireTo === undefined ? {} : { expireTo }),
       ...(expires === undefined ? {} : { expiresAfterMs: expires }),
     };
+  }
+
+  /**
+   * A state `@McpApproval` sends a rejection or an expiry to (`which`): one the machine can be in
+   * (a leaf it knows), not the waiting state, and without `after` transitions (a decision enters it
+   * without an event, so it could not start their timers).
+   */
+  private decidedState(
+    source: string,
+    which: 'rejectTo' | 'expireTo',
+    state: string | undefined,
+    engine: MachineEngine,
+    waitIn: string,
+  ): string | undefined {
+    if (state === undefined) {
+      return undefined;
+    }
+    const why =
+      typeof state !== 'string' || !engine.knows(state)
+        ? 'is not a state the machine can be in (a leaf of it)'
+        : state === waitIn
+          ? 'is the waiting state itself'
+          : engine.deadlines().some((deadline) => engine.matches(state, deadline.state))
+            ? 'has `after` transitions, which a decision (no event) cannot start'
+            : undefined;
+    if (why) {
+      throw new Error(messages.approvalDecidedState(source, which, String(state), why, engine.statePaths()));
+    }
+    return state;
   }
 
   /** `schema`, with the handle argument of a handle-keyed `machine` added when it is missing. */

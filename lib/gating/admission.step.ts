@@ -124,23 +124,25 @@ export class WorkflowAdmissions {
     const engine = this.machines.engine(instance.machine);
     const machine = this.machines.machine(instance.machine);
     const claim = this.claimRequest(call, instance, role, engine);
-    // A decision tool reaches the waiting instance by the approvers' authority (see WorkflowApprovals.argsOf).
-    const owner = role.decision ? this.approvals.authorityOwner(call) : undefined;
-    const request = owner === undefined ? claim : { ...claim, owner, anyOwner: false };
+    // A decision reaches a waiting instance whoever owns it only by the app's authority, or an approval that says so.
+    const everyone = role.decision !== undefined && this.approvals.reachesEveryInstance(call, role.decision);
+    const request = everyone ? { ...claim, anyOwner: true } : claim;
+    // The store claimed for anyone under an access function: the gate asks it.
+    const judged = request.anyOwner === true && !everyone;
     const outcome = await this.observer.claim(call, () => this.store.acquire(request, role.transactional));
-    if (request.anyOwner && outcome.status !== 'claimed' && outcome.status !== 'unknown') {
-      // The store claimed for anyone (an access function): a caller it would not let in learns nothing of the instance.
+    if (judged && outcome.status !== 'claimed' && outcome.status !== 'unknown') {
+      // A caller the access function would not let in learns nothing of the instance.
       const stored = await this.store.load(instance.storeKey);
       if (!stored || !mayAccess(authOf(call), machine, instance, stored)) throw this.unknownHandle(instance);
     }
     if (outcome.status !== 'claimed') {
-      const { reason, found } = this.claimDenial(instance, outcome);
+      const { reason, found } = this.claimDenial(call, instance, role, outcome);
       throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
     }
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
     try {
-      if (request.anyOwner && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
+      if (judged && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
       call.context.manager = lock.manager;
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
@@ -231,9 +233,12 @@ export class WorkflowAdmissions {
   /**
    * Why a claim the store did not grant refuses the call: an unknown handle, or BUSY or FORBIDDEN in
    * the state the store found (`found`; a session's instance not stored yet is in its initial state).
+   * A decision that finds the instance out of its waiting state is STALE_REQUEST: nothing waits.
    */
   private claimDenial(
+    call: WorkflowCall,
     instance: WorkflowInstanceRef,
+    role: McpTransitionRole,
     outcome: Exclude<FsmLockOutcome, { status: 'claimed' }>,
   ): { reason: WorkflowDenialReason; found?: WorkflowSnapshot } {
     const { machine } = instance;
@@ -242,6 +247,9 @@ export class WorkflowAdmissions {
     }
     const found =
       outcome.status === 'unknown' ? this.initialSnapshot(machine) : { state: outcome.state, updatedAt: new Date().toISOString() };
+    if (outcome.status === 'forbidden' && role.decision) {
+      return { reason: this.approvals.nothingWaits(call, machine, found.state), found };
+    }
     return { reason: { code: outcome.status === 'busy' ? 'BUSY' : 'FORBIDDEN', machine, state: found.state }, found };
   }
 

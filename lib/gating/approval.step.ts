@@ -1,17 +1,21 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { NO_GRANTS, permits } from '../access/access-requirement.js';
+import type { McpMachineApproval, McpPrincipal } from '../machines/machine-access.js';
 import type { MachineStep } from '../machines/machine-engine.interface.js';
 import { chainTimers, hasTimers } from '../machines/machine-timers.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { McpToolApproval, McpTransitionRole } from '../registry/mcp-handler-role.js';
+import type { McpApprovalDecision, McpToolApproval, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
+import type { WorkflowApprovalVerdict, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import { expiryCancelOf, expiryTimersOf } from './approval-expiry.js';
+import { newRequestId, REQUEST_ID_KEY, requesterOf, waitingRequestOf } from './approval-request.js';
 import * as messages from './gating.messages.js';
+import { authOf, principalOf } from './workflow-access.js';
 import type { WorkflowAdmission, WorkflowDecision } from './workflow-call-outcome.js';
-import type { WorkflowCall, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
+import type { WorkflowCall, WorkflowDecisionTarget, WorkflowRequest } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from './workflow-task.js';
 
@@ -20,39 +24,52 @@ export interface WorkflowWaitingResult {
   status: 'waiting_for_approval';
   /** The state the instance waits in. */
   state: string;
+  /** The request's id: what a decision names. */
+  requestId: string;
   /** The tool that approves it. */
   approve: string;
-  /** The tool that rejects it. */
+  /** The tool that rejects it (or withdraws it, called by the person who asked). */
   reject: string;
   message: string;
 }
 
-/** What a decision call found before it entered the gate: the request it decides, and the owner its claim names. */
-interface DecisionPrelude {
-  /** The waiting request it decides (`at`), checked again on the claimed instance. */
-  readonly at: string;
-  /** The instance's owner: the decider reaches it by the approvers' authority, not by owning it. */
-  readonly owner: string | undefined;
+/** What a rejection (or a withdrawal) answers: a reject tool's value. */
+export interface WorkflowRejectedResult {
+  status: 'rejected' | 'withdrawn';
+  /** The state the instance is in now. */
+  state: string;
+  /** The request decided. */
+  requestId: string;
+  message: string;
 }
+
+/** Sends a waiting request's event to the instance as it found it, as the requester, with the approval. */
+export type WorkflowApprovedSend = (
+  from: WorkflowSnapshot,
+  event: string,
+  input: Record<string, unknown>,
+  as: { principal: McpPrincipal | undefined; approval: McpMachineApproval },
+) => Extract<MachineStep, { status: 'moved' }>;
 
 /** The argument of a reject tool that says why. */
 export const REJECT_REASON_KEY = 'reason';
 
 /**
  * The gate's approval step (`@McpApproval`): a call that must wait is parked, under its claim, in
- * the approval's waiting state with its request stored beside the instance, and its handler does
- * not run; a decision tool's call claims the waiting instance and decides it: approving sends the
- * stored event with the stored arguments to the instance as the request found it (its handler
- * runs then), rejecting puts it back. The claim makes each decision happen once, whichever replica
- * decides. A request with `expiresAfterMs` parks with a durable timer that the deadline scheduler
- * fires as the reject tool's call (reason `"expired"`); any decision cancels it in its commit.
+ * the approval's waiting state with its request (and a new `requestId`) stored beside the
+ * instance, and its handler does not run; a decision's call claims the waiting instance under
+ * the machine's access rule, like any call, and decides it only when it names the request that
+ * waits ({@link decide}: STALE_REQUEST otherwise) and its caller may (approvers' grants, never the
+ * requester; the requester may withdraw). Approving sends the stored event with the stored
+ * arguments to the instance as the request found it, with the requester as `event.principal` and
+ * the approver as `event.approval` (its handler runs then); rejecting puts it back (or in
+ * `rejectTo`). The claim makes each decision happen once, whichever replica decides. A request
+ * with `expiresAfterMs` parks with a durable timer that the deadline scheduler fires as the reject
+ * tool's call (reason `"expired"`); any decision cancels it in its commit.
  */
 @Injectable()
 export class WorkflowApprovals {
   private readonly logger = new Logger('McpGate');
-  private readonly preludes = new WeakMap<WorkflowCall, DecisionPrelude>();
-  /** Callers of the app's own code (`McpWorkflowService.approve`/`reject`): their authority is the app's. */
-  private readonly backOffice = new WeakSet<WorkflowCaller>();
 
   constructor(
     private readonly store: FsmStoreAdapter,
@@ -60,54 +77,53 @@ export class WorkflowApprovals {
     @Optional() @Inject(WORKFLOW_TASK_RESULTS) private readonly tasks?: WorkflowTaskResults,
   ) {}
 
-  /** Marks `caller` as the app's own back office (see `McpWorkflowService.approve`). */
-  trustAsBackOffice(caller: WorkflowCaller): void {
-    this.backOffice.add(caller);
-  }
-
   /**
-   * The arguments a call runs with: an approval's are the waiting request's (with the handle),
-   * read before the call enters the gate, so the method's pipes and handler see them; any other
-   * call's are its own. Never throws: what it cannot read, the claim refuses.
+   * The arguments a call runs with, and the request a decision decides: an approval of the
+   * request waiting now runs with its stored arguments (and the handle), read before the call
+   * enters the gate so the method's pipes and handler see them; any other call with its own. The
+   * request a decision names is its `requestId` argument (or what the request says). Never
+   * throws: what it cannot read, the claim refuses.
    */
-  async argsOf(request: WorkflowRequest): Promise<{ args: Record<string, unknown>; prelude?: DecisionPrelude }> {
+  async argsOf(request: WorkflowRequest): Promise<{ args: Record<string, unknown>; decides?: WorkflowDecisionTarget }> {
     const { role } = request.target;
     if (role.kind !== 'transition' || !role.decision) {
       return { args: request.args };
     }
+    const named = request.args[REQUEST_ID_KEY];
+    const decides = request.decides ?? (typeof named === 'string' ? { requestId: named } : {});
     const key = this.machines.machine(role.machine).stateHandleKey!;
     const handle = request.args[key];
-    if (typeof handle !== 'string') {
-      return { args: request.args };
+    if (role.decision.verdict !== 'approve' || typeof handle !== 'string') {
+      return { args: request.args, decides };
     }
-    const snapshot = await this.store
-      .load(formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle }))
-      .catch(() => undefined);
-    const waiting = snapshot?.waiting;
-    const backOffice = this.backOffice.has(request.caller);
-    if (!snapshot || !waiting || waiting.tool !== role.decision.of || !role.states.includes(snapshot.state)) {
-      // The app's own code reaches the instance whoever owns it, to be told why nothing waits.
-      return { args: request.args, prelude: backOffice && snapshot ? { at: '', owner: snapshot.owner } : undefined };
-    }
-    const owner = request.target.access !== undefined || backOffice ? snapshot.owner : undefined;
-    const args = role.decision.verdict === 'approve' ? { ...waiting.input, [key]: handle } : request.args;
-    return { args, prelude: { at: waiting.at, owner } };
+    const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
+    const snapshot = await this.store.load(storeKey).catch(() => undefined);
+    const waiting = waitingRequestOf(snapshot, storeKey);
+    const found = waiting?.tool === role.decision.of && names(decides, waiting) ? waiting : undefined;
+    return { args: found ? { ...found.input, [key]: handle } : request.args, decides };
   }
 
-  /** Keeps what {@link argsOf} found for the call made with its arguments. */
-  remember(call: WorkflowCall, prelude: DecisionPrelude | undefined): void {
-    if (prelude) this.preludes.set(call, prelude);
+  /**
+   * Whether a decision's call reaches the waiting instance whoever owns it: the app vouches for
+   * its caller, or the approval opens every instance to its approvers (`crossTenantApprovers`)
+   * and the caller holds their grants. Every other decision passes the machine's access rule.
+   */
+  reachesEveryInstance(call: WorkflowCall, decision: McpApprovalDecision): boolean {
+    if (call.caller.authority === 'app') return true;
+    const { approval } = decision;
+    return approval.crossTenantApprovers && call.principal !== undefined && permits(approval.approvers, call.caller.grants ?? NO_GRANTS);
   }
 
-  /** The owner a decision call claims its instance as when the decider reaches it by authority (the instance's own); else `undefined`. */
-  authorityOwner(call: WorkflowCall): string | undefined {
-    return this.preludes.get(call)?.owner;
+  /** The refusal of a decision whose claim found the instance in `state`, not waiting: no request of the tool waits now. */
+  nothingWaits(call: WorkflowCall, machine: string, state: string) {
+    return { code: 'STALE_REQUEST' as const, machine, state, named: call.decides?.requestId };
   }
 
   /**
    * Where a call of a transition with `@McpApproval` leads once decided: unchanged when it need
-   * not wait (`when` does not hold), else into the waiting state, with its request and the timer
-   * that expires it (`expiresAfterMs`); refused DECLINED when that expiry cannot be worked out.
+   * not wait (`when` does not hold), else into the waiting state, with its request (a new
+   * `requestId`, the requester as guards see them) and the timer that expires it
+   * (`expiresAfterMs`); refused DECLINED when that expiry cannot be worked out.
    */
   park(call: WorkflowCall, role: McpTransitionRole, decision: WorkflowDecision, input: Record<string, unknown>): WorkflowDecision {
     const approval = role.approval;
@@ -116,14 +132,20 @@ export class WorkflowApprovals {
     }
     const { from } = decision;
     const timers = this.expiryOf(call, role, input, from.state);
+    const at = new Date();
+    const delayMs = timers?.schedule[0]?.delayMs;
+    const requester = principalOf(authOf(call), this.machines.machine(role.machine));
     const waiting: WorkflowWaitingRequest = {
+      requestId: newRequestId(),
       tool: call.tool.name,
       event: role.event,
       input: structuredClone(input),
       requestedBy: call.principal ?? null,
+      ...(requester && { requester: structuredClone(requester) }),
       from: { state: from.state, ...(from.context === undefined ? {} : { context: from.context }) },
-      at: new Date().toISOString(),
-      ...(taskOf(call) ? { taskId: taskOf(call) } : {}),
+      at: at.toISOString(),
+      ...(delayMs === undefined ? {} : { expiresAt: new Date(at.getTime() + delayMs).toISOString() }),
+      ...(call.task ? { taskId: call.task.taskId } : {}),
     };
     return { from, next: { state: approval.waitIn, context: from.context }, waiting, ...(timers && { timers }) };
   }
@@ -149,83 +171,135 @@ export class WorkflowApprovals {
   }
 
   /** What a parked call answers instead of its handler's value. */
-  waitingValue(call: WorkflowCall, approval: McpToolApproval, machine: string): WorkflowWaitingResult {
+  waitingValue(call: WorkflowCall, approval: McpToolApproval, machine: string, waiting: WorkflowWaitingRequest): WorkflowWaitingResult {
     const handle = String(call.context.handle ?? '');
+    const { requestId } = waiting;
     return {
       status: 'waiting_for_approval',
       state: approval.waitIn,
+      requestId,
       approve: approval.approve,
       reject: approval.reject,
-      message: messages.waitingForApproval(call.tool.name, machine, handle, approval.waitIn, approval.approve, approval.reject),
+      message: messages.waitingForApproval(call.tool.name, machine, handle, approval.waitIn, requestId, approval.approve, approval.reject),
     };
   }
 
   /**
-   * What a decision tool's call decides on its claimed instance: an approval sends the stored event
-   * with the stored arguments to the instance as the request found it (`send` checks the guards
-   * again), after making sure a second person approves, with the timers its transition schedules;
-   * a rejection restores it. Either cancels the request's expiry timer in the same commit.
+   * What a decision's call decides on its claimed instance, which the machine's access rule let
+   * it reach: refused STALE_REQUEST unless the request of the decided tool waiting now is the one
+   * it names; refused unless its caller may decide ({@link verdictOf}). An approval sends the
+   * stored event with the stored arguments to the instance as the request found it (`send` checks
+   * the guards again), with the timers its transition schedules; a rejection restores it (or moves
+   * it to `rejectTo`, an expiry to `expireTo`); a withdrawal restores it. Each cancels the
+   * request's expiry timer in the same commit.
    */
-  decide(
-    call: WorkflowCall,
-    admission: WorkflowAdmission,
-    role: McpTransitionRole,
-    send: (from: WorkflowSnapshot, event: string, input: Record<string, unknown>) => Extract<MachineStep, { status: 'moved' }>,
-  ): WorkflowDecision {
+  decide(call: WorkflowCall, admission: WorkflowAdmission, role: McpTransitionRole, send: WorkflowApprovedSend): WorkflowDecision {
     const { snapshot, instance } = admission;
-    const waiting = snapshot.waiting;
-    if (!waiting || waiting.tool !== role.decision?.of) {
-      throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: snapshot.state }, admission);
+    const decision = role.decision!;
+    const waiting = waitingRequestOf(snapshot, instance.storeKey);
+    const current = waiting?.tool === decision.of ? waiting : undefined;
+    if (!current || !(call.caller.deadline || names(call.decides ?? {}, current))) {
+      const now = current && { requestId: current.requestId, tool: current.tool, requestedBy: current.requestedBy, at: current.at };
+      throw deny({ ...this.nothingWaits(call, instance.machine, snapshot.state), ...(now && { now }) }, admission);
     }
-    const prelude = this.preludes.get(call);
-    if (role.decision.verdict === 'approve' && prelude?.at !== waiting.at) {
-      // Another request waits now than the one whose arguments this call was made with.
-      throw deny({ code: 'BUSY', machine: instance.machine, state: snapshot.state }, admission);
-    }
+    const verdict = this.verdictOf(call, decision, current, admission);
     const from: WorkflowSnapshot = {
-      state: waiting.from.state,
-      ...(waiting.from.context === undefined ? {} : { context: waiting.from.context }),
+      state: current.from.state,
+      ...(current.from.context === undefined ? {} : { context: current.from.context }),
       updatedAt: snapshot.updatedAt,
       ...(snapshot.owner === undefined ? {} : { owner: snapshot.owner }),
+      ...(snapshot.team === undefined ? {} : { team: snapshot.team }),
     };
-    if (role.decision.verdict === 'reject') {
+    const note = { verdict, requestedBy: current.requestedBy, requestId: current.requestId };
+    const cancel = expiryCancelOf(decision.expiryTimer);
+    if (verdict !== 'approved') {
       const reason = call.args[REJECT_REASON_KEY];
-      const note = {
-        verdict: 'rejected' as const,
-        requestedBy: waiting.requestedBy,
-        ...(typeof reason === 'string' && reason ? { reason } : {}),
+      const to =
+        verdict === 'withdrawn'
+          ? undefined
+          : call.caller.deadline
+            ? (decision.approval.expireTo ?? decision.approval.rejectTo)
+            : decision.approval.rejectTo;
+      return {
+        from,
+        next: { state: to ?? from.state, context: from.context },
+        event: null,
+        approval: { ...note, ...(typeof reason === 'string' && reason ? { reason } : {}) },
+        ...(cancel && { timers: cancel }),
       };
-      const cancel = expiryCancelOf(role.decision.expiryTimer);
-      return { from, next: { state: from.state, context: from.context }, event: null, approval: note, ...(cancel && { timers: cancel }) };
     }
-    const approver = call.principal;
-    if (approver === undefined || approver === waiting.requestedBy) {
-      const reason = { code: 'SELF_APPROVAL' as const, machine: instance.machine, state: snapshot.state, requestedBy: waiting.requestedBy };
-      throw deny({ ...reason, anonymous: approver === undefined }, admission);
-    }
-    call.context.approval = { requestedBy: waiting.requestedBy, approvedBy: approver, requestedAt: waiting.at };
-    const step = send(from, waiting.event, waiting.input);
-    const cancel = expiryCancelOf(role.decision.expiryTimer);
-    const timers = cancel ? chainTimers(cancel, step.timers) : step.timers;
-    return {
-      from,
-      next: step.next,
-      approval: { verdict: 'approved', requestedBy: waiting.requestedBy },
-      ...(hasTimers(timers) && { timers }),
+    const approver = principalOf(authOf(call), this.machines.machine(instance.machine))!;
+    const at = new Date().toISOString();
+    call.context.approval = {
+      requestedBy: current.requestedBy,
+      approvedBy: approver.id,
+      requestedAt: current.at,
+      requestId: current.requestId,
     };
+    const step = send(from, current.event, current.input, {
+      principal: requesterOf(current),
+      approval: Object.freeze({ verdict: 'approved' as const, by: approver, at, requestId: current.requestId }),
+    });
+    const timers = cancel ? chainTimers(cancel, step.timers) : step.timers;
+    return { from, next: step.next, approval: note, ...(hasTimers(timers) && { timers }) };
   }
 
-  /** What a rejection answers (a reject tool's value). */
-  rejectedValue(call: WorkflowCall): { status: 'rejected'; state: string; message: string } {
+  /**
+   * How the caller decides the waiting request, or why they may not: an approval needs a second
+   * person (SELF_APPROVAL: the requester, or an anonymous caller) holding the approvers' grants
+   * (NOT_APPROVER) unless the app vouches for them; a rejection by the requester (or of a task's
+   * own request, `tasks/cancel`) is their withdrawal; anyone else rejects with the approvers'
+   * grants, the app's authority or a deadline's (an expiry).
+   */
+  private verdictOf(
+    call: WorkflowCall,
+    decision: McpApprovalDecision,
+    waiting: WorkflowWaitingRequest,
+    admission: WorkflowAdmission,
+  ): WorkflowApprovalVerdict {
+    const { machine } = admission.instance;
+    const { state } = admission.snapshot;
+    const { requestedBy } = waiting;
+    const decider = call.principal;
+    const trusted = call.caller.authority === 'app' || call.caller.deadline !== undefined;
+    if (decision.verdict === 'reject') {
+      if (call.decides?.taskId !== undefined || (decider !== undefined && decider === requestedBy)) return 'withdrawn';
+      if (trusted || permits(decision.approval.approvers, call.caller.grants ?? NO_GRANTS)) return 'rejected';
+      throw deny(
+        { code: 'NOT_APPROVER', machine, state, approvers: approversOf(decision.approval), requestedBy, withdraws: true },
+        admission,
+      );
+    }
+    if (decider === undefined || decider === requestedBy) {
+      throw deny({ code: 'SELF_APPROVAL', machine, state, requestedBy, anonymous: decider === undefined }, admission);
+    }
+    if (!trusted && !permits(decision.approval.approvers, call.caller.grants ?? NO_GRANTS)) {
+      throw deny(
+        { code: 'NOT_APPROVER', machine, state, approvers: approversOf(decision.approval), requestedBy, withdraws: false },
+        admission,
+      );
+    }
+    return 'approved';
+  }
+
+  /** What a rejection or a withdrawal answers (a reject tool's value), from its decision. */
+  rejectedValue(call: WorkflowCall, decision: WorkflowDecision | undefined): WorkflowRejectedResult {
     const machine = call.context.machine ?? '';
-    const state = String(call.context.state ?? '');
-    return { status: 'rejected', state, message: messages.rejected(rejectedTool(call), machine, state) };
+    const state = decision?.next.state ?? String(call.context.state ?? '');
+    const withdrawn = decision?.approval?.verdict === 'withdrawn';
+    return {
+      status: withdrawn ? 'withdrawn' : 'rejected',
+      state,
+      requestId: decision?.approval?.requestId ?? '',
+      message: messages.rejected(rejectedTool(call), machine, state, withdrawn),
+    };
   }
 
   /**
    * Completes the task of a decided request when it ran as one: with the handler's result once
-   * approved, with a `DECLINED` tool error once rejected (`declined`). A failure is logged: the
-   * decision is stored already.
+   * approved, with a `DECLINED` tool error once rejected or withdrawn (`result`). A task's own
+   * withdrawal (`tasks/cancel`) is left to the canceller, which ends it `cancelled`. A failure is
+   * logged: the decision is stored already.
    */
   async settleTask(
     call: WorkflowCall,
@@ -234,7 +308,7 @@ export class WorkflowApprovals {
     result: () => CallToolResult,
   ): Promise<void> {
     const taskId = admission.snapshot.waiting?.taskId;
-    if (!taskId || !decision.approval || !this.tasks) {
+    if (!taskId || !decision.approval || !this.tasks || call.decides?.taskId !== undefined) {
       return;
     }
     try {
@@ -249,16 +323,25 @@ export class WorkflowApprovals {
     return rejectedTool(call);
   }
 
-  /** Why the task of a rejected request is DECLINED: a second person said no, or the request expired. */
+  /** Why the task of a rejected request is DECLINED: a second person said no, the requester withdrew it, or it expired. */
   declinedWhy(call: WorkflowCall, decision: WorkflowDecision): string {
     const { deadline } = call.caller;
-    return deadline ? messages.approvalExpired(deadline.id) : messages.approvalRejected(call.principal ?? null, decision.approval?.reason);
+    if (deadline) return messages.approvalExpired(deadline.id);
+    return decision.approval?.verdict === 'withdrawn'
+      ? messages.approvalWithdrawn(decision.approval.requestedBy)
+      : messages.approvalRejected(call.principal ?? null, decision.approval?.reason);
   }
 }
 
-/** The task a call runs as, when the tasks side set one (`WorkflowRequest.task`). */
-function taskOf(call: WorkflowCall): string | undefined {
-  return call.task?.taskId;
+/** Whether a decision's target names `waiting`: by its task (a task's withdrawal), else by its `requestId`. */
+function names(target: WorkflowDecisionTarget, waiting: WorkflowWaitingRequest): boolean {
+  return target.taskId !== undefined ? target.taskId === waiting.taskId : target.requestId === waiting.requestId;
+}
+
+/** The approvers' scopes and roles, as a refusal names them. */
+function approversOf(approval: McpToolApproval): string[] {
+  const { scopes = [], roles = [] } = approval.approvers ?? {};
+  return [...scopes, ...(roles.length ? [`one of the roles ${roles.join(', ')}`] : [])];
 }
 
 /** The tool whose waiting call a reject tool's call rejected. */

@@ -30,7 +30,8 @@ export function answeredOutcome(call: WorkflowCall, report: GateReport | undefin
   }
   try {
     const result = report?.result ?? buildCallResult(call, value, report?.extra ?? {});
-    return { ...effects, status: 'answered', result, ...(report?.waiting && { waiting: report.waiting }) };
+    const decided = report?.settlement.decided;
+    return { ...effects, status: 'answered', result, ...(report?.waiting && { waiting: report.waiting }), ...(decided && { decided }) };
   } catch (error) {
     return { ...effects, status: 'failed', error };
   }

@@ -191,13 +191,62 @@ export const selfApproval = (
 export const anonymousApproval = (tool: string, machine: string, state: string): string =>
   `SELF_APPROVAL: "${tool}" needs a second person who can be named, and this call is anonymous. Nothing changed; ${machine} stays "${echo(state)}". Call it authenticated.`;
 
-/** What a call that waits for approval answers (and its task's status message). */
-export const waitingForApproval = (tool: string, machine: string, handle: string, state: string, approve: string, reject: string): string =>
-  `${tool} waits for a second person's approval: ${machine} ${handle} is "${state}" until another person calls ${approve} (it runs then) or ${reject}. Nothing ran yet.`;
+/** The request that waits now, as a refusal names it. */
+export interface WaitingNow {
+  readonly requestId: string;
+  readonly tool: string;
+  readonly requestedBy: string | null;
+  readonly at: string;
+}
 
-/** What a rejection answers. */
-export const rejected = (tool: string, machine: string, state: string): string =>
-  `The waiting ${tool} call was rejected: it never ran, and ${machine} is back in "${state}".`;
+/** STALE_REQUEST: the decision names a request that is not the one waiting now (withdrawn, decided, replayed, made up). */
+export const staleRequest = (
+  tool: string,
+  machine: string,
+  state: string,
+  named: string | undefined,
+  now: WaitingNow | undefined,
+): string =>
+  `STALE_REQUEST: "${tool}" decides only the request it names, and ${
+    named === undefined ? 'this call names none' : `request "${echo(named)}" is not the one waiting now`
+  } (withdrawn, decided already, or never made). ${
+    now
+      ? `Request "${now.requestId}" waits now: ${now.tool} by ${now.requestedBy === null ? 'an anonymous caller' : `"${echo(now.requestedBy)}"`}, asked at ${now.at}; read it, then decide it by its requestId.`
+      : 'No request waits now.'
+  } Nothing changed; ${machine} stays "${echo(state)}".`;
+
+/** NOT_APPROVER: the caller passes the access rule but holds neither the approvers' grants nor asked for the request. */
+export const notApprover = (
+  tool: string,
+  machine: string,
+  state: string,
+  approvers: readonly string[],
+  requestedBy: string | null,
+  withdraws: boolean,
+): string =>
+  `NOT_APPROVER: "${tool}" decides a request waiting for a second person, which needs ${approvers.join(', ') || "the approvers' authority"}${
+    withdraws && requestedBy !== null ? ` (or being "${echo(requestedBy)}", who asked and may withdraw it)` : ''
+  }. Nothing changed; ${machine} stays "${echo(state)}".`;
+
+/** What a call that waits for approval answers (and its task's status message). */
+export const waitingForApproval = (
+  tool: string,
+  machine: string,
+  handle: string,
+  state: string,
+  requestId: string,
+  approve: string,
+  reject: string,
+): string =>
+  `${tool} waits for a second person's approval: ${machine} ${handle} is "${state}" until another person calls ${approve} (it runs then) or ${reject} with requestId "${requestId}". Nothing ran yet; the person who asked may withdraw it with ${reject}.`;
+
+/** What a rejection (or a withdrawal) answers. */
+export const rejected = (tool: string, machine: string, state: string, withdrawn: boolean): string =>
+  `The waiting ${tool} call was ${withdrawn ? 'withdrawn by the person who asked' : 'rejected'}: it never ran, and ${machine} is in "${state}".`;
+
+/** Why DECLINED, for the task of a request its requester withdrew. */
+export const approvalWithdrawn = (by: string | null): string =>
+  `the person who asked (${by === null ? 'anonymous' : echo(by)}) withdrew the request`;
 
 /** Why DECLINED, for the task of a rejected request. */
 export const approvalRejected = (by: string | null, reason: string | undefined): string =>
@@ -225,7 +274,14 @@ export const taskSettleFailed = (tool: string, taskId: string, error: unknown): 
 export const noClientInBackOffice = (tool: string): string =>
   `${tool} asked its client for input, and a call from the app's own code (McpWorkflowService.approve, .reject or .send) has no client to ask.`;
 
-/** `McpWorkflowService.approve` or `.reject` on a machine without `@McpApproval`. */
+/** Error of a decision from the app's own code whose approved handler answered a tool error. */
+export const noDecision = (tool: string, answered: string): string =>
+  `${tool} decided nothing: the approved handler answered a tool error, so nothing was stored and the request still waits. It answered: ${answered}`;
+
+/** Error of a decision from the app's own code given something it cannot use (`what` names it). */
+export const decisionArgumentInvalid = (method: string, what: string): string => `${method}: ${what}. Nothing was decided.`;
+
+/** `McpWorkflowService.approve` or `.reject` (or a console decision) on a machine without `@McpApproval`. */
 export const noApprovalOn = (machine: string): string =>
   `McpWorkflowService: no tool of machine "${machine}" has @McpApproval, so nothing of it waits for approval.`;
 

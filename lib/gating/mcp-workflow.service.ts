@@ -11,8 +11,9 @@ import { authOf, mayAccess } from './workflow-access.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
-import { REJECT_REASON_KEY, WorkflowApprovals } from './approval.step.js';
-import { backOfficeCaller, backOfficeRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
+import { waitingRequestOf } from './approval-request.js';
+import type { McpWorkflowDecision } from './back-office.request.js';
+import { McpApprovalsService } from './mcp-approvals.service.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { McpWorkflowEvent, McpWorkflowEventTarget, McpWorkflowSendOptions, McpWorkflowSendResult } from './outside-event.interface.js';
@@ -86,31 +87,36 @@ export class McpWorkflowService {
     private readonly machines: McpMachineRegistry,
     private readonly tools: McpToolRegistry,
     private readonly gate: WorkflowGate,
-    private readonly approvals: WorkflowApprovals,
+    private readonly approvals: McpApprovalsService,
   ) {}
 
   /**
-   * Approves, from the app's own code (a back office), the call waiting on the instance for a
-   * second person (`@McpApproval`), as its approve tool would: through the gate, under its
-   * claim, exactly once; the call's handler runs with its stored arguments. `actor` is who
-   * approves and is never who asked (SELF_APPROVAL). The app vouches for the actor's authority:
-   * the approvers' scopes are not checked here, and the instance is reached whoever owns it.
-   * Throws the gate's refusal (a `WorkflowRefusal`: SELF_APPROVAL, FORBIDDEN when nothing waits, BUSY, …).
+   * Approves, from the app's own code (a back office), the request `requestId` waiting on the
+   * instance for a second person (`@McpApproval`), as its approve tool would: through the gate,
+   * under its claim, exactly once; the call's handler runs with its stored arguments. `actor` is
+   * who approves and is never who asked (SELF_APPROVAL). The app vouches for the actor's
+   * authority: the approvers' grants are not checked here, and the instance is reached whoever
+   * owns it (to decide as a person, with their access rule and grants, use `McpApprovalsService`).
+   * Throws the gate's refusal (a `WorkflowRefusal`: STALE_REQUEST when `requestId` is not the one
+   * waiting, SELF_APPROVAL, BUSY, GUARD_REJECTED, …).
    *
    * @example
-   * await workflows.approve({ machine: 'payment', handle: paymentId }, { actor: 'carol' });
+   * const { requestId } = (await workflows.waiting(ref))!;
+   * await workflows.approve({ machine: 'payment', handle: paymentId }, { actor: 'carol', requestId });
    */
-  approve(ref: McpWorkflowHandleRef, options: { actor: string }): Promise<McpWorkflowDecision> {
-    return this.decide('approve', ref, options.actor, {});
+  approve(ref: McpWorkflowHandleRef, options: { actor: string; requestId: string }): Promise<McpWorkflowDecision> {
+    return this.approvals.decideAsApp({ ...ref, requestId: options?.requestId, verdict: 'approve' }, options?.actor);
   }
 
   /**
-   * Rejects, from the app's own code, the call waiting on the instance: it never runs, and the
-   * instance goes back to where the call found it; `reason` is kept in its history. Otherwise
-   * as {@link McpWorkflowService.approve} (the requester may withdraw their own request).
+   * Rejects, from the app's own code, the request `requestId` waiting on the instance: it never
+   * runs, and the instance goes back to where the call found it (or to `rejectTo`); `reason` is
+   * kept in its history. An `actor` who asked for it withdraws it. Otherwise as
+   * {@link McpWorkflowService.approve}.
    */
-  reject(ref: McpWorkflowHandleRef, options: { actor: string; reason?: string }): Promise<McpWorkflowDecision> {
-    return this.decide('reject', ref, options.actor, options.reason === undefined ? {} : { [REJECT_REASON_KEY]: options.reason });
+  reject(ref: McpWorkflowHandleRef, options: { actor: string; requestId: string; reason?: string }): Promise<McpWorkflowDecision> {
+    const { actor, requestId, reason } = options ?? {};
+    return this.approvals.decideAsApp({ ...ref, requestId, verdict: 'reject', ...(reason === undefined ? {} : { reason }) }, actor);
   }
 
   /**
@@ -154,10 +160,11 @@ export class McpWorkflowService {
     }
   }
 
-  /** The call waiting for approval on the instance, read by the app's own code (whoever owns it); `undefined` when nothing waits. */
+  /** The request waiting for approval on the instance (its `requestId` is what a decision names), read by the app's own code (whoever owns it); `undefined` when nothing waits. */
   async waiting(ref: McpWorkflowHandleRef): Promise<WorkflowWaitingRequest | undefined> {
-    const key = this.machines.machine(ref.machine).stateHandleKey;
-    return key ? (await this.store.load(formatInstanceKey({ machine: ref.machine, scope: 'handle', id: ref.handle })))?.waiting : undefined;
+    if (!this.machines.machine(ref.machine).stateHandleKey) return undefined;
+    const storeKey = formatInstanceKey({ machine: ref.machine, scope: 'handle', id: ref.handle });
+    return waitingRequestOf(await this.store.load(storeKey), storeKey);
   }
 
   /** The instance, or `undefined` when there is none the caller may see. */
@@ -176,7 +183,7 @@ export class McpWorkflowService {
       final: engine.knows(snapshot.state) && engine.isFinal(snapshot.state),
       allowedTools: [...this.tools.usableBy(this.tools.allowedNames(machine, snapshot.state), WorkflowCall.of(ctx)?.caller.grants)],
       updatedAt: snapshot.updatedAt || undefined,
-      ...(snapshot.waiting && { waiting: snapshot.waiting }),
+      ...(snapshot.waiting && { waiting: waitingRequestOf(snapshot, found.storeKey) }),
     };
   }
 
@@ -201,26 +208,6 @@ export class McpWorkflowService {
     await this.store.delete([found.storeKey]);
     this.gate.ended(WorkflowCall.of(ctx)!, found);
     return true;
-  }
-
-  private async decide(
-    verdict: 'approve' | 'reject',
-    ref: McpWorkflowHandleRef,
-    actor: string,
-    extra: Record<string, unknown>,
-  ): Promise<McpWorkflowDecision> {
-    const key = this.machines.machine(ref.machine).stateHandleKey;
-    const deciders = this.tools
-      .all()
-      .filter(({ role }) => role.kind === 'transition' && role.machine === ref.machine && role.decision?.verdict === verdict);
-    if (!key || deciders.length === 0) {
-      throw new Error(messages.noApprovalOn(ref.machine));
-    }
-    const waiting = await this.waiting(ref);
-    const tool = deciders.find(({ role }) => role.kind === 'transition' && role.decision?.of === waiting?.tool) ?? deciders[0];
-    const caller = backOfficeCaller();
-    this.approvals.trustAsBackOffice(caller);
-    return decisionOf(await this.gate.run(backOfficeRequest(tool, caller, actor, { ...extra, [key]: ref.handle })));
   }
 
   /** Checks what `send` was given, and finds the event's role; throws, naming what is wrong, for a bad target, event or option. */

@@ -4,7 +4,7 @@ import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
-import { backOfficeRequest } from './back-office.request.js';
+import { actorAuth, appRequest } from './back-office.request.js';
 import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { WorkflowCall, WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 import type { McpWorkflowEvent } from './outside-event.interface.js';
@@ -101,7 +101,7 @@ export function outsideEventRequest(
     grants: NO_GRANTS,
     outside: { owner: found?.owner, team: found?.team, idempotencyKey: send.idempotencyKey },
   };
-  return backOfficeRequest(definition, caller, send.actor, { [send.handleKey]: send.handle });
+  return appRequest(definition, caller, actorAuth(send.actor), { [send.handleKey]: send.handle });
 }
 
 /** The state an outside event's outcome stored; throws its refusal (or the effect's error) when it was refused or failed. */

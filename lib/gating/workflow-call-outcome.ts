@@ -76,12 +76,16 @@ export interface WorkflowSettlement {
   readonly abandoned: boolean;
   /** Whether the gate answered a question for the client (a confirmation, input the handler asks for): no outcome yet. */
   readonly asking: boolean;
+  /** How the call decided a waiting request (`@McpApproval`), when it did: the verdict, who asked, which request. */
+  readonly decided?: WorkflowApprovalNote;
 }
 
 /** How a call that waits for a second person's approval stands. */
 export interface WorkflowCallWaiting {
   readonly state: string;
   readonly statusMessage: string;
+  /** The id of the request that waits: what a decision names. */
+  readonly requestId: string;
 }
 
 /** What every outcome tells of the call's instance. */
@@ -108,6 +112,8 @@ export type WorkflowCallOutcome =
       readonly result: McpCallResult;
       /** Set when the call waits for a second person's approval (`@McpApproval`): the state it waits in, and what a task's status says. */
       readonly waiting?: WorkflowCallWaiting;
+      /** Set when the call decided a waiting request (`@McpApproval`'s decision tools): how, and which. */
+      readonly decided?: WorkflowApprovalNote;
     })
   | (WorkflowCallEffects & { readonly status: 'asking'; readonly question: McpInputRequired })
   | (WorkflowCallEffects & { readonly status: 'failed'; readonly error: unknown; readonly refusal?: WorkflowRefusal });

@@ -26,6 +26,16 @@ export interface WorkflowOutsideSender {
   readonly idempotencyKey?: string;
 }
 
+/**
+ * Which waiting request a decision call decides (`@McpApproval`'s approve and reject tools): the
+ * request it names by id, or, for the withdrawal of a task's own request (`tasks/cancel`), the
+ * task the request runs as. The gate decides only the request waiting now that matches it.
+ */
+export interface WorkflowDecisionTarget {
+  readonly requestId?: string;
+  readonly taskId?: string;
+}
+
 /** What the connection a call came on knows about its caller. */
 export interface WorkflowCaller {
   /** How the caller reached the server. */
@@ -38,6 +48,12 @@ export interface WorkflowCaller {
   readonly deadline?: WorkflowDeadlineFiring;
   /** Set when the caller is the app's own code sending an outside event (a webhook, a queue consumer), not a connection; its principal is the actor. */
   readonly outside?: WorkflowOutsideSender;
+  /**
+   * `'app'` when the app's own code vouches for the caller (`McpWorkflowService.approve`/`reject`,
+   * the withdrawal of a cancelled task's request): a decision then reaches the instance whoever
+   * owns it, and the approvers' grants are not asked. The person who asked still cannot approve.
+   */
+  readonly authority?: 'app';
 }
 
 /** The mutable context handed to the handler as `@McpContext()`. */
@@ -91,6 +107,8 @@ export class WorkflowCall {
     private readonly cutoff?: AbortSignal,
     /** The MCP task the call runs as (a task-augmented `tools/call`); `undefined` for an in-band call. */
     readonly task?: WorkflowTaskRef,
+    /** The waiting request a decision call decides (`@McpApproval`); `undefined` for any other call. */
+    readonly decides?: WorkflowDecisionTarget,
   ) {
     callsByContext.set(context, this);
   }
@@ -179,4 +197,6 @@ export interface WorkflowRequest {
   readonly cutoff?: AbortSignal;
   /** The MCP task the call runs as (a task-augmented `tools/call`): its result completes the task; `undefined` for an in-band call. */
   readonly task?: WorkflowTaskRef;
+  /** The waiting request a decision call decides, when not named by its `requestId` argument (a task's withdrawal names its task). */
+  readonly decides?: WorkflowDecisionTarget;
 }

@@ -1,4 +1,5 @@
 import type { WorkflowSighting } from './workflow-call-outcome.js';
+import type { WaitingNow } from './gating.messages.js';
 
 /** Why a step of the gate refuses a call: what the refusal the model reads is made of (see `WorkflowRefusals.of`). */
 export type WorkflowDenialReason =
@@ -24,6 +25,25 @@ export type WorkflowDenialReason =
       readonly requestedBy: string | null;
       /** The caller is anonymous, so cannot be told from whoever asked. */
       readonly anonymous: boolean;
+    }
+  | {
+      readonly code: 'STALE_REQUEST';
+      readonly machine: string;
+      readonly state: string;
+      /** The request the call named (`undefined`: none). */
+      readonly named?: string;
+      /** The request of the decided tool that waits now, if any. */
+      readonly now?: WaitingNow;
+    }
+  | {
+      readonly code: 'NOT_APPROVER';
+      readonly machine: string;
+      readonly state: string;
+      /** The approvers' scopes and roles the caller lacks. */
+      readonly approvers: readonly string[];
+      readonly requestedBy: string | null;
+      /** Whether the call could have withdrawn the request, had its caller asked for it (a reject tool). */
+      readonly withdraws: boolean;
     };
 
 /**

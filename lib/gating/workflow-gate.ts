@@ -13,9 +13,10 @@ import { isToolErrorResult } from '../results/tool-output.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
-import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
+import type { McpMachineApproval, McpPrincipal } from '../machines/machine-access.js';
 import { WorkflowAdmissions } from './admission.step.js';
-import { WorkflowApprovals, type WorkflowWaitingResult } from './approval.step.js';
+import { WorkflowApprovals, type WorkflowApprovedSend, type WorkflowWaitingResult } from './approval.step.js';
 import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
 import { WorkflowCommits } from './commit.step.js';
 import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
@@ -50,6 +51,8 @@ interface GateEnd {
   readonly result?: GateReport['result'];
   readonly extra: GateReport['extra'];
   readonly waiting?: GateReport['waiting'];
+  /** How the call decided a waiting request, when it did. */
+  readonly decided?: WorkflowApprovalNote;
 }
 const ENDED: WorkflowStored = { state: null };
 
@@ -100,9 +103,8 @@ export class WorkflowGate implements NestInterceptor {
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
-    const { args, prelude } = await this.approvals.argsOf(request);
-    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task);
-    this.approvals.remember(call, prelude);
+    const { args, decides } = await this.approvals.argsOf(request);
+    const call = new WorkflowCall(request.target, request.caller, args, request.context, request.cutoff, request.task, decides);
     try {
       const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
       return answeredOutcome(call, this.reports.get(call), value);
@@ -124,16 +126,17 @@ export class WorkflowGate implements NestInterceptor {
   }
 
   /**
-   * The gate around a handler (given the call's admission; it answers a value, a promise or an observable), answering
-   * its value: `input` is what the machine's guards and actions see as `event.input`, the arguments after the pipes.
+   * The gate around a handler (given the call's admission and what it decided; it answers a value, a promise or an
+   * observable), answering its value: `input` is what the machine's guards and actions see as `event.input`, the
+   * arguments after the pipes.
    */
   handle(
     call: WorkflowCall,
-    handler: (admission: WorkflowAdmission) => unknown,
+    handler: (admission: WorkflowAdmission, decision: WorkflowDecision | undefined) => unknown,
     input: Record<string, unknown> = call.args,
   ): Promise<unknown> {
-    const body = async (admission: WorkflowAdmission) => {
-      const value = await handler(admission);
+    const body = async (admission: WorkflowAdmission, decision: WorkflowDecision | undefined) => {
+      const value = await handler(admission, decision);
       return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
     };
     return this.enter(call, body, input);
@@ -146,7 +149,7 @@ export class WorkflowGate implements NestInterceptor {
    */
   async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<WorkflowWaitingResult | undefined> {
     const decision = await this.admitted.get(call)?.decide(input);
-    return decision?.waiting ? this.waitingValue(call) : undefined;
+    return decision?.waiting ? this.waitingValue(call, decision.waiting) : undefined;
   }
 
   /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
@@ -164,7 +167,7 @@ export class WorkflowGate implements NestInterceptor {
    */
   private async enter(
     call: WorkflowCall,
-    body: (admission: WorkflowAdmission) => Promise<unknown>,
+    body: (admission: WorkflowAdmission, decision: WorkflowDecision | undefined) => Promise<unknown>,
     input: Record<string, unknown> | undefined,
   ): Promise<unknown> {
     const role = this.roleOf(call);
@@ -192,8 +195,9 @@ export class WorkflowGate implements NestInterceptor {
       this.admitted.set(call, { admission, decide: decided });
       // Around the method the gate decides now, with the piped arguments; among interceptors the method's stand-in does.
       const early = input ? await decided(input) : undefined;
-      const parked = early?.waiting;
-      const value = parked ? this.waitingValue(call) : await call.unlessAbandoned(() => (running = body(admission)));
+      const value = early?.waiting
+        ? this.waitingValue(call, early.waiting)
+        : await call.unlessAbandoned(() => (running = body(admission, early)));
       running = undefined;
       if (isToolErrorResult(value) || isInputRequired(value)) {
         end = { ...end, asking: isInputRequired(value) };
@@ -205,7 +209,13 @@ export class WorkflowGate implements NestInterceptor {
       // From here the claim is the commit's: it stores the change or lets go of it itself.
       hold = NOTHING_HELD;
       const stored = decision && (await this.step(call, true, () => this.complete(call, admission, decision), admission.instance));
-      end = { ...end, stored, result: input ? result : undefined, waiting: decision?.waiting && this.waitingOf(call, decision) };
+      end = {
+        ...end,
+        stored,
+        result: input ? result : undefined,
+        waiting: decision?.waiting && this.waitingOf(call, decision.waiting),
+        decided: decision?.approval,
+      };
       if (decision?.approval) {
         await this.approvals.settleTask(call, decision, admission, () => this.decidedResult(call, decision, result));
       }
@@ -265,8 +275,7 @@ export class WorkflowGate implements NestInterceptor {
       case 'transition': {
         if (role.decision) {
           // The approved transition's timers go with it (an approved call into a state with `after` schedules them).
-          const send = (from: WorkflowSnapshot, event: string, stored: Record<string, unknown>) =>
-            this.moved(call, engine, from, event, stored);
+          const send: WorkflowApprovedSend = (from, event, stored, as) => this.moved(call, engine, from, event, stored, as);
           const decision = this.approvals.decide(call, admission, role, send);
           this.admissions.found(call, admission.instance, decision.from);
           return decision;
@@ -288,7 +297,8 @@ export class WorkflowGate implements NestInterceptor {
    * `event.principal` (from the verified auth), answering the step with the timers it schedules
    * and cancels; refuses when no transition is enabled (a guard said no, with the reasons the
    * machine gives, or the state has none). Every transition the gate decides goes through it,
-   * an approved request's too.
+   * an approved request's too: `as` then names the requester as `event.principal` and the
+   * approval as `event.approval`.
    */
   protected moved(
     call: WorkflowCall,
@@ -296,9 +306,10 @@ export class WorkflowGate implements NestInterceptor {
     from: MachineState,
     event: string,
     input: Record<string, unknown>,
+    as?: { principal: McpPrincipal | undefined; approval: McpMachineApproval },
   ): Extract<MachineStep, { status: 'moved' }> {
-    const principal = principalOf(authOf(call), this.machines.machine(engine.machineId));
-    const step = engine.transition({ state: from.state, context: from.context }, event, input, principal);
+    const principal = as ? as.principal : principalOf(authOf(call), this.machines.machine(engine.machineId));
+    const step = engine.transition({ state: from.state, context: from.context }, event, input, principal, as?.approval);
     switch (step.status) {
       case 'moved':
         return step;
@@ -326,18 +337,19 @@ export class WorkflowGate implements NestInterceptor {
     return this.commits.release(call, hold);
   }
 
-  /** What a call that waits for a second person's approval answers instead of its handler's value. */
-  protected waitingValue(call: WorkflowCall): WorkflowWaitingResult {
+  /** What a call that waits for a second person's approval (its request `waiting`) answers instead of its handler's value. */
+  protected waitingValue(call: WorkflowCall, waiting: WorkflowWaitingRequest): WorkflowWaitingResult {
     const role = this.roleOf(call);
     if (role.kind !== 'transition' || !role.approval) {
       throw new Error(messages.notGated(call.tool.name));
     }
-    return this.approvals.waitingValue(call, role.approval, role.machine);
+    return this.approvals.waitingValue(call, role.approval, role.machine, waiting);
   }
 
-  /** How the outcome of a call that waits tells it. */
-  private waitingOf(call: WorkflowCall, decision: WorkflowDecision): WorkflowCallWaiting {
-    return { state: decision.next.state, statusMessage: this.waitingValue(call).message };
+  /** How the outcome of a call that waits (its request `waiting`) tells it. */
+  private waitingOf(call: WorkflowCall, waiting: WorkflowWaitingRequest): WorkflowCallWaiting {
+    const value = this.waitingValue(call, waiting);
+    return { state: value.state, statusMessage: value.message, requestId: waiting.requestId };
   }
 
   /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected. */
@@ -383,6 +395,7 @@ export class WorkflowGate implements NestInterceptor {
       refusal: end.refusal,
       abandoned: call.abandoned,
       asking: end.asking,
+      ...(end.decided && { decided: end.decided }),
     };
     this.admitted.delete(call);
     this.reports.set(call, { settlement, result: end.result, extra: end.extra, ...(end.waiting && { waiting: end.waiting }) });

@@ -17,6 +17,8 @@ export type WorkflowRefusalCode =
   | 'DECLINED'
   | 'CONFIRMATION_REQUIRED'
   | 'SELF_APPROVAL'
+  | 'STALE_REQUEST'
+  | 'NOT_APPROVER'
   | (string & {});
 
 /** What a refusal carries to the client, in `_meta["nestjs-mcp-fsm/error"]` (or JSON-RPC `data`). */
@@ -27,6 +29,8 @@ export interface WorkflowRefusalData {
   /** The instance's state (an object while parallel regions are active); `null` before it exists. */
   state: McpStateValue | null;
   allowedTools: string[];
+  /** `STALE_REQUEST`: the `requestId` of the request that waits now (absent when none does). */
+  waitingRequestId?: string;
   /**
    * Id of this refusal, written in the server's log line about it (with the trace id), so a
    * refusal a client reports can be found. Set when the call is answered.

@@ -35,6 +35,22 @@ export class WorkflowRefusals {
         return this.confirmationRequired(call, reason.machine, reason.state, reason.why);
       case 'SELF_APPROVAL':
         return this.selfApproval(call, reason.machine, reason.state, reason.requestedBy, reason.anonymous);
+      case 'STALE_REQUEST': {
+        const text = messages.staleRequest(call.tool.name, reason.machine, reason.state, reason.named, reason.now);
+        const refusal = this.refuse(call, 'STALE_REQUEST', text, reason.machine, reason.state);
+        return reason.now ? new WorkflowRefusal(refusal.message, { ...refusal.data, waitingRequestId: reason.now.requestId }) : refusal;
+      }
+      case 'NOT_APPROVER': {
+        const text = messages.notApprover(
+          call.tool.name,
+          reason.machine,
+          reason.state,
+          reason.approvers,
+          reason.requestedBy,
+          reason.withdraws,
+        );
+        return this.refuse(call, 'NOT_APPROVER', text, reason.machine, reason.state);
+      }
     }
   }
 

@@ -17,7 +17,7 @@ export class GuardReasons {
   of(
     guards: readonly string[],
     context: unknown,
-    event: { type: string; input?: unknown; principal?: McpMachineEvent['principal'] },
+    event: { type: string; input?: unknown; principal?: McpMachineEvent['principal']; approval?: McpMachineEvent['approval'] },
   ): string[] {
     const reasons: string[] = [];
     for (const guard of guards) {

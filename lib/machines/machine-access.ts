@@ -53,9 +53,26 @@ export type McpMachineAccess =
 export type McpGuardReason = string | ((args: { context: Record<string, unknown>; event: McpMachineEvent }) => string);
 
 /**
+ * The second person's decision an approved call's event carries (`event.approval`,
+ * `@McpApproval`): who approved it, when, and which request it was. The call's own person, who
+ * asked, stays `event.principal`.
+ */
+export interface McpMachineApproval {
+  readonly verdict: 'approved';
+  /** Who approved it, from their verified token (the back office's `actor`, with no scopes, roles or claims). */
+  readonly by: McpPrincipal;
+  /** ISO-8601 time of the approval. */
+  readonly at: string;
+  /** The request approved. */
+  readonly requestId: string;
+}
+
+/**
  * The event the gate sends for a tool call: the bound event's `type`, the tool's arguments
- * (after the pipes) as `input`, and who calls as `principal` (`undefined` for an anonymous
- * caller). Declare a machine's events with it so guards and actions are typed:
+ * (after the pipes) as `input`, and whose step it is as `principal` (`undefined` for an
+ * anonymous caller): the caller, or for a call that waited for a second person's approval the
+ * person who asked, with the approver in `approval`. Declare a machine's events with it so
+ * guards and actions are typed:
  *
  * @example
  * setup({ types: { events: {} as McpMachineEvent<'APPROVE', { note?: string }> } })
@@ -64,4 +81,6 @@ export interface McpMachineEvent<TType extends string = string, TInput = Record<
   type: TType;
   input?: TInput;
   principal?: McpPrincipal;
+  /** Set on the event of a call a second person approved (`@McpApproval`): who approved it, and when. */
+  approval?: McpMachineApproval;
 }

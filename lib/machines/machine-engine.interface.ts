@@ -1,4 +1,4 @@
-import type { McpPrincipal } from './machine-access.js';
+import type { McpMachineApproval, McpPrincipal } from './machine-access.js';
 
 /** What an instance of a machine is: its state value and its XState context. */
 export interface MachineState {
@@ -107,11 +107,12 @@ export interface MachineEngine {
   /** Whether the instance is in `binding` or one of its descendants (XState's `matches`); `false` for an unknown state. */
   matches(state: string, binding: string): boolean;
   /**
-   * Sends `{ type: event, input, principal }` to the instance; guards and actions read `context`
-   * (the initial context when `from` has none), `event.input` and `event.principal` (who calls,
-   * `undefined` for an anonymous caller). An unknown stored state ignores every event.
+   * Sends `{ type: event, input, principal, approval }` to the instance; guards and actions read
+   * `context` (the initial context when `from` has none), `event.input`, `event.principal` (whose
+   * step it is, `undefined` for an anonymous caller) and `event.approval` (the second person who
+   * approved the call, when it waited for one). An unknown stored state ignores every event.
    */
-  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal): MachineStep;
+  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal, approval?: McpMachineApproval): MachineStep;
   /** Whether the machine is done in `state` (a top-level final state); `false` for an unknown state. */
   isFinal(state: string): boolean;
 }

@@ -8,7 +8,7 @@ import {
   machineUnexpectedValue,
   machineUnknownInitial,
 } from './machines.messages.js';
-import type { McpPrincipal } from './machine-access.js';
+import type { McpMachineApproval, McpPrincipal } from './machine-access.js';
 import { copyContext } from './machine-context.js';
 import { GuardReasons } from './guard-reasons.js';
 import { movedStep, timersOfActions } from './machine-timers.js';
@@ -194,14 +194,14 @@ export class XStateMachineEngine implements MachineEngine {
   }
 
   /**
-   * Sends `{ type: event, input, principal }` to the instance, with its context (the initial
-   * context when it has none; `principal` only when there is one). An unknown stored state, or
-   * a done machine, ignores every event. A machine without guards, actions or context answers
-   * from its remembered steps (which no principal changes).
+   * Sends `{ type: event, input, principal, approval }` to the instance, with its context (the
+   * initial context when it has none; `principal` and `approval` only when there is one). An
+   * unknown stored state, or a done machine, ignores every event. A machine without guards,
+   * actions or context answers from its remembered steps (which no principal changes).
    */
-  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal): MachineStep {
+  transition(from: MachineState, event: string, input?: unknown, principal?: McpPrincipal, approval?: McpMachineApproval): MachineStep {
     if (!this.steps) {
-      return this.step(from, event, input, principal);
+      return this.step(from, event, input, principal, approval);
     }
     const key = `${from.state}\u0000${event}`;
     let step = this.steps.get(key);
@@ -220,7 +220,7 @@ export class XStateMachineEngine implements MachineEngine {
     return this.decode(state)?.final ?? false;
   }
 
-  private step(from: MachineState, event: string, input: unknown, principal?: McpPrincipal): MachineStep {
+  private step(from: MachineState, event: string, input: unknown, principal?: McpPrincipal, approval?: McpMachineApproval): MachineStep {
     const decoded = this.decode(from.state);
     if (decoded === undefined || decoded.final) {
       return IGNORED;
@@ -229,7 +229,7 @@ export class XStateMachineEngine implements MachineEngine {
       value: decoded.value,
       context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
     });
-    const xEvent = principal === undefined ? { type: event, input } : { type: event, input, principal };
+    const xEvent = { type: event, input, ...(principal && { principal }), ...(approval && { approval }) };
     const [next, actions] = this.inertly((scope) => this.machine.transition(snapshot, xEvent, scope));
     // `transition` returns the very same snapshot both for an ignored event and for a
     // self-transition without actions, so only then do the enabled transitions tell them apart.

@@ -77,8 +77,8 @@ export class McpServerFactory {
       // The HTTP transport serves each request under its session: the exchange is found by the request's id there.
       server.findExchangesWith((requestId) => httpExchangeOf(session, requestId));
     }
-    server.setRequestHandler(ListToolsRequestSchema, () =>
-      this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session)) })),
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+      this.list(session, 'tools/list', async () => ({ tools: this.lists.tools(await this.menu.tools(session, extra.authInfo)) })),
     );
     server.setToolCallHandler((params, extra) => this.calls.handle(session, params, extra));
     server.setRequestHandler(SetLevelRequestSchema, (request) => {

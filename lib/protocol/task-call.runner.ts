@@ -88,11 +88,13 @@ export class TaskCallRunner {
         const input = { inputRequests: result.inputRequests, requestState: result.requestState ?? null, answered: {} };
         await this.tasks.change(taskId, { status: 'input_required', input, leaseUntil: null });
       } else if (waiting) {
-        await this.tasks.change(taskId, {
+        const kept = await this.tasks.change(taskId, {
           status: 'working',
           leaseUntil: null,
           ...(waiting.statusMessage === undefined ? {} : { statusMessage: waiting.statusMessage }),
         });
+        // Cancelled while its call was parking the request: withdraw it, so a cancelled task's request never runs.
+        if (!kept) await this.tasks.withdrawCancelled(record);
       } else {
         await this.tasks.change(taskId, {
           status: 'completed',

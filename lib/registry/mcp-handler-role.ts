@@ -25,8 +25,14 @@ export interface McpToolApproval {
   readonly approve: string;
   /** The tool that rejects a waiting call. */
   readonly reject: string;
-  /** What a decider must hold (the decision tools' `access`); `undefined`: nothing beyond the machine's own access rule. */
+  /** What a decider must hold, besides passing the machine's access rule; `undefined`: nothing beyond that rule. */
   readonly approvers?: McpAccessRequirement;
+  /** Whether a holder of `approvers` reaches a waiting instance whatever the machine's access rule says (`crossTenantApprovers`). */
+  readonly crossTenantApprovers: boolean;
+  /** The state a rejection leads to; `undefined`: back where the request found the instance. */
+  readonly rejectTo?: string;
+  /** The state an expiry leads to; `undefined`: `rejectTo`'s, else back where the request found the instance. */
+  readonly expireTo?: string;
   /** How long a waiting call waits before it expires as a rejection (or how to compute it); `undefined`: it never expires. */
   readonly expiresAfterMs?: number | ((input: Record<string, unknown>, ctx: McpToolContext) => number);
 }
@@ -36,6 +42,8 @@ export interface McpApprovalDecision {
   readonly verdict: 'approve' | 'reject';
   /** The tool whose waiting call it decides. */
   readonly of: string;
+  /** The approval of that tool: who may decide, and where a rejection leads. */
+  readonly approval: McpToolApproval;
   /** The id of the timer that expires the waiting call (cancelled by the decision); `undefined` when it never expires. */
   readonly expiryTimer?: string;
 }

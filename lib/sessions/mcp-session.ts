@@ -43,6 +43,8 @@ export class McpSession implements WorkflowCaller {
    */
   statesEpoch?: number;
   statesKnownAt?: number;
+  /** The decision tools (`@McpApproval`) its menu shows for what waits, as of its last `tools/list`. Changed only by `ToolMenuService`. */
+  decisions?: ReadonlySet<string>;
   /** Signature of the menu this session was last shown or told about. */
   lastMenu?: readonly string[];
   lastSeen = Date.now();

@@ -194,3 +194,53 @@ describe('McpMenuVisibility with scopes and roles', () => {
     expect(after.map((list, index) => list !== before[index])).toEqual([true, true, true]);
   });
 });
+
+describe('McpMenuVisibility with decision tools (@McpApproval)', () => {
+  const approval = { waitIn: 'held', approve: 'parcel.release', reject: 'parcel.refuse', crossTenantApprovers: false };
+  const approvers = { scopes: ['parcels:release'], roles: [] };
+  const decision = (name: string, verdict: 'approve' | 'reject', access: McpToolDefinition['access']) =>
+    tool(name, {
+      role: {
+        kind: 'transition',
+        machine: 'parcel',
+        states: ['shipped'],
+        event: 'DELIVER',
+        transactional: false,
+        decision: { verdict, of: 'parcel.deliver', approval },
+      },
+      access,
+    });
+  const deciding = new McpMenuVisibility({
+    ...definitions(),
+    tools: [
+      tool('help'),
+      decision('parcel.release', 'approve', approvers),
+      decision('parcel.refuse', 'reject', { ...approvers, orRequester: true }),
+    ],
+  });
+  const shown = (states: Record<string, string[]>, grants: McpGrants, decisions?: string[]) =>
+    deciding
+      .tools({ ...view(states, 'stateful', grants), ...(decisions && { decisions: new Set(decisions) }) })
+      .map(({ tool }) => tool.name);
+
+  it('shows them while something waits that the caller may decide, whatever the session follows', () => {
+    expect(shown({}, holding(['parcels:release']))).toEqual(['help']);
+    expect(shown({}, holding(['parcels:release']), ['parcel.release', 'parcel.refuse'])).toEqual([
+      'help',
+      'parcel.release',
+      'parcel.refuse',
+    ]);
+  });
+
+  it('shows the requester the reject tool of their own request without the approvers’ grants, never the approve tool', () => {
+    expect(shown({ parcel: ['shipped'] }, NO_GRANTS)).toEqual(['help']);
+    expect(shown({ parcel: ['shipped'] }, NO_GRANTS, ['parcel.refuse'])).toEqual(['help', 'parcel.refuse']);
+  });
+
+  it('shows them to an approver who follows the waiting instance, as any bound tool, and tells a change of what waits apart', () => {
+    expect(shown({ parcel: ['shipped'] }, holding(['parcels:release']))).toEqual(['help', 'parcel.release', 'parcel.refuse']);
+    const before = deciding.signature({ ...view({}, 'stateful', NO_GRANTS) });
+    const after = deciding.signature({ ...view({}, 'stateful', NO_GRANTS), decisions: new Set(['parcel.refuse']) });
+    expect(after[0]).not.toBe(before[0]);
+  });
+});

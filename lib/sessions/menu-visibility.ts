@@ -36,6 +36,8 @@ export interface McpMenuView {
   states: ReadonlyMap<string, readonly string[]>;
   /** The scopes and roles of the session's caller: a handler that requires more is not shown. */
   grants: McpGrants;
+  /** The decision tools (`@McpApproval`) shown for what waits: those of requests the caller may decide, and its own request's reject tool. */
+  decisions?: ReadonlySet<string>;
 }
 
 /** One tool of a menu, with whether it shows its compact description. */
@@ -89,15 +91,12 @@ export class McpMenuVisibility {
   tools(view: McpMenuView): McpMenuEntry[] {
     const entries: McpMenuEntry[] = [];
     for (const tool of this.definitions.tools) {
-      if (!permits(tool.access, view.grants)) {
+      if (!this.isVisible(view, tool)) {
         continue;
       }
       const machine = tool.role.kind === 'ungated' ? tool.workflow : tool.role.machine;
       if (!machine) {
         entries.push({ tool, compact: false });
-        continue;
-      }
-      if (!this.isVisible(view, tool)) {
         continue;
       }
       const { initial } = this.machine(machine);
@@ -117,12 +116,19 @@ export class McpMenuVisibility {
     return this.definitions.resources.filter((resource) => this.isVisible(view, resource));
   }
 
-  /** Whether a tool, prompt or resource is in the session's menu. */
+  /**
+   * Whether a tool, prompt or resource is in the session's menu. A decision tool of `@McpApproval`
+   * is, besides the rules above, while something waits that the caller may decide or withdraw
+   * (`view.decisions`), whatever the session follows.
+   */
   isVisible(view: McpMenuView, definition: McpHandlerDefinition): boolean {
+    const { role } = definition;
+    if (role.kind === 'transition' && role.decision && view.decisions?.has(definition.name)) {
+      return true;
+    }
     if (!permits(definition.access, view.grants)) {
       return false;
     }
-    const { role } = definition;
     if (!isStateRole(role)) {
       return true;
     }
@@ -173,9 +179,9 @@ export class McpMenuVisibility {
   }
 }
 
-/** What a menu depends on, as one string: the session's kind, its grants, and the distinct states of each machine. */
-function viewKey({ kind, states, grants }: McpMenuView): string {
-  let key = `${kind}\n${grantsSignature(grants)}`;
+/** What a menu depends on, as one string: the session's kind, its grants, the decision tools shown for what waits, and the distinct states of each machine. */
+function viewKey({ kind, states, grants, decisions }: McpMenuView): string {
+  let key = `${kind}\n${grantsSignature(grants)}\n${decisions ? [...decisions].sort().join('\t') : ''}`;
   for (const [machine, known] of states) {
     key += `\n${machine}:${known.length > 1 ? [...known].sort().join('\t') : known.join('')}`;
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
@@ -14,6 +15,7 @@ import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpInstanceStates } from './mcp-instance-states.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
+import { McpWaitingDecisions } from './mcp-waiting-decisions.js';
 import type { McpSession } from './mcp-session.js';
 import {
   LIST_KINDS,
@@ -53,7 +55,10 @@ export class ToolMenuService {
   private readonly menuMachines: ReadonlyMap<string, McpMenuMachine>;
   private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
   /** Each session's last listed tools, with what they were worked out from: its known states (their version) and its grants. */
-  private readonly listed = new WeakMap<McpSession, { version: number; grants: McpGrants; tools: readonly McpMenuEntry[] }>();
+  private readonly listed = new WeakMap<
+    McpSession,
+    { version: number; grants: McpGrants; decisions: ReadonlySet<string> | undefined; tools: readonly McpMenuEntry[] }
+  >();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -64,6 +69,7 @@ export class ToolMenuService {
     private readonly unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
     private readonly states: McpInstanceStates,
+    private readonly decisions: McpWaitingDecisions,
   ) {
     this.followers = new McpInstanceFollowers(sessionOptions.maxFollowersPerInstance);
     this.sessionMachines = machines.ids().filter((id) => !machines.machine(id).stateHandleKey);
@@ -76,20 +82,26 @@ export class ToolMenuService {
   }
 
   /**
-   * The tools of the session's menu, as `tools/list` shows them; reads the store once. The same
-   * list (the one of its distinct view, shared by every session in the same states with the same
-   * grants) while nothing the menu depends on changed since the session's last list.
+   * The tools of the session's menu, as `tools/list` shows them to `authInfo`'s caller; reads the
+   * store once (and what waits: {@link McpWaitingDecisions}). The same list (the one of its
+   * distinct view, shared by every session shown the same menu) while nothing the menu depends on
+   * changed since the session's last list: its known states, its grants, what waits for it.
    */
-  async tools(session: McpSession): Promise<readonly McpMenuEntry[]> {
+  async tools(session: McpSession, authInfo?: AuthInfo): Promise<readonly McpMenuEntry[]> {
     await this.refresh(session);
+    const view = this.view(session);
+    // A stateless menu (or `handleToolsMenu: 'all'`) lists every handle-keyed tool the caller may use already.
+    const everyTool = session.kind === 'stateless' || this.options.handleToolsMenu === 'all';
+    const decisions = everyTool ? undefined : await this.decisions.of(authInfo, session.grants, view.states);
+    session.decisions = decisions;
     const { version } = session.knownStates;
     const last = this.listed.get(session);
-    if (last?.version === version && last.grants === session.grants && session.lastMenu) {
+    if (last?.version === version && last.grants === session.grants && last.decisions === decisions && session.lastMenu) {
       return last.tools;
     }
-    const { tools, signature } = this.visibility.menu(this.view(session));
+    const { tools, signature } = this.visibility.menu({ ...view, decisions });
     session.lastMenu = signature;
-    this.listed.set(session, { version, grants: session.grants, tools });
+    this.listed.set(session, { version, grants: session.grants, decisions, tools });
     return tools;
   }
 
@@ -445,7 +457,7 @@ export class ToolMenuService {
         states.set(machine, known);
       }
     }
-    return { kind: session.kind, states, grants: session.grants };
+    return { kind: session.kind, states, grants: session.grants, decisions: session.decisions };
   }
 
   /** What the session is shown, one string per list kind, to tell which lists changed. */

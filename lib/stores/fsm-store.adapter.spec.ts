@@ -1,7 +1,7 @@
 import type { WorkflowSnapshot, FsmStateStore } from './fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './fsm-store.adapter.js';
 import { InMemoryFsmStateStore } from './in-memory-fsm-state.store.js';
-import { storeCannotRead } from './stores.messages.js';
+import { storeCannotListWaiting, storeCannotRead } from './stores.messages.js';
 
 /** The smallest store a user may write: `load` and `save` over a map. */
 class MapStore implements FsmStateStore {
@@ -35,6 +35,7 @@ describe('FsmStoreAdapter', () => {
         delete: false,
         sweep: false,
         read: false,
+        waiting: false,
         attempts: false,
         timers: false,
         events: false,
@@ -44,6 +45,9 @@ describe('FsmStoreAdapter', () => {
 
     it('refuses the console reads, naming the methods a store implements', async () => {
       await expect(adapter.listInstances({ limit: 10 })).rejects.toThrow(storeCannotRead('MapStore'));
+      await expect(adapter.listWaiting({ machine: 'payment', states: ['refund_pending'], limit: 10 })).rejects.toThrow(
+        storeCannotListWaiting('MapStore'),
+      );
       await expect(adapter.recentHistory('invoice:1', 10)).rejects.toThrow(/listInstances\(query\) and recentHistory\(key, limit\)/);
     });
 
@@ -94,6 +98,7 @@ describe('FsmStoreAdapter', () => {
         delete: true,
         sweep: true,
         read: true,
+        waiting: true,
         attempts: false,
         timers: true,
         events: true,

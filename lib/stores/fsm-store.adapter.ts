@@ -23,8 +23,10 @@ import {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowStateReader,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
-import { storeCannotRead } from './stores.messages.js';
+import { storeCannotListWaiting, storeCannotRead } from './stores.messages.js';
 import { isWorkflowEventLog, type WorkflowEventLog } from './workflow-event.interface.js';
 import {
   isWorkflowTimerStore,
@@ -48,6 +50,8 @@ interface FsmStoreSupport {
   readonly sweep: boolean;
   /** The read methods of the workflow console (`WorkflowStateReader`). */
   readonly read: boolean;
+  /** Listing the instances with a waiting request (`WorkflowStateReader.listWaiting`). */
+  readonly waiting: boolean;
   /** Keeping refused and declined calls (`WorkflowAttemptLog`, turned on). */
   readonly attempts: boolean;
   /** Durable timers, the deadlines of `after` transitions (`WorkflowTimerStore` on an atomic store). */
@@ -110,6 +114,7 @@ export class FsmStoreAdapter {
       delete: Boolean(this.atomic?.delete),
       sweep: Boolean(this.atomic?.sweep),
       read: Boolean(this.reader),
+      waiting: Boolean(this.reader?.listWaiting),
       attempts: Boolean(this.attemptLog),
       timers: Boolean(this.timerStore),
       events: Boolean(this.eventLog),
@@ -199,6 +204,12 @@ export class FsmStoreAdapter {
   /** The most recent `limit` transitions of an instance, oldest first; throws like {@link listInstances} when the store cannot. */
   async recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage> {
     return this.readable().recentHistory(key, limit);
+  }
+
+  /** One page of the instances of a machine with a waiting request, newest first; throws, naming the method, when the store cannot (`supports.waiting`). */
+  async listWaiting(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    if (!this.reader?.listWaiting) throw new Error(storeCannotListWaiting(this.name));
+    return this.reader.listWaiting(query);
   }
 
   /** How many instances match, up to `query.max`; `undefined` when the store cannot count. */

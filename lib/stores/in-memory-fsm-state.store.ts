@@ -23,14 +23,18 @@ import { storeEventApplied, storeFull, storeHandleExists } from './stores.messag
 import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
-  isAfterCursor,
+  isListedFor,
   matchesSearch,
+  pageInMemory,
   type WorkflowInstanceCount,
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
   type WorkflowStateReader,
+  type WorkflowWaitingInstance,
+  type WorkflowWaitingPage,
+  type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -290,11 +294,19 @@ export class InMemoryFsmStateStore
 
   /** @inheritdoc */
   async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    const matching = this.matching(filter).filter((summary) => isAfterCursor(summary, after));
-    matching.sort(newestFirst);
-    const instances = matching.slice(0, limit);
-    const last = instances.at(-1);
-    return matching.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+    return pageInMemory(this.matching(filter), limit, after);
+  }
+
+  /** @inheritdoc */
+  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    const matching: WorkflowWaitingInstance[] = [];
+    for (const { machine: _machine, ...summary } of this.matching({ machine, states })) {
+      const entry = this.entries.get(summary.key)!;
+      if (!entry.waiting || !isListedFor(entry, { openTo })) continue;
+      const context = copyContext(entry.context);
+      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
+    }
+    return pageInMemory(matching, limit, after);
   }
 
   /** @inheritdoc */
@@ -416,11 +428,6 @@ function toSummary(key: string, entry: Entry): WorkflowInstanceSummary {
   if (entry.owner !== undefined) summary.owner = entry.owner;
   if (entry.team !== undefined) summary.team = entry.team;
   return summary;
-}
-
-/** Last change descending, then key descending (code-unit order, as `isAfterCursor` compares). */
-function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): number {
-  return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }
 
 /** A deep copy, so neither the caller nor the store sees the other's later changes (as with a database). */

@@ -113,3 +113,7 @@ export const relayLostReason = (error: unknown): string =>
 /** Error of `runInSqliteTurn`: the DataSource's connection stayed taken for the whole wait. */
 export const sqliteTurnTimedOut = (timeoutMs: number): string =>
   `runInSqliteTurn: the SQLite connection was not free within ${timeoutMs} ms (a transactional call holds it until it commits; calling runInSqliteTurn from inside a transactional handler waits for itself: use ctx.manager there).`;
+
+/** Error of a list of waiting requests on a store that cannot list them. */
+export const storeCannotListWaiting = (store: string): string =>
+  `The store (${store}) cannot list waiting requests: it has no listWaiting() (WorkflowStateReader). Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement it.`;

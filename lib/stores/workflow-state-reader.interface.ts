@@ -1,6 +1,8 @@
 import { parseInstanceKey } from './fsm-instance-key.js';
 import type { FsmStateStore } from './fsm-state-store.interface.js';
+import type { WorkflowAccessor } from './workflow-access.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
+import type { WorkflowWaitingRequest } from './workflow-waiting-request.interface.js';
 
 /** Where a page of instances starts: after this instance in the order newest first. */
 export interface WorkflowInstanceCursor {
@@ -55,6 +57,37 @@ export interface WorkflowInstancePage {
   next?: WorkflowInstanceCursor;
 }
 
+/** Which instances {@link WorkflowStateReader.listWaiting} answers: those of one machine with a waiting request. */
+export interface WorkflowWaitingQuery {
+  machine: string;
+  /** Only instances stored in one of these state values (the approvals' waiting states), matched exactly. */
+  states: readonly string[];
+  /**
+   * Only instances this accessor's principal owns or (with a team) whose team is its team, as
+   * `isOpenTo` says, but never an instance started anonymously (a list is no handle). Absent:
+   * every instance (the gate judges each: an access function, approvers of every team).
+   */
+  openTo?: WorkflowAccessor;
+  /** The most instances one page holds (a positive whole number). */
+  limit: number;
+  /** Start after this instance (the `next` of the previous page). @default the newest */
+  after?: WorkflowInstanceCursor;
+}
+
+/** One instance with the request waiting on it. */
+export interface WorkflowWaitingInstance extends Omit<WorkflowInstanceSummary, 'machine'> {
+  /** Its XState context (what an access function reads). */
+  context?: Record<string, unknown>;
+  waiting: WorkflowWaitingRequest;
+}
+
+/** One page of instances with a waiting request, newest first (last change descending, then store key descending). */
+export interface WorkflowWaitingPage {
+  instances: WorkflowWaitingInstance[];
+  /** Where the next page starts; absent on the last page. */
+  next?: WorkflowInstanceCursor;
+}
+
 /** The most recent history of one instance. */
 export interface WorkflowHistoryPage {
   /** At most `limit` rows, the most recent ones, oldest first. */
@@ -76,6 +109,12 @@ export interface WorkflowStateReader {
   recentHistory(key: string, limit: number): Promise<WorkflowHistoryPage>;
   /** How many instances match `query`, up to `query.max`. Optional: without it the console shows no total. */
   countInstances?(query: WorkflowInstanceCount): Promise<number>;
+  /**
+   * One page of the instances of `query.machine` with a waiting request (`@McpApproval`), newest
+   * first; never more than `query.limit`. Optional: without it nobody finds a waiting request
+   * without its handle (`McpApprovals.pending` says so; menus show decision tools by state only).
+   */
+  listWaiting?(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage>;
 }
 
 /**
@@ -94,6 +133,17 @@ export function isWorkflowStateReader(store: FsmStateStore): store is FsmStateSt
   return typeof candidate.listInstances === 'function' && typeof candidate.recentHistory === 'function';
 }
 
+/** Whether an instance with `owner` and `team` is one `query.openTo` lists (see {@link WorkflowWaitingQuery.openTo}). */
+export function isListedFor(
+  instance: { owner?: string | null; team?: string | null },
+  query: Pick<WorkflowWaitingQuery, 'openTo'>,
+): boolean {
+  const { openTo } = query;
+  if (!openTo) return true;
+  if (instance.owner === undefined || instance.owner === null || openTo.owner === undefined) return false;
+  return instance.owner === openTo.owner || (openTo.team !== undefined && instance.team === openTo.team);
+}
+
 /**
  * Whether `summary` comes after `cursor` in the order newest first: what a page that starts
  * after `cursor` holds. Stores that sort in memory use it; SQL stores say the same in a WHERE clause.
@@ -103,4 +153,23 @@ export function isAfterCursor(summary: { updatedAt: string; key: string }, curso
   const at = Date.parse(summary.updatedAt);
   const cursorAt = Date.parse(cursor.updatedAt);
   return at < cursorAt || (at === cursorAt && summary.key < cursor.key);
+}
+
+/**
+ * One page of `matching` (in any order) after `cursor`, newest first: what a store that sorts in
+ * memory answers for a list (last change descending, then key descending, as {@link isAfterCursor} compares).
+ */
+export function pageInMemory<T extends { updatedAt: string; key: string }>(
+  matching: T[],
+  limit: number,
+  after: WorkflowInstanceCursor | undefined,
+): { instances: T[]; next?: WorkflowInstanceCursor } {
+  const sorted = matching.filter((item) => isAfterCursor(item, after)).sort(newestFirst);
+  const instances = sorted.slice(0, limit);
+  const last = instances.at(-1);
+  return sorted.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+}
+
+function newestFirst(a: { updatedAt: string; key: string }, b: { updatedAt: string; key: string }): number {
+  return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { WorkflowTaskResults } from '../gating/workflow-task.js';
+import type { WorkflowTaskResults, WorkflowTaskWithdrawal } from '../gating/workflow-task.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from '../protocol/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
@@ -32,6 +32,11 @@ export function taskRequesterOf(session: McpSession, principal: string | undefin
   return session.scope ? `${session.scope.scope}:${session.scope.id}` : undefined;
 }
 
+/** The principal a task's requester names (see {@link taskRequesterOf}); `undefined` for a session's or an anonymous requester. */
+export function taskPrincipalOf(requester: string): string | undefined {
+  return requester.startsWith('principal:') ? requester.slice('principal:'.length) : undefined;
+}
+
 /**
  * MCP tasks, whichever era asks: creates them (at most `maxActivePerRequester` unfinished per
  * requester, kept `ttl` capped at `maxTtlMs`), answers them to their requester only (to anyone
@@ -45,6 +50,8 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   private readonly logger = new Logger('McpTasks');
   /** Calls this process runs for tasks, by task id: aborted when the task is cancelled. */
   private readonly running = new Map<string, AbortController>();
+  /** How a cancelled task's waiting request is withdrawn (`McpApprovalsService` registers it). */
+  private withdrawal?: WorkflowTaskWithdrawal;
   private sweeper?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
 
@@ -123,10 +130,15 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   /**
    * Cancels `requester`'s task if it has not ended (the call this process runs for it is
    * aborted: abandoned unless it already began to commit) and tells its session; the task as
-   * it is then. Throws -32602 for a task that is not the requester's.
+   * it is then. A task whose call waits for a second person's approval has its request
+   * withdrawn first; when the request was decided first, the task keeps that result and this
+   * throws -32602 saying so. Throws -32602 for a task that is not the requester's.
    */
   async cancel(taskId: string, requester: string | undefined): Promise<McpTaskRecord> {
     const record = await this.get(taskId, requester);
+    if (record.status === 'working' && (await this.withdraw(record)) === 'decided') {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskRequestDecided(taskId));
+    }
     const cancelled = await this.change(taskId, { status: 'cancelled', statusMessage: messages.taskCancelledByClient() });
     if (cancelled) {
       this.running.get(taskId)?.abort(new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskCancelledByClient()));
@@ -164,6 +176,31 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   /** The lease of a call this process starts running now. */
   leaseFromNow(): number {
     return Date.now() + this.options.leaseMs;
+  }
+
+  /** @inheritdoc */
+  withdrawOnCancel(withdrawal: WorkflowTaskWithdrawal): void {
+    this.withdrawal = withdrawal;
+  }
+
+  /**
+   * Withdraws the waiting request of a task cancelled while its call was parking it (the park
+   * committed after the cancel): so a cancelled task's request never runs.
+   */
+  async withdrawCancelled(record: McpTaskRecord): Promise<void> {
+    await this.withdraw({ ...record, leaseUntil: undefined });
+  }
+
+  /** Withdraws the request the task's call left waiting, if any; what it found. */
+  private withdraw(record: McpTaskRecord) {
+    const principal = taskPrincipalOf(record.requester);
+    const task = {
+      taskId: record.taskId,
+      request: record.request,
+      parked: record.leaseUntil === undefined,
+      ...(principal && { principal }),
+    };
+    return this.withdrawal ? this.withdrawal(task) : Promise.resolve('none' as const);
   }
 
   /** Completes a task with a tool result (an error result too), from any process; nothing when it already ended. */

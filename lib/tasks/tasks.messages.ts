@@ -73,3 +73,7 @@ export const taskNotifyFailed = (taskId: string, error: unknown): string =>
 /** Log line: a sweep of expired tasks failed (tried again at the next interval). */
 export const taskSweepFailed = (error: unknown): string =>
   `Sweep of expired MCP tasks failed: ${reasonOf(error)}; tried again at the next interval.`;
+
+/** -32602: `tasks/cancel` of a task whose waiting request was decided first: the task keeps that result. */
+export const taskRequestDecided = (taskId: string): string =>
+  `Task ${taskId} was not cancelled: the request its call waited with was decided first (approved or rejected), and the task keeps that result. tasks/result answers it.`;

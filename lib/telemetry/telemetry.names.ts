@@ -55,6 +55,12 @@ export const WORKFLOW_STATE_TO = 'workflow.state.to';
 export const WORKFLOW_REFUSAL_CODE = 'workflow.refusal.code';
 /** Who acted: the caller's principal (`sub`), never its team; absent for an anonymous caller. */
 export const WORKFLOW_ACTOR = 'workflow.actor';
+/** How a call decided a request waiting for a second person (`@McpApproval`): `approved`, `rejected` or `withdrawn`. */
+export const WORKFLOW_APPROVAL_VERDICT = 'workflow.approval.verdict';
+/** Who asked for the request a call decided (its `workflow.actor` decided it); absent for an anonymous requester. */
+export const WORKFLOW_APPROVAL_REQUESTED_BY = 'workflow.approval.requested_by';
+/** The request a call decided, or parked (its `requestId`). */
+export const WORKFLOW_APPROVAL_REQUEST_ID = 'workflow.approval.request_id';
 /** The instance's keyed digest (never the handle). */
 export const WORKFLOW_INSTANCE_ID = 'workflow.instance.id';
 /** What came of a transition: `committed`, a refusal code, `tool_error` or `abandoned` (a `workflow.transitions` attribute). */

@@ -12,6 +12,9 @@ import {
   WORKFLOW_COMMIT_SPAN,
   WORKFLOW_EVENT,
   WORKFLOW_ACTOR,
+  WORKFLOW_APPROVAL_REQUEST_ID,
+  WORKFLOW_APPROVAL_REQUESTED_BY,
+  WORKFLOW_APPROVAL_VERDICT,
   WORKFLOW_INSTANCE_ID,
   WORKFLOW_MACHINE,
   WORKFLOW_OUTCOME,
@@ -50,7 +53,7 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
     return this.child(WORKFLOW_COMMIT_SPAN, call, work);
   }
 
-  settled(call: WorkflowCall, { instance, admitted, stored, refusal, abandoned, asking }: WorkflowSettlement): void {
+  settled(call: WorkflowCall, { instance, admitted, stored, refusal, abandoned, asking, decided }: WorkflowSettlement): void {
     const span = this.parts.tracing() ? this.serverSpan() : undefined;
     const { role } = call.tool;
     if ((!span && !this.parts.measures) || role.kind === 'ungated') {
@@ -67,6 +70,11 @@ export class WorkflowGateTelemetry implements WorkflowGateObserver {
       if (refusal) attributes[WORKFLOW_REFUSAL_CODE] = refusal.data.code;
       if (instance) attributes[WORKFLOW_INSTANCE_ID] = instanceDigest(this.parts.digestKey, instance.storeKey);
       if (call.principal !== undefined) attributes[WORKFLOW_ACTOR] = call.principal;
+      if (decided) {
+        attributes[WORKFLOW_APPROVAL_VERDICT] = decided.verdict;
+        if (decided.requestedBy !== null) attributes[WORKFLOW_APPROVAL_REQUESTED_BY] = decided.requestedBy;
+        if (decided.requestId !== undefined) attributes[WORKFLOW_APPROVAL_REQUEST_ID] = decided.requestId;
+      }
       span.setAttributes(attributes);
     }
     // A question for the client (a confirmation, input a handler asks for) is no outcome yet: the call that answers it is.

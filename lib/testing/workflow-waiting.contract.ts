@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 
@@ -91,6 +92,89 @@ export function describeWorkflowWaitingContract(
     });
   });
 
+  describe(`${name}: listing waiting requests (listWaiting)`, () => {
+    let fixture: FsmStoreFixture;
+    let store: AtomicFsmStateStore & WorkflowStateReader;
+    // One machine per test, so rows of earlier tests and runs in the same database never show.
+    let machine: string;
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+    const parked = (owner: string | undefined, team: string | undefined, ms: number, state = 'refund_pending'): WorkflowSnapshot => ({
+      state,
+      context: { captured: 300 },
+      ...(owner === undefined ? {} : { owner }),
+      ...(team === undefined ? {} : { team }),
+      waiting: { ...waiting(), requestedBy: owner ?? null, at: at(ms) },
+      updatedAt: at(ms),
+    });
+
+    beforeEach(async () => {
+      fixture = await factory({ history: false });
+      store = fixture.store as AtomicFsmStateStore & WorkflowStateReader;
+      machine = `pay${randomUUID().slice(0, 8)}`;
+    });
+    afterEach(() => fixture.cleanup());
+
+    it('answers only the instances of the machine in the waiting states with a request, newest first, each with its request and context', async () => {
+      if (!store.listWaiting) return;
+      const newer = `${machine}:${randomUUID()}`;
+      const older = `${machine}:${randomUUID()}`;
+      await store.create(older, parked('alice', 'acme', 1_000));
+      await store.create(newer, parked('bob', 'acme', 2_000));
+      await store.create(`${machine}:${randomUUID()}`, { state: 'refund_pending', owner: 'alice', updatedAt: at(3_000) });
+      await store.create(`${machine}:${randomUUID()}`, parked('alice', 'acme', 4_000, 'captured'));
+      await store.create(`other${machine}:${randomUUID()}`, parked('alice', 'acme', 5_000));
+      const page = await store.listWaiting({ machine, states: ['refund_pending'], limit: 10 });
+      expect(page.instances.map((row) => row.key)).toEqual([newer, older]);
+      expect(page.next).toBeUndefined();
+      const [first] = page.instances;
+      expect(first).toMatchObject({
+        key: newer,
+        state: 'refund_pending',
+        owner: 'bob',
+        team: 'acme',
+        updatedAt: at(2_000),
+        context: { captured: 300 },
+      });
+      expect(first.waiting).toMatchObject({ tool: 'payment.refund', requestedBy: 'bob', at: at(2_000) });
+      expect(typeof first.waiting.requestId).toBe('string');
+    });
+
+    it('lists for a principal their own instances and their team’s, never another team’s, one of no team, or one started anonymously', async () => {
+      if (!store.listWaiting) return;
+      const own = `${machine}:${randomUUID()}`;
+      const teammates = `${machine}:${randomUUID()}`;
+      await store.create(own, parked('alice', undefined, 1_000));
+      await store.create(teammates, parked('bob', 'acme', 2_000));
+      await store.create(`${machine}:${randomUUID()}`, parked('eve', 'globex', 3_000));
+      await store.create(`${machine}:${randomUUID()}`, parked('dave', undefined, 4_000));
+      await store.create(`${machine}:${randomUUID()}`, parked(undefined, undefined, 5_000));
+      const keys = async (openTo: { owner?: string; team?: string }) =>
+        (await store.listWaiting!({ machine, states: ['refund_pending'], limit: 10, openTo })).instances.map((row) => row.key);
+      expect(await keys({ owner: 'alice', team: 'acme' })).toEqual([teammates, own]);
+      expect(await keys({ owner: 'alice' })).toEqual([own]);
+      expect(await keys({ owner: 'carol', team: 'acme' })).toEqual([teammates]);
+      expect(await keys({})).toEqual([]);
+      expect(await keys({ team: 'acme' })).toEqual([]);
+    });
+
+    it('pages by the cursor of the previous page, never more than the limit', async () => {
+      if (!store.listWaiting) return;
+      const keys = [];
+      for (let i = 0; i < 5; i++) {
+        const key = `${machine}:${randomUUID()}`;
+        await store.create(key, parked('alice', 'acme', 10_000 + i));
+        keys.unshift(key);
+      }
+      const first = await store.listWaiting({ machine, states: ['refund_pending', 'audit_pending'], limit: 2 });
+      expect(first.instances.map((row) => row.key)).toEqual(keys.slice(0, 2));
+      const second = await store.listWaiting({ machine, states: ['refund_pending'], limit: 2, after: first.next });
+      expect(second.instances.map((row) => row.key)).toEqual(keys.slice(2, 4));
+      const third = await store.listWaiting({ machine, states: ['refund_pending'], limit: 2, after: second.next });
+      expect(third.instances.map((row) => row.key)).toEqual(keys.slice(4));
+      expect(third.next).toBeUndefined();
+    });
+  });
+
   if (transactional) {
     describe(`${name}: waiting requests in transactions`, () => {
       let fixture: FsmStoreFixture<TransactionalFsmStateStore>;
@@ -130,6 +214,7 @@ function handle(): string {
 
 function waiting(): WorkflowWaitingRequest {
   return {
+    requestId: randomUUID(),
     tool: 'payment.refund',
     event: 'REFUND',
     input: { amount: 150, paymentId: 'p-1' },

@@ -85,7 +85,9 @@ describe('the workflow console: pending deadlines, and history naming deadlines 
       (await client.callTool({ name, arguments: args })) as CallToolResult;
     const { transferId } = (await call('transfer.open', {})).structuredContent as { transferId: string };
     await call('transfer.send', { transferId, amount: 150 });
-    await app.get(McpWorkflowService).approve({ machine: 'transfer', handle: transferId }, { actor: 'psp-webhook' });
+    const ref = { machine: 'transfer', handle: transferId };
+    const { requestId } = (await app.get(McpWorkflowService).waiting(ref))!;
+    await app.get(McpWorkflowService).approve(ref, { actor: 'psp-webhook', requestId });
     await eventually(async () => (await store.load(`transfer:${transferId}`))?.state === 'settled', 6_000);
     expect(actors(await page(transferId)).map(({ recorded, kind, text }) => ({ recorded, kind, text: text.trim() }))).toEqual([
       { recorded: `deadline:${SETTLE}`, kind: 'deadline', text: 'deadline (200)' },

@@ -36,8 +36,9 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
   let store: InMemoryFsmStateStore;
   let clients: Client[];
 
+  /** A client of `clientId` holding `scopes`, of the transfer machine's team `acme` (its `org` claim). */
   const connect = async (clientId: string, scopes: string[] = []) => {
-    const client = await createMcpTestClient(app, { auth: { clientId, scopes } });
+    const client = await createMcpTestClient(app, { auth: { clientId, scopes, extra: { claims: { org: 'acme' } } } });
     clients.push(client);
     let changes = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -57,6 +58,7 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
     expect(waiting.structuredContent).toMatchObject({ status: 'waiting_for_approval', state: 'awaiting' });
     return transferId;
   };
+  const requestOf = async (transferId: string) => (await store.load(key(transferId)))!.waiting!.requestId;
 
   beforeEach(async () => {
     store = new InMemoryFsmStateStore({ history: true });
@@ -93,15 +95,17 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
     });
     await eventually(() => alice.listChanged() > changes, 2_000);
     // Nothing waits any more: there is nothing to approve.
-    const approving = app.get(McpWorkflowService).approve({ machine: 'transfer', handle: transferId }, { actor: 'bob' });
-    await expect(approving).rejects.toMatchObject({ data: { code: 'FORBIDDEN', state: 'ready' } });
+    const approving = app.get(McpWorkflowService).approve({ machine: 'transfer', handle: transferId }, { actor: 'bob', requestId: 'gone' });
+    await expect(approving).rejects.toMatchObject({ data: { code: 'STALE_REQUEST', state: 'ready' } });
   });
 
   it('cancels the expiry when approved first, and schedules the approved transition’s own deadline (it settles by itself)', async () => {
     const alice = await connect('alice');
     const transferId = await parked(alice);
     const bob = await connect('bob', ['transfers:approve']);
-    expect((await bob.call('transfer.approve', { transferId })).structuredContent).toEqual({ sent: 50 });
+    expect((await bob.call('transfer.approve', { transferId, requestId: await requestOf(transferId) })).structuredContent).toEqual({
+      sent: 50,
+    });
     expect((await store.pendingTimers(key(transferId))).map(({ id }) => id)).toEqual([SETTLE]);
     await eventually(async () => (await store.load(key(transferId)))?.state === 'settled', 5_000);
     expect((await store.history(key(transferId))).map(({ to, principal }) => ({ to, principal }))).toEqual([
@@ -117,9 +121,10 @@ describe('@McpApproval expiresAfterMs: a waiting call nobody decides expires as 
     const alice = await connect('alice');
     const bob = await connect('bob', ['transfers:approve']);
     const byTool = await parked(alice);
-    await bob.call('transfer.reject', { transferId: byTool, reason: 'no' });
+    await bob.call('transfer.reject', { transferId: byTool, requestId: await requestOf(byTool), reason: 'no' });
     const byService = await parked(alice);
-    await app.get(McpWorkflowService).reject({ machine: 'transfer', handle: byService }, { actor: 'carol' });
+    const ref = { machine: 'transfer', handle: byService };
+    await app.get(McpWorkflowService).reject(ref, { actor: 'carol', requestId: await requestOf(byService) });
     for (const transferId of [byTool, byService]) {
       expect(await store.pendingTimers(key(transferId))).toEqual([]);
       expect((await store.load(key(transferId)))?.state).toBe('ready');

@@ -17,8 +17,9 @@ describe('@McpApproval: a second person decides a waiting call', () => {
   let log: WireLog;
   let clients: Client[];
 
-  const connect = async (clientId: string, scopes: string[] = []) => {
-    const client = await createMcpTestClient(app, { auth: { clientId, scopes } });
+  /** A client of `clientId` holding `scopes`, of team `org` (the wire machine's team claim). */
+  const connect = async (clientId: string, scopes: string[] = [], org = 'acme') => {
+    const client = await createMcpTestClient(app, { auth: { clientId, scopes, extra: { claims: { org } } } });
     clients.push(client);
     return {
       call: async (name: string, args: Record<string, unknown> = {}) =>
@@ -50,13 +51,27 @@ describe('@McpApproval: a second person decides a waiting call', () => {
     const large = await opened(alice);
     const parked = await alice.call('wire.send', { wireId: large, amount: 50 });
     expect(parked.structuredContent).toMatchObject({ status: 'waiting_for_approval', state: 'awaiting', approve: 'wire.approve' });
+    const { requestId } = parked.structuredContent as { requestId: string };
+    expect(requestId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(log.runs).toEqual([{ tool: 'wire.send', amount: 5, approval: undefined }]);
     const stored = await store.load(`wire:${large}`);
     expect(stored).toMatchObject({
       state: 'awaiting',
       owner: 'alice',
-      waiting: { tool: 'wire.send', event: 'SEND', input: { wireId: large, amount: 50 }, requestedBy: 'alice', from: { state: 'ready' } },
+      waiting: {
+        requestId,
+        tool: 'wire.send',
+        event: 'SEND',
+        input: { wireId: large, amount: 50 },
+        requestedBy: 'alice',
+        requester: { id: 'alice', scopes: [], roles: [], claims: { org: 'acme' } },
+        from: { state: 'ready' },
+      },
     });
+    // Every request has an id of its own.
+    const other = await opened(alice);
+    const again = (await alice.call('wire.send', { wireId: other, amount: 50 })).structuredContent as { requestId: string };
+    expect(again.requestId).not.toBe(requestId);
     expect((await store.history(`wire:${large}`)).at(-1)).toMatchObject({
       from: 'ready',
       to: 'awaiting',
@@ -87,13 +102,13 @@ describe('@McpApproval: a second person decides a waiting call', () => {
   it('approves with the stored arguments on the state the call found, telling the handler who asked and who approved; history names both', async () => {
     const alice = await connect('alice');
     const wireId = await opened(alice);
-    await alice.call('wire.send', { wireId, amount: 50 });
+    const { requestId } = (await alice.call('wire.send', { wireId, amount: 50 })).structuredContent as { requestId: string };
     const bob = await connect('bob', ['wires:approve']);
-    const approved = await bob.call('wire.approve', { wireId });
+    const approved = await bob.call('wire.approve', { wireId, requestId });
     expect(approved.isError).toBeFalsy();
     expect(approved.structuredContent).toEqual({ sent: 50, state: 'ready' });
     expect(log.runs).toEqual([
-      { tool: 'wire.send', amount: 50, approval: { requestedBy: 'alice', approvedBy: 'bob', requestedAt: expect.any(String) } },
+      { tool: 'wire.send', amount: 50, approval: { requestedBy: 'alice', approvedBy: 'bob', requestedAt: expect.any(String), requestId } },
     ]);
     expect(await store.load(`wire:${wireId}`)).toMatchObject({ state: 'sent', owner: 'alice' });
     expect((await store.load(`wire:${wireId}`))?.waiting).toBeUndefined();
@@ -103,16 +118,27 @@ describe('@McpApproval: a second person decides a waiting call', () => {
       event: 'SEND',
       tool: 'wire.approve',
       principal: 'bob',
-      approval: { verdict: 'approved', requestedBy: 'alice' },
+      approval: { verdict: 'approved', requestedBy: 'alice', requestId },
     });
+  });
+
+  it('refuses an approver of another team UNKNOWN_HANDLE, as for a forged handle, whatever they hold; nothing changes', async () => {
+    const alice = await connect('alice');
+    const wireId = await opened(alice);
+    const { requestId } = (await alice.call('wire.send', { wireId, amount: 50 })).structuredContent as { requestId: string };
+    const eve = await connect('eve', ['wires:approve'], 'globex');
+    expect(errorOf(await eve.call('wire.approve', { wireId, requestId }))).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+    expect(errorOf(await eve.call('wire.reject', { wireId, requestId, reason: 'mine now' }))).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+    expect(await store.load(`wire:${wireId}`)).toMatchObject({ state: 'awaiting', waiting: { requestId } });
+    expect(log.runs).toEqual([]);
   });
 
   it('refuses SELF_APPROVAL to the requester holding the approvers’ scope; a tool error that names the rule, nothing changed', async () => {
     const alice = await connect('alice', ['wires:approve']);
     const wireId = await opened(alice);
-    await alice.call('wire.send', { wireId, amount: 50 });
+    const { requestId } = (await alice.call('wire.send', { wireId, amount: 50 })).structuredContent as { requestId: string };
     expect(await alice.names()).toEqual(expect.arrayContaining(['wire.approve', 'wire.reject']));
-    const own = await alice.call('wire.approve', { wireId });
+    const own = await alice.call('wire.approve', { wireId, requestId });
     expect(errorOf(own)).toMatchObject({ code: 'SELF_APPROVAL', state: 'awaiting' });
     expect((own.content[0] as { text: string }).text).toMatch(/^SELF_APPROVAL: "wire.approve" needs a second person: "alice" asked for it/);
     expect(log.runs).toEqual([]);
@@ -128,7 +154,9 @@ describe('@McpApproval: a second person decides a waiting call', () => {
     expect(log.intercepted).toEqual([expect.objectContaining({ status: 'waiting_for_approval' })]);
     // No approvers: the machine's own rule (the owner) reaches it, and the owner asked, so only another route decides.
     const workflows = app.get(McpWorkflowService);
-    expect(await workflows.approve({ machine: 'wire', handle: wireId }, { actor: 'carol' })).toMatchObject({ state: 'audited' });
+    const ref = { machine: 'wire', handle: wireId };
+    const { requestId } = (await workflows.waiting(ref))!;
+    expect(await workflows.approve(ref, { actor: 'carol', requestId })).toMatchObject({ state: 'audited', verdict: 'approved' });
     expect(log.runs).toEqual([{ tool: 'wire.audit', amount: 1 }]);
   });
 
@@ -138,12 +166,19 @@ describe('@McpApproval: a second person decides a waiting call', () => {
     await alice.call('wire.send', { wireId, amount: 50 });
     const workflows = app.get(McpWorkflowService);
     const ref = { machine: 'wire', handle: wireId };
-    expect(await workflows.waiting(ref)).toMatchObject({ tool: 'wire.send', requestedBy: 'alice', input: { amount: 50 } });
-    const own = workflows.approve(ref, { actor: 'alice' });
+    const asked = (await workflows.waiting(ref))!;
+    expect(asked).toMatchObject({ tool: 'wire.send', requestedBy: 'alice', input: { amount: 50 } });
+    const { requestId } = asked;
+    const own = workflows.approve(ref, { actor: 'alice', requestId });
     await expect(own).rejects.toBeInstanceOf(WorkflowRefusal);
     await expect(own).rejects.toMatchObject({ data: { code: 'SELF_APPROVAL' } });
-    const rejected = await workflows.reject(ref, { actor: 'carol', reason: 'wrong account' });
-    expect(rejected).toMatchObject({ state: 'ready', result: { structuredContent: { status: 'rejected', state: 'ready' } } });
+    const rejected = await workflows.reject(ref, { actor: 'carol', requestId, reason: 'wrong account' });
+    expect(rejected).toMatchObject({
+      verdict: 'rejected',
+      requestId,
+      state: 'ready',
+      result: { structuredContent: { status: 'rejected', state: 'ready', requestId } },
+    });
     expect(await workflows.waiting(ref)).toBeUndefined();
     expect((await store.history(`wire:${wireId}`)).at(-1)).toMatchObject({
       from: 'awaiting',
@@ -151,11 +186,20 @@ describe('@McpApproval: a second person decides a waiting call', () => {
       event: null,
       tool: 'wire.reject',
       principal: 'carol',
-      approval: { verdict: 'rejected', requestedBy: 'alice', reason: 'wrong account' },
+      approval: { verdict: 'rejected', requestedBy: 'alice', requestId, reason: 'wrong account' },
     });
-    await expect(workflows.approve(ref, { actor: 'carol' })).rejects.toMatchObject({ data: { code: 'FORBIDDEN' } });
+    // Decided: the same request again is stale, and so is it once another request waits (a replay never decides the new one).
+    await expect(workflows.approve(ref, { actor: 'carol', requestId })).rejects.toMatchObject({ data: { code: 'STALE_REQUEST' } });
     await alice.call('wire.send', { wireId, amount: 70 });
-    expect(await workflows.approve(ref, { actor: 'carol' })).toMatchObject({ state: 'sent', result: { structuredContent: { sent: 70 } } });
+    const next = (await workflows.waiting(ref))!.requestId;
+    expect(next).not.toBe(requestId);
+    await expect(workflows.approve(ref, { actor: 'carol', requestId })).rejects.toMatchObject({
+      data: { code: 'STALE_REQUEST', waitingRequestId: next },
+    });
+    expect(await workflows.approve(ref, { actor: 'carol', requestId: next })).toMatchObject({
+      state: 'sent',
+      result: { structuredContent: { sent: 70 } },
+    });
     expect(log.runs).toHaveLength(1);
   });
 
@@ -170,13 +214,13 @@ describe('@McpApproval: a second person decides a waiting call', () => {
       // The task runs its call after answering: the call parks with the task's id.
       await eventually(async () => (await store.load(`wire:${wireId}`))?.waiting?.taskId === task.taskId, 5_000);
       expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working' });
-      return { wireId, taskId: task.taskId };
+      return { wireId, taskId: task.taskId, requestId: (await store.load(`wire:${wireId}`))!.waiting!.requestId };
     };
     const approved = await asTask();
     const rejected = await asTask();
     const bob = await connect('bob', ['wires:approve']);
-    await bob.call('wire.approve', { wireId: approved.wireId });
-    await bob.call('wire.reject', { wireId: rejected.wireId, reason: 'not today' });
+    await bob.call('wire.approve', { wireId: approved.wireId, requestId: approved.requestId });
+    await bob.call('wire.reject', { wireId: rejected.wireId, requestId: rejected.requestId, reason: 'not today' });
     expect(await client.experimental.tasks.getTaskResult(approved.taskId, CallToolResultSchema)).toMatchObject({
       structuredContent: { sent: 50, state: 'ready' },
     });

@@ -150,7 +150,7 @@ describe.each(ROUTES)('length limits of what a client sends, on %s (direct: %s)'
 
 describeNetworkedTargets('principal length limits')('principals of every length on %s', (target) => {
   const suffix = uniqueSuffix();
-  const tables = { tableName: `lim_state_${suffix}`, historyTableName: `lim_history_${suffix}` };
+  const tables = { tableName: `lim_state_${suffix}`, historyTableName: `lim_history_${suffix}`, timerTableName: `lim_timer_${suffix}` };
   const sessionTables = {
     tableName: `lim_session_${suffix}`,
     eventTableName: `lim_event_${suffix}`,

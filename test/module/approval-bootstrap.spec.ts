@@ -2,6 +2,7 @@ import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/commo
 import { z } from 'zod';
 import { McpApproval, McpBindState, McpModule, McpStartWorkflow, McpTool } from '../../lib/index.js';
 import { invoiceMachine } from '../fixtures/billing.machines.js';
+import { transferMachine } from '../fixtures/transfer-expiry.app.js';
 import { wireMachine } from '../fixtures/wire-approval.app.js';
 import { bootstrapError } from '../utils/test-app.js';
 
@@ -11,7 +12,12 @@ function appWith(providers: Type[]): DynamicModule {
   return {
     module: ApprovalAppModule,
     imports: [
-      McpModule.forRoot({ name: 'approval', version: '1.0.0', machines: [invoiceMachine, wireMachine], transports: { http: false } }),
+      McpModule.forRoot({
+        name: 'approval',
+        version: '1.0.0',
+        machines: [invoiceMachine, wireMachine, transferMachine],
+        transports: { http: false },
+      }),
     ],
     providers,
   };
@@ -95,6 +101,43 @@ class BadApproverScope {
   send() {}
 }
 
+@Injectable()
+class UnknownRejectState {
+  @McpTool({ name: 'wire.send', description: 'Send' })
+  @McpBindState(wireMachine, 'ready', 'SEND')
+  @McpApproval(wireMachine, { waitIn: 'awaiting', rejectTo: 'bounced' as 'sent', ...decisions })
+  send() {}
+}
+
+@Injectable()
+class RejectToWaitState {
+  @McpTool({ name: 'wire.send', description: 'Send' })
+  @McpBindState(wireMachine, 'ready', 'SEND')
+  @McpApproval(wireMachine, { waitIn: 'awaiting', expireTo: 'awaiting', ...decisions })
+  send() {}
+}
+
+@Injectable()
+class RejectToTimedState {
+  @McpTool({ name: 'transfer.send', description: 'Send' })
+  @McpBindState(transferMachine, 'ready', 'SEND')
+  @McpApproval(transferMachine, {
+    waitIn: 'awaiting',
+    rejectTo: 'sent',
+    approve: { name: 'transfer.approve' },
+    reject: { name: 'transfer.reject' },
+  })
+  send() {}
+}
+
+@Injectable()
+class CrossTenantForAnyone {
+  @McpTool({ name: 'wire.send', description: 'Send' })
+  @McpBindState(wireMachine, 'ready', 'SEND')
+  @McpApproval(wireMachine, { waitIn: 'awaiting', crossTenantApprovers: true, ...decisions })
+  send() {}
+}
+
 describe('@McpApproval is checked at bootstrap, naming the method', () => {
   it.each([
     [
@@ -133,6 +176,26 @@ describe('@McpApproval is checked at bootstrap, naming the method', () => {
       'BadDecisionName.send: @McpApproval\'s approve.name "approve wire" is not a tool name MCP allows',
     ],
     ['with a decision tool name another tool has', TakenDecisionName, 'wire.open'],
+    [
+      'rejecting to a state the machine does not have',
+      UnknownRejectState,
+      'UnknownRejectState.send: @McpApproval\'s rejectTo "bounced" is not a state the machine can be in (a leaf of it). Name a state the machine declares for it; its states: ready, awaiting, awaiting_audit, sent, audited.',
+    ],
+    [
+      'expiring to the waiting state itself',
+      RejectToWaitState,
+      'RejectToWaitState.send: @McpApproval\'s expireTo "awaiting" is the waiting state itself.',
+    ],
+    [
+      'rejecting to a state with `after` transitions',
+      RejectToTimedState,
+      'RejectToTimedState.send: @McpApproval\'s rejectTo "sent" has `after` transitions, which a decision (no event) cannot start.',
+    ],
+    [
+      'opening instances across teams without naming approvers',
+      CrossTenantForAnyone,
+      "CrossTenantForAnyone.send: @McpApproval's crossTenantApprovers opens waiting instances to the holders of approvers",
+    ],
     [
       'with an approvers scope OAuth does not allow',
       BadApproverScope,

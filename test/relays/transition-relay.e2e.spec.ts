@@ -16,7 +16,11 @@ const describeWithPostgres = url ? describe : describe.skip;
 
 describeWithPostgres('list_changed across two app instances through PostgreSQL LISTEN/NOTIFY', () => {
   const suffix = uniqueSuffix();
-  const tables = { tableName: `relay_state_${suffix}`, historyTableName: `relay_history_${suffix}` };
+  const tables = {
+    tableName: `relay_state_${suffix}`,
+    historyTableName: `relay_history_${suffix}`,
+    timerTableName: `relay_timer_${suffix}`,
+  };
   const channel = `relay_${suffix}`;
   let dataSources: DataSource[];
 

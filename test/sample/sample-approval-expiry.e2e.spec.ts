@@ -61,7 +61,7 @@ describe('the sample: a refund nobody decides expires as a rejection (SAMPLE_APP
   });
 
   it('puts the payment back where the request found it, with no refund entry, names the deadline in the history, and tells its session', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
     expect((await alice.call('payment.refund', { paymentId, amount: 150 })).structuredContent).toMatchObject({
       status: 'waiting_for_approval',
@@ -79,17 +79,17 @@ describe('the sample: a refund nobody decides expires as a rejection (SAMPLE_APP
     await eventually(() => alice.listChanged() > before, 3_000);
     expect((await historyActors(sample, paymentId))[0]).toBe(`deadline:${EXPIRY}`);
     // Nothing waits now: an approver has nothing to approve, and no refund is ever written.
-    const bob = await connect('bob;payments:approve');
-    expect((await bob.call('payment.approve_refund', { paymentId })).isError).toBe(true);
+    const bob = await connect('bob;org=acme;payments:approve');
+    expect((await bob.call('payment.approve_refund', { paymentId, requestId: 'expired-request' })).isError).toBe(true);
     expect(await kinds(alice, paymentId)).toEqual(['authorize', 'capture']);
   });
 
   it('cancels the expiry when the request is approved first: one refund, and nothing happens later', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
-    await alice.call('payment.refund', { paymentId, amount: 150 });
-    const bob = await connect('bob;payments:approve');
-    expect((await bob.call('payment.approve_refund', { paymentId })).structuredContent).toMatchObject({ refunded: 150 });
+    const { requestId } = (await alice.call('payment.refund', { paymentId, amount: 150 })).structuredContent as { requestId: string };
+    const bob = await connect('bob;org=acme;payments:approve');
+    expect((await bob.call('payment.approve_refund', { paymentId, requestId })).structuredContent).toMatchObject({ refunded: 150 });
     await sleep(3_000);
     expect(await status(alice, paymentId)).toMatchObject({ state: 'partially_refunded' });
     expect(await kinds(alice, paymentId)).toEqual(['authorize', 'capture', 'refund']);
@@ -97,7 +97,7 @@ describe('the sample: a refund nobody decides expires as a rejection (SAMPLE_APP
   });
 
   it('completes a refund task waiting on an expired request with a DECLINED tool error', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
     const { task } = await alice.client.request(
       { method: 'tools/call', params: { name: 'payment.refund', arguments: { paymentId, amount: 200 }, task: {} } },

@@ -12,16 +12,20 @@ type Status = {
   state: string;
   refundable: number;
   ledger: { kind: string; amount: number }[];
-  pendingRefund?: { amount: number; requestedBy: string | null };
+  pendingRefund?: { requestId: string; amount: number; requestedBy: string | null; requestedAt: string };
 };
 
 const refusal = (result: CallToolResult) => result._meta?.['nestjs-mcp-fsm/error'] as { code: string } | undefined;
 const refunds = (status: Status) => status.ledger.filter((entry) => entry.kind === 'refund');
 
+/** The request waiting on a payment, from a waiting result. */
+const requestOf = (result: CallToolResult) => (result.structuredContent as { requestId: string }).requestId;
+
 /**
- * Four eyes on the sample (design §10 "Four eyes"), with the demo bearer of `SAMPLE_AUTH=optional`
- * (`Bearer <name>;<scope>…`): a refund above `SAMPLE_APPROVAL_THRESHOLD` waits in `refund_pending`
- * until another person with `payments:approve` approves it (the refund runs then, once) or rejects it.
+ * Four eyes on the sample (design §10 "Four eyes", "Added in 0.5"), with the demo bearer of
+ * `SAMPLE_AUTH=optional` (`Bearer <name>;org=<team>;<scope>…`): a refund above
+ * `SAMPLE_APPROVAL_THRESHOLD` waits in `refund_pending` until another person of the payment's team
+ * with `payments:approve` approves it by its requestId (the refund runs then, once) or rejects it.
  */
 describe('the sample with a second person approving refunds above the threshold', () => {
   let dir: string;
@@ -62,7 +66,7 @@ describe('the sample with a second person approving refunds above the threshold'
   });
 
   it('parks a refund above the threshold in refund_pending without a ledger entry; the decision tools are listed only to a payments:approve holder', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
     expect(await alice.names()).not.toContain('payment.approve_refund');
     const small = await captured(alice, 300);
@@ -77,9 +81,12 @@ describe('the sample with a second person approving refunds above the threshold'
       reject: 'payment.reject_refund',
     });
     expect((asked.structuredContent as { message: string }).message).toContain('payment.approve_refund');
+    const requestId = requestOf(asked);
+    expect(requestId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     // The console's instance page shows who asked, what and when.
     const page = await (await fetch(new URL(`/workflows/payment/${paymentId}`, sample.url))).text();
     expect(page).toMatch(/<section [^>]*data-waiting data-tool="payment\.refund" data-requested-by="alice" data-at="[^"]+"/);
+    expect(page).toContain(`data-request-id="${requestId}"`);
     expect(page).toContain('&quot;amount&quot;: 150');
     expect(await status(alice, paymentId)).toMatchObject({
       state: 'refund_pending',
@@ -88,45 +95,46 @@ describe('the sample with a second person approving refunds above the threshold'
         { kind: 'authorize', amount: 300 },
         { kind: 'capture', amount: 300 },
       ],
-      pendingRefund: { amount: 150, requestedBy: 'alice' },
+      pendingRefund: { requestId, amount: 150, requestedBy: 'alice', requestedAt: expect.any(String) },
     });
-    // Alice follows the payment, which waits; she lacks payments:approve, so she is not shown the decision tools.
+    // Alice follows the payment, which waits; she lacks payments:approve, so she is shown only the withdrawal.
     expect(await alice.names()).not.toContain('payment.approve_refund');
-    const holder = await connect('alice;payments:approve;payments:refund');
+    expect(await alice.names()).toContain('payment.reject_refund');
+    const holder = await connect('alice;org=acme;payments:approve;payments:refund');
     await holder.call('payment.status', { paymentId });
     expect(await holder.names()).toEqual(expect.arrayContaining(['payment.approve_refund', 'payment.reject_refund']));
     // The whole refund (no amount) counts too: 300 is above the threshold.
     const whole = await captured(alice, 300);
     expect((await alice.call('payment.refund', { paymentId: whole })).structuredContent).toMatchObject({ status: 'waiting_for_approval' });
-    expect((await status(alice, whole)).pendingRefund).toEqual({ amount: 300, requestedBy: 'alice' });
+    expect((await status(alice, whole)).pendingRefund).toMatchObject({ amount: 300, requestedBy: 'alice' });
   });
 
   it('refuses the requester’s own approval whatever their scopes (SELF_APPROVAL), changing nothing', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
-    await alice.call('payment.refund', { paymentId, amount: 150 });
-    const everything = await connect('alice;payments:approve;payments:refund;workflows:read;invoices:approve');
-    const own = await everything.call('payment.approve_refund', { paymentId });
+    const requestId = requestOf(await alice.call('payment.refund', { paymentId, amount: 150 }));
+    const everything = await connect('alice;org=acme;payments:approve;payments:refund;workflows:read;invoices:approve');
+    const own = await everything.call('payment.approve_refund', { paymentId, requestId });
     expect(own.isError).toBe(true);
     expect(refusal(own)).toMatchObject({ code: 'SELF_APPROVAL', state: 'refund_pending' });
     expect(JSON.stringify(own.content)).toContain('cannot approve it');
     // Without payments:approve the tool is refused before the gate (a JSON-RPC error naming the scope).
     const anonymous = await connect('');
-    await expect(anonymous.call('payment.approve_refund', { paymentId })).rejects.toThrow(/bearer token/);
+    await expect(anonymous.call('payment.approve_refund', { paymentId, requestId })).rejects.toThrow(/bearer token/);
     const after = await status(alice, paymentId);
     expect(after.state).toBe('refund_pending');
     expect(refunds(after)).toEqual([]);
-    expect(after.pendingRefund).toEqual({ amount: 150, requestedBy: 'alice' });
+    expect(after.pendingRefund).toMatchObject({ requestId, amount: 150, requestedBy: 'alice' });
   });
 
   it('runs the refund once when another approver approves it: one ledger refund entry, partially_refunded; then it is not listed any more', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
-    await alice.call('payment.refund', { paymentId, amount: 150 });
-    const carol = await connect('carol;payments:approve');
-    const noScope = await connect('dave');
-    await expect(noScope.call('payment.approve_refund', { paymentId })).rejects.toThrow(/payments:approve/);
-    const approved = await carol.call('payment.approve_refund', { paymentId });
+    const requestId = requestOf(await alice.call('payment.refund', { paymentId, amount: 150 }));
+    const carol = await connect('carol;org=acme;payments:approve');
+    const noScope = await connect('dave;org=acme');
+    await expect(noScope.call('payment.approve_refund', { paymentId, requestId })).rejects.toThrow(/payments:approve/);
+    const approved = await carol.call('payment.approve_refund', { paymentId, requestId });
     expect(approved.isError).toBeFalsy();
     expect(approved.structuredContent).toMatchObject({ refunded: 150, requestedBy: 'alice', approvedBy: 'carol' });
     const after = await status(alice, paymentId);
@@ -139,21 +147,24 @@ describe('the sample with a second person approving refunds above the threshold'
       /<tr data-history-entry data-tool="payment\.approve_refund">[\s\S]*?refund_pending → partially_refunded[\s\S]*?carol <span class="approval" data-approval="approved">\(approved; asked by alice\)/,
     );
     expect(page).toMatch(/<tr data-history-entry data-tool="payment\.refund">[\s\S]*?captured → refund_pending[\s\S]*?alice<\/td>/);
-    // The approvers' authority reaches a payment only while it waits: then it is Alice's alone again.
-    const again = await carol.call('payment.approve_refund', { paymentId });
-    expect(refusal(again)).toMatchObject({ code: 'UNKNOWN_HANDLE' });
-    const holder = await connect('alice;payments:approve');
+    // Decided: the same request again decides nothing.
+    const again = await carol.call('payment.approve_refund', { paymentId, requestId });
+    expect(refusal(again)).toMatchObject({ code: 'STALE_REQUEST', state: 'partially_refunded' });
+    // A principal of no team reaches only its own payments, an approver's scope or not.
+    const stranger = await connect('erin;payments:approve');
+    expect(refusal(await stranger.call('payment.approve_refund', { paymentId, requestId }))).toMatchObject({ code: 'UNKNOWN_HANDLE' });
+    const holder = await connect('alice;org=acme;payments:approve');
     await holder.call('payment.status', { paymentId });
     expect(await holder.names()).not.toContain('payment.approve_refund');
     expect(refunds(await status(alice, paymentId))).toHaveLength(1);
   });
 
   it('puts the payment back where it was when another person rejects it, with no ledger entry; it can be asked again', async () => {
-    const alice = await connect('alice');
+    const alice = await connect('alice;org=acme');
     const paymentId = await captured(alice, 300);
-    await alice.call('payment.refund', { paymentId, amount: 250 });
-    const carol = await connect('carol;payments:approve');
-    const rejected = await carol.call('payment.reject_refund', { paymentId, reason: 'duplicate of an earlier refund' });
+    const requestId = requestOf(await alice.call('payment.refund', { paymentId, amount: 250 }));
+    const carol = await connect('carol;org=acme;payments:approve');
+    const rejected = await carol.call('payment.reject_refund', { paymentId, requestId, reason: 'duplicate of an earlier refund' });
     expect(rejected.isError).toBeFalsy();
     expect(rejected.structuredContent).toMatchObject({ status: 'rejected', state: 'captured' });
     const after = await status(alice, paymentId);
@@ -183,8 +194,8 @@ describe('the sample with approvals for a 2026-07-28 client', () => {
   });
 
   it('parks the refund and lets another principal approve it, without sessions', async () => {
-    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice' });
-    const carol = await connectModernClient(sample.url, { authorization: 'Bearer carol;payments:approve' });
+    const alice = await connectModernClient(sample.url, { authorization: 'Bearer alice;org=acme' });
+    const carol = await connectModernClient(sample.url, { authorization: 'Bearer carol;org=acme;payments:approve' });
     try {
       const call = async (client: typeof alice, name: string, args: Record<string, unknown>) =>
         (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -192,11 +203,11 @@ describe('the sample with approvals for a 2026-07-28 client', () => {
         paymentId: string;
       };
       await call(alice, 'payment.capture', { paymentId });
-      expect((await call(alice, 'payment.refund', { paymentId, amount: 200 })).structuredContent).toMatchObject({
-        status: 'waiting_for_approval',
-      });
-      await expect(call(alice, 'payment.approve_refund', { paymentId })).rejects.toThrow();
-      expect((await call(carol, 'payment.approve_refund', { paymentId })).structuredContent).toMatchObject({
+      const asked = await call(alice, 'payment.refund', { paymentId, amount: 200 });
+      expect(asked.structuredContent).toMatchObject({ status: 'waiting_for_approval' });
+      const requestId = requestOf(asked);
+      await expect(call(alice, 'payment.approve_refund', { paymentId, requestId })).rejects.toThrow();
+      expect((await call(carol, 'payment.approve_refund', { paymentId, requestId })).structuredContent).toMatchObject({
         refunded: 200,
         approvedBy: 'carol',
       });
@@ -227,7 +238,7 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
 
   it('keeps a refund task working through a SIGKILL; an approval on the other process completes it, a rejection DECLINED', async () => {
     const extra = await startSample({ DATABASE_URL: url!, SAMPLE_AUTH: 'optional' });
-    const alice = await connectBearerClient(extra.url, 'alice');
+    const alice = await connectBearerClient(extra.url, 'alice;org=acme');
     const asTask = async (amount: number) => {
       const started = await alice.call('payment.authorize', { amount: 300, currency: 'EUR' });
       const { paymentId } = started.structuredContent as { paymentId: string };
@@ -244,13 +255,17 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
     const rejected = await asTask(150);
     await alice.close().catch(() => undefined);
     await extra.stop('SIGKILL');
-    const reader = await connectBearerClient(samples[1].url, 'alice');
+    const reader = await connectBearerClient(samples[1].url, 'alice;org=acme');
     clients.push(reader);
     expect(await reader.client.experimental.tasks.getTask(approved.taskId)).toMatchObject({ status: 'working' });
-    const carol = await connectBearerClient(samples[0].url, 'carol;payments:approve');
+    const carol = await connectBearerClient(samples[0].url, 'carol;org=acme;payments:approve');
     clients.push(carol);
-    expect((await carol.call('payment.approve_refund', { paymentId: approved.paymentId })).isError).toBeFalsy();
-    expect((await carol.call('payment.reject_refund', { paymentId: rejected.paymentId, reason: 'no' })).isError).toBeFalsy();
+    const waiting = async (paymentId: string) =>
+      ((await reader.call('payment.status', { paymentId })).structuredContent as Status).pendingRefund!.requestId;
+    const approving = { paymentId: approved.paymentId, requestId: await waiting(approved.paymentId) };
+    expect((await carol.call('payment.approve_refund', approving)).isError).toBeFalsy();
+    const rejecting = { paymentId: rejected.paymentId, requestId: await waiting(rejected.paymentId), reason: 'no' };
+    expect((await carol.call('payment.reject_refund', rejecting)).isError).toBeFalsy();
     const status = async (taskId: string) => (await reader.client.experimental.tasks.getTask(taskId)).status;
     await eventually(async () => (await status(approved.taskId)) === 'completed', 5_000);
     const result = await reader.client.experimental.tasks.getTaskResult(approved.taskId, CallToolResultSchema);
@@ -267,19 +282,21 @@ describeNetworkedTargets('approvals on two sample processes')('two sample proces
       clients.push(client);
       return client;
     };
-    const alice = await connect('alice', 0);
+    const alice = await connect('alice;org=acme', 0);
     const started = await alice.call('payment.authorize', { amount: 500, currency: 'EUR' });
     const { paymentId } = started.structuredContent as { paymentId: string };
     await alice.call('payment.capture', { paymentId });
-    expect((await alice.call('payment.refund', { paymentId, amount: 400 })).structuredContent).toMatchObject({
-      status: 'waiting_for_approval',
-    });
-    const approvers = [await connect('carol;payments:approve', 0), await connect('erin;payments:approve', 1)];
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => approvers[i % 2].call('payment.approve_refund', { paymentId })));
+    const asked = await alice.call('payment.refund', { paymentId, amount: 400 });
+    expect(asked.structuredContent).toMatchObject({ status: 'waiting_for_approval' });
+    const requestId = requestOf(asked);
+    const approvers = [await connect('carol;org=acme;payments:approve', 0), await connect('erin;org=acme;payments:approve', 1)];
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => approvers[i % 2].call('payment.approve_refund', { paymentId, requestId })),
+    );
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
-    // The others were refused: BUSY while the winner held it, FORBIDDEN or (reached only by authority) UNKNOWN_HANDLE after.
+    // The others were refused: BUSY while the winner held it, STALE_REQUEST once it was decided.
     const losers = results.filter((result) => result.isError).map((result) => refusal(result)?.code);
-    expect(losers.every((code) => code === 'BUSY' || code === 'FORBIDDEN' || code === 'UNKNOWN_HANDLE')).toBe(true);
+    expect(losers.every((code) => code === 'BUSY' || code === 'STALE_REQUEST')).toBe(true);
     const after = (await alice.call('payment.status', { paymentId })).structuredContent as Status;
     expect(after).toMatchObject({ state: 'partially_refunded', refundable: 100 });
     expect(refunds(after)).toEqual([{ kind: 'refund', amount: 400 }]);

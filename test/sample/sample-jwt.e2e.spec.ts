@@ -93,8 +93,11 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
   let clients: { close(): Promise<void> }[];
   let resource: string;
 
-  const token = (sub: string, scope: string, options: { audience?: string; expiresIn?: number } = {}) =>
-    issuer.sign({ sub, scope }, { audience: options.audience ?? resource, expiresIn: options.expiresIn });
+  const token = (sub: string, scope: string, options: { audience?: string; expiresIn?: number; org?: string } = {}) =>
+    issuer.sign(
+      { sub, scope, ...(options.org && { org: options.org }) },
+      { audience: options.audience ?? resource, expiresIn: options.expiresIn },
+    );
   const connect = async (bearer: string) => {
     const client = await connectBearerClient(sample.url, bearer);
     clients.push(client);
@@ -142,21 +145,23 @@ describe('the sample with SAMPLE_AUTH=jwt', () => {
     );
   });
 
-  it('lets a payments:approve holder other than the requester approve a refund above the threshold, never the requester', async () => {
-    const alice = await connect(await token('alice', 'payments:refund payments:approve'));
+  it('lets a payments:approve holder of the team other than the requester approve a refund above the threshold, never the requester', async () => {
+    const org = 'acme-jwt';
+    const alice = await connect(await token('alice', 'payments:refund payments:approve', { org }));
     const paymentId = (await alice.call('payment.authorize', { amount: 250, currency: 'EUR' })).structuredContent?.paymentId as string;
     await alice.call('payment.capture', { paymentId });
-    expect((await alice.call('payment.refund', { paymentId, amount: 200 })).structuredContent).toMatchObject({
-      status: 'waiting_for_approval',
-      state: 'refund_pending',
-    });
+    const asked = await alice.call('payment.refund', { paymentId, amount: 200 });
+    expect(asked.structuredContent).toMatchObject({ status: 'waiting_for_approval', state: 'refund_pending' });
+    const { requestId } = asked.structuredContent as { requestId: string };
     expect((await status(alice, paymentId)).state).toBe('refund_pending');
-    const own = await alice.call('payment.approve_refund', { paymentId });
+    const own = await alice.call('payment.approve_refund', { paymentId, requestId });
     expect(own._meta?.['nestjs-mcp-fsm/error']).toMatchObject({ code: 'SELF_APPROVAL' });
-    const refunder = await connect(await token('bob', 'payments:refund'));
-    await expect(refunder.call('payment.approve_refund', { paymentId })).rejects.toThrow(/403|insufficient_scope|payments:approve/);
-    const approver = await connect(await token('carol', 'payments:approve'));
-    expect((await approver.call('payment.approve_refund', { paymentId })).structuredContent).toMatchObject({
+    const refunder = await connect(await token('bob', 'payments:refund', { org }));
+    await expect(refunder.call('payment.approve_refund', { paymentId, requestId })).rejects.toThrow(
+      /403|insufficient_scope|payments:approve/,
+    );
+    const approver = await connect(await token('carol', 'payments:approve', { org }));
+    expect((await approver.call('payment.approve_refund', { paymentId, requestId })).structuredContent).toMatchObject({
       refunded: 200,
       requestedBy: 'alice',
       approvedBy: 'carol',

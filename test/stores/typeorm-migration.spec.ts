@@ -117,6 +117,7 @@ describe.each(databaseTargets('Store migration 0.1 → 0.2'))('$name: AddMcpFsmC
     expect(await store.commit(owned, held.token, { snapshot: moved })).toBe(true);
     expect(await store.load(owned)).toStrictEqual(moved);
     const waiting = {
+      requestId: 'r-1',
       tool: 'invoice.pay',
       event: 'PAY',
       input: { amount: 120 },

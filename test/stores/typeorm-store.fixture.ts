@@ -9,6 +9,7 @@ import {
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
   createWorkflowStateMigration,
+  createWorkflowWaitingIndexMigration,
 } from '../../lib/typeorm.js';
 import {
   describeWorkflowAttemptLogContract,
@@ -83,6 +84,7 @@ export class TypeOrmTestDatabase {
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
+        createWorkflowWaitingIndexMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
     } as DataSourceOptions);
@@ -95,6 +97,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
+      await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();
       await this.source.undoLastMigration();

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { billingModule } from '../fixtures/billing.app.js';
+import { approvalModule } from '../fixtures/wire-approval.app.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { OtelTestSdk } from '../utils/otel-test-sdk.js';
 import { listenApp } from '../utils/test-app.js';
@@ -37,5 +38,30 @@ describe('telemetry names who acted (workflow.actor)', () => {
     expect(authorized.attributes['workflow.actor']).toBe('alice');
     expect(sdk.named('tools/call payment.capture')[0].attributes['workflow.actor']).toBe('alice');
     expect(anonymousStart.attributes).not.toHaveProperty('workflow.actor');
+  });
+
+  it('names on a decision’s span who decided (workflow.actor), the verdict, who asked and the request', async () => {
+    // `Bearer <sub>;<scope>`: the principal of team acme, with the scope.
+    const authenticate = (req: IncomingMessage) => {
+      const [sub, ...scopes] = (req.headers.authorization?.replace(/^Bearer /, '') ?? '').split(';');
+      return sub ? { token: sub, clientId: sub, scopes, extra: { claims: { org: 'acme' } } } : undefined;
+    };
+    app = await listenApp([approvalModule(undefined, { auth: { fromRequest: authenticate } })]);
+    const alice = await connectClient(await mcpUrl(app), { authorization: 'Bearer alice' });
+    const bob = await connectClient(await mcpUrl(app), { authorization: 'Bearer bob;wires:approve' });
+    agents.push(alice, bob);
+    const { wireId } = (await alice.call('wire.open')).structuredContent as { wireId: string };
+    const { requestId } = (await alice.call('wire.send', { wireId, amount: 50 })).structuredContent as { requestId: string };
+    expect((await bob.call('wire.approve', { wireId, requestId })).isError).toBeFalsy();
+    const [approved] = sdk.named('tools/call wire.approve');
+    expect(approved.attributes).toMatchObject({
+      'workflow.actor': 'bob',
+      'workflow.approval.verdict': 'approved',
+      'workflow.approval.requested_by': 'alice',
+      'workflow.approval.request_id': requestId,
+      'workflow.state.from': 'awaiting',
+      'workflow.state.to': 'sent',
+    });
+    expect(sdk.named('tools/call wire.send')[0].attributes).not.toHaveProperty('workflow.approval.verdict');
   });
 });

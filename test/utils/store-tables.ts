@@ -6,6 +6,7 @@ import {
   createWorkflowStateMigration,
   createWorkflowTeamMigration,
   createWorkflowTimerMigration,
+  createWorkflowWaitingIndexMigration,
   type TypeOrmFsmStateStoreOptions,
 } from '../../lib/typeorm.js';
 
@@ -20,6 +21,7 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowContextMigration(tables))(),
   new (createWorkflowApprovalMigration(tables))(),
   new (createWorkflowTeamMigration(tables))(),
+  new (createWorkflowWaitingIndexMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
 ];

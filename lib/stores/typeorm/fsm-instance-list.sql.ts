@@ -1,6 +1,14 @@
 import type { QueryRunner } from 'typeorm';
-import type { WorkflowInstanceCount, WorkflowInstancePage, WorkflowInstanceQuery } from '../workflow-state-reader.interface.js';
-import type { FsmSnapshotRow } from './fsm-state.rows.js';
+import type { WorkflowAccessor } from '../workflow-access.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowInstanceCursor,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowWaitingPage,
+  WorkflowWaitingQuery,
+} from '../workflow-state-reader.interface.js';
+import { toSnapshot, type FsmSnapshotRow } from './fsm-state.rows.js';
 import { columnIn, listParameter } from './sql-lists.js';
 import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
 
@@ -8,9 +16,9 @@ import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from '.
 const SCOPES = ['session:', 'attachment:', 'principal:'];
 
 /**
- * The SQL of the console's list of instances (page and count) in one dialect: each method is
- * one statement. A search compares the id part of each key exactly (never `LIKE`, so no
- * character of the search is a wildcard), or the owner.
+ * The SQL of the lists of instances in one dialect: the console's (page and count) and the
+ * waiting requests' (`@McpApproval`); each method is one statement. A search compares the id part
+ * of each key exactly (never `LIKE`, so no character of the search is a wildcard), or the owner.
  */
 export class FsmInstanceListSql {
   private readonly state: string;
@@ -31,11 +39,7 @@ export class FsmInstanceListSql {
   async list(runner: QueryRunner, query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
     const { limit, after } = query;
     const conditions = this.filter(query);
-    if (after) {
-      const at = Date.parse(after.updatedAt);
-      // The first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond.
-      conditions.push({ sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, after.key] });
-    }
+    if (after) conditions.push(afterCursor(after));
     const { records } = await runSql<FsmSnapshotRow & { handle: string; machine: string }>(runner, this.dialect, {
       sql: `SELECT handle, machine, state, owner, team, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
       params: [...conditions.flatMap((condition) => condition.params), limit + 1],
@@ -50,6 +54,28 @@ export class FsmInstanceListSql {
       if (row.owner !== null) summary.owner = row.owner;
       if (row.team !== null) summary.team = row.team;
       return summary;
+    });
+    const last = instances.at(-1);
+    return records.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
+  }
+
+  /**
+   * One page of the instances of a machine with a waiting request, newest first: one SELECT of
+   * `LIMIT limit + 1` rows in the waiting states (the index on `(machine, state)` bounds it to the
+   * machine's waiting rows, which it sorts), open to `openTo` when given (its owner, or its team).
+   */
+  async listWaiting(runner: QueryRunner, query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    const { limit, after, openTo } = query;
+    const conditions = [...this.filter(query), { sql: 'waiting IS NOT NULL', params: [] }];
+    if (openTo) conditions.push(listedFor(openTo));
+    if (after) conditions.push(afterCursor(after));
+    const { records } = await runSql<FsmSnapshotRow & { handle: string }>(runner, this.dialect, {
+      sql: `SELECT handle, state, context, owner, team, waiting, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
+      params: [...conditions.flatMap((condition) => condition.params), limit + 1],
+    });
+    const instances = records.slice(0, limit).map((row) => {
+      const { waiting, ...snapshot } = toSnapshot(row);
+      return { key: row.handle, ...snapshot, waiting: waiting! };
     });
     const last = instances.at(-1);
     return records.length > limit && last ? { instances, next: { updatedAt: last.updatedAt, key: last.key } } : { instances };
@@ -100,6 +126,20 @@ export class FsmInstanceListSql {
       params: [...any.flatMap((condition) => condition.params), search],
     };
   }
+}
+
+/** After `cursor` in the order newest first: the first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond. */
+function afterCursor(cursor: WorkflowInstanceCursor): SqlStatement {
+  const at = Date.parse(cursor.updatedAt);
+  return { sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, cursor.key] };
+}
+
+/** The rows a list shows `openTo` (as `isListedFor` says): its own, and its team's; never one started anonymously. */
+function listedFor({ owner, team }: WorkflowAccessor): SqlStatement {
+  if (owner === undefined) return { sql: '1 = 0', params: [] };
+  return team === undefined
+    ? { sql: 'owner = ?', params: [owner] }
+    : { sql: '(owner = ? OR (owner IS NOT NULL AND team = ?))', params: [owner, team] };
 }
 
 function where(conditions: readonly SqlStatement[]): string {

@@ -24,6 +24,8 @@ import type {
   WorkflowInstanceCount,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowWaitingPage,
+  WorkflowWaitingQuery,
   WorkflowStateReader,
 } from '../workflow-state-reader.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
@@ -283,6 +285,11 @@ export class TypeOrmFsmStateStore
   /** One SELECT of `limit + 1` summary rows (see docs/console.md#the-store-methods-behind-it for the index it uses). */
   listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
     return this.session('listInstances', (runner) => this.listSql.list(runner, query));
+  }
+
+  /** One SELECT of `limit + 1` rows with a waiting request (see docs/stores.md for the index it uses). */
+  listWaiting(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    return this.session('listWaiting', (runner) => this.listSql.listWaiting(runner, query));
   }
 
   /** One SELECT that counts at most `query.max` rows. */
