@@ -2,8 +2,10 @@
  * `nestjs-mcp-fsm/extend`: the extension points. A gate subclass (`gate` option) and what
  * its protected methods see; the store and relay protocols a store or relay of your own
  * implements (prove it with `nestjs-mcp-fsm/testing`); the registries a gate or a diagnostic
- * reads; the metadata keys of the decorators.
+ * reads; the metadata keys of the decorators; the JSON-RPC codes of refusals in `refusal: 'jsonrpc'`
+ * mode and of unknown resources.
  */
+export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './protocol/json-rpc.codes.js';
 export { WorkflowGate } from './gating/workflow-gate.js';
 export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
 export {
@@ -95,6 +97,7 @@ export type { WorkflowTransitionRecord } from './stores/workflow-transition-reco
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
 export {
   isListedFor,
+  isShownTo,
   isWorkflowStateReader,
   type WorkflowHistoryPage,
   matchesSearch,
@@ -104,6 +107,8 @@ export {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowInstanceSummary,
+  type WorkflowInstanceViewer,
+  type WorkflowStateCount,
   type WorkflowStateReader,
   type WorkflowWaitingInstance,
   type WorkflowWaitingPage,

@@ -12,7 +12,7 @@ export type { McpSessionOptions } from './sessions/session-options.interface.js'
 export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';
 export type { McpHttpTransportOptions } from './transports/http-transport-options.interface.js';
 export { MCP_CONTEXT_TYPE } from './mcp.constants.js';
-export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE, MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
+export { MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
 export { McpTool, type McpToolOptions } from './decorators/mcp-tool.decorator.js';
 export { McpPrompt, type McpPromptOptions } from './decorators/mcp-prompt.decorator.js';
 export {

@@ -3,6 +3,8 @@ export * from './stores/typeorm/typeorm-fsm-state.store.js';
 export * from './stores/typeorm/fsm-state.migration.js';
 export * from './stores/typeorm/fsm-team.migration.js';
 export * from './stores/typeorm/fsm-attempt.migration.js';
+export * from './stores/typeorm/fsm-attempt-details.migration.js';
+export * from './stores/typeorm/exact-text.migration.js';
 export * from './stores/typeorm/fsm-timer.migration.js';
 export * from './stores/typeorm/fsm-event.migration.js';
 export * from './stores/typeorm/fsm-approval.migration.js';

@@ -37,6 +37,21 @@ export class LedgerStatements {
     return row && { amount: Number(row.amount), currency: row.currency };
   }
 
+  /** Writes the `void` entry of a payment (its authorized amount) in `manager`'s transaction; throws when it has no authorization. */
+  async void(manager: EntityManager, paymentId: string): Promise<NewLedgerEntry> {
+    const authorization = await this.authorization(manager, paymentId);
+    if (!authorization) throw new Error(`Payment "${paymentId}" has no authorization in the ledger.`);
+    const entry = {
+      paymentId,
+      kind: 'void' as const,
+      amount: authorization.amount,
+      currency: authorization.currency,
+      createdAt: Date.now(),
+    };
+    await this.insert(manager, entry);
+    return entry;
+  }
+
   /** A payment's entries, oldest first. */
   async entries(manager: EntityManager, paymentId: string): Promise<{ kind: LedgerKind; amount: number }[]> {
     const rows = (await manager.query(this.entriesSql, [paymentId])) as { kind: LedgerKind; amount: number | string }[];

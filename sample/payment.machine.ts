@@ -1,11 +1,14 @@
 import { assign, setup } from 'xstate';
-import { defineMachine } from '../lib/index.js';
+import type { EntityManager } from 'typeorm';
+import { defineMachine, type McpToolContext } from '../lib/index.js';
+import { LedgerStatements } from './ledger.statements.js';
 
-/** What a payment carries between calls: amounts in major units (EUR 12.34 is 12.34). */
+/** What a payment carries between calls: amounts in major units (EUR 12.34 is 12.34), and the currency (absent on payments of 0.4). */
 export interface PaymentContext {
   authorized: number;
   captured: number;
   refunded: number;
+  currency?: string;
 }
 
 /** How long a payment may stay `authorized` before its authorization lapses: `SAMPLE_AUTHORIZATION_TTL_MS`, default 7 days. */
@@ -28,6 +31,19 @@ export interface PaymentEvent {
   type: 'AUTHORIZE' | 'CAPTURE' | 'VOID' | 'REFUND';
   input?: { amount?: number };
 }
+
+/** A payment in one line: the authorized amount and currency, then what was captured and refunded, when anything was. */
+export const paymentSummary = (context: PaymentContext): string =>
+  [
+    `${context.authorized.toFixed(2)}${context.currency ? ` ${context.currency}` : ''}`,
+    ...(context.captured > 0 ? [`captured ${context.captured.toFixed(2)}`] : []),
+    ...(context.refunded > 0 ? [`refunded ${context.refunded.toFixed(2)}`] : []),
+  ].join(' · ');
+
+/** The `void` entry of an operator's VOID, in the transaction that stores `voided`. */
+const voidFromConsole = async (ctx: McpToolContext<EntityManager>): Promise<void> => {
+  await new LedgerStatements(ctx.manager!.connection).void(ctx.manager!, ctx.handle!);
+};
 
 /** The amount a refund call asks for, in cents: `input.amount`, or everything that is left. */
 const requestedCents = (context: PaymentContext, input: PaymentEvent['input']): number => {
@@ -52,7 +68,7 @@ export const paymentMachine = defineMachine(
     types: {
       context: {} as PaymentContext,
       events: {} as PaymentEvent,
-      input: {} as { amount?: number } | undefined,
+      input: {} as { amount?: number; currency?: string } | undefined,
     },
     guards: {
       refundLeavesNothing: ({ context, event }) => {
@@ -75,7 +91,7 @@ export const paymentMachine = defineMachine(
     id: 'payment',
     initial: 'pending',
     // payment.authorize's arguments are the machine's input (undefined when the module boots).
-    context: ({ input }) => ({ authorized: input?.amount ?? 0, captured: 0, refunded: 0 }),
+    context: ({ input }) => ({ authorized: input?.amount ?? 0, captured: 0, refunded: 0, currency: input?.currency }),
     states: {
       pending: { on: { AUTHORIZE: 'authorized' } },
       authorized: {
@@ -103,6 +119,13 @@ export const paymentMachine = defineMachine(
       refunded: { type: 'final' },
     },
   }),
-  // Team access: a payment started by a token with an `org` claim is every principal of that org's (SAMPLE_AUTH=jwt).
-  { stateHandleKey: 'paymentId', access: { team: 'org' } },
+  {
+    stateHandleKey: 'paymentId',
+    // Team access: a payment started by a token with an `org` claim is every principal of that org's (SAMPLE_AUTH=jwt).
+    access: { team: 'org' },
+    // The console's line about a payment: "60.00 EUR · captured 60.00 · refunded 50.00".
+    summary: (context: PaymentContext) => paymentSummary(context),
+    // An operator may void an authorized payment from the console (SAMPLE_AUTH=jwt: scope workflows:send), with its `void` entry.
+    operatorEvents: { VOID: { run: (ctx: McpToolContext<EntityManager>) => voidFromConsole(ctx) } },
+  },
 );

@@ -3,9 +3,21 @@ import { demoBearer, sampleAuthMode } from './demo-auth.js';
 
 /**
  * The sample's scopes: `payment.refund` needs `payments:refund`, `invoice.approve` `invoices:approve`, the console
- * `workflows:read`; `payment.approve_refund` and `payment.reject_refund` need `payments:approve` in every auth mode.
+ * `workflows:read` (`workflows:admin` to see every org's instances, `workflows:end` and `workflows:send` for an
+ * operator's actions); `payment.approve_refund` and `payment.reject_refund` need `payments:approve` in every auth mode
+ * (and so does deciding in the console's approvals inbox).
  */
-export const sampleAccess = defineAccess({ scopes: ['payments:refund', 'payments:approve', 'invoices:approve', 'workflows:read'] });
+export const sampleAccess = defineAccess({
+  scopes: [
+    'payments:refund',
+    'payments:approve',
+    'invoices:approve',
+    'workflows:read',
+    'workflows:admin',
+    'workflows:end',
+    'workflows:send',
+  ],
+});
 
 type SampleScope = (typeof sampleAccess.scopes)[number];
 
@@ -49,9 +61,21 @@ export function sampleAuthOptions(env: NodeJS.ProcessEnv = process.env): McpAuth
 
 /**
  * The sample's workflow console at `/workflows`: with `SAMPLE_AUTH=jwt`, for tokens with scope
- * `workflows:read` (no token → 401, without the scope → 403 `insufficient_scope`); otherwise the
- * console's default, requests from the machine itself (the sample listens on 127.0.0.1 only).
+ * `workflows:read` (no token → 401, without the scope → 403 `insufficient_scope`), each seeing the
+ * payments of its org (`workflows:admin`: every payment); a signed-in person with `payments:approve`
+ * decides refunds in the approvals inbox, one with `workflows:end` ends a payment, one with
+ * `workflows:send` voids an authorized one. Otherwise the console's default, requests from the
+ * machine itself (the sample listens on 127.0.0.1 only), which see everything and act on nothing.
  */
 export function sampleConsoleOptions(env: NodeJS.ProcessEnv = process.env): McpConsoleOptions {
-  return sampleAuthMode(env) === 'jwt' ? { path: '/workflows', scopes: ['workflows:read'] } : { path: '/workflows' };
+  return sampleAuthMode(env) === 'jwt'
+    ? {
+        path: '/workflows',
+        scopes: ['workflows:read'],
+        adminScope: 'workflows:admin',
+        decideScope: 'payments:approve',
+        endScope: 'workflows:end',
+        sendScope: 'workflows:send',
+      }
+    : { path: '/workflows' };
 }

@@ -23,3 +23,9 @@ export const MAX_URI_LENGTH = 8192;
 
 /** How many characters of a value a client sent an error text repeats; the rest is cut (an ellipsis says so). */
 export const MAX_ECHO_LENGTH = 64;
+
+/** How many of a refused call's arguments its attempt row keeps (each cut to {@link MAX_ECHO_LENGTH}); the rest are left out. */
+export const MAX_ECHOED_ARGUMENTS = 16;
+
+/** The longest refusal message an attempt row keeps; a longer one is cut (an ellipsis says so). */
+export const MAX_ATTEMPT_MESSAGE_LENGTH = 1024;

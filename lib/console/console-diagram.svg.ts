@@ -1,6 +1,6 @@
 import { activeNodes, machineGraph, pathOf, type DiagramNode } from '../diagram/machine-graph.js';
 import type { McpMachine } from '../machines/machine.interface.js';
-import { layoutDiagram, type DiagramBox, type DiagramLayout } from './console-diagram.layout.js';
+import type { DiagramBox, DiagramLayout } from './console-diagram.elk.js';
 import { escapeHtml } from './console-html.js';
 
 /** The states of a stored state value as the diagram marks them. */
@@ -11,26 +11,24 @@ export interface DiagramMarks {
   within: string[];
 }
 
-/** A machine's graph and layout, computed once per machine (machines do not change while the app runs). */
-const drawings = new WeakMap<McpMachine, { root: DiagramNode; layout: DiagramLayout }>();
+/** A machine's graph, read once per machine (machines do not change while the app runs). */
+const graphs = new WeakMap<McpMachine, DiagramNode>();
 
-function drawingOf(machine: McpMachine): { root: DiagramNode; layout: DiagramLayout } {
-  let drawing = drawings.get(machine);
-  if (!drawing) {
-    const root = machineGraph(machine);
-    drawing = { root, layout: layoutDiagram(root) };
-    drawings.set(machine, drawing);
+function graphOf(machine: McpMachine): DiagramNode {
+  let root = graphs.get(machine);
+  if (!root) {
+    root = machineGraph(machine);
+    graphs.set(machine, root);
   }
-  return drawing;
+  return root;
 }
 
 /** The marks of `state` on `machine`'s diagram; none when `state` is no state value of the machine. */
 export function diagramMarks(machine: McpMachine, state: string | undefined): DiagramMarks {
   if (state === undefined) return { current: [], within: [] };
-  const { root } = drawingOf(machine);
   let active;
   try {
-    active = activeNodes(root, machine.id, state);
+    active = activeNodes(graphOf(machine), machine.id, state);
   } catch {
     return { current: [], within: [] };
   }
@@ -42,19 +40,20 @@ export function diagramMarks(machine: McpMachine, state: string | undefined): Di
 }
 
 /**
- * The machine's diagram as inline SVG (see `layoutDiagram`): every state a group with
- * `data-state-node="<path>"`; the current ones with `aria-current="step"`, a thick border and a
- * ▶ mark before the name, so the mark does not rest on colour alone. Styled by the page's
- * stylesheet (classes only, no inline styles: the page's Content-Security-Policy allows none).
+ * The machine's diagram as inline SVG, from its `layout` (see `layoutWithElk`): every state a
+ * group with `data-state-node="<path>"`; the current ones with `aria-current="step"`, a thick
+ * border and a ▶ mark before the name, so the mark does not rest on colour alone; a state where
+ * a call waits for a person dashed (`data-waits`); each arrow a group with `data-from`,
+ * `data-to` (and `data-internal` without a target, `data-approval` for `@McpApproval`'s). Styled
+ * by the page's stylesheet (classes only: the page's Content-Security-Policy allows no inline style).
  */
-export function renderDiagram(machine: McpMachine, marks: DiagramMarks): string {
-  const { layout } = drawingOf(machine);
+export function renderDiagram(machine: McpMachine, marks: DiagramMarks, layout: DiagramLayout): string {
   const boxes = [...layout.boxes].sort((a, b) => Number(b.container) - Number(a.container));
   const current = new Set(marks.current);
   const within = new Set(marks.within);
   const titleId = `diagram-title-${escapeHtml(machine.id)}`;
   return [
-    `<svg class="diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 ${layout.top} ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" role="group" aria-labelledby="${titleId}">`,
+    `<svg class="diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" role="group" aria-labelledby="${titleId}">`,
     `<title id="${titleId}">States of ${escapeHtml(machine.id)}; the current state is marked with ▶ and a thick border</title>`,
     '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path class="arrowhead" d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>',
     '<g role="list">',
@@ -65,13 +64,17 @@ export function renderDiagram(machine: McpMachine, marks: DiagramMarks): string 
       (initial) =>
         `<circle class="initial" cx="${initial.cx}" cy="${initial.cy}" r="6"/><path class="arrow" d="${initial.d}" marker-end="url(#arrowhead)"/>`,
     ),
-    ...layout.arrows.map(
-      (arrow) =>
-        `<g class="edge" data-from="${escapeHtml(arrow.from)}" data-to="${escapeHtml(arrow.to)}"${arrow.internal ? ' data-internal=""' : ''}>` +
-        `<title>${escapeHtml(arrow.title)}${arrow.internal ? ' (no target: stays)' : ''}</title>` +
-        `<path class="arrow${arrow.internal ? ' internal' : ''}" d="${arrow.d}" marker-end="url(#arrowhead)"/>` +
-        `<text class="edge-label" x="${arrow.labelX}" y="${arrow.labelY}" text-anchor="middle">${escapeHtml(arrow.label)}</text></g>`,
-    ),
+    ...layout.arrows.map((arrow) => {
+      const kind = arrow.kind === 'transition' ? '' : ` ${arrow.kind}`;
+      const data = arrow.kind === 'internal' ? ' data-internal=""' : arrow.kind === 'approval' ? ' data-approval=""' : '';
+      const { x, y, width, height } = arrow.labelBox;
+      return (
+        `<g class="edge" data-from="${escapeHtml(arrow.from)}" data-to="${escapeHtml(arrow.to)}"${data}>` +
+        `<title>${escapeHtml(arrow.title)}</title>` +
+        `<path class="arrow${kind}" d="${arrow.d}" marker-end="url(#arrowhead)"/>` +
+        `<text class="edge-label" x="${x + width / 2}" y="${y + height - 4}" text-anchor="middle">${escapeHtml(arrow.label)}</text></g>`
+      );
+    }),
     '</g>',
     '</svg>',
   ].join('\n');
@@ -80,12 +83,13 @@ export function renderDiagram(machine: McpMachine, marks: DiagramMarks): string 
 function stateNode(box: DiagramBox, isCurrent: boolean, isWithin: boolean): string {
   const kind = box.container ? (box.node.type === 'parallel' ? 'parallel' : 'compound') : box.node.type === 'final' ? 'final' : 'atomic';
   const attributes = [
-    `class="state ${kind}"`,
+    `class="state ${kind}${box.waits ? ' waits' : ''}"`,
     'role="listitem"',
     `data-state-node="${escapeHtml(box.path)}"`,
-    `aria-label="${escapeHtml(box.path)}${box.node.type === 'final' ? ' (final)' : ''}"`,
+    `aria-label="${escapeHtml(box.path)}${box.node.type === 'final' ? ' (final)' : ''}${box.waits ? ' (waits for a person)' : ''}"`,
     isCurrent ? 'aria-current="step"' : '',
     isWithin ? 'data-within=""' : '',
+    box.waits ? 'data-waits=""' : '',
   ].filter(Boolean);
   const rect = `<rect class="box" x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" rx="${box.container ? 10 : 8}"/>`;
   const inner =

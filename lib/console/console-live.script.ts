@@ -12,7 +12,14 @@ export const CONSOLE_SCRIPT = `
   const body = document.body;
   const status = document.getElementById('live-status');
   const announcer = document.getElementById('announcer');
-  if (!body.dataset.stream || !window.EventSource || !status) return;
+  // Each cell of a table that stacks on a narrow screen names its column (what its header says).
+  const label = (table) => {
+    const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+    for (const row of table.querySelectorAll('tbody tr')) [...row.cells].forEach((cell, i) => names[i] && !cell.classList.contains('empty') && (cell.dataset.label = names[i]));
+  };
+  const labelAll = () => document.querySelectorAll('table.stack').forEach(label);
+  labelAll();
+  new MutationObserver(labelAll).observe(document.getElementById('main') ?? body, { childList: true, subtree: true });
   const setStatus = (kind) => {
     status.hidden = false;
     status.dataset.live = kind;
@@ -35,8 +42,29 @@ export const CONSOLE_SCRIPT = `
       label.textContent = '(' + (s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d') + ' ago)';
     }
   };
-  ago();
-  setInterval(ago, 5000);
+  const inText = (ms) => {
+    const s = Math.round(Math.abs(ms) / 1000);
+    const amount = s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d';
+    return ms >= 0 ? 'in ' + amount : amount + ' ago';
+  };
+  const until = () => {
+    for (const label of document.querySelectorAll('[data-in]')) {
+      const at = Date.parse(label.dataset.in);
+      if (!Number.isNaN(at)) label.textContent = inText(at - Date.now());
+    }
+  };
+  const tick = () => { ago(); until(); };
+  tick();
+  setInterval(tick, 5000);
+  // The current state of a diagram wider than its box, in view.
+  const current = document.querySelector('figure [aria-current="step"]');
+  const box = current?.closest('figure');
+  if (current && box && box.scrollWidth > box.clientWidth) {
+    const at = current.getBoundingClientRect();
+    const frame = box.getBoundingClientRect();
+    box.scrollLeft += at.left - frame.left - (frame.width - at.width) / 2;
+  }
+  if (!body.dataset.stream || !window.EventSource || !status) return;
   const shortId = (id) => id.length > 12 ? id.slice(0, 8) + '…' : id;
 
   function applyToList(event) {
@@ -60,14 +88,42 @@ export const CONSOLE_SCRIPT = `
     }
     row.dataset.state = event.state === null ? '' : event.state;
     badge(row.querySelector('.badge'), event.state, event.final);
-    if (event.updatedAt) time(row.querySelector('time'), event.updatedAt);
-    const owner = row.querySelector('.owner');
-    if (owner && event.owner !== undefined) owner.textContent = event.owner || owner.dataset.none;
+    row.querySelector('.badge')?.classList.toggle('waiting', Boolean(event.waiting));
+    row.classList.toggle('waits', Boolean(event.waiting));
+    if (event.waiting) row.dataset.waiting = '';
+    else delete row.dataset.waiting;
+    const flag = row.querySelector('.flag');
+    if (flag) flag.textContent = event.waiting ? flag.dataset.flag : '';
+    if (event.summary !== undefined) {
+      row.dataset.summary = event.summary;
+      const line = row.querySelector('.line');
+      if (line) line.textContent = event.summary;
+    }
+    if (event.updatedAt) time(row.querySelector('.changed time'), event.updatedAt);
+    for (const [name, value] of [['owner', event.owner], ['team', event.team]]) {
+      const cell = row.querySelector('.' + name);
+      if (cell && value !== undefined) cell.textContent = value || cell.dataset.none;
+    }
+    const cell = row.querySelector('.deadline');
+    if (cell && event.state !== undefined) {
+      cell.replaceChildren();
+      const deadline = event.deadline;
+      if (!deadline) cell.textContent = cell.dataset.none;
+      else {
+        const add = (tag, className, text) => { const part = document.createElement(tag); if (className) part.className = className; part.textContent = text; cell.append(part, ' '); return part; };
+        add('span', 'deadline-name mono', deadline.name);
+        if (deadline.target) add('span', 'target', '→ ' + deadline.target);
+        add('span', 'in', event.deadlineIn).dataset.in = deadline.dueAt;
+        time(add('time', '', ''), deadline.dueAt);
+      }
+      const soon = Number(rows.dataset.dueSoonMs);
+      row.toggleAttribute('data-due-soon', Boolean(deadline && Date.parse(deadline.dueAt) - Date.now() <= soon));
+    }
     if (first) rows.prepend(row);
     const limit = Number(rows.dataset.limit);
     while (first && limit && rows.rows.length > limit) rows.rows[rows.rows.length - 1].remove();
     flash(row);
-    ago();
+    tick();
     announce(event.machine + ' ' + shortId(event.instance) + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
   }
 
@@ -75,7 +131,10 @@ export const CONSOLE_SCRIPT = `
 
   function applyToInstance(event) {
     badge(document.getElementById('state-badge'), event.state, event.final);
+    document.getElementById('state-badge')?.classList.toggle('waiting', Boolean(event.waiting));
     if (event.updatedAt) time(document.getElementById('updated-at'), event.updatedAt);
+    const line = document.getElementById('summary-line');
+    if (line && event.summary !== undefined) { line.textContent = event.summary; line.dataset.summary = event.summary; }
     for (const node of document.querySelectorAll('[data-state-node]')) {
       node.removeAttribute('aria-current');
       node.removeAttribute('data-within');
@@ -110,7 +169,12 @@ export const CONSOLE_SCRIPT = `
         const row = deadlineTemplate.content.firstElementChild.cloneNode(true);
         Object.assign(row.dataset, { deadline: deadline.id, event: deadline.event, dueAt: deadline.dueAt, attempts: String(deadline.attempts) });
         row.querySelector('.name').textContent = deadline.name;
+        row.querySelector('.target').textContent = deadline.target ?? '—';
+        row.querySelector('.target').dataset.target = deadline.target ?? '';
         row.querySelector('.event').textContent = deadline.event;
+        const due = row.querySelector('.in');
+        due.dataset.in = deadline.dueAt;
+        due.textContent = deadline.inText;
         time(row.querySelector('time'), deadline.dueAt);
         row.querySelector('.attempts').textContent = deadline.attemptsText;
         return row;
@@ -119,14 +183,14 @@ export const CONSOLE_SCRIPT = `
         const row = document.createElement('tr');
         const cell = row.insertCell();
         row.className = 'empty-row';
-        cell.colSpan = 4;
+        cell.colSpan = 5;
         cell.className = 'empty';
         cell.textContent = deadlines.dataset.none;
         rows.push(row);
       }
       deadlines.replaceChildren(...rows);
     }
-    ago();
+    tick();
     const context = document.getElementById('context');
     if (context && event.context !== undefined) context.textContent = event.context;
     announce(body.dataset.title + ' ' + body.dataset.moved + ' ' + (event.state === null ? badgeEnded() : event.state));
@@ -142,12 +206,13 @@ export const CONSOLE_SCRIPT = `
         const next = fresh.getElementById(region.id);
         if (next) region.replaceWith(document.importNode(next, true));
       }
-      ago();
+      tick();
       if (focused) document.querySelector('tr[data-instance="' + CSS.escape(focused) + '"] a')?.focus();
     } catch {}
   }
 
   let source;
+  let ended = false;
   let opened = false;
   let backoff = 1000;
   function connect() {
@@ -160,9 +225,27 @@ export const CONSOLE_SCRIPT = `
     });
     source.addEventListener('transition', (message) => {
       const event = JSON.parse(message.data);
-      (body.dataset.page === 'list' ? applyToList : applyToInstance)(event);
+      // The inbox re-reads itself: a request that came or went shows at once.
+      if (body.dataset.page === 'inbox') {
+        // Not while the person writes a reason: the next transition, or a reload, brings the page up to date.
+        if (!document.activeElement?.closest('#inbox form')) refresh();
+      }
+      else (body.dataset.page === 'list' ? applyToList : applyToInstance)(event);
+    });
+    source.addEventListener('ended', (message) => {
+      // The sign-in expired or the person signed out: the page stops following, and says so.
+      ended = true;
+      source.close();
+      setStatus('off');
+      const notice = document.createElement('p');
+      notice.className = 'notice';
+      notice.id = 'stream-ended';
+      notice.setAttribute('role', 'alert');
+      notice.textContent = JSON.parse(message.data).message;
+      document.getElementById('main')?.prepend(notice);
     });
     source.addEventListener('error', () => {
+      if (ended) return;
       setStatus('reconnecting');
       if (source.readyState === EventSource.CLOSED) {
         source.close();
@@ -174,6 +257,6 @@ export const CONSOLE_SCRIPT = `
   connect();
   addEventListener('pagehide', () => source?.close());
   // Back from the back/forward cache: the stream was closed on pagehide; reconnect (and re-read).
-  addEventListener('pageshow', (event) => event.persisted && connect());
+  addEventListener('pageshow', (event) => event.persisted && !ended && connect());
 })();
 `;

@@ -51,4 +51,35 @@ export interface McpConsoleOptions {
    * @default 3_600_000 (1 hour)
    */
   signInMaxAgeMs?: number;
+  /**
+   * A scope whose holder sees every instance. Without it a signed-in caller sees only the
+   * instances the machines' access rules open to their principal (their own, their team's, an
+   * access function's yes: the rule the gate applies to a call) in the list, a search, an
+   * instance's page and the live streams; a request without a principal that `authorize` let in
+   * (the loopback default) sees every instance. See docs/console.md#who-sees-which-instances.
+   * @default none: every signed-in caller sees by the access rules
+   */
+  adminScope?: string;
+  /**
+   * The scope a signed-in person must hold to approve or reject, in the approvals inbox
+   * (`<path>/approvals`), a request waiting for a second person (`@McpApproval`); the decision
+   * then goes through the gate as the decision tool would, as that person. Reading the console
+   * never needs it. @default none: the inbox shows the requests and decides nothing
+   */
+  decideScope?: string;
+  /**
+   * The scope a signed-in operator must hold to end an instance from its page (after a
+   * confirmation), through the gate (`McpWorkflowService.end`: a claim and a history row naming
+   * the operator). @default none: no instance is ended from the console
+   */
+  endScope?: string;
+  /**
+   * The scope a signed-in operator must hold to send, from an instance's page (after a
+   * confirmation), an event its machine lets operators send (`defineMachine(..., { operatorEvents })`),
+   * through the gate (`McpWorkflowService.send`, the operator as its actor).
+   * @default none: no event is sent from the console
+   */
+  sendScope?: string;
+  /** A pending deadline due within this long makes its instance stand out in the list. @default 3_600_000 (1 hour) */
+  dueSoonMs?: number;
 }

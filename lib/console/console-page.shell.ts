@@ -28,19 +28,33 @@ interface ConsolePage {
   title: string;
   /** The console's own path (the list), for the header's link. */
   root: string;
-  kind: 'list' | 'instance' | 'error';
+  kind: 'list' | 'instance' | 'inbox' | 'error';
   /** The live stream the script follows; none for a page that does not update. */
   stream?: string;
   /** The inside of `<main>`, already escaped. */
   main: string;
   /** Templates the script clones, already escaped. */
   templates?: string;
-  /** The sign-out form in the header, for a browser signed in with the console's cookie. */
-  signOut?: { root: string; csrf: string };
+  /** The header's links and sign-out form. */
+  nav?: ConsoleNav;
+}
+
+/** What a page's header offers: the approvals inbox (when an app's machine has approvals), and the sign-out of a browser signed in with the console's cookie. */
+export interface ConsoleNav {
+  readonly inbox: boolean;
+  readonly signOut?: { readonly root: string; readonly csrf: string };
+}
+
+/** The header's links: the list, and the approvals inbox when there is one. */
+function navLinks(root: string, kind: ConsolePage['kind'], nav: ConsoleNav | undefined): string {
+  if (!nav?.inbox) return '';
+  const link = (href: string, text: string, current: boolean) =>
+    `<a href="${escapeHtml(href)}"${current ? ' aria-current="page"' : ''}>${escapeHtml(text)}</a>`;
+  return `<nav class="sections" aria-label="Console">${link(root, 'Instances', kind === 'list')}${link(`${root}/approvals`, 'Approvals', kind === 'inbox')}</nav>`;
 }
 
 /** The header's sign-out button (a POST with the CSRF token), or nothing. */
-function signOutForm(signOut: ConsolePage['signOut']): string {
+function signOutForm(signOut: ConsoleNav['signOut']): string {
   if (!signOut) return '';
   return `<form class="sign-out" method="post" action="${escapeHtml(`${signOut.root}/sign-out`)}"><input type="hidden" name="csrf" value="${escapeHtml(signOut.csrf)}"><button type="submit">Sign out</button></form>`;
 }
@@ -49,7 +63,7 @@ function signOutForm(signOut: ConsolePage['signOut']): string {
 export function renderPage(page: ConsolePage): string {
   const stream = page.stream ? ` data-stream="${escapeHtml(page.stream)}"` : '';
   const live = page.stream
-    ? `<span class="live" id="live-status" role="status" data-live="off" data-text-live="${liveStatus.live}" data-text-reconnecting="${liveStatus.reconnecting}" hidden>${liveStatus.off}</span>`
+    ? `<span class="live" id="live-status" role="status" data-live="off" data-text-live="${liveStatus.live}" data-text-reconnecting="${liveStatus.reconnecting}" data-text-off="${liveStatus.off}" hidden>${liveStatus.off}</span>`
     : '';
   return `<!doctype html>
 <html lang="en">
@@ -63,7 +77,7 @@ export function renderPage(page: ConsolePage): string {
 </head>
 <body data-page="${page.kind}"${stream} data-title="${escapeHtml(page.title)}" data-moved="${movedAnnouncement}">
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><a class="brand" href="${escapeHtml(page.root)}">Workflow console</a>${live}${signOutForm(page.signOut)}</header>
+<header class="top"><a class="brand" href="${escapeHtml(page.root)}">Workflow console</a>${navLinks(page.root, page.kind, page.nav)}${live}${signOutForm(page.nav?.signOut)}</header>
 <main id="main" tabindex="-1">
 ${page.main}
 <div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>

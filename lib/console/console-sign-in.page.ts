@@ -34,6 +34,6 @@ ${view.error ? `<p class="notice" role="alert" id="sign-in-error">${escapeHtml(v
     root: view.root,
     kind: 'error',
     main,
-    signOut: view.signedIn ? { root: view.root, csrf: view.csrf } : undefined,
+    nav: { inbox: false, signOut: view.signedIn ? { root: view.root, csrf: view.csrf } : undefined },
   });
 }

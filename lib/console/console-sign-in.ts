@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   MCP_AUTH_OPTIONS,
@@ -18,7 +19,7 @@ import {
   csrfTokenOf,
   MAX_SIGN_IN_TOKEN_LENGTH,
 } from './console-cookies.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { CONSOLE_SECURITY_HEADERS, sendConsoleHtml } from './console-security.headers.js';
 import { renderSignInPage } from './console-sign-in.page.js';
 
 /** The largest sign-in or sign-out form read. */
@@ -37,6 +38,10 @@ export interface ConsoleBrowser {
   signOut?: { root: string; csrf: string };
   /** `Set-Cookie` headers the response carries (a new CSRF token). */
   cookies: string[];
+  /** The sign-in the request came with: a digest of its token (signing out ends the streams of the same sign-in). */
+  signIn?: string;
+  /** When the sign-in cookie expires, epoch ms (a cookie of an earlier version does not say). */
+  expiresAt?: number;
 }
 
 /**
@@ -74,11 +79,16 @@ export class WorkflowConsoleSignIn {
    */
   adopt(req: IncomingMessage): ConsoleBrowser {
     if (!this.enabled) return { cookies: [] };
-    const token = tokenOf(cookiesOf(req).get(CONSOLE_TOKEN_COOKIE));
-    if (!token || req.headers.authorization !== undefined) return { cookies: [] };
-    req.headers.authorization = `Bearer ${token}`;
+    const signedIn = signInOf(cookiesOf(req).get(CONSOLE_TOKEN_COOKIE));
+    if (!signedIn || req.headers.authorization !== undefined) return { cookies: [] };
+    req.headers.authorization = `Bearer ${signedIn.token}`;
     const csrf = csrfTokenOf(req);
-    return { signOut: { root: this.options!.path, csrf: csrf.token }, cookies: csrf.fresh ? [this.csrfCookie(req, csrf.token)] : [] };
+    return {
+      signOut: { root: this.options!.path, csrf: csrf.token },
+      cookies: csrf.fresh ? [this.csrfCookie(req, csrf.token)] : [],
+      signIn: signInDigest(signedIn.token),
+      ...(signedIn.expiresAt === undefined ? {} : { expiresAt: signedIn.expiresAt }),
+    };
   }
 
   /** The sign-in page (GET), with a CSRF token (set as a cookie when the browser has none). */
@@ -99,12 +109,15 @@ export class WorkflowConsoleSignIn {
     req: McpNodeRequest,
     res: ServerResponse,
     authorize: (req: McpNodeRequest) => Promise<ConsoleRefusal | undefined>,
+    signedOut: (signIn: string) => void,
   ): Promise<void> {
     const form = await readForm(req);
     if (!form) return this.page(req, res, 413, messages.signInFormTooLarge());
     if (!csrfMatches(req, form.get('csrf') ?? undefined)) return this.page(req, res, 403, messages.csrfRefused());
     const root = this.options!.path;
     if (new URL(req.url ?? '/', 'http://console.invalid').pathname.toLowerCase().endsWith('/sign-out')) {
+      const signedIn = signInOf(cookiesOf(req).get(CONSOLE_TOKEN_COOKIE));
+      if (signedIn) signedOut(signInDigest(signedIn.token));
       return this.redirect(res, `${root}/sign-in`, [consoleCookie(req, root, CONSOLE_TOKEN_COOKIE, '', 0)]);
     }
     const token = form.get('token')?.trim() ?? '';
@@ -117,7 +130,8 @@ export class WorkflowConsoleSignIn {
     const expiresAt = req.auth?.expiresAt;
     const untilExpiry = typeof expiresAt === 'number' ? expiresAt - Math.floor(Date.now() / 1000) : Infinity;
     const maxAge = Math.max(0, Math.min(Math.floor(this.options!.signInMaxAgeMs / 1000), untilExpiry));
-    this.redirect(res, root, [consoleCookie(req, root, CONSOLE_TOKEN_COOKIE, encodeURIComponent(token), maxAge)]);
+    const value = `${Math.floor(Date.now() / 1000) + maxAge}${EXPIRY_SEPARATOR}${encodeURIComponent(token)}`;
+    this.redirect(res, root, [consoleCookie(req, root, CONSOLE_TOKEN_COOKIE, value, maxAge)]);
   }
 
   private csrfCookie(req: IncomingMessage, token: string): string {
@@ -130,24 +144,39 @@ export class WorkflowConsoleSignIn {
   }
 
   private send(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]>): void {
-    res.writeHead(status, { ...headers, ...CONSOLE_SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html, headers);
   }
 }
 
-/** The token a cookie value holds; `undefined` for none, or for a value this console did not write. */
-function tokenOf(value: string | undefined): string | undefined {
+/** What separates the sign-in's expiry (epoch seconds) from the token in the cookie's value. */
+const EXPIRY_SEPARATOR = '!';
+
+/**
+ * The token a cookie value holds and when the sign-in expires (`<epoch seconds>!<token>`; a
+ * value of an earlier version holds the token alone); `undefined` for none, for a sign-in that
+ * expired, or for a value this console did not write.
+ */
+function signInOf(value: string | undefined): { token: string; expiresAt?: number } | undefined {
   if (!value) return undefined;
+  const dated = /^(\d{1,12})!(.+)$/.exec(value);
+  const expiresAt = dated ? Number(dated[1]) * 1000 : undefined;
+  if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
   try {
-    const token = decodeURIComponent(value);
-    return token.length <= MAX_SIGN_IN_TOKEN_LENGTH && !/[\s;,]/.test(token) ? token : undefined;
+    const token = decodeURIComponent(dated ? dated[2] : value);
+    if (token.length > MAX_SIGN_IN_TOKEN_LENGTH || /[\s;,]/.test(token)) return undefined;
+    return expiresAt === undefined ? { token } : { token, expiresAt };
   } catch {
     return undefined;
   }
 }
 
+/** A sign-in's name among the streams: a digest of its token (the token itself stays out of memory maps). */
+function signInDigest(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
 /** The urlencoded form of a POST, read here (at most {@link MAX_FORM_BYTES}); `undefined` when it is larger. */
-async function readForm(req: McpNodeRequest): Promise<URLSearchParams | undefined> {
+export async function readForm(req: McpNodeRequest): Promise<URLSearchParams | undefined> {
   if (typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body)) {
     return new URLSearchParams(req.body as Record<string, string>);
   }

@@ -76,10 +76,6 @@ export const liveReadFailed = (machine: string, error: unknown): string =>
 export const invalidConsolePath = (path: string): string =>
   `McpModule: console.path must be an absolute path such as '/workflows', without a trailing slash, got "${echo(path)}".`;
 
-/** Startup error: a numeric console option is not a positive whole number. */
-export const invalidConsoleNumber = (option: string, value: unknown): string =>
-  `McpModule: console.${option} must be a positive whole number, got ${String(value)}.`;
-
 /** Startup log line: where the console is. */
 export const consoleServed = (path: string): string =>
   `Workflow console at ${path} (shows handles and session ids: keep it behind console.authorize).`;
@@ -133,3 +129,155 @@ export const timersNotKept = (): string =>
 
 /** A pending deadline whose firing failed before: how many times. */
 export const deadlineAttempts = (attempts: number): string => (attempts === 0 ? '—' : `${attempts} failed`);
+
+/** How far off a time is, for people: `in 3 h`, `in 45 s`, `5 min ago` (whole units, the largest that fits). */
+export const relativeTime = (ms: number): string => {
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  const amount =
+    seconds < 60
+      ? `${seconds} s`
+      : seconds < 3600
+        ? `${Math.floor(seconds / 60)} min`
+        : seconds < 86_400
+          ? `${Math.floor(seconds / 3600)} h`
+          : `${Math.floor(seconds / 86_400)} d`;
+  return ms >= 0 ? `in ${amount}` : `${amount} ago`;
+};
+
+/** What marks a state where a call waits for a person, beside its badge. */
+export const waitingBadge = (): string => 'needs a person';
+
+/** The (screen-reader) heading of the counts per machine and state. */
+export const countsTitle = (): string => 'Instances in each state';
+
+/** The search box's placeholder: the handle arguments of the app's machines, a session id when a machine is session-keyed, an owner. */
+export const searchPlaceholder = (handleKeys: readonly string[], sessions: boolean): string =>
+  [...handleKeys, ...(sessions ? ['session id'] : []), 'owner'].join(', ');
+
+/** The link from a waiting request on an instance's page to the approvals inbox. */
+export const decideInInbox = (): string => 'Approve or reject it in the approvals inbox';
+
+/** What the operator actions section says above its buttons. */
+export const actionsIntro = (): string =>
+  'Each action asks you to confirm, then goes through the gate as a call would: under its claim, recorded in the history with your name.';
+
+/** The button that sends an operator event. */
+export const sendEventLabel = (event: string): string => `Send ${event}…`;
+
+/** The button that ends an instance. */
+export const endInstanceLabel = (): string => 'End this instance…';
+
+/** What a live page is told when its stream ends for good (it does not reconnect). */
+export const streamEnded = (reason: 'expired' | 'signed-out'): string =>
+  reason === 'expired'
+    ? 'Your sign-in expired: this page no longer updates. Sign in again to follow it.'
+    : 'You signed out: this page no longer updates.';
+
+/** Startup error: a scope option of the console is not a scope. */
+export const invalidConsoleScope = (option: string, value: unknown): string =>
+  `McpModule: console.${option} must be one OAuth scope (printable characters, no spaces), got ${JSON.stringify(value)}.`;
+
+/** Startup error: an operator event is not an event of its machine. */
+export const unknownOperatorEvent = (machine: string, event: string, events: readonly string[]): string =>
+  `defineMachine("${machine}"): operatorEvents names "${echo(event)}", which is not an event of the machine (its events: ${events.join(', ') || 'none'}).`;
+
+/** HTTP 403: an action posted without the console's sign-in. */
+export const actionNeedsSignIn = (): string => 'Forbidden: sign in to the console (a bearer token at its sign-in page) to act from it.';
+
+/** HTTP 400: an action form that names no action. */
+export const actionUnknown = (): string => 'This form names no action: go back to the instance and use one of its buttons.';
+
+/** HTTP 403: an action without its scope (or the console names none). */
+export const actionNeedsScope = (scope: string | undefined): string =>
+  scope === undefined
+    ? 'Forbidden: this console takes no such action (its options name no scope for it).'
+    : `Forbidden: this action needs the scope "${scope}", which your token does not hold.`;
+
+/** HTTP 400: an event the machine does not let operators send. */
+export const operatorEventNotAllowed = (machine: string, event: string): string =>
+  `Machine "${machine}" does not let operators send "${echo(event)}" (its operatorEvents do not name it).`;
+
+/** The confirmation of an end. */
+export const confirmEnd = (machine: string, handle: string, state: string): string =>
+  `End ${machine} ${echo(handle)}, now in "${state}"? It is deleted (its history stays, with a row naming you) and its handle stops working.`;
+
+/** The confirmation of an operator event. */
+export const confirmSend = (event: string, machine: string, handle: string, state: string): string =>
+  `Send ${event} to ${machine} ${echo(handle)}, now in "${state}"? It goes through the gate as a call would; the history names you.`;
+
+/** An end went through. */
+export const endedInstance = (machine: string, handle: string): string => `Ended ${machine} ${echo(handle)}.`;
+
+/** An operator event went through. */
+export const sentEvent = (event: string, machine: string, handle: string, state: string): string =>
+  `Sent ${event} to ${machine} ${echo(handle)}: it is now in "${state}".`;
+
+/** Log line: an operator action was refused by the gate (no handle: handles stay out of logs). */
+export const actionRefusedLog = (machine: string, code: string): string =>
+  `Workflow console: an operator action on a ${machine} instance was refused: ${code}.`;
+
+/** The title of the confirmation page. */
+export const confirmTitle = (): string => 'Confirm';
+
+/** The confirmation page's way back. */
+export const confirmCancel = (): string => 'Cancel: change nothing';
+
+/** The title of an action that went through. */
+export const actionDone = (): string => 'Done';
+
+/** The title of an action that was refused. */
+export const actionRefused = (): string => 'Not done';
+
+/** A link back to the instance. */
+export const backToInstance = (): string => 'Back to the instance';
+
+/** A link to the list. */
+export const allInstances = (): string => 'All instances';
+
+/** The inbox's title. */
+export const inboxTitle = (): string => 'Approvals';
+
+/** What the inbox says above its requests. */
+export const inboxIntro = (): string =>
+  'The requests waiting for a second person that you may decide, or that you asked for, newest first. A decision goes through the gate as you: it decides the request shown here, and only that one.';
+
+/** The inbox of a request without a principal. */
+export const inboxNeedsSignIn = (): string =>
+  'This request names nobody: the inbox shows the requests of a signed-in person (a bearer token, the sign-in page, or your own login).';
+
+/** The inbox without requests. */
+export const inboxEmpty = (): string => 'Nothing waits for you.';
+
+/** What marks a request the person asked for. */
+export const inboxAsked = (): string => '(you asked: another person decides)';
+
+/** The approve button. */
+export const approveLabel = (): string => 'Approve';
+
+/** The reject button. */
+export const rejectLabel = (): string => 'Reject';
+
+/** The withdraw button of the person who asked. */
+export const withdrawLabel = (): string => 'Withdraw my request';
+
+/** The reject form's reason field. */
+export const reasonLabel = (): string => 'Reason (optional)';
+
+/** HTTP 400: a decision form without its fields. */
+export const decisionFormInvalid = (): string =>
+  'This form does not name a waiting request and a decision: go back to the inbox and use its buttons.';
+
+/** A decision went through. */
+export const decided = (verdict: string, machine: string, handle: string, state: string | null): string =>
+  `${verdict === 'approved' ? 'Approved' : verdict === 'withdrawn' ? 'Withdrew' : 'Rejected'} the request on ${machine} ${echo(handle)}${state === null ? '' : `: it is now in "${state}"`}.`;
+
+/** HTTP 409: the request is no longer waiting (decided, withdrawn, expired, or another one waits). */
+export const requestNoLongerWaiting = (detail: string): string =>
+  `This request is no longer waiting: it was decided, withdrawn or expired, and nothing changed. ${detail}`;
+
+/** A link back to the inbox. */
+export const backToInbox = (): string => 'Back to the approvals';
+
+/** Startup error: the console is on and `elkjs` is not installed. */
+export const elkMissing = (): string =>
+  'McpModule: the workflow console draws its diagrams with elkjs, an optional peer that is not installed: npm install elkjs (or turn the console off).';

@@ -1,7 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { providersWhenConfigured } from '../options/configured.providers.js';
 import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { WorkflowConsoleActions } from './console-actions.js';
+import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';
+import { WorkflowConsoleDiagrams } from './console-diagrams.js';
+import { WorkflowConsoleInbox } from './console-inbox.js';
 import { WorkflowConsoleStreams } from './console-events.stream.js';
 import { WorkflowConsoleSignIn } from './console-sign-in.js';
 import { WorkflowConsoleRoutes } from './console.routes.js';
@@ -15,7 +19,11 @@ export class McpConsoleModule {
       module: McpConsoleModule,
       imports: [options, core],
       providers: providersWhenConfigured(MCP_CONSOLE_OPTIONS, [
+        WorkflowConsoleCatalog,
+        WorkflowConsoleDiagrams,
         WorkflowConsoleData,
+        WorkflowConsoleActions,
+        WorkflowConsoleInbox,
         WorkflowConsoleStreams,
         WorkflowConsoleSignIn,
         WorkflowConsoleRoutes,

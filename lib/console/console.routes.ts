@@ -20,11 +20,15 @@ import { WorkflowConsoleStreams } from './console-events.stream.js';
 import { escapeHtml } from './console-html.js';
 import { renderInstancePage } from './console-instance.page.js';
 import { renderListPage } from './console-list.page.js';
-import { consoleStoreKey } from './console-instance-ref.js';
 import { renderPage } from './console-page.shell.js';
-import { CONSOLE_SECURITY_HEADERS } from './console-security.headers.js';
+import { CONSOLE_SECURITY_HEADERS, sendConsoleHtml } from './console-security.headers.js';
 import { type ConsoleBrowser, type ConsoleRefusal, WorkflowConsoleSignIn } from './console-sign-in.js';
 import { signInHint } from './console.messages.js';
+import { WorkflowConsoleActions } from './console-actions.js';
+import { WorkflowConsoleInbox } from './console-inbox.js';
+import type { ConsoleNav } from './console-page.shell.js';
+import { consoleViewerOf, type ConsoleViewer } from './console-viewer.js';
+import { isScopeToken } from '../access/access-requirement.js';
 
 /** The part of a Fastify instance the console registers its GET routes on. */
 interface FastifyGetRoutes {
@@ -33,6 +37,8 @@ interface FastifyGetRoutes {
 
 const SECURITY_HEADERS = CONSOLE_SECURITY_HEADERS;
 const STREAM_RETRY_AFTER_S = 2;
+/** The approvals inbox's segment below the console's path. */
+const INBOX = 'approvals';
 
 /**
  * Serves the workflow console (`McpModuleOptions.console`) from the app's own HTTP server: GET
@@ -54,6 +60,8 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     private readonly streams: WorkflowConsoleStreams,
     private readonly authenticator: McpAuthenticator,
     private readonly signIn: WorkflowConsoleSignIn,
+    private readonly actions: WorkflowConsoleActions,
+    private readonly inbox: WorkflowConsoleInbox,
   ) {}
 
   onModuleInit(): void {
@@ -61,18 +69,21 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter;
     if (!options || !adapter) return;
     if (!/^\/[^?#]*[^/?#]$/.test(options.path)) throw new Error(messages.invalidConsolePath(options.path));
-    for (const name of ['pageSize', 'historyLimit', 'maxStreams', 'heartbeatMs', 'streamMaxMs'] as const) {
-      if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new Error(messages.invalidConsoleNumber(name, options[name]));
+    for (const name of ['adminScope', 'decideScope', 'endScope', 'sendScope'] as const) {
+      const scope = options[name];
+      if (scope !== undefined && (typeof scope !== 'string' || !isScopeToken(scope)))
+        throw new Error(messages.invalidConsoleScope(name, scope));
     }
     if (!this.store.supports.read) throw new Error(storeCannotRead(this.store.name));
+    this.actions.check();
     const { path } = options;
-    const routes = [path, `${path}/events`, `${path}/:machine/:instance`, `${path}/:machine/:instance/events`];
+    const routes = [path, `${path}/events`, `${path}/approvals`, `${path}/:machine/:instance`, `${path}/:machine/:instance/events`];
     if (this.signIn.enabled) {
       routes.push(`${path}/sign-in`);
       // The forms are read here, ahead of the framework (whatever body parsers the app has), on every HTTP adapter.
       interceptRequests(
         adapter.getHttpServer() as HttpServer,
-        (url) => this.signIn.isFormPath(url.split('?')[0]),
+        (url) => this.isFormUrl(url),
         (req, res, passOn) => (req.method === 'POST' ? this.postSafely(req, res) : passOn()),
       );
     }
@@ -97,7 +108,32 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
   }
 
   private postSafely(req: McpNodeRequest, res: ServerResponse): void {
-    this.safely(req, res, () => this.signIn.post(req, res, (request) => this.authorize(request)));
+    const pathname = new URL(req.url ?? '/', 'http://console.invalid').pathname;
+    if (this.signIn.isFormPath(pathname)) {
+      const authorize = async (request: McpNodeRequest) => {
+        const access = await this.access(request);
+        return 'refusal' in access ? access.refusal : undefined;
+      };
+      return this.safely(req, res, () => this.signIn.post(req, res, authorize, (signIn) => this.streams.signedOut(signIn)));
+    }
+    this.safely(req, res, async () => {
+      const browser = this.signIn.adopt(req);
+      const access = await this.access(req);
+      if ('refusal' in access) return this.refused(res, access.refusal);
+      const segments = this.segmentsOf(pathname) ?? [];
+      const nav = this.nav(browser);
+      if (segments.length === 1 && segments[0] === INBOX && this.inbox.enabled())
+        return this.inbox.decide(req, res, access.viewer, browser, nav);
+      return this.actions.act(req, res, { machine: segments[0], instance: segments[1] }, access.viewer, browser, nav);
+    });
+  }
+
+  /** Whether `url` is a form this console reads: the sign-in, the sign-out, a decision in the inbox, an operator's action. */
+  private isFormUrl(url: string): boolean {
+    const pathname = url.split('?')[0];
+    if (this.signIn.isFormPath(pathname)) return true;
+    const segments = this.segmentsOf(pathname);
+    return (segments?.length === 1 && segments[0] === INBOX) || (segments?.length === 3 && segments[2] === 'actions');
   }
 
   private serveSafely(req: McpNodeRequest, res: ServerResponse): void {
@@ -123,51 +159,88 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     if (this.signIn.isFormPath(url.pathname) && url.pathname.toLowerCase().endsWith('/sign-in')) return this.signIn.page(req, res);
     const browser = this.signIn.adopt(req);
-    const refusal = await this.authorize(req);
-    if (refusal) return this.page(res, refusal.status, refusal.message, refusal.headers, refusal.status === 401 && this.signIn.enabled);
+    const access = await this.access(req);
+    if ('refusal' in access) return this.refused(res, access.refusal);
+    const { viewer } = access;
     const segments = this.segmentsOf(url.pathname);
     if (segments === undefined) return this.page(res, 404, messages.pageNotFound());
     const query = (name: string) => url.searchParams.get(name) || undefined;
+    const nav = this.nav(browser);
     if (segments.length === 0) {
-      const view = await this.data.list({ machine: query('machine'), state: query('state'), after: query('after'), search: query('q') });
+      const view = await this.data.list(
+        { machine: query('machine'), state: query('state'), after: query('after'), search: query('q') },
+        viewer,
+      );
       const html = renderListPage(view, {
         root: options.path,
-        machines: this.data.machines(),
+        machines: this.data.catalog.machines(),
         pageSize: options.pageSize,
-        isFinal: (machine, state) => this.data.isFinal(machine, state),
-        signOut: browser.signOut,
+        now: Date.now(),
+        dueSoonMs: options.dueSoonMs,
+        nav,
       });
       return this.html(res, view.ok ? 200 : 400, html, cookieHeaders(browser));
     }
     if (segments.length === 1 && segments[0] === 'events') {
-      return this.stream(req, res, { list: true, machine: query('machine') });
+      return this.stream(req, res, { list: true, machine: query('machine') }, viewer, browser);
     }
-    const machine = this.data.machine(segments[0]);
+    if (segments.length === 1 && segments[0] === INBOX) {
+      return this.inbox.enabled() ? this.inbox.page(res, viewer, browser, nav) : this.page(res, 404, messages.pageNotFound());
+    }
+    const machine = this.data.catalog.machine(segments[0]);
     if (!machine || segments.length > 3 || (segments.length === 3 && segments[2] !== 'events')) {
       return this.page(res, 404, machine ? messages.pageNotFound() : messages.unknownMachine(segments[0]));
     }
-    if (segments.length === 3) return this.stream(req, res, { list: false, key: consoleStoreKey(machine, segments[1]) });
-    const view = await this.data.instance(machine, segments[1]);
-    const found = view.snapshot !== undefined || view.history.entries.length > 0;
-    return this.html(res, found ? 200 : 404, renderInstancePage(view, options.path, browser.signOut), cookieHeaders(browser));
+    if (segments.length === 3) {
+      const visible = await this.data.visible(machine, segments[1], viewer);
+      if (!visible) return this.page(res, 404, messages.instanceNotFound(machine.id));
+      return this.stream(req, res, { list: false, key: visible.key }, viewer, browser);
+    }
+    const view = await this.data.instance(machine, segments[1], viewer);
+    if (!view) return this.page(res, 404, messages.instanceNotFound(machine.id));
+    const html = renderInstancePage(view, {
+      root: options.path,
+      now: Date.now(),
+      nav,
+      inbox: nav.inbox,
+      actions: this.actions.offered(view, viewer, browser),
+    });
+    return this.html(res, view.snapshot ? 200 : 404, html, cookieHeaders(browser));
+  }
+
+  /** What a page's header offers `browser`. */
+  private nav(browser: ConsoleBrowser): ConsoleNav {
+    return { inbox: this.inbox.enabled(), ...(browser.signOut && { signOut: browser.signOut }) };
   }
 
   /**
-   * Why the request may not see the console (the module's `auth` and `console.scopes` first,
-   * with their challenge headers, then `console.authorize`); `undefined` when it may.
+   * Who the request is, as the console sees it (the module's `auth` and `console.scopes` first,
+   * with their challenge headers, then `console.authorize`), or why it may not see the console.
    */
-  private async authorize(req: McpNodeRequest): Promise<ConsoleRefusal | undefined> {
+  private async access(req: McpNodeRequest): Promise<{ viewer: ConsoleViewer } | { refusal: ConsoleRefusal }> {
+    const options = this.options!;
     try {
-      const authorization = await this.authenticator.authorize(req, { scopes: this.options!.scopes });
-      if (!authorization.ok) return authorization;
-      return (await this.options!.authorize(req)) === true ? undefined : { status: 403, message: messages.notAuthorized() };
+      const authorization = await this.authenticator.authorize(req, { scopes: options.scopes });
+      if (!authorization.ok) return { refusal: authorization };
+      if ((await options.authorize(req)) !== true) return { refusal: { status: 403, message: messages.notAuthorized() } };
+      return { viewer: consoleViewerOf(authorization.authInfo, authorization.grants, options.adminScope) };
     } catch (error) {
-      if (error instanceof HttpException) return { status: error.getStatus(), message: error.message };
+      if (error instanceof HttpException) return { refusal: { status: error.getStatus(), message: error.message } };
       throw error;
     }
   }
 
-  private stream(req: McpNodeRequest, res: ServerResponse, scope: Parameters<WorkflowConsoleStreams['open']>[1]): void {
+  private refused(res: ServerResponse, refusal: ConsoleRefusal): void {
+    this.page(res, refusal.status, refusal.message, refusal.headers, refusal.status === 401 && this.signIn.enabled);
+  }
+
+  private stream(
+    req: McpNodeRequest,
+    res: ServerResponse,
+    scope: Parameters<WorkflowConsoleStreams['open']>[1],
+    viewer: ConsoleViewer,
+    browser: ConsoleBrowser,
+  ): void {
     if (req.method === 'HEAD') {
       res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
       return void res.end();
@@ -177,7 +250,9 @@ export class WorkflowConsoleRoutes implements OnModuleInit {
       res.setHeader('Retry-After', String(STREAM_RETRY_AFTER_S));
       return this.page(res, 503, refusal === 'full' ? messages.tooManyStreams(this.options!.maxStreams) : messages.consoleShuttingDown());
     }
-    this.streams.open(res, scope, SECURITY_HEADERS);
+    const ends = [viewer.expiresAt === undefined ? undefined : viewer.expiresAt * 1000, browser.expiresAt].filter((at) => at !== undefined);
+    const opener = { viewer, ...(ends.length && { endsAt: Math.min(...ends) }), ...(browser.signIn && { signIn: browser.signIn }) };
+    this.streams.open(res, scope, opener, SECURITY_HEADERS);
   }
 
   /** The path's segments below the console's path (decoded); `undefined` for a path outside it. */
@@ -211,8 +286,7 @@ ${signIn ? `<p><a id="sign-in-link" href="${escapeHtml(`${root}/sign-in`)}">${es
   }
 
   private html(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string | string[]>> = {}): void {
-    res.writeHead(status, { ...headers, ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
+    sendConsoleHtml(res, status, html, headers);
   }
 }
 

@@ -18,10 +18,6 @@ export const deadlineUnknownState = (source: string, machine: string, state: str
 export const deadlineDeclaredTwice = (machine: string, state: string, first: string, second: string): string =>
   `@McpDeadline: the deadlines of state "${state}" of machine "${machine}" have two effects, ${first} and ${second}; keep one.`;
 
-/** Bootstrap error: an invalid scheduler option. */
-export const deadlineInvalidOption = (name: string, value: unknown): string =>
-  `McpModule: gate.deadlines.${name} must be a positive whole number, got ${String(value)}.`;
-
 /** Log line: a timer's firing failed (its effect threw, or the store did); it is retried at `retryAt`. */
 export const deadlineFailed = (timer: string, key: string, attempt: number, retryAt: number, error: unknown): string =>
   `Deadline ${timer} of ${key} failed (attempt ${attempt}: ${reasonOf(error)}); retried at ${new Date(retryAt).toISOString()}.`;

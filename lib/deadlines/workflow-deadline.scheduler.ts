@@ -5,7 +5,9 @@ import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
+import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowDueTimer } from '../stores/workflow-timer.interface.js';
 import * as messages from './deadlines.messages.js';
@@ -150,6 +152,10 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
       await this.store.timers.dropTimer(timer.key, timer.id, token);
       return;
     }
+    if (waitsForDecision(firing.target, snapshot)) {
+      // Due again when this claim lapses: the decision cancels it (approved, the state is left) or brings it back (rejected, withdrawn).
+      return;
+    }
     const { id } = parseInstanceKey(timer.key);
     const handleKey = this.machines.machine(timer.machine).stateHandleKey;
     const caller: WorkflowCaller = {
@@ -209,4 +215,14 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
       async reportProgress() {},
     };
   }
+}
+
+/**
+ * Whether a deadline of the state a waiting request parked from is due while the request waits
+ * (`@McpApproval`): it waits with the request, so that a requester cannot escape it by asking and
+ * withdrawing. The request's own expiry (a decision tool's firing) does not wait.
+ */
+function waitsForDecision(target: McpHandlerDefinition, snapshot: WorkflowSnapshot): boolean {
+  const { role } = target;
+  return snapshot.waiting !== undefined && role.kind === 'transition' && !role.decision && !role.states.includes(snapshot.state);
 }

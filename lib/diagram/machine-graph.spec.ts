@@ -37,6 +37,22 @@ describe('machineGraph', () => {
     ).toEqual(['draft', 'review.legal']);
   });
 
+  it('reads `after` transitions as edges named by their delay, from a plain config and from XState alike', () => {
+    const config = {
+      id: 'hold',
+      initial: 'held',
+      states: {
+        held: { after: { ttl: 'lapsed', 500: { target: 'released', guard: 'early' } }, on: { RELEASE: 'released' } },
+        lapsed: { type: 'final' as const },
+        released: { type: 'final' as const },
+      },
+    };
+    const plain = machineGraph(defineMachine(config));
+    const xstate = machineGraph(defineMachine(createMachine(config as Parameters<typeof createMachine>[0])));
+    expect(edgesOf(plain)).toEqual(['held --on:RELEASE--> released', 'held --after:500[early]--> released', 'held --after:ttl--> lapsed']);
+    expect(edgesOf(xstate)).toEqual(edgesOf(plain));
+  });
+
   it('reads a stored state value as its active nodes, and refuses one the machine does not have', () => {
     const root = machineGraph(defineMachine(claimConfig));
     expect(activeNodes(root, 'claim', 'review.finance').map((node) => pathOf(node).join('.'))).toEqual(['review', 'review.finance']);

@@ -18,17 +18,22 @@ export interface DiagramNode {
   initial?: DiagramNode;
 }
 
-/** One candidate transition: `on` (an event descriptor), `always` or `onDone`. */
+/** One candidate transition: `on` (an event descriptor), `always`, `onDone` or `after` (a delay). */
 export interface DiagramEdge {
-  readonly kind: 'on' | 'always' | 'onDone';
-  /** The event descriptor of an `on` transition (`'APPROVE'`, `'*'`, `'review.*'`); the kind otherwise. */
+  readonly kind: 'on' | 'always' | 'onDone' | 'after';
+  /** The event descriptor of an `on` transition (`'APPROVE'`, `'*'`, `'review.*'`), the delay of an `after` one as written (`'authorizationTtl'`, `'5000'`); the kind otherwise. */
   readonly event: string;
   readonly guard: string | undefined;
   /** Empty for a targetless transition. */
   readonly targets: readonly DiagramNode[];
 }
 
-type TransitionLike = { target?: unknown; guard?: unknown };
+/** How an edge names what takes it: its event, `after <delay>` for a delayed transition, or `always` / `onDone`. */
+export function edgeEventText(edge: DiagramEdge): string {
+  return edge.kind === 'after' ? `after ${edge.event}` : edge.event;
+}
+
+type TransitionLike = { target?: unknown; guard?: unknown; delay?: unknown };
 
 /**
  * The state tree of a machine with its transitions resolved to state nodes: read from the
@@ -140,6 +145,10 @@ function fromXState(root: AnyStateNode): DiagramNode {
     if (stateNode.config.onDone) {
       add('onDone', 'onDone', stateNode.transitions.get(`xstate.done.state.${stateNode.id}`));
     }
+    // XState lists a node's `after` transitions by delay (numbers first); the diagram keeps that order.
+    for (const transition of (stateNode.after ?? []) as readonly TransitionLike[]) {
+      add('after', String(transition.delay), [transition]);
+    }
     if (stateNode.type === 'compound') {
       node.initial = nodes.get(stateNode.initial.target[0]);
     }
@@ -215,6 +224,11 @@ function fromConfig(machine: McpMachine): DiagramNode {
     }
     if (config.onDone !== undefined) {
       add('onDone', 'onDone', config.onDone);
+    }
+    if (typeof config.after === 'object' && config.after !== null) {
+      for (const [delay, transitions] of Object.entries(config.after)) {
+        add('after', delay, transitions);
+      }
     }
     const initialConfig: unknown = config.initial;
     if (node.type === 'compound' && initialConfig !== undefined) {

@@ -1,8 +1,8 @@
 import type { McpMachine } from '../machines/machine.interface.js';
-import { matchesEventDescriptor } from '../machines/xstate-transition-names.js';
-import { activeNodes, graphNodes, isAncestor, machineGraph, nodeAt, pathOf, type DiagramNode } from './machine-graph.js';
+import { activeNodes, edgeEventText, graphNodes, isAncestor, machineGraph, pathOf, type DiagramNode } from './machine-graph.js';
 import type { McpMermaidTool } from './mermaid-tool.interface.js';
 import { startToolsOf, toolsByEdge } from './transition-tools.js';
+import { approvalEdges } from './approval-edges.js';
 
 export type { McpMermaidTool } from './mermaid-tool.interface.js';
 
@@ -158,7 +158,9 @@ class MermaidWriter {
       for (const edge of source.edges) {
         const tools = firing.get(edge);
         const text = label(
-          [edge.event, edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : ''].filter(Boolean).join(' '),
+          [edgeEventText(edge), edge.guard === undefined ? '' : `[${edge.guard}]`, tools ? `(${tools.join(', ')})` : '']
+            .filter(Boolean)
+            .join(' '),
         );
         for (const target of edge.targets.length ? edge.targets : [source]) {
           this.arrow(source, target, text);
@@ -182,28 +184,17 @@ class MermaidWriter {
    * into the waiting state, and from there where the approved event leads, or back (rejected).
    */
   private collectApprovalArrows(): void {
-    for (const { name, role } of this.options.tools ?? []) {
-      const { approval, event } = role;
-      if (role.kind !== 'transition' || role.machine !== this.machineId || !approval || event === undefined) {
-        continue;
-      }
-      const waiting = nodeAt(this.root, approval.waitIn);
-      const states = (role.states ?? []).map((path) => nodeAt(this.root, path)).filter((node) => node !== undefined);
-      if (!waiting) {
-        continue;
-      }
-      const approved = new Set<DiagramNode>();
-      for (const state of states) {
-        this.arrow(state, waiting, label(`${event} (${name}, waits for approval)`));
-        for (const edge of state.edges) {
-          if (edge.kind === 'on' && matchesEventDescriptor(event, edge.event)) edge.targets.forEach((target) => approved.add(target));
-        }
-      }
-      // A decision tool the reader may not use is not named (the diagram resources pass the caller's tools only).
-      const shown = (tool: string, otherwise: string) =>
-        (this.options.tools ?? []).some((other) => other.name === tool) ? tool : otherwise;
-      approved.forEach((target) => this.arrow(waiting, target, label(`${event} (${shown(approval.approve, 'approved')})`)));
-      states.forEach((state) => this.arrow(waiting, state, label(`(${shown(approval.reject, 'rejected')})`)));
+    const tools = this.options.tools ?? [];
+    // A decision tool the reader may not use is not named (the diagram resources pass the caller's tools only).
+    const shown = (tool: string | undefined, otherwise: string) => (tools.some((other) => other.name === tool) ? tool! : otherwise);
+    for (const edge of approvalEdges(this.root, this.machineId, tools)) {
+      const text =
+        edge.step === 'waits'
+          ? `${edge.event} (${edge.tool}, waits for approval)`
+          : edge.step === 'approved'
+            ? `${edge.event} (${shown(edge.decider, 'approved')})`
+            : `(${shown(edge.decider, 'rejected')})`;
+      this.arrow(edge.from, edge.to, label(text));
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkNumericOption, timerMs } from '../checks/numeric-option.check.js';
 import type { McpConfirmMetadata } from '../decorators/confirm.decorator.js';
 import type { McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import * as messages from './discovery.messages.js';
@@ -12,10 +13,7 @@ const FLAT_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
  * for a plain yes), and the wait.
  */
 export function confirmationQuestion(source: string, meta: McpConfirmMetadata, defaultTimeoutMs: number): McpToolConfirmation {
-  const timeoutMs = meta.timeoutMs ?? defaultTimeoutMs;
-  if (!(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-    throw new Error(messages.confirmTimeoutInvalid(source, timeoutMs));
-  }
+  const timeoutMs = checkNumericOption(source, "@McpConfirm's timeoutMs", meta.timeoutMs ?? defaultTimeoutMs, timerMs());
   const { message } = meta;
   return {
     message: typeof message === 'string' ? () => message : (args, ctx) => message(args, ctx as never),

@@ -196,10 +196,6 @@ export const confirmOtherMachine = (source: string, confirm: string, bound: stri
 export const confirmSchemaNotFlat = (source: string, field: string): string =>
   `${source}: @McpConfirm's schema field "${field}" is not a string, number, integer, boolean or enum; an elicitation form shows flat fields only.`;
 
-/** Bootstrap error: `timeoutMs` of `@McpConfirm` is not a positive number. */
-export const confirmTimeoutInvalid = (source: string, timeoutMs: unknown): string =>
-  `${source}: @McpConfirm's timeoutMs must be a positive number of milliseconds (got ${String(timeoutMs)}).`;
-
 /** Bootstrap error: `@McpApproval` on a handler that fires no transition. */
 export const approvalNeedsTransition = (source: string): string =>
   `${source}: @McpApproval defers a transition, so it goes on a tool bound with an event: @McpBindState(machine, states, 'EVENT').`;

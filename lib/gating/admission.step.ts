@@ -144,6 +144,8 @@ export class WorkflowAdmissions {
     try {
       if (judged && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
       call.context.manager = lock.manager;
+      // An end takes the instance in whatever state it is, one the machine no longer has included.
+      if (role.ends) return admission;
       this.found(call, instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
       if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
@@ -221,10 +223,9 @@ export class WorkflowAdmissions {
     let states = this.claimStates.get(role);
     if (!states) {
       const initial = engine.initial().state;
-      states = {
-        allowedStates: engine.valuesMatching(role.states),
-        fromInitial: role.states.some((state) => engine.matches(initial, state)),
-      };
+      states = role.ends
+        ? { allowedStates: undefined, fromInitial: false }
+        : { allowedStates: engine.valuesMatching(role.states), fromInitial: role.states.some((state) => engine.matches(initial, state)) };
       this.claimStates.set(role, states);
     }
     return states;

@@ -1,4 +1,4 @@
-import { newRequestId, requesterOf, waitingRequestOf } from './approval-request.js';
+import { isRequester, newRequestId, personOf, requesterOf, waitingRequestOf } from './approval-request.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 
 const asked = (extra: Partial<WorkflowWaitingRequest> = {}): Omit<WorkflowWaitingRequest, 'requestId'> => ({
@@ -42,5 +42,30 @@ describe('waiting requests and their ids', () => {
     expect(Object.isFrozen(requesterOf({ ...asked({ requester }), requestId: 'r' }))).toBe(true);
     expect(requesterOf({ ...asked(), requestId: 'r' })).toEqual({ id: 'alice', scopes: [], roles: [], claims: {} });
     expect(requesterOf({ ...asked({ requestedBy: null }), requestId: 'r' })).toBeUndefined();
+  });
+
+  it('tells people apart as the four-eyes rule does: the same person whatever the case, spaces, invisible characters or compatibility forms', () => {
+    const alice = { requestedBy: 'alice' };
+    for (const spelling of [
+      'alice',
+      'Alice',
+      'ALICE',
+      ' alice ',
+      'alice\t',
+      'a l i c e',
+      'alice\u200b',
+      '\u200dalice',
+      'ali\u00adce',
+      '\u{FF41}lice',
+      'alice\ufeff',
+    ]) {
+      expect([spelling, isRequester(spelling, alice)]).toEqual([spelling, true]);
+    }
+    for (const other of ['alicia', 'alic', 'al1ce']) {
+      expect([other, isRequester(other, alice)]).toEqual([other, false]);
+    }
+    expect(personOf('Straße')).toBe(personOf('STRASSE'));
+    expect(isRequester(undefined, alice)).toBe(false);
+    expect(isRequester('alice', { requestedBy: null })).toBe(false);
   });
 });

@@ -9,6 +9,9 @@ export const REQUEST_ID_KEY = 'requestId';
 /** The longest `requestId` a decision takes (new ids have 24 characters). */
 export const MAX_REQUEST_ID_LENGTH = 64;
 
+/** What a principal is compared without: white space, control and format characters, and every other code point that shows nothing. */
+const UNSEEN = /[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
 /** Random bytes of a new request id: 144 bits, 24 base64url characters. */
 const REQUEST_ID_BYTES = 18;
 
@@ -45,4 +48,24 @@ export function requesterOf(waiting: WorkflowWaitingRequest): McpPrincipal | und
     });
   }
   return waiting.requestedBy === null ? undefined : Object.freeze({ id: waiting.requestedBy, scopes: [], roles: [], claims: {} });
+}
+
+/**
+ * A principal as the four-eyes rule tells people apart: compatibility-normalized (NFKC), without
+ * the characters that show nothing (spaces, controls, zero-width and format characters),
+ * case-folded. Principals that differ only there are one person to the rule: an identity provider
+ * that lets one person hold `"alice"` and `"Alice "` cannot make her her own approver. Look-alike
+ * letters of other scripts are the provider's to refuse.
+ */
+export function personOf(principal: string): string {
+  return principal.normalize('NFKC').replace(UNSEEN, '').toUpperCase().toLowerCase().normalize('NFKC');
+}
+
+/**
+ * Whether `principal` is the person who asked for `waiting`, to the four-eyes rule: however their
+ * principal is spelled ({@link personOf}). Never an anonymous caller, nor anyone of an anonymous
+ * request. A withdrawal asks more: the very principal that asked.
+ */
+export function isRequester(principal: string | undefined, waiting: Pick<WorkflowWaitingRequest, 'requestedBy'>): boolean {
+  return principal !== undefined && waiting.requestedBy !== null && personOf(principal) === personOf(waiting.requestedBy);
 }

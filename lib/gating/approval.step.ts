@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NO_GRANTS, permits } from '../access/access-requirement.js';
@@ -11,12 +12,12 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowApprovalVerdict, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import { expiryCancelOf, expiryTimersOf } from './approval-expiry.js';
-import { newRequestId, REQUEST_ID_KEY, requesterOf, waitingRequestOf } from './approval-request.js';
+import { isRequester, newRequestId, REQUEST_ID_KEY, requesterOf, waitingRequestOf } from './approval-request.js';
 import * as messages from './gating.messages.js';
-import { authOf, principalOf } from './workflow-access.js';
+import { authOf, mayAccess, principalOf } from './workflow-access.js';
 import type { WorkflowAdmission, WorkflowDecision } from './workflow-call-outcome.js';
-import type { WorkflowCall, WorkflowDecisionTarget, WorkflowRequest } from './workflow-call.js';
-import { deny } from './workflow-denial.js';
+import type { WorkflowCall, WorkflowCaller, WorkflowDecisionTarget, WorkflowRequest } from './workflow-call.js';
+import { deny, storeFailure } from './workflow-denial.js';
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from './workflow-task.js';
 
 /** What a call that waits for approval answers (its `structuredContent`). */
@@ -80,9 +81,10 @@ export class WorkflowApprovals {
   /**
    * The arguments a call runs with, and the request a decision decides: an approval of the
    * request waiting now runs with its stored arguments (and the handle), read before the call
-   * enters the gate so the method's pipes and handler see them; any other call with its own. The
-   * request a decision names is its `requestId` argument (or what the request says). Never
-   * throws: what it cannot read, the claim refuses.
+   * enters the gate so the method's guards, pipes and handler see them, but only for a caller the
+   * instance is open to (a stranger's call runs with what it sent, and the claim refuses it); any
+   * other call with its own. The request a decision names is its `requestId` argument (or what the
+   * request says). Never throws: what it cannot read, {@link decide} refuses under the claim.
    */
   async argsOf(request: WorkflowRequest): Promise<{ args: Record<string, unknown>; decides?: WorkflowDecisionTarget }> {
     const { role } = request.target;
@@ -91,7 +93,8 @@ export class WorkflowApprovals {
     }
     const named = request.args[REQUEST_ID_KEY];
     const decides = request.decides ?? (typeof named === 'string' ? { requestId: named } : {});
-    const key = this.machines.machine(role.machine).stateHandleKey!;
+    const machine = this.machines.machine(role.machine);
+    const key = machine.stateHandleKey!;
     const handle = request.args[key];
     if (role.decision.verdict !== 'approve' || typeof handle !== 'string') {
       return { args: request.args, decides };
@@ -99,8 +102,18 @@ export class WorkflowApprovals {
     const storeKey = formatInstanceKey({ machine: role.machine, scope: 'handle', id: handle });
     const snapshot = await this.store.load(storeKey).catch(() => undefined);
     const waiting = waitingRequestOf(snapshot, storeKey);
-    const found = waiting?.tool === role.decision.of && names(decides, waiting) ? waiting : undefined;
-    return { args: found ? { ...found.input, [key]: handle } : request.args, decides };
+    const who = { caller: request.caller, principal: request.context.authInfo?.clientId };
+    const open =
+      snapshot !== undefined &&
+      (this.reachesEveryInstance(who, role.decision) ||
+        mayAccess(
+          { authInfo: request.context.authInfo, grants: request.caller.grants },
+          machine,
+          { machine: role.machine, scope: 'handle', handle },
+          snapshot,
+        ));
+    const found = open && waiting?.tool === role.decision.of && names(decides, waiting) ? waiting : undefined;
+    return { args: found ? storedArgs(found, key, handle) : request.args, decides };
   }
 
   /**
@@ -108,10 +121,10 @@ export class WorkflowApprovals {
    * its caller, or the approval opens every instance to its approvers (`crossTenantApprovers`)
    * and the caller holds their grants. Every other decision passes the machine's access rule.
    */
-  reachesEveryInstance(call: WorkflowCall, decision: McpApprovalDecision): boolean {
-    if (call.caller.authority === 'app') return true;
+  reachesEveryInstance(who: { readonly caller: WorkflowCaller; readonly principal?: string }, decision: McpApprovalDecision): boolean {
+    if (who.caller.authority === 'app') return true;
     const { approval } = decision;
-    return approval.crossTenantApprovers && call.principal !== undefined && permits(approval.approvers, call.caller.grants ?? NO_GRANTS);
+    return approval.crossTenantApprovers && who.principal !== undefined && permits(approval.approvers, who.caller.grants ?? NO_GRANTS);
   }
 
   /** The refusal of a decision whose claim found the instance in `state`, not waiting: no request of the tool waits now. */
@@ -228,6 +241,11 @@ export class WorkflowApprovals {
         ...(cancel && { timers: cancel }),
       };
     }
+    const key = this.machines.machine(instance.machine).stateHandleKey!;
+    if (!isDeepStrictEqual(call.args, storedArgs(current, key, instance.handle!))) {
+      // The request was not read before the call (the store failed then): its handler would not run with the stored arguments.
+      throw storeFailure(new Error(messages.approvalArgumentsUnread(call.tool.name, current.requestId)));
+    }
     const approver = principalOf(authOf(call), this.machines.machine(instance.machine))!;
     const at = new Date().toISOString();
     call.context.approval = {
@@ -246,8 +264,9 @@ export class WorkflowApprovals {
 
   /**
    * How the caller decides the waiting request, or why they may not: an approval needs a second
-   * person (SELF_APPROVAL: the requester, or an anonymous caller) holding the approvers' grants
-   * (NOT_APPROVER) unless the app vouches for them; a rejection by the requester (or of a task's
+   * person (SELF_APPROVAL: the requester however their principal is spelled, see
+   * {@link isRequester}, or an anonymous caller) holding the approvers' grants (NOT_APPROVER)
+   * unless the app vouches for them; a rejection by the very principal that asked (or of a task's
    * own request, `tasks/cancel`) is their withdrawal; anyone else rejects with the approvers'
    * grants, the app's authority or a deadline's (an expiry).
    */
@@ -270,7 +289,7 @@ export class WorkflowApprovals {
         admission,
       );
     }
-    if (decider === undefined || decider === requestedBy) {
+    if (decider === undefined || isRequester(decider, waiting)) {
       throw deny({ code: 'SELF_APPROVAL', machine, state, requestedBy, anonymous: decider === undefined }, admission);
     }
     if (!trusted && !permits(decision.approval.approvers, call.caller.grants ?? NO_GRANTS)) {
@@ -336,6 +355,11 @@ export class WorkflowApprovals {
 /** Whether a decision's target names `waiting`: by its task (a task's withdrawal), else by its `requestId`. */
 function names(target: WorkflowDecisionTarget, waiting: WorkflowWaitingRequest): boolean {
   return target.taskId !== undefined ? target.taskId === waiting.taskId : target.requestId === waiting.requestId;
+}
+
+/** The arguments an approval of `waiting` runs with: the stored ones, with the instance's handle. */
+function storedArgs(waiting: WorkflowWaitingRequest, key: string, handle: string): Record<string, unknown> {
+  return { ...waiting.input, [key]: handle };
 }
 
 /** The approvers' scopes and roles, as a refusal names them. */

@@ -10,6 +10,7 @@ import type { WorkflowCall } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
 import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';
 import { receiptOf } from './outside-event.receipt.js';
+import { WORKFLOW_END_EVENT } from './end.request.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 
@@ -59,6 +60,7 @@ export class WorkflowCommits {
       principal: deadlineActor(call.caller.deadline) ?? call.principal ?? call.context.sessionId ?? null,
       ...(decision.approval && { approval: decision.approval }),
     };
+    if (decision.ends) return this.end(call, admission, { ...record, event: WORKFLOW_END_EVENT, to: admission.snapshot.state });
     const event = receiptOf(call, record);
     await this.observer.commit(call, async () => {
       switch (hold.kind) {
@@ -81,6 +83,18 @@ export class WorkflowCommits {
     });
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
     return { state: next.state };
+  }
+
+  /** Ends the admitted instance under its claim (deleted, with `record` as its last history row), then publishes that it ended. */
+  private async end(call: WorkflowCall, { instance, hold }: WorkflowAdmission, record: WorkflowTransitionRecord): Promise<WorkflowStored> {
+    await this.observer.commit(call, async () => {
+      if (hold.kind !== 'lock' || !hold.lock.end) throw new Error(messages.endNeedsDelete(this.store.name));
+      if (!(await hold.lock.end(record))) {
+        throw deny({ code: 'LEASE_EXPIRED', machine: instance.machine, state: hold.lock.snapshot.state, leaseMs: this.options.leaseMs });
+      }
+    });
+    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: call.caller });
+    return { state: null };
   }
 
   /** Lets go of what a call holds: a claim's lease, or a transaction that was not committed. */

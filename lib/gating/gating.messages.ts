@@ -173,18 +173,26 @@ export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight
 /** Error of a commit whose transition schedules or cancels timers on a store that keeps none (checked at bootstrap too). */
 export const storeKeepsNoTimers = (store: string, machine: string): string =>
   `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no WorkflowTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
-/** SELF_APPROVAL: the caller asked for the change it would approve (or is anonymous, so cannot be told from who asked). */
+/**
+ * SELF_APPROVAL: the caller asked for the change it would approve (`by`: the caller's principal,
+ * when it is spelled otherwise than the requester's), or is anonymous, so cannot be told from who asked.
+ */
 export const selfApproval = (
   tool: string,
   machine: string,
   state: string,
   requestedBy: string | null,
   allowed: readonly string[],
+  by?: string,
 ): string =>
   `SELF_APPROVAL: "${tool}" needs a second person: ${
     requestedBy === null
       ? 'the request was made anonymously, and an anonymous caller'
-      : `"${echo(requestedBy)}" asked for it, and the person who asks`
+      : `"${echo(requestedBy)}" asked for it${
+          by === undefined || by === requestedBy
+            ? ''
+            : ` ("${echo(by)}" is the same person to this rule: principals are compared ignoring case, spaces and invisible characters)`
+        }, and the person who asks`
   } cannot approve it, whatever they hold. Nothing changed; ${machine} stays "${echo(state)}". Another person with the approvers' authority approves it. Allowed now: ${formatToolList(allowed)}.`;
 
 /** SELF_APPROVAL for an anonymous caller: an approval names who approved it. */
@@ -284,6 +292,10 @@ export const decisionArgumentInvalid = (method: string, what: string): string =>
 /** `McpWorkflowService.approve` or `.reject` (or a console decision) on a machine without `@McpApproval`. */
 export const noApprovalOn = (machine: string): string =>
   `McpWorkflowService: no tool of machine "${machine}" has @McpApproval, so nothing of it waits for approval.`;
+
+/** Log line (the model reads STATE_UNAVAILABLE): an approval's call did not read its request before it began, so its handler would not run with the stored arguments. */
+export const approvalArgumentsUnread = (tool: string, requestId: string): string =>
+  `"${tool}" could not read request "${echo(requestId)}" before the call began, so its handler would not run with the request's stored arguments; nothing ran`;
 
 /** Log line: the `when` of `@McpApproval` threw; the call waits for approval (fail closed). */
 export const approvalWhenFailed = (tool: string, error: unknown): string =>

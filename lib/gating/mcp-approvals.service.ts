@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { NO_GRANTS, type McpGrants } from '../access/access-requirement.js';
@@ -10,7 +11,7 @@ import { MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, waitingRequestOf } from './appro
 import { REJECT_REASON_KEY } from './approval.step.js';
 import { actorAuth, appCaller, appRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
 import * as messages from './gating.messages.js';
-import type { WorkflowCaller } from './workflow-call.js';
+import type { WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import { WorkflowRefusal } from './workflow-refusal.error.js';
@@ -26,6 +27,8 @@ import { WorkflowWaitingRequests, type McpPendingRequest } from './waiting-reque
 const MAX_PENDING = 100;
 /** The longest reason a rejection keeps (as the reject tool takes it). */
 const MAX_REASON_LENGTH = 500;
+/** The pauses between the tries of a cancelled task's withdrawal while a decision holds its instance (BUSY): about 1.5 s in all. */
+const WITHDRAWAL_PAUSES_MS = [50, 100, 200, 400, 800];
 
 /**
  * A person reading or deciding waiting requests from the app's own code (the console), as the app
@@ -80,14 +83,18 @@ export class McpApprovalsService implements OnModuleInit {
    * The waiting requests `who` may see (of `machine`, when given): on instances the machine's
    * access rule opens to them (their own requests included), newest first, at most `limit` (100).
    * Each says whether `who` may decide it, or asked for it. An anonymous person sees none. Throws
-   * when the store cannot list waiting requests.
+   * naming `limit` when it is no whole number from 1, or when the store cannot list waiting requests.
    */
   async pending(who: McpDecider, options: { machine?: string; limit?: number } = {}): Promise<McpPendingRequest[]> {
-    const limit = Math.min(Math.max(1, Math.floor(options.limit ?? MAX_PENDING)), MAX_PENDING);
+    const { limit = MAX_PENDING } = options;
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      const what = `limit must be a whole number of requests from 1 (at most ${MAX_PENDING} are read; got ${String(limit)})`;
+      throw new Error(messages.decisionArgumentInvalid('McpApprovalsService.pending', what));
+    }
     if (options.machine !== undefined && !this.machines.has(options.machine)) {
       throw new Error(messages.decisionArgumentInvalid('McpApprovalsService.pending', `there is no machine "${String(options.machine)}"`));
     }
-    return this.waiting.list({ authInfo: who.authInfo, grants: this.grantsOf(who) }, limit, options.machine);
+    return this.waiting.list({ authInfo: who.authInfo, grants: this.grantsOf(who) }, Math.min(limit, MAX_PENDING), options.machine);
   }
 
   /**
@@ -119,6 +126,8 @@ export class McpApprovalsService implements OnModuleInit {
    * Withdraws the request a cancelled task's call left waiting (`tasks/cancel`), through the gate
    * as its requester, bound to the task (not to a request id): `withdrawn`; `decided` when its
    * request was decided first (the task keeps that result); `none` when its call never waited.
+   * While a decision holds the instance (BUSY) it tries again for a moment, so the cancel answers
+   * what that decision did; `busy` when it still held it after the last try (nothing changed).
    */
   private async withdrawTask(task: Parameters<WorkflowTaskWithdrawal>[0]): Promise<WorkflowTaskWithdrawn> {
     const { role } = this.tools.get(task.request.name) ?? {};
@@ -132,11 +141,23 @@ export class McpApprovalsService implements OnModuleInit {
     if (waiting?.taskId !== task.taskId) return task.parked ? 'decided' : 'none';
     const authInfo = task.principal === undefined ? undefined : actorAuth(task.principal);
     const request = appRequest(reject, appCaller(NO_GRANTS, 'app'), authInfo, { [key]: handle }, { taskId: task.taskId });
+    let found = await this.withdrawOnce(request);
+    for (const pause of WITHDRAWAL_PAUSES_MS) {
+      if (found !== 'busy') break;
+      await sleep(pause);
+      found = await this.withdrawOnce(request);
+    }
+    return found;
+  }
+
+  /** One try of a task's withdrawal through the gate: withdrawn, decided first (STALE_REQUEST), or BUSY. */
+  private async withdrawOnce(request: WorkflowRequest): Promise<WorkflowTaskWithdrawn> {
     try {
       decisionOf(await this.gate.run(request));
       return 'withdrawn';
     } catch (error) {
       if (error instanceof WorkflowRefusal && error.data.code === 'STALE_REQUEST') return 'decided';
+      if (error instanceof WorkflowRefusal && error.data.code === 'BUSY') return 'busy';
       throw error;
     }
   }

@@ -8,12 +8,13 @@ import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import { authOf, mayAccess } from './workflow-access.js';
-import { WorkflowCall } from './workflow-call.js';
+import { WorkflowCall, type WorkflowCaller } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
 import * as messages from './gating.messages.js';
 import { waitingRequestOf } from './approval-request.js';
-import type { McpWorkflowDecision } from './back-office.request.js';
+import { actorAuth, appCaller, type McpWorkflowDecision } from './back-office.request.js';
 import { McpApprovalsService } from './mcp-approvals.service.js';
+import { END_TOOL, endingCaller, endRequest, endRole } from './end.request.js';
 import type { McpMachineRef } from '../decorators/machine-ref.type.js';
 import type { McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { McpWorkflowEvent, McpWorkflowEventTarget, McpWorkflowSendOptions, McpWorkflowSendResult } from './outside-event.interface.js';
@@ -25,6 +26,11 @@ import {
   sentState,
   type OutsideEventCall,
 } from './outside-event.request.js';
+
+/** The same caller as another object: a change it makes is not its connection's call's (its session is told like any other). */
+function detached(caller: WorkflowCaller): WorkflowCaller {
+  return { kind: caller.kind, sessionStoreKey: (machine) => caller.sessionStoreKey(machine), grants: caller.grants };
+}
 
 /** Which instance to act on; by default the one of the current call. */
 export interface McpWorkflowRef {
@@ -194,20 +200,61 @@ export class McpWorkflowService {
   }
 
   /**
-   * Deletes the instance (its history stays) and tells the sessions that follow it; `false`
-   * when there is none the caller may see. A handle-keyed instance's handle is unknown after it.
+   * Ends the instance the caller of the current call may see: through the gate, under a claim
+   * (BUSY while another call holds it, the current call's own claim included), it is deleted
+   * with a last history row (event `mcp.end`, naming the caller and the tool whose handler
+   * ended it; its timers and attempts go with it), and the sessions that follow it are told.
+   * Answers `false` when there is none the caller may see; a handle-keyed instance's handle is
+   * unknown after it. Throws the gate's refusal (a `WorkflowRefusal`) when it cannot end it.
    */
-  async end(ctx: McpWorkflowCallContext, ref: McpWorkflowRef = {}): Promise<boolean> {
-    const found = await this.find(ctx, ref);
-    if (!found || !found.stored) {
+  end(ctx: McpWorkflowCallContext, ref?: McpWorkflowRef): Promise<boolean>;
+  /**
+   * Ends an instance from the app's own code (a back office, an operator's console), as `actor`,
+   * whoever owns it: the app vouches for the actor's authority. Otherwise as above; `false` when
+   * there is no such instance.
+   *
+   * @example
+   * await workflows.end({ machine: 'payment', handle: paymentId }, { actor: 'ops:olivia' });
+   */
+  end(ref: McpWorkflowHandleRef, options: { actor: string }): Promise<boolean>;
+  async end(target: McpWorkflowCallContext | McpWorkflowHandleRef, second: McpWorkflowRef | { actor: string } = {}): Promise<boolean> {
+    const actor = 'actor' in second ? checkedText('actor', second.actor) : undefined;
+    const call = actor === undefined ? WorkflowCall.of(target) : undefined;
+    const found =
+      actor === undefined
+        ? await this.find(target as McpWorkflowCallContext, second as McpWorkflowRef)
+        : await this.findByHandle(target as McpWorkflowHandleRef);
+    if (!found?.stored) {
       return false;
     }
     if (!this.store.supports.delete) {
       throw new Error(messages.endNeedsDelete(this.store.name));
     }
-    await this.store.delete([found.storeKey]);
-    this.gate.ended(WorkflowCall.of(ctx)!, found);
+    const { machine, handle, storeKey, snapshot } = found;
+    const role = endRole(machine, this.machines.engine(machine).statePaths());
+    const handleKey = this.machines.machine(machine).stateHandleKey;
+    const args = handleKey && handle !== undefined ? { [handleKey]: handle } : {};
+    const handler = (ended: WorkflowCall, body: () => Promise<unknown>, input: Record<string, unknown>) =>
+      this.gate.handle(ended, body, input);
+    // The caller's own instance: its call's answer tells its session (in-band); any other: every session that follows it.
+    const own = call !== undefined && this.gate.admittedOn(call, storeKey);
+    const who = call
+      ? { caller: own ? call.caller : detached(call.caller), authInfo: call.context.authInfo, sessionId: call.context.sessionId }
+      : { caller: endingCaller(appCaller(), snapshot), authInfo: actorAuth(actor!) };
+    const outcome = await this.gate.run(endRequest(role, call ? call.tool.name : END_TOOL, handler, who, args));
+    if (outcome.status === 'failed') throw outcome.refusal ?? outcome.error;
+    if (own) this.gate.endedOwn(call);
     return true;
+  }
+
+  /** A handle-keyed instance, read by the app's own code (whoever owns it). */
+  private async findByHandle(ref: McpWorkflowHandleRef) {
+    const machine = this.machines.has(ref.machine) ? this.machines.machine(ref.machine) : undefined;
+    if (!machine?.stateHandleKey) throw new Error(messages.sendNeedsHandleMachine(ref.machine, Boolean(machine)));
+    const handle = checkedText('handle', ref.handle);
+    const storeKey = formatInstanceKey({ machine: machine.id, scope: 'handle', id: handle });
+    const snapshot = await this.store.load(storeKey);
+    return snapshot && { machine: machine.id, handle, storeKey, snapshot, stored: true };
   }
 
   /** Checks what `send` was given, and finds the event's role; throws, naming what is wrong, for a bad target, event or option. */

@@ -7,7 +7,7 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { isListedFor, type WorkflowInstanceCursor, type WorkflowWaitingInstance } from '../stores/workflow-state-reader.interface.js';
-import { waitingRequestOf } from './approval-request.js';
+import { isRequester, waitingRequestOf } from './approval-request.js';
 import { claimAccessOf, mayAccess, type WorkflowCallerAuth } from './workflow-access.js';
 
 /** Pages of a machine's waiting rows one list reads at most when it must judge each row itself (an access function, approvers of every team). */
@@ -40,9 +40,9 @@ export interface McpPendingRequest {
   reject: string;
   /** The MCP task the call runs as, when it does. */
   taskId?: string;
-  /** Whether this person may approve or reject it: the approvers' grants, and they did not ask for it. */
+  /** Whether this person may approve or reject it: the approvers' grants, and they did not ask for it (however their principal is spelled). */
   mayDecide: boolean;
-  /** Whether this person asked for it: they may withdraw it, never approve it. */
+  /** Whether this person asked for it (the very principal): they may withdraw it, never approve it. */
   asked: boolean;
 }
 
@@ -162,7 +162,7 @@ export class WorkflowWaitingRequests {
       approve: approval.approve,
       reject: approval.reject,
       ...(waiting.taskId === undefined ? {} : { taskId: waiting.taskId }),
-      mayDecide: principal !== undefined && !asked && permits(approval.approvers, reader.grants ?? NO_GRANTS),
+      mayDecide: principal !== undefined && !isRequester(principal, waiting) && permits(approval.approvers, reader.grants ?? NO_GRANTS),
       asked,
     };
   }

@@ -1,5 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpAccessRefusal } from '../auth/mcp-access.policy.js';
+import { cutText, echoArguments } from '../client-input/client-input.echo.js';
+import { MAX_ATTEMPT_MESSAGE_LENGTH } from '../client-input/client-input.limits.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
@@ -20,11 +23,21 @@ const MAX_WRITES_IN_FLIGHT = 256;
 /** At most one warning about failed or dropped attempt writes per this long. */
 const WARN_INTERVAL_MS = 60_000;
 
+/** What one attempt says of its call, besides the instance it was made on. */
+interface AttemptDetails {
+  readonly tool: string;
+  readonly code: string;
+  readonly message: string;
+  readonly args: Record<string, unknown>;
+  readonly principal: string | undefined;
+}
+
 /**
  * Records the refused and declined calls of instances in the store (`WorkflowAttemptLog`),
  * for the console: as the gate's observer it reads each call's refusal once the gate is done,
  * and the transport and call handler tell it of calls refused for a missing scope or role. An
- * attempt names the tool, the code, the caller's principal and the time, never the arguments;
+ * attempt names the tool, the code, the refusal's message, the caller's principal, the time and
+ * the arguments, cut (`echoArguments`: a row stays bounded whatever the caller sent);
  * the store writes it only on an instance that exists and that the caller may see, so a caller
  * can add rows only to instances it could act on (a forged handle adds none), and each instance
  * keeps a bounded number. The write never delays the refusal: it runs after, and a failure is
@@ -62,19 +75,25 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
       const { machine } = refusal.data;
       // A teammate's refusal is an attempt on an instance they may see (a team rule).
       const team = this.machines.has(machine) ? teamOf(call.context.authInfo, this.machines.machine(machine)) : undefined;
-      this.record(call.tool.name, machine, storeKey, refusal.data.code, call.principal, team);
+      const { code } = refusal.data;
+      this.record(
+        machine,
+        storeKey,
+        { tool: call.tool.name, code, message: refusal.message, args: call.args, principal: call.principal },
+        team,
+      );
     }
   }
 
   /**
-   * Records a call of `tool` refused because its caller lacks a scope (`INSUFFICIENT_SCOPE`)
-   * or a role (`INSUFFICIENT_ROLE`) it requires, on the instance its arguments (or its
-   * session, `caller`) name.
+   * Records a call of `tool` refused because its caller (`authInfo`, `undefined` when anonymous)
+   * lacks a scope (`INSUFFICIENT_SCOPE`) or a role (`INSUFFICIENT_ROLE`) it requires, on the
+   * instance its arguments (or its session, `caller`) name: its own, or its team's under a team rule.
    */
   accessRefused(
     tool: McpHandlerDefinition,
     args: Record<string, unknown>,
-    principal: string | undefined,
+    authInfo: AuthInfo | undefined,
     caller: Pick<WorkflowCaller, 'sessionStoreKey'>,
     refusal: McpAccessRefusal,
   ): void {
@@ -83,25 +102,24 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     }
     const storeKey = this.instanceKey(tool, args, caller);
     if (storeKey && tool.role.kind !== 'ungated') {
-      this.record(
-        tool.name,
-        tool.role.machine,
-        storeKey,
-        refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE',
-        principal,
-      );
+      const { machine } = tool.role;
+      const code = refusal.missingScopes.length > 0 ? 'INSUFFICIENT_SCOPE' : 'INSUFFICIENT_ROLE';
+      const team = teamOf(authInfo, this.machines.machine(machine));
+      this.record(machine, storeKey, { tool: tool.name, code, message: refusal.message, args, principal: authInfo?.clientId }, team);
     }
   }
 
   /**
    * Records the `tools/call` of an HTTP request body that was refused before it reached a
-   * session (`refusal`, for its missing scope or role), on the instance its arguments name, or
-   * the instance of the session `sessionId` (the 2026-07-28 era: of the principal).
+   * session (`refusal`, for its missing scope or role; `authInfo` says who called), on the
+   * instance its arguments name, or the instance of the session `sessionId` (the 2026-07-28
+   * era: of the principal).
    */
-  refusedInBody(body: unknown, refusal: McpAccessRefusal, principal: string | undefined, sessionId: string | undefined): void {
+  refusedInBody(body: unknown, refusal: McpAccessRefusal, authInfo: AuthInfo | undefined, sessionId: string | undefined): void {
     if (!this.store.supports.attempts || refusal.kind !== 'tool') {
       return;
     }
+    const principal = authInfo?.clientId;
     const scope =
       sessionId !== undefined
         ? { scope: 'session' as const, id: sessionId }
@@ -115,7 +133,7 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
       if (tool) {
         const args =
           typeof params!.arguments === 'object' && params!.arguments !== null ? (params!.arguments as Record<string, unknown>) : {};
-        return this.accessRefused(tool, args, principal, caller, refusal);
+        return this.accessRefused(tool, args, authInfo, caller, refusal);
       }
     }
   }
@@ -144,13 +162,23 @@ export class WorkflowAttemptRecorder implements WorkflowGateObserver, OnApplicat
     return isWellFormedHandle(handle) ? formatInstanceKey({ machine, scope: 'handle', id: handle }) : undefined;
   }
 
-  private record(tool: string, machine: string, key: string, code: string, principal: string | undefined, team?: string): void {
+  private record(machine: string, key: string, details: AttemptDetails, team?: string): void {
     if (this.writes.size >= MAX_WRITES_IN_FLIGHT) {
       this.dropped += 1;
       this.warn();
       return;
     }
-    const attempt: WorkflowAttemptRecord = { machine, key, tool, code, principal: principal ?? null, at: new Date().toISOString() };
+    const { tool, code, principal } = details;
+    const attempt: WorkflowAttemptRecord = {
+      machine,
+      key,
+      tool,
+      code,
+      principal: principal ?? null,
+      at: new Date().toISOString(),
+      message: cutText(details.message, MAX_ATTEMPT_MESSAGE_LENGTH),
+      args: echoArguments(details.args),
+    };
     const write = this.store
       .recordAttempt(attempt, principal, team)
       .then(

@@ -52,6 +52,8 @@ export interface WorkflowDecision {
   readonly event?: string | null;
   /** How it decided a waiting request (an approve or reject tool's call), for its history row. */
   readonly approval?: WorkflowApprovalNote;
+  /** The call ends the instance (`McpWorkflowService.end`): the commit deletes it, with a history row whose event is `mcp.end`. */
+  readonly ends?: true;
 }
 
 /** What a call changed in the store: the state it stored (`null`: its handler ended the instance). */

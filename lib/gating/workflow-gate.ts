@@ -84,7 +84,7 @@ export class WorkflowGate implements NestInterceptor {
   /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
   private readonly reports = new WeakMap<WorkflowCall, GateReport>();
   /** Calls whose handler ended their own instance (`McpWorkflowService.end`). */
-  private readonly endedOwn = new WeakSet<WorkflowCall>();
+  private readonly endedCalls = new WeakSet<WorkflowCall>();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
@@ -152,11 +152,14 @@ export class WorkflowGate implements NestInterceptor {
     return decision?.waiting ? this.waitingValue(call, decision.waiting) : undefined;
   }
 
-  /** Records that the call's handler ended (deleted) an instance, and tells every session that follows it (the caller's in-band, with the result). */
-  ended(call: WorkflowCall, instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey'>): void {
-    const own = this.admitted.get(call)?.admission.instance.storeKey === instance.storeKey;
-    if (own) this.endedOwn.add(call);
-    this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: null, origin: own ? call.caller : undefined });
+  /** Whether `call` was admitted on the instance at `storeKey`: its handler acts on its own instance. */
+  admittedOn(call: WorkflowCall, storeKey: string): boolean {
+    return this.admitted.get(call)?.admission.instance.storeKey === storeKey;
+  }
+
+  /** Records that the call's handler ended its own instance (`McpWorkflowService.end`): its outcome stores the end. */
+  endedOwn(call: WorkflowCall): void {
+    this.endedCalls.add(call);
   }
 
   /**
@@ -273,6 +276,7 @@ export class WorkflowGate implements NestInterceptor {
         return withTimers({ from, next: step?.next ?? from }, chainTimers(engine.initialTimers(input), step?.timers));
       }
       case 'transition': {
+        if (role.ends) return { from: admission.snapshot, next: admission.snapshot, ends: true };
         if (role.decision) {
           // The approved transition's timers go with it (an approved call into a state with `after` schedules them).
           const send: WorkflowApprovedSend = (from, event, stored, as) => this.moved(call, engine, from, event, stored, as);
@@ -352,9 +356,9 @@ export class WorkflowGate implements NestInterceptor {
     return { state: value.state, statusMessage: value.message, requestId: waiting.requestId };
   }
 
-  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected. */
+  /** The result the task of a decided request completes with: the handler's, once approved; a DECLINED tool error, once rejected or withdrawn. */
   private decidedResult(call: WorkflowCall, decision: WorkflowDecision, result: McpCallResult): CallToolResult {
-    if (decision.approval?.verdict !== 'rejected') {
+    if (decision.approval?.verdict === 'approved') {
       return result as CallToolResult;
     }
     const { machine } = this.roleOf(call);
@@ -391,7 +395,7 @@ export class WorkflowGate implements NestInterceptor {
     const settlement = {
       instance: seen?.instance,
       admitted: seen?.snapshot,
-      stored: end.stored ?? (this.endedOwn.has(call) ? ENDED : undefined),
+      stored: end.stored ?? (this.endedCalls.has(call) ? ENDED : undefined),
       refusal: end.refusal,
       abandoned: call.abandoned,
       asking: end.asking,

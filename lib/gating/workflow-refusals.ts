@@ -132,7 +132,7 @@ export class WorkflowRefusals {
     const allowed = this.allowed(call, this.tools.allowedNames(machine, state));
     const text = anonymous
       ? messages.anonymousApproval(call.tool.name, machine, state)
-      : messages.selfApproval(call.tool.name, machine, state, requestedBy, allowed);
+      : messages.selfApproval(call.tool.name, machine, state, requestedBy, allowed, call.principal);
     return this.refuse(call, 'SELF_APPROVAL', text, machine, state, allowed);
   }
 

@@ -5,8 +5,12 @@ export interface WorkflowTaskRef {
   readonly taskId: string;
 }
 
-/** What cancelling a task found of the request its call left waiting: withdrawn now, decided first (the task keeps that result), or none (its call did not wait). */
-export type WorkflowTaskWithdrawn = 'withdrawn' | 'decided' | 'none';
+/**
+ * What cancelling a task found of the request its call left waiting: withdrawn now, decided first
+ * (the task keeps that result), being decided (another call held the instance all the while the
+ * withdrawal tried: nothing changed), or none (its call did not wait).
+ */
+export type WorkflowTaskWithdrawn = 'withdrawn' | 'decided' | 'busy' | 'none';
 
 /** Withdraws, as the gate decides, the waiting request of a task being cancelled (`tasks/cancel`). */
 export type WorkflowTaskWithdrawal = (task: {

@@ -1,5 +1,5 @@
-import { machineAccessInvalid, machineNeedsId } from './machines.messages.js';
-import type { McpMachine, McpMachineConfig, McpMachineOptions } from './machine.interface.js';
+import { machineAccessInvalid, machineNeedsId, machineOperatorEventsInvalid, machineSummaryInvalid } from './machines.messages.js';
+import type { McpMachine, McpMachineConfig, McpMachineOptions, McpOperatorEvent } from './machine.interface.js';
 import type { ConfigMachineSchema, XStateMachineSchema, XStateMachineTypes } from './machine-schema.js';
 
 /** The parts of an XState machine (`createMachine(...)`) that `defineMachine` reads. */
@@ -30,7 +30,9 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
  * @param options `stateHandleKey` makes the machine handle-keyed; without it, each
  *   session (or the stdio attachment) has one instance. `access` says who may act on an
  *   instance (its starter by default; `{ team: 'org' }`: its starter's team), `principalClaims`
- *   which claims guards see in `event.principal`, `guardReasons` why a guard says no.
+ *   which claims guards see in `event.principal`, `guardReasons` why a guard says no,
+ *   `summary` one line about an instance for the workflow console, `operatorEvents` the events
+ *   an operator may send from it.
  *
  * @example
  * export const invoiceMachine = defineMachine({
@@ -47,10 +49,13 @@ function isXStateMachine(value: unknown): value is XStateMachineLike {
 export function defineMachine<
   const TMachine extends XStateMachineLike & XStateMachineTypes,
   const THandleKey extends string | undefined = undefined,
->(machine: TMachine, options?: McpMachineOptions<THandleKey>): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
+>(
+  machine: TMachine,
+  options?: McpMachineOptions<THandleKey, XStateMachineSchema<TMachine, THandleKey>['context']>,
+): McpMachine<XStateMachineSchema<TMachine, THandleKey>>;
 export function defineMachine<const TConfig extends McpMachineConfig, const THandleKey extends string | undefined = undefined>(
   config: TConfig,
-  options?: McpMachineOptions<THandleKey>,
+  options?: McpMachineOptions<THandleKey, ConfigMachineSchema<TConfig, THandleKey>['context']>,
 ): McpMachine<ConfigMachineSchema<TConfig, THandleKey>>;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options?: McpMachineOptions): McpMachine;
 export function defineMachine(config: McpMachineConfig | XStateMachineLike, options: McpMachineOptions = {}): McpMachine {
@@ -65,6 +70,10 @@ export function defineMachine(config: McpMachineConfig | XStateMachineLike, opti
   if (access !== 'owner' && typeof access !== 'function' && !(typeof team === 'string' && team !== '')) {
     throw new Error(machineAccessInvalid(id));
   }
+  if (options.summary !== undefined && typeof options.summary !== 'function') {
+    throw new Error(machineSummaryInvalid(id));
+  }
+  const operatorEvents = operatorEventsOf(id, options.operatorEvents);
   const claims = new Set(options.principalClaims ?? []);
   if (team !== undefined) claims.add(team);
   return Object.freeze({
@@ -75,5 +84,26 @@ export function defineMachine(config: McpMachineConfig | XStateMachineLike, opti
     access,
     principalClaims: Object.freeze([...claims]),
     guardReasons: Object.freeze({ ...options.guardReasons }),
+    ...(options.summary && { summary: options.summary }),
+    ...(operatorEvents && { operatorEvents }),
   });
+}
+
+/** `operatorEvents` as names with their effects (a list gives names without effects); throws, naming the machine, for anything else. */
+function operatorEventsOf(id: string, given: McpMachineOptions['operatorEvents']): Readonly<Record<string, McpOperatorEvent>> | undefined {
+  if (given === undefined) return undefined;
+  const entries: Array<[string, unknown]> = Array.isArray(given)
+    ? given.map((event: unknown) => [String(event), typeof event === 'string' ? {} : undefined])
+    : typeof given === 'object' && given !== null
+      ? Object.entries(given)
+      : [['', undefined]];
+  const events: Record<string, McpOperatorEvent> = {};
+  for (const [event, spec] of entries) {
+    const run = (spec as McpOperatorEvent | undefined)?.run;
+    if (event === '' || typeof spec !== 'object' || spec === null || (run !== undefined && typeof run !== 'function')) {
+      throw new Error(machineOperatorEventsInvalid(id));
+    }
+    events[event] = Object.freeze(run ? { run } : {});
+  }
+  return Object.freeze(events);
 }

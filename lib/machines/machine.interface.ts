@@ -29,7 +29,10 @@ export interface McpMachineConfig extends McpStateNodeConfig {
 }
 
 /** Options of `defineMachine`. */
-export interface McpMachineOptions<THandleKey extends string | undefined = string | undefined> {
+export interface McpMachineOptions<
+  THandleKey extends string | undefined = string | undefined,
+  TContext extends object = Record<string, unknown>,
+> {
   /**
    * Name of the tool argument that carries the instance handle (for example `'paymentId'`).
    * Set it to make the machine handle-keyed; leave it out for a session-keyed machine.
@@ -54,6 +57,38 @@ export interface McpMachineOptions<THandleKey extends string | undefined = strin
    * @default {}
    */
   guardReasons?: Readonly<Record<string, McpGuardReason>>;
+  /**
+   * One line about an instance for people, from its context (`"60.00 EUR · captured 60.00"`):
+   * the workflow console shows it on each row of its list and on the instance's page. A summary
+   * that throws, or answers anything but a string, shows nothing. See docs/console.md#what-it-shows.
+   *
+   * @example
+   * summary: (context: PaymentContext) => `${context.authorized.toFixed(2)} ${context.currency}`
+   */
+  summary?: (context: TContext) => string;
+  /**
+   * Events an operator may send to an instance from the workflow console (a button on its page,
+   * behind the console's `sendScope` and a confirmation), through the gate as
+   * `McpWorkflowService.send` sends them, the operator as the actor: their names, or each name
+   * with the effect that runs with it (`run`, as `send`'s: in the transaction the state change
+   * commits in, on a transactional store). Each must be an event of the machine. See
+   * docs/console.md#operator-actions.
+   * @default none
+   *
+   * @example
+   * operatorEvents: { VOID: { run: (ctx) => ledger.void(ctx.manager, ctx.handle) } }
+   */
+  operatorEvents?: readonly string[] | Readonly<Record<string, McpOperatorEvent>>;
+}
+
+/** An event operators may send from the workflow console, with the effect that runs with it. */
+export interface McpOperatorEvent {
+  /**
+   * Runs after the claim and the guards, before the commit, as `McpWorkflowService.send`'s `run`,
+   * with the call's context (declare it as `McpToolContext` or `WorkflowContext<typeof machine>`);
+   * when it throws, nothing is stored.
+   */
+  readonly run?: (ctx: never) => unknown;
 }
 
 /**
@@ -76,6 +111,10 @@ export interface McpMachine<TSchema = McpMachineSchema> {
   readonly principalClaims: readonly string[];
   /** Why each guard says no, by guard name. */
   readonly guardReasons: Readonly<Record<string, McpGuardReason>>;
+  /** One line about an instance for people, from its context (`defineMachine(..., { summary })`); absent without one. */
+  readonly summary?: (context: Record<string, unknown>) => string;
+  /** Events an operator may send from the workflow console, with their effects (`defineMachine(..., { operatorEvents })`); absent without any. */
+  readonly operatorEvents?: Readonly<Record<string, McpOperatorEvent>>;
   /** The machine's schema, for the compiler only: never set at runtime. */
   readonly '~schema'?: TSchema;
 }

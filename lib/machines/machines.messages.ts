@@ -22,6 +22,14 @@ export const machineNeedsId = (): string => 'defineMachine: the machine config n
 export const machineAccessInvalid = (machine: string): string =>
   `defineMachine("${machine}"): access must be 'owner', { team: '<claim name>' } (a non-empty claim name) or a function (principal, instance) => boolean.`;
 
+/** Bootstrap error: `defineMachine`'s `summary` is not a function. */
+export const machineSummaryInvalid = (machine: string): string =>
+  `defineMachine("${machine}"): summary must be a function (context) => string, one line about an instance for the workflow console.`;
+
+/** Bootstrap error: `defineMachine`'s `operatorEvents` is not a list of event names. */
+export const machineOperatorEventsInvalid = (machine: string): string =>
+  `defineMachine("${machine}"): operatorEvents must list the machine's event names (['VOID']), or map each to its effect ({ VOID: { run: (ctx) => ... } }).`;
+
 /** What a machine uses that the built-in table engine cannot run, worded for `tableEngineNeedsXState`. */
 export const tableEngineFeature = {
   nodeKey: (key: string): string => (Object.hasOwn(NODE_KEY_LABELS, key) ? NODE_KEY_LABELS[key] : `the key "${key}"`),

@@ -1,3 +1,4 @@
+import { ageMs, bytes, checkNumericOption, timerMs } from '../checks/numeric-option.check.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isScopeToken } from '../access/access-requirement.js';
 import type { McpAuthOptions } from '../auth/auth-options.interface.js';
@@ -72,15 +73,11 @@ function resolveJwt(jwt: McpJwtOptions): McpResolvedJwtOptions {
     jwksTimeoutMs: jwt.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS,
     jwksMaxBytes: jwt.jwksMaxBytes ?? DEFAULT_JWKS_MAX_BYTES,
   };
-  if (!Number.isSafeInteger(resolved.jwksMaxBytes) || resolved.jwksMaxBytes <= 0) {
-    throw new Error(messages.authSizeInvalid('auth.jwt.jwksMaxBytes', resolved.jwksMaxBytes));
-  }
-  for (const option of ['clockToleranceMs', 'jwksCooldownMs', 'jwksCacheMaxAgeMs', 'jwksTimeoutMs'] as const) {
-    const value = resolved[option];
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new Error(messages.authDurationInvalid(`auth.jwt.${option}`, value));
-    }
-  }
+  checkNumericOption('McpModule', 'auth.jwt.jwksMaxBytes', resolved.jwksMaxBytes, bytes());
+  checkNumericOption('McpModule', 'auth.jwt.clockToleranceMs', resolved.clockToleranceMs, ageMs(0));
+  checkNumericOption('McpModule', 'auth.jwt.jwksCooldownMs', resolved.jwksCooldownMs, ageMs(0));
+  checkNumericOption('McpModule', 'auth.jwt.jwksCacheMaxAgeMs', resolved.jwksCacheMaxAgeMs, ageMs(0));
+  checkNumericOption('McpModule', 'auth.jwt.jwksTimeoutMs', resolved.jwksTimeoutMs, timerMs(0));
   return resolved;
 }
 

@@ -111,10 +111,10 @@ describe('resolveMcpOptions', () => {
       'McpModule: inputRequests.requestStateKey has 5 bytes; it needs at least 32',
     );
     expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { timeoutMs: 0 } })).toThrow(
-      'McpModule: inputRequests.timeoutMs must be a number of at least 1 (got 0).',
+      'McpModule: inputRequests.timeoutMs must be a whole number of milliseconds from 1 to 2147483647; got 0.',
     );
     expect(() => resolveMcpOptions({ name: 'a', version: '1', inputRequests: { requestStateTtlMs: 10 } })).toThrow(
-      'McpModule: inputRequests.requestStateTtlMs must be a number of at least 1000 (got 10).',
+      'McpModule: inputRequests.requestStateTtlMs must be a whole number of milliseconds from 1000 to 3153600000000; got 10.',
     );
   });
 });
@@ -160,8 +160,107 @@ describe('resolveMcpOptions stateCache', () => {
 
   it('refuses a bound that is not a whole number of at least 1, naming it', () => {
     expect(() => resolveMcpOptions({ name: 'a', version: '1', stateCache: { maxInstances: 0 } })).toThrow(
-      'McpModule: stateCache.maxInstances must be a whole number of at least 1; got 0.',
+      'McpModule: stateCache.maxInstances must be a whole number from 1 to 10000000; got 0.',
     );
     expect(() => resolveMcpOptions({ name: 'a', version: '1', stateCache: { maxAgeMs: 1.5 } })).toThrow(/stateCache\.maxAgeMs/);
+  });
+
+  describe('numeric options: each is checked once, at startup, naming the option and the value', () => {
+    const base = { name: 'a', version: '1' };
+    /** Every numeric option of the module, and how to set it (to any value: the point is values the types refuse). */
+    type Setter = [string, (value: unknown) => Record<string, unknown>];
+    const options: Setter[] = [
+      ['gate.leaseMs', (leaseMs) => ({ gate: { leaseMs } })],
+      ['gate.retention.finishedMs', (finishedMs) => ({ gate: { retention: { finishedMs } } })],
+      ['gate.retention.idleHandleMs', (idleHandleMs) => ({ gate: { retention: { idleHandleMs } } })],
+      ['gate.retention.intervalMs', (intervalMs) => ({ gate: { retention: { intervalMs } } })],
+      ['gate.retention.batchSize', (batchSize) => ({ gate: { retention: { batchSize } } })],
+      ...(['pollMs', 'batchSize', 'concurrency', 'maxAttempts', 'retryMs'] as const).map((name): Setter => [
+        `gate.deadlines.${name}`,
+        (value) => ({ gate: { deadlines: { [name]: value } } }),
+      ]),
+      ['transports.http.drainMs', (drainMs) => ({ transports: { http: { drainMs } } })],
+      ['transports.http.maxBodyBytes', (maxBodyBytes) => ({ transports: { http: { maxBodyBytes } } })],
+      ['transports.http.listCacheTtlMs', (listCacheTtlMs) => ({ transports: { http: { listCacheTtlMs } } })],
+      ...(
+        [
+          'idleTtlMs',
+          'eventRetentionMs',
+          'unusedTtlMs',
+          'maxSessions',
+          'maxPerAddress',
+          'maxPerPrincipal',
+          'maxFollowersPerInstance',
+          'maxPendingRequests',
+          'maxNewPerMinutePerClient',
+        ] as const
+      ).map((name): Setter => [`transports.http.sessions.${name}`, (value) => ({ transports: { http: { sessions: { [name]: value } } } })]),
+      ['stateCache.maxInstances', (maxInstances) => ({ stateCache: { maxInstances } })],
+      ['stateCache.maxAgeMs', (maxAgeMs) => ({ stateCache: { maxAgeMs } })],
+      ...(['defaultTtlMs', 'maxTtlMs', 'pollIntervalMs', 'maxActivePerRequester', 'sweepIntervalMs', 'leaseMs'] as const).map(
+        (name): Setter => [`tasks.${name}`, (value) => ({ tasks: { [name]: value } })],
+      ),
+      ['inputRequests.timeoutMs', (timeoutMs) => ({ inputRequests: { timeoutMs } })],
+      ['inputRequests.requestStateTtlMs', (requestStateTtlMs) => ({ inputRequests: { requestStateTtlMs } })],
+      ['inputRequests.maxRounds', (maxRounds) => ({ inputRequests: { maxRounds } })],
+      ...(['pageSize', 'historyLimit', 'maxStreams', 'heartbeatMs', 'streamMaxMs', 'signInMaxAgeMs'] as const).map((name): Setter => [
+        `console.${name}`,
+        (value) => ({ console: { [name]: value } }),
+      ]),
+      ...(['clockToleranceMs', 'jwksCooldownMs', 'jwksCacheMaxAgeMs', 'jwksTimeoutMs', 'jwksMaxBytes'] as const).map((name): Setter => [
+        `auth.jwt.${name}`,
+        (value) => ({ auth: { jwt: { issuer: 'https://issuer.example', jwksUrl: 'https://issuer.example/jwks', [name]: value } } }),
+      ]),
+    ];
+
+    /** The options whose documentation says `Infinity` turns their limit off. */
+    const unlimited = new Set([
+      'transports.http.sessions.maxPerAddress',
+      'transports.http.sessions.maxPerPrincipal',
+      'transports.http.sessions.maxNewPerMinutePerClient',
+    ]);
+
+    it.each(options)('%s: NaN, Infinity (unless it means no limit), a negative number, a fraction and a string fail', (name, set) => {
+      for (const bad of [Number.NaN, ...(unlimited.has(name) ? [] : [Number.POSITIVE_INFINITY]), -1, 1.5, '100']) {
+        expect(() => resolveMcpOptions({ ...base, ...set(bad) } as unknown as McpModuleOptions)).toThrow(
+          new RegExp(
+            `^McpModule: ${name.replace(/\./g, '\\.')} must be a whole number.* from \\d+ to \\d+(, or Infinity for no limit)?; got ${bad === '100' ? '"100"' : String(bad).replace('.', '\\.')}\\.$`,
+          ),
+        );
+      }
+    });
+
+    it('gate.leaseMs: 0 fails, naming it (two calls would both run the handler on a lease that has already run out)', () => {
+      expect(() => resolveMcpOptions({ ...base, gate: { leaseMs: 0 } })).toThrow(
+        'McpModule: gate.leaseMs must be a whole number of milliseconds from 1 to 2147483647; got 0.',
+      );
+    });
+
+    it('takes the values a deployment gives: 0 where it turns something off, Infinity where it means no limit', () => {
+      const resolved = resolveMcpOptions({
+        ...base,
+        gate: { leaseMs: 1, retention: { finishedMs: 90 * 86_400_000 } },
+        transports: {
+          http: {
+            drainMs: 0,
+            sessions: { eventRetentionMs: 0, maxFollowersPerInstance: 0, maxPerAddress: Infinity, maxNewPerMinutePerClient: Infinity },
+          },
+        },
+        console: { signInMaxAgeMs: 0 },
+      });
+      expect(resolved.gate.leaseMs).toBe(1);
+      expect(resolved.gate.retention.finishedMs).toBe(90 * 86_400_000);
+      expect(resolved.http?.drainMs).toBe(0);
+      expect(resolved.sessions).toMatchObject({
+        eventRetentionMs: 0,
+        maxFollowersPerInstance: 0,
+        maxPerAddress: Infinity,
+        maxNewPerMinutePerClient: Infinity,
+      });
+      expect(resolved.console?.signInMaxAgeMs).toBe(0);
+      expect(() => resolveMcpOptions({ ...base, transports: { http: { sessions: { maxPerAddress: 0 } } } })).toThrow(
+        'McpModule: transports.http.sessions.maxPerAddress must be a whole number from 1 to 10000000, or Infinity for no limit; got 0.',
+      );
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { DEFAULT_DEADLINE_OPTIONS, type McpDeadlineOptions, type WorkflowDeadlineOptions } from '../gating/deadline-options.interface.js';
-import { deadlineInvalidOption } from '../deadlines/deadlines.messages.js';
+import {
+  ageMs,
+  bytes,
+  checkNumericOption,
+  count,
+  countOrUnlimited,
+  type NumericOptionRange,
+  timerMs,
+} from '../checks/numeric-option.check.js';
 import type { Type } from '@nestjs/common';
 import { resolveTaskOptions } from '../tasks/task-options.resolver.js';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +60,8 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_STATE_CACHE_MAX_INSTANCES = 10_000;
 /** Default age after which a kept state is read again. */
 export const DEFAULT_STATE_CACHE_MAX_AGE_MS = 60_000;
+/** Most live sessions a process may be told to hold. */
+const MAX_SESSIONS = 10_000_000;
 /** Default identity of the one in-process attachment (stdio, single-tenant stateless HTTP). */
 export const DEFAULT_ATTACHMENT_ID = 'local';
 
@@ -69,6 +79,8 @@ export const DEFAULT_INPUT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
 /** Default rounds of one 2025-11-25 call whose handler returns input-required results. */
 export const DEFAULT_INPUT_REQUEST_MAX_ROUNDS = 8;
+/** The shortest lifetime of a `requestState`: a person needs a moment to answer. */
+const MIN_REQUEST_STATE_TTL_MS = 1000;
 /** The shortest `requestStateKey` (HMAC-SHA256 wants 256 bits). */
 const MIN_REQUEST_STATE_KEY_BYTES = 32;
 
@@ -77,7 +89,8 @@ const DEFAULT_LIST_CACHE_TTL_MS = 300_000;
 
 /**
  * Fills in every default of `options` (the only place defaults live), grouped by what they
- * configure.
+ * configure, and checks every numeric option once (`checkNumericOption`): a value that is not a
+ * whole number within its range fails the bootstrap, naming the option and the value.
  */
 export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions {
   const http = options.transports?.http;
@@ -104,15 +117,16 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
     tasks: resolveTaskOptions(options.tasks),
     gate: {
       useClass: gate.useClass ?? (WorkflowGate as Type<WorkflowGate>),
-      leaseMs: gate.leaseMs ?? DEFAULT_LEASE_MS,
+      leaseMs: check('gate.leaseMs', gate.leaseMs ?? DEFAULT_LEASE_MS, timerMs()),
       transactional: gate.transactional ?? false,
       refusal: gate.refusal ?? 'result',
       handleToolsMenu: gate.handleToolsMenu ?? 'used',
       retention: {
-        finishedMs: retention?.finishedMs,
-        idleHandleMs: retention?.idleHandleMs,
-        intervalMs: retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
-        batchSize: retention?.batchSize ?? DEFAULT_RETENTION_BATCH,
+        finishedMs: retention?.finishedMs === undefined ? undefined : check('gate.retention.finishedMs', retention.finishedMs, ageMs()),
+        idleHandleMs:
+          retention?.idleHandleMs === undefined ? undefined : check('gate.retention.idleHandleMs', retention.idleHandleMs, ageMs()),
+        intervalMs: check('gate.retention.intervalMs', retention?.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS, timerMs()),
+        batchSize: check('gate.retention.batchSize', retention?.batchSize ?? DEFAULT_RETENTION_BATCH, count(MAX_BATCH)),
       },
       deadlines: resolveDeadlines(gate.deadlines ?? {}),
     },
@@ -127,11 +141,25 @@ export function resolveMcpOptions(options: McpModuleOptions): McpResolvedOptions
   };
 }
 
+/** Checks `value`, the module option `name`, against `range` (see `checkNumericOption`). */
+function check(name: string, value: unknown, range: NumericOptionRange): number {
+  return checkNumericOption('McpModule', name, value, range);
+}
+
+/** Most rows one store call of a sweep or a poll takes. */
+const MAX_BATCH = 100_000;
+
 function resolveDeadlines(options: McpDeadlineOptions): WorkflowDeadlineOptions {
   const resolved = { ...DEFAULT_DEADLINE_OPTIONS, ...definedOnly(options) };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(deadlineInvalidOption(name, value));
-  }
+  const ranges: Record<keyof WorkflowDeadlineOptions, NumericOptionRange> = {
+    pollMs: timerMs(),
+    batchSize: count(MAX_BATCH),
+    concurrency: count(1_000),
+    maxAttempts: count(1_000),
+    retryMs: timerMs(),
+  };
+  for (const name of Object.keys(ranges) as (keyof WorkflowDeadlineOptions)[])
+    check(`gate.deadlines.${name}`, resolved[name], ranges[name]);
   return resolved;
 }
 
@@ -145,12 +173,18 @@ function resolveConsole(console: McpConsoleOptions): McpResolvedConsoleOptions {
     scopes: [...(console.scopes ?? [])],
     // With scopes, the token decides; without, the machine itself only.
     authorize: console.authorize ?? (console.scopes?.length ? () => true : (request) => isLoopbackAddress(request.socket.remoteAddress)),
-    pageSize: console.pageSize ?? 50,
-    historyLimit: console.historyLimit ?? 100,
-    maxStreams: console.maxStreams ?? 32,
-    heartbeatMs: console.heartbeatMs ?? 15_000,
-    streamMaxMs: console.streamMaxMs ?? 300_000,
-    signInMaxAgeMs: console.signInMaxAgeMs ?? 3_600_000,
+    pageSize: check('console.pageSize', console.pageSize ?? 50, count(1_000)),
+    historyLimit: check('console.historyLimit', console.historyLimit ?? 100, count(100_000)),
+    maxStreams: check('console.maxStreams', console.maxStreams ?? 32, count(100_000)),
+    heartbeatMs: check('console.heartbeatMs', console.heartbeatMs ?? 15_000, timerMs()),
+    streamMaxMs: check('console.streamMaxMs', console.streamMaxMs ?? 300_000, timerMs()),
+    // 0 turns the sign-in off.
+    signInMaxAgeMs: check('console.signInMaxAgeMs', console.signInMaxAgeMs ?? 3_600_000, timerMs(0)),
+    adminScope: console.adminScope,
+    decideScope: console.decideScope,
+    endScope: console.endScope,
+    sendScope: console.sendScope,
+    dueSoonMs: check('console.dueSoonMs', console.dueSoonMs ?? 3_600_000, timerMs()),
   };
 }
 
@@ -161,11 +195,11 @@ function resolveHttp(http: McpHttpTransportOptions, attachmentId: string): McpRe
     direct: http.direct ?? false,
     allowedHosts: http.allowedHosts,
     allowedOrigins: http.allowedOrigins,
-    drainMs: http.drainMs ?? DEFAULT_HTTP_DRAIN_MS,
-    maxBodyBytes: http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    drainMs: check('transports.http.drainMs', http.drainMs ?? DEFAULT_HTTP_DRAIN_MS, timerMs(0)),
+    maxBodyBytes: check('transports.http.maxBodyBytes', http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, bytes()),
     singleTenant: http.singleTenant ?? false,
     protocolEras: http.protocolEras,
-    listCacheTtlMs: http.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS,
+    listCacheTtlMs: check('transports.http.listCacheTtlMs', http.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS, ageMs(0)),
     attachmentId,
   };
 }
@@ -176,18 +210,13 @@ function resolveInputRequests(input: McpInputRequestOptions): McpResolvedInputRe
   if (key !== undefined && key.byteLength < MIN_REQUEST_STATE_KEY_BYTES) {
     throw new Error(messages.requestStateKeyTooShort(key.byteLength, MIN_REQUEST_STATE_KEY_BYTES));
   }
-  const timeoutMs = input.timeoutMs ?? DEFAULT_INPUT_REQUEST_TIMEOUT_MS;
-  const requestStateTtlMs = input.requestStateTtlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
-  const maxRounds = input.maxRounds ?? DEFAULT_INPUT_REQUEST_MAX_ROUNDS;
-  for (const [name, value, least] of [
-    ['timeoutMs', timeoutMs, 1],
-    ['requestStateTtlMs', requestStateTtlMs, 1000],
-    ['maxRounds', maxRounds, 1],
-  ] as const) {
-    if (!(typeof value === 'number' && Number.isFinite(value) && value >= least)) {
-      throw new Error(messages.inputRequestOptionInvalid(name, value, least));
-    }
-  }
+  const timeoutMs = check('inputRequests.timeoutMs', input.timeoutMs ?? DEFAULT_INPUT_REQUEST_TIMEOUT_MS, timerMs());
+  const requestStateTtlMs = check(
+    'inputRequests.requestStateTtlMs',
+    input.requestStateTtlMs ?? DEFAULT_REQUEST_STATE_TTL_MS,
+    ageMs(MIN_REQUEST_STATE_TTL_MS),
+  );
+  const maxRounds = check('inputRequests.maxRounds', input.maxRounds ?? DEFAULT_INPUT_REQUEST_MAX_ROUNDS, count(1_000));
   return {
     timeoutMs,
     requestStateKey: key ?? new Uint8Array(randomBytes(MIN_REQUEST_STATE_KEY_BYTES)),
@@ -198,20 +227,35 @@ function resolveInputRequests(input: McpInputRequestOptions): McpResolvedInputRe
 }
 
 function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions {
-  const maxSessions = sessions.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const limit = (name: keyof McpSessionOptions, value: number, range: NumericOptionRange) =>
+    check(`transports.http.sessions.${name}`, value, range);
+  const maxSessions = limit('maxSessions', sessions.maxSessions ?? DEFAULT_MAX_SESSIONS, count(MAX_SESSIONS));
   const share = Math.max(1, Math.ceil(maxSessions * DEFAULT_MAX_SESSIONS_SHARE));
   return {
     store: sessions.store ?? new InMemoryMcpSessionStore(),
-    idleTtlMs: sessions.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
+    idleTtlMs: limit('idleTtlMs', sessions.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS, timerMs()),
     // Replay costs every POST response a priming event: on by default only where sessions outlive a process.
-    eventRetentionMs: sessions.eventRetentionMs ?? (sessions.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
-    unusedTtlMs: sessions.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS,
+    eventRetentionMs: limit(
+      'eventRetentionMs',
+      sessions.eventRetentionMs ?? (sessions.store ? DEFAULT_SESSION_EVENT_RETENTION_MS : 0),
+      timerMs(0),
+    ),
+    unusedTtlMs: limit('unusedTtlMs', sessions.unusedTtlMs ?? DEFAULT_SESSION_UNUSED_TTL_MS, timerMs()),
     maxSessions,
-    maxPerAddress: sessions.maxPerAddress ?? share,
-    maxPerPrincipal: sessions.maxPerPrincipal ?? share,
-    maxFollowersPerInstance: sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
-    maxPendingRequests: sessions.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS,
-    maxNewPerMinutePerClient: sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
+    maxPerAddress: limit('maxPerAddress', sessions.maxPerAddress ?? share, countOrUnlimited(MAX_SESSIONS)),
+    maxPerPrincipal: limit('maxPerPrincipal', sessions.maxPerPrincipal ?? share, countOrUnlimited(MAX_SESSIONS)),
+    // 0: no other session of this process is told of an instance's transitions.
+    maxFollowersPerInstance: limit(
+      'maxFollowersPerInstance',
+      sessions.maxFollowersPerInstance ?? DEFAULT_MAX_FOLLOWERS_PER_INSTANCE,
+      count(MAX_SESSIONS, 0),
+    ),
+    maxPendingRequests: limit('maxPendingRequests', sessions.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS, count(10_000)),
+    maxNewPerMinutePerClient: limit(
+      'maxNewPerMinutePerClient',
+      sessions.maxNewPerMinutePerClient ?? DEFAULT_MAX_NEW_SESSIONS_PER_MINUTE_PER_CLIENT,
+      countOrUnlimited(),
+    ),
     clientAddress: sessions.clientAddress ?? clientAddressOf,
   };
 }
@@ -223,16 +267,8 @@ function resolveSessions(sessions: McpSessionOptions): McpResolvedSessionOptions
 function resolveStateCache(options: McpModuleOptions, sessions: McpSessionOptions): McpResolvedStateCacheOptions {
   const given = typeof options.stateCache === 'boolean' ? { enabled: options.stateCache } : (options.stateCache ?? {});
   const enabled = given.enabled ?? false;
-  const maxInstances = given.maxInstances ?? DEFAULT_STATE_CACHE_MAX_INSTANCES;
-  const maxAgeMs = given.maxAgeMs ?? DEFAULT_STATE_CACHE_MAX_AGE_MS;
-  for (const [name, value] of [
-    ['maxInstances', maxInstances],
-    ['maxAgeMs', maxAgeMs],
-  ] as const) {
-    if (!(Number.isInteger(value) && value >= 1)) {
-      throw new Error(messages.stateCacheOptionInvalid(name, value));
-    }
-  }
+  const maxInstances = check('stateCache.maxInstances', given.maxInstances ?? DEFAULT_STATE_CACHE_MAX_INSTANCES, count(MAX_SESSIONS));
+  const maxAgeMs = check('stateCache.maxAgeMs', given.maxAgeMs ?? DEFAULT_STATE_CACHE_MAX_AGE_MS, ageMs());
   return {
     enabled,
     maxInstances,

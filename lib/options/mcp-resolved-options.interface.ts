@@ -108,7 +108,10 @@ export interface McpDiscoveryOptions {
 }
 
 /** `console` with every default filled in. */
-export type McpResolvedConsoleOptions = Required<McpConsoleOptions>;
+export type McpResolvedConsoleOptions = Required<Omit<McpConsoleOptions, ConsoleScopeOption>> & Pick<McpConsoleOptions, ConsoleScopeOption>;
+
+/** The console options whose absence means "off". */
+type ConsoleScopeOption = 'adminScope' | 'decideScope' | 'endScope' | 'sendScope';
 
 /** The module options with every default filled in, resolved once when the module starts, grouped by what they configure. */
 export interface McpResolvedOptions {

@@ -20,20 +20,6 @@ export const authorizationServersRequired = (): string =>
 export const scopeInvalid = (option: string, scope: string): string =>
   `McpModule: ${option} has ${JSON.stringify(scope)}, which is not an OAuth scope (printable ASCII without spaces, '"' or '\\').`;
 
-/** Startup error: a non-positive or non-integer duration of `auth.jwt`. */
-export const authDurationInvalid = (option: string, value: unknown): string =>
-  `McpModule: ${option} must be a whole number of milliseconds, 0 or more; got ${JSON.stringify(value)}.`;
-/** Startup error: a size option of `auth` is not a positive whole number of bytes. */
-export const authSizeInvalid = (option: string, value: unknown): string =>
-  `McpModule: ${option} must be a positive whole number of bytes; got ${JSON.stringify(value)}.`;
 /** Startup error: `inputRequests.requestStateKey` is too short for HMAC-SHA256. */
 export const requestStateKeyTooShort = (bytes: number, least: number): string =>
   `McpModule: inputRequests.requestStateKey has ${bytes} bytes; it needs at least ${least} (for example 64 hex characters from \`openssl rand -hex 32\`), the same on every replica.`;
-
-/** Startup error: a number of `inputRequests` out of range. */
-export const inputRequestOptionInvalid = (name: string, value: unknown, least: number): string =>
-  `McpModule: inputRequests.${name} must be a number of at least ${least} (got ${String(value)}).`;
-
-/** Startup error: a `stateCache` bound that is not a whole number of at least 1. */
-export const stateCacheOptionInvalid = (name: string, value: unknown): string =>
-  `McpModule: stateCache.${name} must be a whole number of at least 1; got ${JSON.stringify(value)}.`;

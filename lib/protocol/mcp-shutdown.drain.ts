@@ -32,12 +32,7 @@ export class McpShutdownDrain implements OnModuleDestroy {
     if (this.inFlight === 0) this.onIdle?.();
   };
 
-  constructor(@Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null) {
-    const drainMs = http?.drainMs;
-    if (drainMs !== undefined && !(drainMs >= 0 && drainMs <= 2 ** 31 - 1)) {
-      throw new Error(messages.drainMsInvalid(drainMs));
-    }
-  }
+  constructor(@Inject(MCP_HTTP_OPTIONS) private readonly http: McpResolvedHttpOptions | null) {}
 
   /** Whether the process is shutting down: new requests are refused. */
   get closing(): boolean {

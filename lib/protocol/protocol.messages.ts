@@ -104,10 +104,6 @@ export const missingClientCapability = (method: string, capability: string): str
 /** Log line: the SDK v2 handler reported an error. */
 export const modernHandlerError = (error: unknown): string => `MCP 2026-07-28 request failed: ${reasonOf(error)}`;
 
-/** Bootstrap error: `transports.http.drainMs` is not a usable number of milliseconds. */
-export const drainMsInvalid = (value: unknown): string =>
-  `McpModule: transports.http.drainMs must be a number of milliseconds from 0 to 2147483647, got ${String(value)}.`;
-
 /** Log line: a graceful shutdown began with requests in flight. */
 export const drainStarted = (inFlight: number, drainMs: number): string =>
   `Shutting down: ${inFlight} MCP request(s) in flight get up to ${drainMs} ms to finish; new requests get HTTP 503.`;

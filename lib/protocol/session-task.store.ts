@@ -63,7 +63,9 @@ export class SessionTaskStore implements TaskStore {
   /** @inheritdoc */
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     if (status === 'cancelled') {
-      await this.tasks.cancel(taskId, this.requester());
+      // The SDK saw the task working; a decision may have ended it since: the cancel says so rather than answer the ended task.
+      const ended = await this.tasks.cancel(taskId, this.requester());
+      if (ended.status !== 'cancelled') throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, taskMessages.taskEndedFirst(taskId, ended.status));
       return;
     }
     await this.tasks.change(taskId, { status, ...(statusMessage === undefined ? {} : { statusMessage }) });

@@ -69,7 +69,7 @@ export class ToolCallHandler {
     }
     const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
     if (denied) {
-      this.attempts.accessRefused(tool, args, extra.authInfo?.clientId, session, denied);
+      this.attempts.accessRefused(tool, args, extra.authInfo, session, denied);
       throw accessRefused(denied);
     }
     const asTask = session.kind === 'modern' ? this.runsAsModernTask(tool, round) : this.runsAsTask(tool, task);

@@ -80,6 +80,8 @@ export interface McpTransitionRole {
   readonly approval?: McpToolApproval;
   /** Set on the decision tools of `@McpApproval` (bound to its waiting state, sending the decided tool's event): what it decides. */
   readonly decision?: McpApprovalDecision;
+  /** Set on the call `McpWorkflowService.end` makes: it ends (deletes) the instance in whatever state, sending no event. */
+  readonly ends?: true;
 }
 
 /** Mints a handle of the handle-keyed `machine` and stores its new instance, sending `event` first when given. */

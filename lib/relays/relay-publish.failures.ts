@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import { relayInvalidWarnInterval, relayPublishFailed, relayPublishFailedAgain } from '../stores/stores.messages.js';
+import { checkNumericOption, timerMs } from '../checks/numeric-option.check.js';
+import { relayPublishFailed, relayPublishFailedAgain } from '../stores/stores.messages.js';
 
 /** Default of a relay's `warnIntervalMs`: failed publishes are logged at most once per this interval. */
 export const DEFAULT_RELAY_WARN_INTERVAL_MS = 10_000;
@@ -16,15 +17,13 @@ export class RelayPublishFailures {
   private count = 0;
   private last?: unknown;
 
-  /** Throws, naming `component`, when `intervalMs` is not a positive whole number. */
+  /** Throws, naming `component`, when `intervalMs` (its `warnIntervalMs`) is out of range (`checkNumericOption`). */
   constructor(
     component: string,
     private readonly logger: Logger,
     private readonly intervalMs: number,
   ) {
-    if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) {
-      throw new Error(relayInvalidWarnInterval(component, intervalMs));
-    }
+    checkNumericOption(component, 'warnIntervalMs', intervalMs, timerMs());
   }
 
   /** Follows one publish in the background: a failure is recorded, never thrown. */

@@ -97,6 +97,13 @@ export interface AtomicFsmStateStore extends FsmStateStore {
    */
   delete?(keys: readonly string[]): Promise<void>;
   /**
+   * Ends an instance under the lease `token` holds: deletes it with its timers and attempts,
+   * and writes `record` (its last history row, when the store keeps history), in one write;
+   * `false` when `token` no longer holds the lease (nothing changed). Optional: without it
+   * `McpWorkflowService.end` deletes with {@link delete} under its claim and writes no history row.
+   */
+  end?(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean>;
+  /**
    * Extends a lease that `token` still holds to `leaseMs` from now (a heartbeat while a
    * handler runs); `false` when the lease was lost. Optional: without it a handler must
    * finish within one lease.

@@ -22,6 +22,7 @@ import {
   type WorkflowHistoryPage,
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
+  type WorkflowStateCount,
   type WorkflowStateReader,
   type WorkflowWaitingPage,
   type WorkflowWaitingQuery,
@@ -160,6 +161,15 @@ export class FsmStoreAdapter {
     return this.timerStore ? this.timerStore.pendingTimers(key) : [];
   }
 
+  /** The pending timers of many instances, by key (keys with none left out; empty when the store keeps no timers). */
+  async pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const timers = this.timerStore;
+    if (!timers || !keys.length) return new Map();
+    if (timers.pendingTimersOf) return timers.pendingTimersOf(keys);
+    const pending = await Promise.all(keys.map(async (key) => [key, await timers.pendingTimers(key)] as const));
+    return new Map(pending.filter(([, list]) => list.length > 0));
+  }
+
   /** The store's receipts of outside events (needs `supports.events`). */
   get events(): WorkflowEventLog {
     return this.eventLog!;
@@ -176,6 +186,14 @@ export class FsmStoreAdapter {
   /** Opens a transaction a transactional start tool creates its instance in (needs `supports.transactions`). */
   beginTransaction(): Promise<WorkflowTransaction> {
     return this.transactional!.beginTransaction();
+  }
+
+  /** The snapshots of many instances, in one round trip when the store has `loadMany` (absent ones left out). */
+  async loadMany(keys: readonly string[]): Promise<Map<string, WorkflowSnapshot>> {
+    if (!keys.length) return new Map();
+    if (this.atomic) return this.atomic.loadMany(keys);
+    const snapshots = await Promise.all(keys.map((key) => this.store.load(key)));
+    return new Map(keys.flatMap((key, index) => (snapshots[index] ? [[key, snapshots[index]] as const] : [])));
   }
 
   /** The states of many instances, in as few round trips as the store allows (absent ones left out). */
@@ -215,6 +233,11 @@ export class FsmStoreAdapter {
   /** How many instances match, up to `query.max`; `undefined` when the store cannot count. */
   async countInstances(query: WorkflowInstanceCount): Promise<number | undefined> {
     return this.reader?.countInstances?.(query);
+  }
+
+  /** How many instances match in each machine and state, over at most `query.max`; `undefined` when the store cannot count them. */
+  async countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[] | undefined> {
+    return this.reader?.countStates?.(query);
   }
 
   /** Records a refused or declined call on an instance `caller` may see (see `WorkflowAttemptLog`); `false` when the store keeps none. */

@@ -1,3 +1,4 @@
+import { ageMs, checkNumericOption, count, type NumericOptionRange } from '../checks/numeric-option.check.js';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
   AtomicFsmStateStore,
@@ -22,19 +23,17 @@ import type { WorkflowWaitingRequest } from './workflow-waiting-request.interfac
 import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
 import type { WorkflowEventLog } from './workflow-event.interface.js';
 import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
-import {
-  isListedFor,
-  matchesSearch,
-  pageInMemory,
-  type WorkflowInstanceCount,
-  type WorkflowHistoryPage,
-  type WorkflowInstancePage,
-  type WorkflowInstanceQuery,
-  type WorkflowInstanceSummary,
-  type WorkflowStateReader,
-  type WorkflowWaitingInstance,
-  type WorkflowWaitingPage,
-  type WorkflowWaitingQuery,
+import { instanceCount, instancePage, stateCounts, waitingPage } from './in-memory-instance.list.js';
+import type {
+  WorkflowInstanceCount,
+  WorkflowHistoryPage,
+  WorkflowInstancePage,
+  WorkflowInstanceQuery,
+  WorkflowInstanceSummary,
+  WorkflowStateCount,
+  WorkflowStateReader,
+  WorkflowWaitingPage,
+  WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 
 /** Options of {@link InMemoryFsmStateStore}. */
@@ -51,7 +50,7 @@ export interface InMemoryFsmStateStoreOptions {
   history?: boolean;
   /** History rows kept per instance; older rows are dropped first. @default 1_000 */
   maxHistoryPerHandle?: number;
-  /** Keep the refused and declined calls of each instance (no arguments), for the workflow console. @default false */
+  /** Keep the refused and declined calls of each instance (with their message and their arguments, cut), for the workflow console. @default false */
   attempts?: boolean;
   /** Attempts kept per instance; older ones are dropped first. @default 50 */
   maxAttemptsPerInstance?: number;
@@ -100,12 +99,14 @@ export class InMemoryFsmStateStore
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(options: InMemoryFsmStateStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.idleTtlMs = options.idleTtlMs ?? 86_400_000;
+    const check = (name: keyof InMemoryFsmStateStoreOptions, value: number, range: NumericOptionRange) =>
+      checkNumericOption(InMemoryFsmStateStore.name, name, value, range);
+    this.maxEntries = check('maxEntries', options.maxEntries ?? 10_000, count());
+    this.idleTtlMs = check('idleTtlMs', options.idleTtlMs ?? 86_400_000, ageMs());
     this.keepHistory = options.history ?? false;
-    this.maxHistoryPerHandle = options.maxHistoryPerHandle ?? 1_000;
+    this.maxHistoryPerHandle = check('maxHistoryPerHandle', options.maxHistoryPerHandle ?? 1_000, count());
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? 50;
+    this.maxAttempts = check('maxAttemptsPerInstance', options.maxAttemptsPerInstance ?? 50, count(10_000));
     this.clock = options.clock ?? Date.now;
     const interval = Math.max(MIN_SWEEP_INTERVAL_MS, Math.min(this.idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.sweepTimer = setInterval(() => this.expireIdle(), interval);
@@ -219,6 +220,12 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
+  async pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const pending = await Promise.all(keys.map(async (key) => [key, await this.pendingTimers(key)] as const));
+    return new Map(pending.filter(([, timers]) => timers.length > 0));
+  }
+
+  /** @inheritdoc */
   async sweep({ finished, idle, limit }: WorkflowSweepRequest): Promise<number> {
     const now = this.clock();
     const finalStates = new Map(finished?.machines.map(({ machine, states }) => [machine, new Set(states)]));
@@ -240,6 +247,14 @@ export class InMemoryFsmStateStore
       }
     }
     return deleted;
+  }
+
+  /** @inheritdoc */
+  async end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    if (this.live(key)?.leaseToken !== token) return false;
+    await this.delete([key]);
+    if (record) this.record(record);
+    return true;
   }
 
   async delete(keys: readonly string[]): Promise<void> {
@@ -293,25 +308,23 @@ export class InMemoryFsmStateStore
   }
 
   /** @inheritdoc */
-  async listInstances({ limit, after, ...filter }: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
-    return pageInMemory(this.matching(filter), limit, after);
+  async listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage> {
+    return instancePage(this.summaries(), query);
   }
 
   /** @inheritdoc */
-  async listWaiting({ machine, states, limit, after, openTo }: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
-    const matching: WorkflowWaitingInstance[] = [];
-    for (const { machine: _machine, ...summary } of this.matching({ machine, states })) {
-      const entry = this.entries.get(summary.key)!;
-      if (!entry.waiting || !isListedFor(entry, { openTo })) continue;
-      const context = copyContext(entry.context);
-      matching.push({ ...summary, ...(context && { context }), waiting: copy(entry.waiting) });
-    }
-    return pageInMemory(matching, limit, after);
+  async listWaiting(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
+    return waitingPage(this.summaries(), query, (key) => toSnapshot(this.entries.get(key)!));
   }
 
   /** @inheritdoc */
-  async countInstances({ max, ...filter }: WorkflowInstanceCount): Promise<number> {
-    return Math.min(max, this.matching(filter).length);
+  async countInstances(query: WorkflowInstanceCount): Promise<number> {
+    return instanceCount(this.summaries(), query);
+  }
+
+  /** @inheritdoc */
+  async countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return stateCounts(this.summaries(), query);
   }
 
   /** @inheritdoc */
@@ -319,7 +332,7 @@ export class InMemoryFsmStateStore
     const entry = this.keepsAttempts ? this.live(attempt.key) : undefined;
     if (!entry || !isOpenTo(entry, { owner: caller, team })) return false;
     const rows = this.attempts.get(attempt.key) ?? [];
-    rows.push({ ...attempt });
+    rows.push(structuredClone(attempt));
     if (rows.length > this.maxAttempts) rows.splice(0, rows.length - this.maxAttempts);
     this.attempts.set(attempt.key, rows);
     return true;
@@ -328,7 +341,7 @@ export class InMemoryFsmStateStore
   /** @inheritdoc */
   async recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const rows = this.attempts.get(key) ?? [];
-    return rows.slice(Math.max(0, rows.length - limit)).map((row) => ({ ...row }));
+    return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
   }
 
   /** @inheritdoc */
@@ -337,17 +350,12 @@ export class InMemoryFsmStateStore
     return { entries: rows.slice(Math.max(0, rows.length - limit)).map(copy), truncated: rows.length > limit };
   }
 
-  /** The live instances that match a list's filter, unsorted. */
-  private matching({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): WorkflowInstanceSummary[] {
-    const allowed = states && new Set(states);
-    const matching: WorkflowInstanceSummary[] = [];
+  /** The live instances, as a list shows them. */
+  private *summaries(): Generator<WorkflowInstanceSummary> {
     for (const key of [...this.entries.keys()]) {
       const entry = this.live(key);
-      if (!entry || (allowed && !allowed.has(entry.state)) || !matchesSearch(key, entry.owner, search)) continue;
-      const summary = toSummary(key, entry);
-      if (machine === undefined || summary.machine === machine) matching.push(summary);
+      if (entry) yield toSummary(key, entry);
     }
-    return matching;
   }
 
   private live(key: string): Entry | undefined {

@@ -9,8 +9,10 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   private readonly tasks = new Map<string, McpTaskRecord>();
 
   /** @inheritdoc */
-  async create(record: McpTaskRecord): Promise<void> {
+  async create(record: McpTaskRecord, maxActive?: number): Promise<boolean> {
+    if (maxActive !== undefined && this.countActive(record.requester, record.createdAt) >= maxActive) return false;
     this.tasks.set(record.taskId, structuredClone(record));
+    return true;
   }
 
   /** @inheritdoc */
@@ -45,8 +47,8 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
       .map((task) => structuredClone(task));
   }
 
-  /** @inheritdoc */
-  async countActive(requester: string, now: number): Promise<number> {
+  /** How many tasks of `requester` have not ended nor expired at `now`. */
+  private countActive(requester: string, now: number): number {
     let count = 0;
     for (const task of this.tasks.values()) {
       if (task.requester === requester && task.expiresAt > now && (task.status === 'working' || task.status === 'input_required')) count++;

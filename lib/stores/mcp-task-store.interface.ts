@@ -89,8 +89,14 @@ export interface McpTaskCursor {
  * task's id, or by a limit.
  */
 export interface McpTaskStore {
-  /** Records a new task (its id is new). */
-  create(record: McpTaskRecord): Promise<void>;
+  /**
+   * Records a new task (its id is new); answers whether it did. With `maxActive`, only while
+   * `record.requester` holds fewer than `maxActive` tasks that have not ended nor expired at
+   * `record.createdAt`, counted and inserted in one atomic step: however many creations for one
+   * requester run at once, on however many processes sharing the store, the requester never
+   * ends up with more than `maxActive`. Without it, always (and answers `true`).
+   */
+  create(record: McpTaskRecord, maxActive?: number): Promise<boolean>;
   /** The task, whoever asked for it, expired or not; `undefined` when the store has none with that id. */
   find(taskId: string): Promise<McpTaskRecord | undefined>;
   /**
@@ -101,8 +107,6 @@ export interface McpTaskStore {
   update(taskId: string, change: McpTaskChange, from: readonly McpTaskStatus[], now: number): Promise<McpTaskRecord | undefined>;
   /** At most `limit` tasks of `requester` not expired at `now`, oldest first, after `after`. */
   list(requester: string, now: number, limit: number, after?: McpTaskCursor): Promise<McpTaskRecord[]>;
-  /** How many tasks of `requester` have not ended nor expired at `now` (the cap on a requester counts them). */
-  countActive(requester: string, now: number): Promise<number>;
   /** At most `limit` `working` tasks, not expired at `now`, whose lease ran out before `now` (their process stopped). */
   orphans(now: number, limit: number): Promise<McpTaskRecord[]>;
   /** Deletes at most `limit` tasks expired at `now`; returns how many. Safe to run from several processes at once. */

@@ -66,17 +66,13 @@ export const storeTransactionExpired = (timeoutMs: number): string =>
 export const storeConnectionAbandoned = (component: string): string =>
   `${component} closed this connection: its operation ran out of time or its transaction did not end cleanly.`;
 
-/** Bootstrap error: the `timeoutMs` option of `component` is not a positive whole number of milliseconds. */
-export const storeInvalidTimeout = (component: string, timeoutMs: unknown): string =>
-  `${component}: timeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}.`;
-
 /** Bootstrap error: the state table is missing or lacks a column of this version (a migration was not run). */
 export const storeSchemaNotReady = (table: string, error: unknown): string =>
   `TypeOrmFsmStateStore: table ${table} is not ready for this version of nestjs-mcp-fsm (${reasonOf(error)}). Run its migrations: CreateMcpFsmState1764460800000, then AddMcpFsmContext1764547200000, AddMcpFsmTeam1766016000000 and AddMcpFsmApprovals1766102400000 (createWorkflowStateMigration / createWorkflowContextMigration / createWorkflowTeamMigration / createWorkflowApprovalMigration for custom table names).`;
 
-/** Bootstrap error: `attempts` is on and the attempt table is missing. */
+/** Bootstrap error: `attempts` is on and the attempt table is missing, or lacks a column this version writes. */
 export const storeAttemptsNotReady = (table: string, error: unknown): string =>
-  `TypeOrmFsmStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migration: CreateMcpFsmAttempt1765843200000 (createWorkflowAttemptMigration for custom table names), or turn attempts off.`;
+  `TypeOrmFsmStateStore: attempts is on, and table ${table} is not ready (${reasonOf(error)}). Run its migrations: CreateMcpFsmAttempt1765843200000 and AddMcpFsmAttemptDetails1766880000000 (createWorkflowAttemptMigration and createWorkflowAttemptDetailsMigration for custom table names), or turn attempts off.`;
 
 /** Bootstrap error: the PostgreSQL relay was given another database. */
 export const relayNeedsPostgres = (type: string): string => `PostgresTransitionRelay needs a PostgreSQL DataSource; this one is "${type}".`;
@@ -91,10 +87,6 @@ export const relayPublishFailed = (error: unknown): string => `Could not relay a
 /** Log line: more transitions could not be relayed since the last line (at most one such line per `warnIntervalMs`). */
 export const relayPublishFailedAgain = (count: number, intervalMs: number, error: unknown): string =>
   `Could not relay ${count} more transition${count === 1 ? '' : 's'} to the other instances in the last ${intervalMs} ms (the last: ${reasonOf(error)}).`;
-
-/** Bootstrap error: a relay's `warnIntervalMs` is not a positive whole number of milliseconds. */
-export const relayInvalidWarnInterval = (component: string, value: unknown): string =>
-  `${component}: warnIntervalMs must be a positive whole number of milliseconds, got ${String(value)}.`;
 
 /** Log line: a relayed payload was not one of ours. */
 export const relayBadPayload = (error: unknown): string => `Ignored a transition relay message: ${reasonOf(error)}`;

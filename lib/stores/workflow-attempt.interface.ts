@@ -1,6 +1,10 @@
 import type { FsmStateStore } from './fsm-state-store.interface.js';
 
-/** One refused or declined call of an instance: who tried which tool, what the refusal said, when. No arguments. */
+/**
+ * One refused or declined call of an instance: who tried which tool, what the refusal said
+ * (its code and its message), with which arguments, when. The arguments are kept cut, as error
+ * texts repeat client values (`echoArguments`): a row stays bounded whatever the caller sent.
+ */
 export interface WorkflowAttemptRecord {
   /** Machine id. */
   machine: string;
@@ -14,6 +18,15 @@ export interface WorkflowAttemptRecord {
   principal: string | null;
   /** ISO-8601 time of the call. */
   at: string;
+  /** The refusal's message, as the caller read it (cut to `MAX_ATTEMPT_MESSAGE_LENGTH` characters); absent on rows written before 0.5. */
+  message?: string;
+  /**
+   * The call's arguments (as its tool took them, after the input schema, when the gate refused
+   * it; as sent, when it was refused for a missing scope or role), cut (`echoArguments`: at most
+   * `MAX_ECHOED_ARGUMENTS` of them, each string cut to `MAX_ECHO_LENGTH` characters, nested values
+   * as cut JSON text); absent on rows written before 0.5.
+   */
+  args?: Record<string, unknown>;
 }
 
 /**

@@ -27,10 +27,30 @@ export interface WorkflowInstanceQuery {
    * starts with this text, or whose owner is exactly this text. @default no search
    */
   search?: string;
+  /**
+   * Only the instances whose access opens them to this caller (see {@link isShownTo}): the
+   * console's view of a caller without its all-instances scope. @default every instance
+   */
+  viewer?: WorkflowInstanceViewer;
+}
+
+/**
+ * Whose instances a list answers: a caller's principal and teams. An instance is listed for it
+ * when its owner is the caller, when its starter's team is the caller's team for its machine, or
+ * when its machine is one the caller judges itself (`anyOwner`). An instance without an owner is
+ * open to whoever holds its key, and a list would hand the key out: it is not listed.
+ */
+export interface WorkflowInstanceViewer {
+  /** The caller's principal (auth client id). */
+  readonly owner: string;
+  /** The caller's team, by machine id: the machines with a team rule whose claim the caller's token has. */
+  readonly teams?: Readonly<Record<string, string>>;
+  /** Machines whose instances are listed whoever owns them (an access function: the caller judges each instance itself). */
+  readonly anyOwner?: readonly string[];
 }
 
 /** Which instances {@link WorkflowStateReader.countInstances} counts: a query's filter, without its page. */
-export type WorkflowInstanceCount = Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'> & {
+export type WorkflowInstanceCount = Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search' | 'viewer'> & {
   /** Counting stops here: the answer is `max` when at least that many match. */
   max: number;
 };
@@ -110,11 +130,39 @@ export interface WorkflowStateReader {
   /** How many instances match `query`, up to `query.max`. Optional: without it the console shows no total. */
   countInstances?(query: WorkflowInstanceCount): Promise<number>;
   /**
+   * How many instances match `query` in each machine and state, counted over at most
+   * `query.max` matching instances (the counts then add up to `max`). Optional: without it the
+   * console shows no counts per state.
+   */
+  countStates?(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]>;
+  /**
    * One page of the instances of `query.machine` with a waiting request (`@McpApproval`), newest
    * first; never more than `query.limit`. Optional: without it nobody finds a waiting request
    * without its handle (`McpApprovals.pending` says so; menus show decision tools by state only).
    */
   listWaiting?(query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage>;
+}
+
+/** How many instances of one machine are in one stored state value. */
+export interface WorkflowStateCount {
+  machine: string;
+  state: string;
+  count: number;
+}
+
+/**
+ * Whether an instance is shown to `viewer` (see {@link WorkflowInstanceViewer}); every
+ * instance without one. Stores that filter in memory use it; SQL stores say the same in a WHERE clause.
+ */
+export function isShownTo(
+  instance: { machine: string; owner?: string | null; team?: string | null },
+  viewer: WorkflowInstanceViewer | undefined,
+): boolean {
+  if (!viewer || viewer.anyOwner?.includes(instance.machine)) return true;
+  if (instance.owner === undefined || instance.owner === null) return false;
+  if (instance.owner === viewer.owner) return true;
+  const team = viewer.teams && Object.hasOwn(viewer.teams, instance.machine) ? viewer.teams[instance.machine] : undefined;
+  return team !== undefined && instance.team === team;
 }
 
 /**

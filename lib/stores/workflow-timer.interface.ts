@@ -72,6 +72,11 @@ export interface WorkflowTimerStore {
   retryTimer(key: string, id: string, token: string, dueAt: number): Promise<void>;
   /** The pending timers of one instance, earliest first. */
   pendingTimers(key: string): Promise<WorkflowPendingTimer[]>;
+  /**
+   * The pending timers of many instances (a console page's), earliest first, by key; keys with
+   * none are left out. Optional: without it each instance is read with `pendingTimers`.
+   */
+  pendingTimersOf?(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>>;
   /** Throws, naming the migration to run, when the timer table is missing (checked at bootstrap when a machine has `after`). */
   assertTimerSchema?(): Promise<void>;
 }

@@ -76,14 +76,11 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
   /**
    * Records a new `working` task of `requester` for the call `request` of `session`, kept
    * `ttlMs` (the client's ask, between 1 s and `maxTtlMs`; `defaultTtlMs` without one).
-   * Throws -32602 when the requester holds `maxActivePerRequester` unfinished tasks.
+   * Throws -32602 when the requester holds `maxActivePerRequester` unfinished tasks (the store
+   * counts and inserts in one atomic step, so a burst never gets past the cap).
    */
   async create(requester: string, session: McpSession, request: McpTaskRecord['request'], ttlMs?: number): Promise<McpTaskRecord> {
     const now = Date.now();
-    const limit = this.options.maxActivePerRequester;
-    if ((await this.store.countActive(requester, now)) >= limit) {
-      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskLimitReached(limit));
-    }
     const ttl = ttlMs === undefined ? this.options.defaultTtlMs : Math.min(Math.max(Math.floor(ttlMs), MIN_TTL_MS), this.options.maxTtlMs);
     const sessionKey = session.id ?? (session.kind === 'stdio' ? 'stdio' : undefined);
     const record: McpTaskRecord = {
@@ -100,7 +97,10 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
       expiresAt: now + ttl,
       leaseUntil: now + this.options.leaseMs,
     };
-    await this.store.create(record);
+    const limit = this.options.maxActivePerRequester;
+    if (!(await this.store.create(record, limit))) {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskLimitReached(limit));
+    }
     return record;
   }
 
@@ -132,12 +132,17 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
    * aborted: abandoned unless it already began to commit) and tells its session; the task as
    * it is then. A task whose call waits for a second person's approval has its request
    * withdrawn first; when the request was decided first, the task keeps that result and this
-   * throws -32602 saying so. Throws -32602 for a task that is not the requester's.
+   * throws -32602 saying so (and when a decision held it all the while the withdrawal tried,
+   * -32602 saying that nothing changed). Throws -32602 for a task that is not the requester's.
    */
   async cancel(taskId: string, requester: string | undefined): Promise<McpTaskRecord> {
     const record = await this.get(taskId, requester);
-    if (record.status === 'working' && (await this.withdraw(record)) === 'decided') {
+    const withdrawn = record.status === 'working' ? await this.withdraw(record) : 'none';
+    if (withdrawn === 'decided') {
       throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskRequestDecided(taskId));
+    }
+    if (withdrawn === 'busy') {
+      throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, messages.taskRequestBeingDecided(taskId));
     }
     const cancelled = await this.change(taskId, { status: 'cancelled', statusMessage: messages.taskCancelledByClient() });
     if (cancelled) {

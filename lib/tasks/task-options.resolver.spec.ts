@@ -1,6 +1,6 @@
 import { InMemoryMcpTaskStore } from '../stores/in-memory-mcp-task.store.js';
 import { resolveTaskOptions } from './task-options.resolver.js';
-import { taskDefaultTtlTooLong, taskOptionInvalid } from './tasks.messages.js';
+import { taskDefaultTtlTooLong } from './tasks.messages.js';
 
 describe('resolveTaskOptions', () => {
   it('fills in every default', () => {
@@ -17,13 +17,14 @@ describe('resolveTaskOptions', () => {
     });
   });
 
-  it('refuses a value that is not a positive whole number, naming the option', () => {
-    expect(() => resolveTaskOptions({ maxActivePerRequester: 0 })).toThrow(taskOptionInvalid('maxActivePerRequester', 0));
-    expect(() => resolveTaskOptions({ pollIntervalMs: 1.5 })).toThrow(taskOptionInvalid('pollIntervalMs', 1.5));
-    expect(taskOptionInvalid('maxActivePerRequester', 0)).toBe(
-      'tasks.maxActivePerRequester must be a positive whole number of tasks, got 0.',
+  it('refuses a value that is not a whole number within its range, naming the option and the value', () => {
+    expect(() => resolveTaskOptions({ maxActivePerRequester: 0 })).toThrow(
+      'McpModule: tasks.maxActivePerRequester must be a whole number from 1 to 1000000; got 0.',
     );
-    expect(taskOptionInvalid('maxTtlMs', -1)).toBe('tasks.maxTtlMs must be a positive whole number of milliseconds, got -1.');
+    expect(() => resolveTaskOptions({ pollIntervalMs: 1.5 })).toThrow(
+      'McpModule: tasks.pollIntervalMs must be a whole number of milliseconds from 1 to 2147483647; got 1.5.',
+    );
+    expect(() => resolveTaskOptions({ maxTtlMs: -1 })).toThrow('McpModule: tasks.maxTtlMs must be a whole number of milliseconds');
   });
 
   it('refuses a default ttl longer than the longest', () => {

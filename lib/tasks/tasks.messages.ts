@@ -4,10 +4,6 @@ import { echo } from '../client-input/client-input.echo.js';
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Option error: a task option is not a positive whole number. */
-export const taskOptionInvalid = (option: string, value: unknown): string =>
-  `tasks.${option} must be a positive whole number of ${option.startsWith('max') && !option.endsWith('Ms') ? 'tasks' : 'milliseconds'}, got ${String(value)}.`;
-
 /** Option error: the default ttl is longer than the longest. */
 export const taskDefaultTtlTooLong = (defaultTtlMs: number, maxTtlMs: number): string =>
   `tasks.defaultTtlMs (${defaultTtlMs}) is longer than tasks.maxTtlMs (${maxTtlMs}).`;
@@ -73,6 +69,14 @@ export const taskNotifyFailed = (taskId: string, error: unknown): string =>
 /** Log line: a sweep of expired tasks failed (tried again at the next interval). */
 export const taskSweepFailed = (error: unknown): string =>
   `Sweep of expired MCP tasks failed: ${reasonOf(error)}; tried again at the next interval.`;
+
+/** -32602: `tasks/cancel` (2025-11-25) of a task that ended while the cancel ran (a decision of its waiting request settled it): it keeps that end. */
+export const taskEndedFirst = (taskId: string, status: string): string =>
+  `Task ${taskId} was not cancelled: it ended first (${status}), and keeps that result. tasks/result answers it.`;
+
+/** -32602: `tasks/cancel` of a task whose waiting request another call was deciding all the while the cancel tried: nothing changed. */
+export const taskRequestBeingDecided = (taskId: string): string =>
+  `Task ${taskId} was not cancelled: the request its call waited with is being decided by another call right now, and nothing changed. Call tasks/get: the task ends with that decision's result, or cancel it again if it still waits.`;
 
 /** -32602: `tasks/cancel` of a task whose waiting request was decided first: the task keeps that result. */
 export const taskRequestDecided = (taskId: string): string =>

@@ -256,6 +256,25 @@ export function describeFsmStateStoreContract(
       expect(await store.claim(claim(h, ['draft'], { owner: 'alice', team: 'acme' }))).toMatchObject({ status: 'claimed' });
     });
 
+    it('compares owners, teams and handles exactly: a trailing space names another principal, team or instance', async () => {
+      const solo = handle();
+      const solos = snapshot('draft', 'solo');
+      await store.create(solo, solos);
+      expect(await store.claim(claim(solo, ['draft'], { owner: 'solo ' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(`${solo} `, ['draft'], { owner: 'solo' }))).toEqual({ status: 'unknown' });
+      const acme = handle();
+      const acmes: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
+      await store.create(acme, acmes);
+      expect(await store.claim(claim(acme, ['draft'], { owner: 'bob', team: 'acme ' }))).toEqual({ status: 'unknown' });
+      expect(await store.claim(claim(acme, ['draft'], { owner: 'alice ', team: 'acme ' }))).toEqual({ status: 'unknown' });
+      // Nothing was taken or rewritten: the owners still claim, and their rows are as created.
+      const owner = claim(solo, ['draft'], { owner: 'solo' });
+      expect(await store.claim(owner)).toStrictEqual({ status: 'claimed', snapshot: solos });
+      expect(await store.commit(solo, owner.token, { snapshot: snapshot('review', 'solo') })).toBe(true);
+      expect(await store.load(solo)).toMatchObject({ state: 'review', owner: 'solo' });
+      expect(await store.load(acme)).toStrictEqual(acmes);
+    });
+
     it('claims for anyone with anyOwner (the gate judges an access function itself)', async () => {
       const h = handle();
       const created: WorkflowSnapshot = { ...snapshot('draft', 'alice'), team: 'acme' };
@@ -339,6 +358,22 @@ export function describeFsmStateStoreContract(
       await store.delete!([gone, handle()]);
       expect(await store.load(gone)).toBeUndefined();
       expect((await store.load(kept))?.state).toBe('review');
+    });
+
+    it('ends an instance only under its lease, writing its last history row in the same write (when it has end)', async () => {
+      if (!store.end) return;
+      const h = handle();
+      await store.create(h, snapshot('draft'), record(h, null, 'draft', null));
+      const last = { ...record(h, 'draft', 'draft', 'mcp.end'), at: new Date(Date.now() + 1).toISOString() };
+      expect(await store.end(h, 'no-lease', last)).toBe(false);
+      const held = claim(h, undefined);
+      await store.claim(held);
+      expect(await store.end(h, 'not-the-token', last)).toBe(false);
+      expect((await store.load(h))?.state).toBe('draft');
+      expect(await store.end(h, held.token, last)).toBe(true);
+      expect(await store.load(h)).toBeUndefined();
+      expect((await store.history(h)).map((row) => row.event)).toEqual([null, 'mcp.end']);
+      expect(await store.end(h, held.token, last)).toBe(false);
     });
 
     it('loads many instances at once, leaving absent ones out', async () => {
@@ -619,6 +654,53 @@ export function describeWorkflowStateReaderContract(name: string, factory: FsmSt
       expect(await store.countInstances({ machine: m, states: [], max: 100 })).toBe(0);
     });
 
+    it("lists for a viewer only what its access opens: its own, its team's on that team's machine, a machine it judges itself; never an owner-less one", async () => {
+      const [m, other, judged] = [machine(), machine(), machine()];
+      const [own, mate, stranger, open, otherMate, judgedKey] = [m, m, m, m, other, judged].map((id) => `${id}:${randomUUID()}`);
+      await store.create(own, { state: 'draft', updatedAt: at(6_000), owner: 'alice', team: 'acme' });
+      await store.create(mate, { state: 'review', updatedAt: at(5_000), owner: 'bob', team: 'acme' });
+      await store.create(stranger, { state: 'review', updatedAt: at(4_000), owner: 'eve', team: 'globex' });
+      await store.create(open, { state: 'draft', updatedAt: at(3_000) });
+      await store.create(otherMate, { state: 'draft', updatedAt: at(2_000), owner: 'bob', team: 'acme' });
+      await store.create(judgedKey, { state: 'draft', updatedAt: at(1_000), owner: 'eve' });
+      const alice = { owner: 'alice', teams: { [m]: 'acme' }, anyOwner: [judged] };
+      const listed = async (query: Omit<WorkflowInstanceQuery, 'limit'>) =>
+        (await Promise.all([m, other, judged].map((id) => store.listInstances({ ...query, machine: id, limit: 10 })))).flatMap(keys);
+      expect(await listed({ viewer: alice })).toEqual([own, mate, judgedKey]);
+      expect(await listed({ viewer: { owner: 'eve' } })).toEqual([stranger, judgedKey]);
+      expect(await listed({ viewer: { owner: 'mallory', teams: { [other]: 'globex' } } })).toEqual([]);
+      expect(await listed({ viewer: alice, search: 'bob' })).toEqual([mate]);
+      expect(await listed({ viewer: alice, states: ['review'] })).toEqual([mate]);
+      if (store.countInstances) expect(await store.countInstances({ machine: m, viewer: alice, max: 100 })).toBe(2);
+    });
+
+    it('counts the instances a filter matches in each machine and state, over at most the given most (when it has countStates)', async () => {
+      if (!store.countStates) return;
+      const m = machine();
+      const states = ['draft', 'draft', 'review', 'review.legal', 'review', 'review'];
+      for (const [i, state] of states.entries()) {
+        await store.create(`${m}:${randomUUID()}`, { state, updatedAt: at(i * 1_000), owner: i % 2 ? 'bob' : 'alice' });
+      }
+      const sorted = (counts: { machine: string; state: string; count: number }[]) =>
+        [...counts].sort((a, b) => a.state.localeCompare(b.state)).map(({ machine: id, state, count }) => [id, state, count]);
+      expect(sorted(await store.countStates({ machine: m, max: 100 }))).toEqual([
+        [m, 'draft', 2],
+        [m, 'review', 3],
+        [m, 'review.legal', 1],
+      ]);
+      expect(sorted(await store.countStates({ machine: m, viewer: { owner: 'bob' }, max: 100 }))).toEqual([
+        [m, 'draft', 1],
+        [m, 'review', 1],
+        [m, 'review.legal', 1],
+      ]);
+      expect(sorted(await store.countStates({ machine: m, states: ['draft'], max: 100 }))).toEqual([[m, 'draft', 2]]);
+      // The newest three: review, review, review.legal.
+      expect(sorted(await store.countStates({ machine: m, max: 3 }))).toEqual([
+        [m, 'review', 2],
+        [m, 'review.legal', 1],
+      ]);
+    });
+
     it('answers no history when history is off', async () => {
       const quiet = await factory({ history: false });
       try {
@@ -768,7 +850,9 @@ function describeTransactionalContract(
       expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'eve', anyOwner: true })).toStrictEqual({
         status: 'claimed',
         snapshot: team,
-      });
+      }); // Exactly: a trailing space is another principal, and another team.
+      expect(await lockOnce({ key: owned, allowedStates: ['draft'], owner: 'alice ' })).toEqual({ status: 'unknown' });
+      expect(await lockOnce({ key: teams, allowedStates: ['draft'], owner: 'bob', team: 'acme ' })).toEqual({ status: 'unknown' });
     });
 
     it('reports busy while a lease holds the instance', async () => {

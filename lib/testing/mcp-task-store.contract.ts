@@ -121,13 +121,29 @@ export function describeMcpTaskStoreContract(name: string, factory: McpTaskStore
       expect(await store.list(alice, 3_500, 0)).toEqual([]);
     });
 
-    it('counts the active tasks of a requester only', async () => {
+    it('creates a task under a cap only while its requester holds fewer active ones (ended, expired and others’ do not count)', async () => {
       const [a, b, c] = [taskRecord(alice, 1_000), taskRecord(alice, 1_000), taskRecord(alice, 1_000)];
-      for (const task of [a, b, c, taskRecord(bob, 1_000), taskRecord(alice, 1_000, 10)]) await store.create(task);
+      for (const task of [a, b, c, taskRecord(bob, 1_000), taskRecord(alice, 1_000, 10)]) expect(await store.create(task)).toBe(true);
       await store.update(c.taskId, { status: 'completed', result: { content: [] } }, ['working'], 1_100);
-      expect(await fixture.peer.countActive(alice, 1_200)).toBe(2);
-      expect(await store.countActive(`nobody-${randomUUID()}`, 1_200)).toBe(0);
+      const third = taskRecord(alice, 1_200);
+      expect(await fixture.peer.create(third, 3)).toBe(true);
+      const fourth = taskRecord(alice, 1_200);
+      expect(await store.create(fourth, 3)).toBe(false);
+      expect(await store.find(fourth.taskId)).toBeUndefined();
+      // A requester whose name differs by a trailing space is another requester.
+      expect(await store.create(taskRecord(`${alice} `, 1_200), 1)).toBe(true);
+      expect(await store.create(taskRecord(bob, 1_200), 2)).toBe(true);
     });
+
+    it('holds the cap under 300 concurrent creations for one requester through two stores', async () => {
+      const now = Date.now();
+      const created = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => (i % 2 ? fixture.peer : store).create(taskRecord(alice, now), 100)),
+      );
+      expect(created.filter(Boolean)).toHaveLength(100);
+      expect(await store.list(alice, now, 1_000)).toHaveLength(100);
+      expect(await store.list(`${alice} `, now, 1_000)).toEqual([]);
+    }, 120_000);
 
     it('finds working tasks whose lease ran out, and keeps, renews and clears a lease', async () => {
       const orphan = { ...taskRecord(alice, 1_000), leaseUntil: 1_500 };

@@ -53,6 +53,27 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       expect(await store.recentAttempts(h, 1)).toEqual([second]);
     });
 
+    it('keeps what the refusal said and the arguments as given, and a record without them reads back without them', async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const detailed: WorkflowAttemptRecord = {
+        ...attempt(h, 'FORBIDDEN', new Date(Date.UTC(2026, 0, 2, 10)).toISOString()),
+        message: 'FORBIDDEN: "attempt.capture" is not available while attempt is "authorized". Allowed now: attempt.void.',
+        args: { paymentId: 'pay_1', amount: 12.5, note: 'ünïcødé ✓', final: true, nothing: null, nested: '{"a":[1,2]}' },
+      };
+      const plain = attempt(h, 'BUSY', new Date(Date.UTC(2026, 0, 2, 11)).toISOString());
+      expect(await store.recordAttempt(detailed, 'alice')).toBe(true);
+      expect(await store.recordAttempt(plain, 'alice')).toBe(true);
+      const [first, second] = await store.recentAttempts(h, 10);
+      expect(first).toEqual(detailed);
+      expect(second).toEqual(plain);
+      expect(second).not.toHaveProperty('message');
+      expect(second).not.toHaveProperty('args');
+      // What a reader gets is a copy: changing it changes nothing stored.
+      first.args!.amount = 0;
+      expect((await store.recentAttempts(h, 10))[0].args).toEqual(detailed.args);
+    });
+
     it('writes nothing for a key no instance has (a forged handle)', async () => {
       const forged = key();
       expect(await store.recordAttempt(attempt(forged), undefined)).toBe(false);
@@ -81,6 +102,26 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       expect((await store.recentAttempts(teams, 10)).map((row) => row.principal)).toEqual(['bob']);
       expect(await store.recentAttempts(owners, 10)).toEqual([]);
     });
+
+    it('compares the caller and its team exactly: a trailing space is another principal, and another team', async () => {
+      const [owned, teams] = [key(), key()];
+      await store.create(owned, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'solo' });
+      await store.create(teams, { state: 'authorized', updatedAt: new Date().toISOString(), owner: 'alice', team: 'acme' });
+      expect(await store.recordAttempt(attempt(owned, 'FORBIDDEN', undefined, 'solo '), 'solo ')).toBe(false);
+      expect(await store.recordAttempt(attempt(teams, 'FORBIDDEN', undefined, 'bob'), 'bob', 'acme ')).toBe(false);
+      expect(await store.recentAttempts(owned, 10)).toEqual([]);
+      expect(await store.recentAttempts(teams, 10)).toEqual([]);
+    });
+
+    it(`keeps at most ${maxAttempts} attempts of an instance when 300 are recorded at once`, async () => {
+      const h = key();
+      await store.create(h, { state: 'authorized', updatedAt: new Date().toISOString() });
+      const written = await Promise.allSettled(
+        Array.from({ length: 300 }, (_, i) => store.recordAttempt(attempt(h, `CODE_${i}`), 'alice')),
+      );
+      expect(written.filter((outcome) => outcome.status === 'fulfilled' && outcome.value).length).toBeGreaterThan(maxAttempts);
+      expect((await store.recentAttempts(h, 1_000)).length).toBeLessThanOrEqual(maxAttempts);
+    }, 60_000);
 
     it(`keeps at most ${maxAttempts} attempts per instance, the most recent`, async () => {
       const h = key();

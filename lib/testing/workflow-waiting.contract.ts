@@ -155,6 +155,8 @@ export function describeWorkflowWaitingContract(
       expect(await keys({ owner: 'carol', team: 'acme' })).toEqual([teammates]);
       expect(await keys({})).toEqual([]);
       expect(await keys({ team: 'acme' })).toEqual([]);
+      // Exactly: a trailing space is another principal, and another team.
+      expect(await keys({ owner: 'alice ', team: 'acme ' })).toEqual([]);
     });
 
     it('pages by the cursor of the previous page, never more than the limit', async () => {

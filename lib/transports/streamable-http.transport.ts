@@ -102,9 +102,6 @@ export class StreamableHttpTransport implements OnModuleInit {
     this.legacy = !eras || eras.includes('2025-11-25');
     this.modern = await this.modernHandler();
     this.newSessions = new McpSessionRateLimiter(this.sessionOptions.maxNewPerMinutePerClient);
-    if (!Number.isSafeInteger(http.maxBodyBytes) || http.maxBodyBytes <= 0) {
-      throw new Error(messages.invalidMaxBodyBytes(http.maxBodyBytes));
-    }
     const server = adapter.getHttpServer() as HttpServer;
     this.requireAllowedHostsOnListen(server, http);
     resolveResourceOnListen(server, http, this.auth, this.authenticator);
@@ -274,7 +271,7 @@ export class StreamableHttpTransport implements OnModuleInit {
       this.attempts.refusedInBody(
         req.body,
         refusal,
-        principal,
+        req.auth,
         typeof sessionId === 'string' && !(this.modern && claimsModernEra(req)) ? sessionId : undefined,
       );
       return this.deny(res, this.authenticator.refused(refusal, req.auth), req);

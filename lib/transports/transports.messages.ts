@@ -67,10 +67,6 @@ export const shuttingDown = (): string =>
 export const bodyTooLarge = (limit: number): string =>
   `Payload Too Large: an MCP request body may be at most ${limit} bytes (transports.http.maxBodyBytes).`;
 
-/** Bootstrap error: `transports.http.maxBodyBytes` is not a positive whole number. */
-export const invalidMaxBodyBytes = (value: unknown): string =>
-  `McpModule: transports.http.maxBodyBytes must be a positive whole number of bytes, got ${String(value)}.`;
-
 /** HTTP 400 (-32700): the POST body is not JSON. */
 export const bodyNotJson = (): string => 'Parse error: the request body is not valid JSON.';
 

@@ -112,7 +112,12 @@ describe('the workflow console in a real browser (headless Chromium, the sample 
       'payment.capture',
       'payment.authorize',
     ]);
-    expect(JSON.parse((await page.locator('#context').textContent())!)).toEqual({ authorized: 25, captured: 25, refunded: 0 });
+    expect(JSON.parse((await page.locator('#context').textContent())!)).toEqual({
+      authorized: 25,
+      captured: 25,
+      refunded: 0,
+      currency: 'EUR',
+    });
   });
 
   it('follows the instance live: the diagram mark, the pending deadlines, the history and the context move with a capture', async () => {
@@ -184,7 +189,7 @@ describe('the workflow console in a real browser (headless Chromium, the sample 
     expect(await page.locator('header.top').count()).toBe(1);
     expect(await page.locator('main#main').count()).toBe(1);
     expect(await page.locator('form[role="search"]').count()).toBe(1);
-    expect(await page.locator('table thead th[scope="col"]').count()).toBe(5);
+    expect(await page.locator('table thead th[scope="col"]').count()).toBe(7);
     expect(await page.locator('[aria-live="polite"]').count()).toBe(1);
     expect(await page.locator('#live-status[role="status"]').count()).toBe(1);
   });

@@ -5,7 +5,10 @@ import type { Browser, Page } from 'playwright-core';
 import { assign, setup } from 'xstate';
 import { launchChromium } from '../../scripts/chromium.js';
 import { defineMachine } from '../../lib/index.js';
+import ELK from 'elkjs/lib/elk.bundled.js';
+import { layoutWithElk } from '../../lib/console/console-diagram.elk.js';
 import { diagramMarks, renderDiagram } from '../../lib/console/console-diagram.svg.js';
+import { machineGraph } from '../../lib/diagram/machine-graph.js';
 import { CONSOLE_STYLE } from '../../lib/console/console.style.js';
 import { connectClient } from '../utils/http-client.js';
 import { startSample, type SampleProcess } from '../utils/sample-process.js';
@@ -141,7 +144,8 @@ describe('the console diagram in a real browser: arrows that never share a head 
   });
 
   it('draws a transition without a target (an approval counted in context) as a dashed loop with its guard, apart from the others', async () => {
-    const svg = renderDiagram(countedApproval, diagramMarks(countedApproval, 'review'));
+    const root = machineGraph(countedApproval);
+    const svg = renderDiagram(countedApproval, diagramMarks(countedApproval, 'review'), await layoutWithElk(new ELK.default(), root, []));
     await page.setContent(`<!doctype html><html><head><style>${CONSOLE_STYLE}</style></head><body><figure>${svg}</figure></body></html>`);
     const { arrows } = await measure(page);
     const counted = arrows.find((arrow) => arrow.internal)!;

@@ -1,7 +1,7 @@
 import { ConsoleLogger, Logger, UnauthorizedException, type INestApplication } from '@nestjs/common';
 import { request as httpRequest } from 'node:http';
 import { InMemoryFsmStateStore, type McpModuleOptions, type WorkflowSnapshot, type FsmStateStore } from '../../lib/index.js';
-import { badCursor, invalidConsoleNumber, invalidConsolePath, notAuthorized, unknownMachine } from '../../lib/console/console.messages.js';
+import { badCursor, invalidConsolePath, notAuthorized, unknownMachine } from '../../lib/console/console.messages.js';
 import { escapeHtml } from '../../lib/console/console-html.js';
 import { storeCannotRead } from '../../lib/stores/stores.messages.js';
 import { billingModule } from '../fixtures/billing.app.js';
@@ -97,7 +97,7 @@ describe('the workflow console (HTTP)', () => {
         const page = JSON.parse((await instanceStream.next((event) => event.event === 'transition')).data);
         expect(page.marks).toEqual({ current: ['captured'], within: [] });
         expect(page.history.map((entry: { tool: string }) => entry.tool)).toEqual(['payment.capture', 'payment.authorize']);
-        expect(JSON.parse(page.context)).toEqual({ authorized: 25, captured: 25, refunded: 0 });
+        expect(JSON.parse(page.context)).toEqual({ authorized: 25, captured: 25, refunded: 0, currency: 'EUR' });
       } finally {
         stream.close();
         instanceStream.close();
@@ -163,8 +163,8 @@ describe('the workflow console (HTTP)', () => {
   it.each([
     [{ path: 'workflows' }, invalidConsolePath('workflows')],
     [{ path: '/workflows/' }, invalidConsolePath('/workflows/')],
-    [{ pageSize: 0 }, invalidConsoleNumber('pageSize', 0)],
-    [{ maxStreams: 1.5 }, invalidConsoleNumber('maxStreams', 1.5)],
+    [{ pageSize: 0 }, 'McpModule: console.pageSize must be a whole number from 1 to 1000; got 0.'],
+    [{ maxStreams: 1.5 }, 'McpModule: console.maxStreams must be a whole number from 1 to 100000; got 1.5.'],
   ])('fails at startup on a console option it cannot use: %j', async (console, message) => {
     expect(await bootstrapError([billingModule({ console })])).toBe(message);
   });

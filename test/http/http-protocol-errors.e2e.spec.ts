@@ -237,7 +237,9 @@ describe.each(['express', 'fastify'] as const)('the default body limit of the MC
     } catch (thrown) {
       error = thrown;
     }
-    expect(error).toEqual(new Error('McpModule: transports.http.maxBodyBytes must be a positive whole number of bytes, got 0.'));
+    expect(error).toEqual(
+      new Error('McpModule: transports.http.maxBodyBytes must be a whole number of bytes from 1 to 2147483647; got 0.'),
+    );
   });
 });
 

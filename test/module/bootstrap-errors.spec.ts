@@ -380,9 +380,15 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
     );
   });
 
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('a lease of %p ms (two calls would both run the handler)', async (leaseMs) => {
+    expect(await bootstrapError([appWith([], { gate: { leaseMs } })])).toBe(
+      `McpModule: gate.leaseMs must be a whole number of milliseconds from 1 to 2147483647; got ${leaseMs}.`,
+    );
+  });
+
   it('a shutdown drain that is not a number of milliseconds', async () => {
     expect(await bootstrapError([appWith([], { transports: { http: { drainMs: -1 } } })])).toBe(
-      'McpModule: transports.http.drainMs must be a number of milliseconds from 0 to 2147483647, got -1.',
+      'McpModule: transports.http.drainMs must be a whole number of milliseconds from 0 to 2147483647; got -1.',
     );
   });
 

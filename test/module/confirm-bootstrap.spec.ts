@@ -81,7 +81,7 @@ describe('@McpConfirm is checked at bootstrap, naming the method', () => {
     [
       'with a wait that is not positive',
       BadTimeoutConfirm,
-      "BadTimeoutConfirm.discharge: @McpConfirm's timeoutMs must be a positive number of milliseconds (got -1).",
+      "BadTimeoutConfirm.discharge: @McpConfirm's timeoutMs must be a whole number of milliseconds from 1 to 2147483647; got -1.",
     ],
   ])('%s', async (_, provider, message) => {
     expect(await bootstrapError([appWith([provider])])).toBe(message);

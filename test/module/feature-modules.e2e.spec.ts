@@ -11,7 +11,11 @@ import {
   type McpModuleOptions,
 } from '../../lib/index.js';
 import { createMcpTestClient } from '../../lib/testing.js';
+import { WorkflowConsoleActions } from '../../lib/console/console-actions.js';
+import { WorkflowConsoleCatalog } from '../../lib/console/console-catalog.js';
 import { WorkflowConsoleData } from '../../lib/console/console-data.js';
+import { WorkflowConsoleDiagrams } from '../../lib/console/console-diagrams.js';
+import { WorkflowConsoleInbox } from '../../lib/console/console-inbox.js';
 import { WorkflowConsoleStreams } from '../../lib/console/console-events.stream.js';
 import { WorkflowConsoleSignIn } from '../../lib/console/console-sign-in.js';
 import { WorkflowConsoleRoutes } from '../../lib/console/console.routes.js';
@@ -28,7 +32,16 @@ import { invoiceMachine, paymentMachine } from '../fixtures/billing.machines.js'
 import { HandlerLog, InvoiceTools, PaymentTools } from '../fixtures/billing.tools.js';
 
 const HTTP = [StreamableHttpTransport, StatefulHttpSessions, McpSessionAdmission, SessionReplyForwarder, ModernServerFactory];
-const CONSOLE = [WorkflowConsoleRoutes, WorkflowConsoleData, WorkflowConsoleStreams, WorkflowConsoleSignIn];
+const CONSOLE = [
+  WorkflowConsoleRoutes,
+  WorkflowConsoleData,
+  WorkflowConsoleStreams,
+  WorkflowConsoleSignIn,
+  WorkflowConsoleCatalog,
+  WorkflowConsoleDiagrams,
+  WorkflowConsoleActions,
+  WorkflowConsoleInbox,
+];
 const STDIO = [StdioTransport];
 
 /** A provider of the app's that injects everything McpModule exports. */

@@ -58,7 +58,8 @@ describe('the library import graph', () => {
       peers: [],
       access: [],
       'client-input': [],
-      stores: ['client-input'],
+      checks: [],
+      stores: ['client-input', 'checks'],
       results: ['client-input', 'registry', 'decorators', 'machines'],
     };
     const upward = [...graph].flatMap(([file, imports]) => {

@@ -26,10 +26,10 @@ describe('package entry points', () => {
     expect(PACKAGE_VERSION).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
   });
 
-  it('the root entry needs neither typeorm, xstate, jose, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
+  it('the root entry needs neither typeorm, xstate, jose, elkjs, the SDK v2 server packages, terminus nor the OpenTelemetry API at load time (all optional peers)', () => {
     const imports = runtimeImports('lib/index.ts');
     const optional = [...imports.static].filter((spec) =>
-      /^(typeorm|xstate|jose|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
+      /^(typeorm|xstate|jose|elkjs|@nestjs\/typeorm|@nestjs\/terminus|@opentelemetry\/.*|pg|mysql2|better-sqlite3|@modelcontextprotocol\/(server|node))(\/|$)/.test(
         spec,
       ),
     );
@@ -38,6 +38,7 @@ describe('package entry points', () => {
       '@modelcontextprotocol/node',
       '@modelcontextprotocol/server',
       '@opentelemetry/api',
+      'elkjs/lib/elk.bundled.js',
       'jose',
       'xstate',
     ]);

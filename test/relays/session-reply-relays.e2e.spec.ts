@@ -2,7 +2,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { TransitionRelay } from '../../lib/extend.js';
 import { RedisTransitionRelay } from '../../lib/redis.js';
 import { carriesReplies, type RelayedReply, type SessionReplyRelay } from '../../lib/relays/session-reply-relay.interface.js';
-import { replyInvalidMaxBytes, replyRelayNotStarted } from '../../lib/relays/session-reply.messages.js';
+import { replyRelayNotStarted } from '../../lib/relays/session-reply.messages.js';
 import { OutboxTransitionRelay, PostgresTransitionRelay } from '../../lib/typeorm.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { createOutboxMigration } from '../../lib/relays/typeorm/fsm-outbox.migration.js';
@@ -119,7 +119,7 @@ describe.each(databaseTargets('replies on the outbox relay'))('replies on the ou
     expect(new OutboxTransitionRelay(dataSource, { tableName: outbox, maxReplyBytes: 1000 }).maxReplyBytes).toBe(1000);
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => new OutboxTransitionRelay(dataSource, { tableName: outbox, maxReplyBytes: bad })).toThrow(
-        replyInvalidMaxBytes('OutboxTransitionRelay', bad),
+        `OutboxTransitionRelay: maxReplyBytes must be a whole number of bytes from 1 to 2147483647; got ${bad}.`,
       );
     }
   });
@@ -170,7 +170,9 @@ if (!redisUrl) console.warn('replies on the Redis relay skipped: TEST_REDIS_URL 
   it('carries replies on its channel as a message of their own, 64 KiB by default', async () => {
     await expectRepliesCarried(bed, () => new RedisTransitionRelay(redisUrl!, { channel }));
     expect(new RedisTransitionRelay(redisUrl!).maxReplyBytes).toBe(65_536);
-    expect(() => new RedisTransitionRelay(redisUrl!, { maxReplyBytes: 0 })).toThrow(replyInvalidMaxBytes('RedisTransitionRelay', 0));
+    expect(() => new RedisTransitionRelay(redisUrl!, { maxReplyBytes: 0 })).toThrow(
+      'RedisTransitionRelay: maxReplyBytes must be a whole number of bytes from 1 to 2147483647; got 0.',
+    );
   });
 
   it('refuses to send a reply before it is started', async () => {

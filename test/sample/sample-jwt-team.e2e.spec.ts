@@ -39,7 +39,8 @@ const codeOf = (result: CallToolResult) => (result._meta?.['nestjs-mcp-fsm/error
   };
   const consolePage = async (paymentId: string) => {
     const page = await fetch(new URL(`/workflows/payment/${paymentId}`, sample.url), {
-      headers: { Authorization: `Bearer ${await token('ops', undefined, 'workflows:read')}` },
+      // An operator of no org sees every org's payments with workflows:admin (0.5: the console keeps teams apart).
+      headers: { Authorization: `Bearer ${await token('ops', undefined, 'workflows:read workflows:admin')}` },
     });
     expect(page.status).toBe(200);
     return page.text();

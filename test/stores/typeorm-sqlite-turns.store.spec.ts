@@ -67,8 +67,8 @@ describe('TypeOrmFsmStateStore on SQLite: one connection, taken in turns', () =>
 
   it('rejects a timeoutMs that is not a positive whole number of milliseconds', () => {
     expect(() => new TypeOrmFsmStateStore(dataSource, { timeoutMs: 0 })).toThrow(
-      'TypeOrmFsmStateStore: timeoutMs must be a positive whole number of milliseconds, got 0.',
+      'TypeOrmFsmStateStore: timeoutMs must be a whole number of milliseconds from 1 to 2147483647; got 0.',
     );
-    expect(() => new TypeOrmFsmStateStore(dataSource, { timeoutMs: 1.5 })).toThrow('got 1.5.');
+    expect(() => new TypeOrmFsmStateStore(dataSource, { timeoutMs: 1.5 })).toThrow('; got 1.5.');
   });
 });

@@ -4,7 +4,9 @@ import { CountingLogger } from '../utils/counting-logger.js';
 import {
   TypeOrmFsmStateStore,
   createWorkflowApprovalMigration,
+  createWorkflowAttemptDetailsMigration,
   createWorkflowAttemptMigration,
+  createExactTextMigration,
   createWorkflowContextMigration,
   createWorkflowTeamMigration,
   createWorkflowListIndexMigration,
@@ -84,6 +86,8 @@ export class TypeOrmTestDatabase {
         createWorkflowListIndexMigration(this.tables),
         createWorkflowAttemptMigration(this.tables),
         createWorkflowApprovalMigration(this.tables),
+        createExactTextMigration({ tableNames: Object.values(this.tables) }),
+        createWorkflowAttemptDetailsMigration(this.tables),
         createWorkflowWaitingIndexMigration(this.tables),
       ],
       migrationsTableName: this.migrationsTable,
@@ -97,12 +101,7 @@ export class TypeOrmTestDatabase {
     if (!this.source?.isInitialized) return;
     try {
       await this.source.query(`DROP TABLE ${this.ledger}`);
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
-      await this.source.undoLastMigration();
+      for (let undo = 0; undo < this.source.migrations.length; undo++) await this.source.undoLastMigration();
       await this.source.query(`DROP TABLE ${this.migrationsTable}`);
     } finally {
       await this.source.destroy();

@@ -57,6 +57,17 @@ function describeTimerContract(name: string, make: () => TimerStore) {
       ]);
     });
 
+    it("answers many instances' pending timers at once, earliest first, leaving out those with none", async () => {
+      const [other, none] = [`pay:${randomUUID()}`, `pay:${randomUUID()}`];
+      await store.create(other, snapshot('authorized'), undefined, changes([timer('t9', 500)]));
+      await store.create(none, snapshot('authorized'));
+      const pending = await store.pendingTimersOf!([key, other, none]);
+      expect([...pending.keys()].sort()).toEqual([key, other].sort());
+      expect(pending.get(key)).toEqual(await store.pendingTimers(key));
+      expect(pending.get(other)).toEqual([{ id: 't9', event: 't9', dueAt: 500, attempts: 0 }]);
+      expect(await store.pendingTimersOf!([])).toEqual(new Map());
+    });
+
     it('claims only due timers, each once until its claim lapses', async () => {
       const mine = (timers: Awaited<ReturnType<typeof claim>>) => timers.filter((due) => due.key === key);
       expect(mine(await claim(999))).toEqual([]);
@@ -76,6 +87,19 @@ function describeTimerContract(name: string, make: () => TimerStore) {
         true,
       );
       expect(await store.pendingTimers(key)).toEqual([{ id: 't3', event: 't3', dueAt: 9_000, attempts: 0 }]);
+    });
+
+    it('reschedules a timer of the same id anew: due at its new time, unclaimed, no attempts counted', async () => {
+      const [claimed] = (await claim(1_000)).filter((due) => due.key === key);
+      expect(claimed).toMatchObject({ id: 't1' });
+      const { token } = await leased('authorized');
+      const rescheduled = changes([timer('t1', 7_000), timer('t2', 8_000)], ['t1', 't2']);
+      expect(await store.commit(key, token, { snapshot: snapshot('authorized'), timers: rescheduled })).toBe(true);
+      expect(await store.pendingTimers(key)).toEqual([
+        { id: 't1', event: 't1', dueAt: 7_000, attempts: 0 },
+        { id: 't2', event: 't2', dueAt: 8_000, attempts: 0 },
+      ]);
+      expect((await claim(7_000)).filter((due) => due.key === key).map(({ id }) => id)).toEqual(['t1']);
     });
 
     it('writes no timer when the commit lost its lease', async () => {
@@ -214,6 +238,26 @@ function describeTypeOrm(name: string, options: DataSourceOptions | undefined) {
       await store.create(key, snapshot('authorized'));
       await store.delete([key]);
       expect(await store.load(key)).toBeUndefined();
+    });
+
+    it('starts many instances with timers at once, none refused by a lock another start holds', async () => {
+      const store = new TypeOrmFsmStateStore(source, tables);
+      const keys = Array.from({ length: 40 }, () => `pay:${randomUUID()}`);
+      // Due long after the other cases' claims look, so they never take these.
+      const ttl = timer('ttl', Date.UTC(2100, 0, 1));
+      const transactional = keys.slice(20).map(async (key) => {
+        const transaction = await store.beginTransaction();
+        try {
+          await transaction.commit(key, { snapshot: snapshot('authorized'), timers: changes([ttl]) }, { insert: true });
+        } catch (error) {
+          await transaction.rollback();
+          throw error;
+        }
+      });
+      const plain = keys.slice(0, 20).map((key) => store.create(key, snapshot('authorized'), undefined, changes([ttl])));
+      const settled = await Promise.allSettled([...plain, ...transactional]);
+      expect(settled.filter((result) => result.status === 'rejected')).toEqual([]);
+      for (const key of keys) expect((await store.pendingTimers(key)).map(({ id }) => id)).toEqual(['ttl']);
     });
 
     describeTimerContract(name, () => new TypeOrmFsmStateStore(source, tables));

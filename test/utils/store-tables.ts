@@ -1,5 +1,6 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
 import {
+  createExactTextMigration,
   createWorkflowApprovalMigration,
   createWorkflowContextMigration,
   createWorkflowEventMigration,
@@ -24,6 +25,11 @@ const migrations = (tables: Tables): MigrationInterface[] => [
   new (createWorkflowWaitingIndexMigration(tables))(),
   ...(tables.timerTableName ? [new (createWorkflowTimerMigration(tables))()] : []),
   ...(tables.eventTableName ? [new (createWorkflowEventMigration(tables))()] : []),
+  new (createExactTextMigration({
+    tableNames: [tables.tableName, tables.historyTableName, tables.timerTableName, tables.eventTableName].filter(
+      (name): name is string => name !== undefined,
+    ),
+  }))(),
 ];
 
 /** Runs the shipped migrations `up` (or `down`, in reverse) for the store tables of one test run. */

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { storeInvalidTableName, storeUnsupportedDatabase } from '../../stores/stores.messages.js';
 import { createOutboxMigration } from './fsm-outbox.migration.js';
 import { OutboxTransitionRelay } from './outbox-transition.relay.js';
-import { outboxInvalidOption } from './relays.messages.js';
+import { numericOptionInvalid } from '../../checks/checks.messages.js';
 
 const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
 
@@ -23,8 +23,13 @@ describe('OutboxTransitionRelay options', () => {
     ['batchSize', 2.5],
     ['retentionMs', Number.NaN],
   ] as const)('refuses %s = %s', (name, value) => {
-    expect(() => new OutboxTransitionRelay(sqlite, { [name]: value })).toThrow(outboxInvalidOption(name, value));
-    expect(outboxInvalidOption(name, value)).toBe(`OutboxTransitionRelay: option ${name} must be a positive integer; got ${value}.`);
+    const range = name === 'batchSize' ? { unit: '', min: 1, max: 100_000 } : { unit: 'milliseconds', min: 1, max: 2_147_483_647 };
+    expect(() => new OutboxTransitionRelay(sqlite, { [name]: value })).toThrow(
+      numericOptionInvalid('OutboxTransitionRelay', name, range, value),
+    );
+    expect(numericOptionInvalid('OutboxTransitionRelay', name, range, value)).toBe(
+      `OutboxTransitionRelay: ${name} must be a whole number${range.unit ? ' of milliseconds' : ''} from 1 to ${range.max}; got ${value}.`,
+    );
   });
 
   it('refuses a database type the store does not support', () => {
@@ -37,7 +42,7 @@ describe('OutboxTransitionRelay options', () => {
 
   it.each([0, -1, 2.5, Number.NaN])('refuses timeoutMs = %s', (timeoutMs) => {
     expect(() => new OutboxTransitionRelay(sqlite, { timeoutMs })).toThrow(
-      `OutboxTransitionRelay: timeoutMs must be a positive whole number of milliseconds, got ${timeoutMs}.`,
+      `OutboxTransitionRelay: timeoutMs must be a whole number of milliseconds from 1 to 2147483647; got ${timeoutMs}.`,
     );
   });
 });

@@ -4,6 +4,7 @@ import type { RelayedTransition, TransitionRelayHealth } from '../transition-rel
 import { toRelayedReply } from '../relayed-reply.parse.js';
 import type { RelayedReply } from '../session-reply-relay.interface.js';
 import { maxReplyBytesOf } from '../session-reply.messages.js';
+import { checkNumericOption, count, type NumericOptionRange, timerMs } from '../../checks/numeric-option.check.js';
 import { BoundedQueries } from '../../stores/typeorm/bounded-queries.js';
 import * as messages from './relays.messages.js';
 import { relayBadPayload } from '../../stores/stores.messages.js';
@@ -95,9 +96,11 @@ export class OutboxTransitionRelay extends BaseTransitionRelay {
     this.queries = new BoundedQueries(dataSource, OutboxTransitionRelay.name, options.timeoutMs);
     this.table = this.queries.table(options.tableName ?? DEFAULT_OUTBOX_TABLE);
     this.quotedTable = quoteTableName(this.queries.dialect, this.table);
-    this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 200);
-    this.batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
-    this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 60_000);
+    const check = (name: keyof OutboxTransitionRelayOptions, value: number, range: NumericOptionRange) =>
+      checkNumericOption(OutboxTransitionRelay.name, name, value, range);
+    this.pollIntervalMs = check('pollIntervalMs', options.pollIntervalMs ?? 200, timerMs());
+    this.batchSize = check('batchSize', options.batchSize ?? 500, count(100_000));
+    this.retentionMs = check('retentionMs', options.retentionMs ?? 60_000, timerMs());
     this.maxReplyBytes = maxReplyBytesOf(OutboxTransitionRelay.name, options.maxReplyBytes);
   }
 
@@ -263,9 +266,4 @@ export class OutboxTransitionRelay extends BaseTransitionRelay {
   private query<T>(operation: string, sql: string, params: unknown[]): Promise<SqlResult<T>> {
     return this.queries.run(operation, (runner) => runSql<T>(runner, this.queries.dialect, { sql, params }));
   }
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(messages.outboxInvalidOption(name, value));
-  return value;
 }

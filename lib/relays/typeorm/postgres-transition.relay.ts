@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { checkNumericOption, timerMs } from '../../checks/numeric-option.check.js';
 import * as messages from '../../stores/stores.messages.js';
 import { BaseTransitionRelay } from '../base-transition.relay.js';
 import type { RelayedTransition, TransitionRelayHealth } from '../transition-relay.interface.js';
@@ -74,7 +75,7 @@ export class PostgresTransitionRelay extends BaseTransitionRelay {
     }
     super(PostgresTransitionRelay.name, options.warnIntervalMs);
     this.channel = channel;
-    this.reconnectMs = options.reconnectMs ?? 1000;
+    this.reconnectMs = checkNumericOption(PostgresTransitionRelay.name, 'reconnectMs', options.reconnectMs ?? 1000, timerMs());
   }
 
   /** Listens on the channel; `resync` is called each time it listens again after losing its connection. */

@@ -2,10 +2,6 @@
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Bootstrap error: a numeric option of the outbox relay that is not a positive integer. */
-export const outboxInvalidOption = (name: string, value: unknown): string =>
-  `OutboxTransitionRelay: option ${name} must be a positive integer; got ${String(value)}.`;
-
 /** Bootstrap error: the outbox table is missing (its migration was not run) or the database cannot be read. */
 export const outboxSchemaNotReady = (table: string, error: unknown): string =>
   `OutboxTransitionRelay: table ${table} is not ready (${reasonOf(error)}). Run the migrations CreateMcpFsmOutbox1764720000000 and AddMcpFsmOutboxReply1765584000000 (createOutboxMigration and createOutboxReplyMigration for a custom table name).`;

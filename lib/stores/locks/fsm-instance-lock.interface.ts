@@ -1,5 +1,6 @@
 import type { WorkflowClaimRequest, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
 
 /** Exclusive hold on one instance between admission and commit. */
 export interface FsmInstanceLock {
@@ -13,6 +14,12 @@ export interface FsmInstanceLock {
   commit(commit: WorkflowCommit): Promise<boolean>;
   /** Lets go without changing the instance. */
   release(): Promise<void>;
+  /**
+   * Ends (deletes) the instance and lets go, writing `record` with it when the store can (see
+   * `AtomicFsmStateStore.end`); `false` when the lock was lost meanwhile. Absent where the store
+   * cannot delete an instance.
+   */
+  end?(record: WorkflowTransitionRecord): Promise<boolean>;
 }
 
 /** Result of trying to take a lock. */

@@ -1,4 +1,5 @@
 import type { AtomicFsmStateStore, WorkflowClaimRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
 import type { FsmLocker, FsmLockOutcome } from './fsm-instance-lock.interface.js';
 
 /** A claim this locker holds, as its renewals need it. */
@@ -53,8 +54,17 @@ export class LeaseLocker implements FsmLocker {
           this.letGo(claim);
           return store.release(key, token);
         },
+        ...(store.end || store.delete ? { end: (record) => this.end(claim, key, token, record) } : {}),
       },
     };
+  }
+
+  /** Ends the instance under the claim: with its history row when the store can, else deleted under the claim alone. */
+  private async end(claim: HeldClaim | undefined, key: string, token: string, record: WorkflowTransitionRecord): Promise<boolean> {
+    this.letGo(claim);
+    if (this.store.end) return this.store.end(key, token, record);
+    await this.store.delete!([key]);
+    return true;
   }
 
   /** Starts renewing a claim when it comes due; `undefined` when the store cannot renew. */

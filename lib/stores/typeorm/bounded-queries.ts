@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { storeConnectionAbandoned, storeInvalidTimeout, storeNeedsDataSource, storeTimedOut } from '../stores.messages.js';
+import { checkNumericOption, timerMs } from '../../checks/numeric-option.check.js';
+import { storeConnectionAbandoned, storeNeedsDataSource, storeTimedOut } from '../stores.messages.js';
 import { abandonConnection, QueryDeadline } from './query-deadline.js';
 import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
 import type { TransactionLimits } from './transaction-limits.js';
@@ -34,7 +35,7 @@ export class BoundedQueries {
   readonly timeoutMs: number;
   private readonly sqliteQueue?: SerialQueue;
 
-  /** Throws, naming `component`, for a DataSource type the stores do not support or a `timeoutMs` that is not a positive whole number. */
+  /** Throws, naming `component`, for a DataSource type the stores do not support or a `timeoutMs` out of range (`checkNumericOption`). */
   constructor(
     private readonly dataSource: DataSource,
     private readonly component: string,
@@ -44,10 +45,7 @@ export class BoundedQueries {
       throw new Error(storeNeedsDataSource(component, dataSource));
     }
     this.dialect = fsmSqlDialect(dataSource.options.type, component);
-    this.timeoutMs = timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs <= 0) {
-      throw new Error(storeInvalidTimeout(component, timeoutMs));
-    }
+    this.timeoutMs = checkNumericOption(component, 'timeoutMs', timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, timerMs());
     if (this.dialect === 'sqlite') this.sqliteQueue = sqliteWriteQueue(dataSource);
   }
 

@@ -3,7 +3,7 @@ import { storeAttemptsNotReady } from '../stores.messages.js';
 import type { WorkflowAccessor } from '../workflow-access.js';
 import type { WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
 import { columnIn, listParameter } from './sql-lists.js';
-import { assertColumns, type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
+import { assertColumns, exactlyEquals, type FsmSqlDialect, quoteTableName, runSql } from './typeorm-sql.js';
 
 interface AttemptRow {
   machine: string;
@@ -12,12 +12,18 @@ interface AttemptRow {
   code: string;
   principal: string | null;
   at: string | number;
+  message: string | null;
+  args: string | null;
 }
+
+/** The columns of an attempt row, in the order `record` gives their values. */
+const ATTEMPT_COLUMNS = 'machine, handle, tool, code, principal, at, message, args';
 
 /**
  * The SQL of the attempt table (refused and declined calls) in one dialect. An attempt is
  * inserted only for an instance that exists and that the caller may see (one INSERT … SELECT
- * from the state table), and the instance's rows beyond the bound are deleted right after.
+ * from the state table that never locks the state row), and the instance's rows beyond the
+ * bound are deleted right after, in a statement of their own.
  */
 export class FsmAttemptSql {
   private readonly state: string;
@@ -35,24 +41,31 @@ export class FsmAttemptSql {
 
   /** Throws, naming the migration to run, when the attempt table is missing. */
   async assertSchema(runner: QueryRunner): Promise<void> {
-    await assertColumns(runner, this.dialect, { columns: 'machine, handle, tool, code, principal, at', from: this.attempts }, (error) =>
+    await assertColumns(runner, this.dialect, { columns: ATTEMPT_COLUMNS, from: this.attempts }, (error) =>
       storeAttemptsNotReady(this.attempts, error),
     );
   }
 
   /**
    * Inserts the attempt when its instance exists and is open to `caller` (`isOpenTo`: no owner,
-   * `caller.owner` as its owner, or `caller.team` as its team),
-   * then keeps only the instance's `keep` most recent rows. One statement when nothing is
-   * inserted, two otherwise; answers whether it inserted.
+   * `caller.owner` as its owner, or `caller.team` as its team): one INSERT … SELECT from the
+   * state table, on its own (autocommitted). The read of the state row never locks it: on
+   * MySQL/MariaDB the statement runs at READ COMMITTED, where InnoDB reads the source of an
+   * INSERT … SELECT as a consistent read (at REPEATABLE READ it takes a shared lock on the
+   * row, and a transactional claim's `SKIP LOCKED` would answer BUSY); PostgreSQL and SQLite
+   * never lock what a SELECT reads. Answers whether it inserted.
    */
-  async record(runner: QueryRunner, attempt: WorkflowAttemptRecord, caller: WorkflowAccessor, keep: number): Promise<boolean> {
+  async insert(runner: QueryRunner, attempt: WorkflowAttemptRecord, caller: WorkflowAccessor): Promise<boolean> {
     const cast = this.dialect === 'postgres' ? (type: string) => `?::${type}` : () => '?';
+    const handle = exactlyEquals(this.dialect, 'handle', attempt.key);
+    const open = [exactlyEquals(this.dialect, 'owner', caller.owner ?? null)];
+    if (caller.owner !== undefined && caller.team !== undefined) open.push(exactlyEquals(this.dialect, 'team', caller.team));
+    await this.readCommitted(runner);
     const { affected } = await runSql(runner, this.dialect, {
       sql:
-        `INSERT INTO ${this.attempts} (machine, handle, tool, code, principal, at) ` +
-        `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint'].map(cast).join(', ')} FROM ${this.state} ` +
-        `WHERE handle = ? AND (owner IS NULL OR owner = ?${caller.owner !== undefined && caller.team !== undefined ? ' OR team = ?' : ''})`,
+        `INSERT INTO ${this.attempts} (${ATTEMPT_COLUMNS}) ` +
+        `SELECT ${['varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'bigint', 'text', 'text'].map(cast).join(', ')} FROM ${this.state} ` +
+        `WHERE ${handle.sql} AND (owner IS NULL OR ${open.map((predicate) => predicate.sql).join(' OR ')})`,
       params: [
         attempt.machine,
         attempt.key,
@@ -60,36 +73,45 @@ export class FsmAttemptSql {
         attempt.code,
         attempt.principal,
         Date.parse(attempt.at),
-        attempt.key,
-        caller.owner ?? null,
-        ...(caller.owner !== undefined && caller.team !== undefined ? [caller.team] : []),
+        attempt.message ?? null,
+        attempt.args === undefined ? null : JSON.stringify(attempt.args),
+        ...handle.params,
+        ...open.flatMap((predicate) => predicate.params),
       ],
     });
-    if (affected === 0) return false;
+    return affected > 0;
+  }
+
+  /**
+   * Deletes the instance's rows beyond its `keep` most recent, on its own (autocommitted, at
+   * READ COMMITTED on MySQL/MariaDB: no shared locks, so concurrent trims cannot deadlock). Run
+   * after the insert committed: each trim sees every row committed before it began, so once the
+   * last trim of a burst ran the instance holds at most `keep` rows, however many were written
+   * at once.
+   */
+  async trim(runner: QueryRunner, handle: string, keep: number): Promise<void> {
+    await this.readCommitted(runner);
     // The derived table lets MySQL read the table it deletes from.
     await runSql(runner, this.dialect, {
       sql:
         `DELETE FROM ${this.attempts} WHERE handle = ? AND id <= ` +
         `(SELECT id FROM (SELECT id FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT 1 OFFSET ?) cut)`,
-      params: [attempt.key, attempt.key, keep],
+      params: [handle, handle, keep],
     });
-    return true;
   }
 
   /** The most recent `limit` attempts of one instance, oldest first. */
   async recent(runner: QueryRunner, handle: string, limit: number): Promise<WorkflowAttemptRecord[]> {
     const { records } = await runSql<AttemptRow>(runner, this.dialect, {
-      sql: `SELECT machine, handle, tool, code, principal, at FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT ?`,
+      sql: `SELECT ${ATTEMPT_COLUMNS} FROM ${this.attempts} WHERE handle = ? ORDER BY id DESC LIMIT ?`,
       params: [handle, limit],
     });
-    return records.reverse().map((row) => ({
-      machine: row.machine,
-      key: row.handle,
-      tool: row.tool,
-      code: row.code,
-      principal: row.principal,
-      at: new Date(Number(row.at)).toISOString(),
-    }));
+    return records.reverse().map(toAttempt);
+  }
+
+  /** On MySQL/MariaDB, makes the connection's next statement (its own transaction) run at READ COMMITTED. */
+  private async readCommitted(runner: QueryRunner): Promise<void> {
+    if (this.dialect === 'mysql') await runner.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
   }
 
   /** Deletes the attempts of instances that are gone (of `handles`, which were deleted). */
@@ -100,4 +122,19 @@ export class FsmAttemptSql {
       params: [listParameter(this.dialect, handles)],
     });
   }
+}
+
+/** An attempt row as a record; a row written before the details columns existed has neither a message nor arguments. */
+function toAttempt(row: AttemptRow): WorkflowAttemptRecord {
+  const attempt: WorkflowAttemptRecord = {
+    machine: row.machine,
+    key: row.handle,
+    tool: row.tool,
+    code: row.code,
+    principal: row.principal,
+    at: new Date(Number(row.at)).toISOString(),
+  };
+  if (row.message !== null) attempt.message = row.message;
+  if (row.args !== null) attempt.args = JSON.parse(row.args) as Record<string, unknown>;
+  return attempt;
 }

@@ -5,12 +5,14 @@ import type {
   WorkflowInstanceCursor,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowInstanceViewer,
+  WorkflowStateCount,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
 } from '../workflow-state-reader.interface.js';
 import { toSnapshot, type FsmSnapshotRow } from './fsm-state.rows.js';
 import { columnIn, listParameter } from './sql-lists.js';
-import { type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
+import { exactlyEquals, type FsmSqlDialect, quoteTableName, runSql, type SqlStatement } from './typeorm-sql.js';
 
 /** The scopes of a store key whose id follows `<machine>:<scope>:` (a handle's id follows `<machine>:` alone). */
 const SCOPES = ['session:', 'attachment:', 'principal:'];
@@ -67,7 +69,7 @@ export class FsmInstanceListSql {
   async listWaiting(runner: QueryRunner, query: WorkflowWaitingQuery): Promise<WorkflowWaitingPage> {
     const { limit, after, openTo } = query;
     const conditions = [...this.filter(query), { sql: 'waiting IS NOT NULL', params: [] }];
-    if (openTo) conditions.push(listedFor(openTo));
+    if (openTo) conditions.push(listedFor(this.dialect, openTo));
     if (after) conditions.push(afterCursor(after));
     const { records } = await runSql<FsmSnapshotRow & { handle: string }>(runner, this.dialect, {
       sql: `SELECT handle, state, context, owner, team, waiting, updated_at FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?`,
@@ -91,7 +93,25 @@ export class FsmInstanceListSql {
     return Number(records[0]?.n ?? 0);
   }
 
-  private filter({ machine, states, search }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search'>): SqlStatement[] {
+  /**
+   * How many instances match in each machine and state, over at most `max` of them (one SELECT
+   * that groups at most `max` rows, as {@link count} counts them).
+   */
+  async countStates(runner: QueryRunner, query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    const conditions = this.filter(query);
+    const { records } = await runSql<{ machine: string; state: string; n: string | number }>(runner, this.dialect, {
+      sql: `SELECT machine, state, COUNT(*) AS n FROM (SELECT machine, state FROM ${this.state} ${where(conditions)} ORDER BY updated_at DESC, handle DESC LIMIT ?) capped GROUP BY machine, state`,
+      params: [...conditions.flatMap((condition) => condition.params), query.max],
+    });
+    return records.map((row) => ({ machine: row.machine, state: row.state, count: Number(row.n) }));
+  }
+
+  private filter({
+    machine,
+    states,
+    search,
+    viewer,
+  }: Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search' | 'viewer'>): SqlStatement[] {
     const conditions: SqlStatement[] = [];
     if (machine !== undefined) conditions.push({ sql: 'machine = ?', params: [machine] });
     if (states) {
@@ -102,6 +122,7 @@ export class FsmInstanceListSql {
       );
     }
     if (search !== undefined) conditions.push(this.search(search));
+    if (viewer !== undefined) conditions.push(shownTo(viewer));
     return conditions;
   }
 
@@ -128,18 +149,32 @@ export class FsmInstanceListSql {
   }
 }
 
+/** The instances shown to `viewer`, as `isShownTo` says: its own, its teams' (by machine), and those of the machines it judges itself. */
+function shownTo(viewer: WorkflowInstanceViewer): SqlStatement {
+  const teams = Object.entries(viewer.teams ?? {});
+  const anyOwner = viewer.anyOwner ?? [];
+  return {
+    sql: `(owner = ?${teams.map(() => ' OR (machine = ? AND team = ?)').join('')}${anyOwner.map(() => ' OR machine = ?').join('')})`,
+    params: [viewer.owner, ...teams.flat(), ...anyOwner],
+  };
+}
+
 /** After `cursor` in the order newest first: the first conjunct alone bounds the index range; the second breaks ties in the cursor's millisecond. */
 function afterCursor(cursor: WorkflowInstanceCursor): SqlStatement {
   const at = Date.parse(cursor.updatedAt);
   return { sql: 'updated_at <= ? AND (updated_at < ? OR handle < ?)', params: [at, at, cursor.key] };
 }
 
-/** The rows a list shows `openTo` (as `isListedFor` says): its own, and its team's; never one started anonymously. */
-function listedFor({ owner, team }: WorkflowAccessor): SqlStatement {
+/**
+ * The rows a list shows `openTo` (as `isListedFor` says): its own, and its team's; never one
+ * started anonymously. Owner and team compare exactly (`exactlyEquals`).
+ */
+function listedFor(dialect: FsmSqlDialect, { owner, team }: WorkflowAccessor): SqlStatement {
   if (owner === undefined) return { sql: '1 = 0', params: [] };
-  return team === undefined
-    ? { sql: 'owner = ?', params: [owner] }
-    : { sql: '(owner = ? OR (owner IS NOT NULL AND team = ?))', params: [owner, team] };
+  const own = exactlyEquals(dialect, 'owner', owner);
+  if (team === undefined) return own;
+  const teams = exactlyEquals(dialect, 'team', team);
+  return { sql: `(${own.sql} OR (owner IS NOT NULL AND ${teams.sql}))`, params: [...own.params, ...teams.params] };
 }
 
 function where(conditions: readonly SqlStatement[]): string {

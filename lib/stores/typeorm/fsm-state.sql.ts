@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import type { WorkflowClaimRequest, WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
+import type { WorkflowSweepRequest } from '../atomic-fsm-state-store.interface.js';
 import { parseInstanceKey } from '../fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
@@ -8,18 +8,25 @@ import { storeSchemaNotReady } from '../stores.messages.js';
 import type { WorkflowHistoryPage } from '../workflow-state-reader.interface.js';
 import { contextText, type FsmSnapshotRow, type FsmStateRow, toSnapshot, waitingText } from './fsm-state.rows.js';
 import { insertedOnce } from './mysql-errno.js';
-import { packedClaim, unpackClaim } from './mysql-packed-claim.js';
-import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+import {
+  assertColumns,
+  exactlyEquals,
+  type FsmSqlDialect,
+  quoteTableName,
+  runSql,
+  type SqlResult,
+  type SqlStatement,
+} from './typeorm-sql.js';
 
 /** The columns of a state row, in the order `rowValues` gives their values. */
 const STATE_COLUMNS = 'handle, machine, state, context, owner, waiting, team, lease_token, lease_until, created_at, updated_at';
 /** The columns a snapshot is read from (`toSnapshot`). */
-const SNAPSHOT_COLUMNS = 'state, context, owner, waiting, team, updated_at';
+export const SNAPSHOT_COLUMNS = 'state, context, owner, waiting, team, updated_at';
 /** The columns of a history row, in the order `recordParams` gives their values. */
 const HISTORY_COLUMNS = 'machine, handle, from_state, to_state, event, tool, principal, at, approval';
 
 /** Lease fields written by a claim. */
-interface FsmLease {
+export interface FsmLease {
   token: string;
   until: number;
 }
@@ -130,60 +137,18 @@ export class FsmStateSql {
     return inserted;
   }
 
-  /**
-   * The claim's conditional UPDATE: takes the lease when the instance is in one of the allowed
-   * states (exactly; any state when they are not given), open to the caller (`isOpenTo`, in
-   * SQL: no owner, owned by `request.owner`, or of `request.team`; anyone with `anyOwner`)
-   * and not leased. Returns the snapshot when it took the lease.
-   *
-   * PostgreSQL and SQLite: one `UPDATE … RETURNING`. MySQL/MariaDB have no `UPDATE …
-   * RETURNING`: the UPDATE passes what the caller does not know yet through
-   * `LAST_INSERT_ID(expr)` (the OK packet's insert id), packed into one integer below 2^53
-   * (exact in a JS number): the position of the matched allowed state, whether the row has
-   * an owner (packed only when it is the caller, which then knows it), whether it has a context,
-   * and `updated_at`. So a claim with `allowedStates` of a row without context is one round trip;
-   * a row with a context, a team or another owner (a teammate's), a claim without `allowedStates`
-   * (the state is unknown), more than 511 allowed states or an `updated_at` before 1970 or after
-   * 2109 cost a second one, a SELECT by lease token.
-   */
-  async claim(runner: QueryRunner, request: WorkflowClaimRequest, lease: FsmLease, now: number): Promise<WorkflowSnapshot | undefined> {
-    const allowed = allowedStatesPredicate(request.allowedStates);
-    const access = accessPredicate(request);
-    const where = `WHERE handle = ?${allowed.sql} AND (lease_until IS NULL OR lease_until < ?)${access.sql}`;
-    const whereParams = [request.key, ...allowed.params, now, ...access.params];
-    if (this.dialect !== 'mysql') {
-      const { records } = await this.run<FsmSnapshotRow>(runner, {
-        sql: `UPDATE ${this.state} SET lease_token = ?, lease_until = ? ${where} RETURNING ${SNAPSHOT_COLUMNS}`,
-        params: [lease.token, lease.until, ...whereParams],
-      });
-      return records[0] && toSnapshot(records[0]);
-    }
-    const packed = packedClaim(request.allowedStates, request.owner);
-    const updated = await this.run(runner, {
-      sql: `UPDATE ${this.state} SET lease_token = IF(LAST_INSERT_ID(${packed.sql}) < 0, NULL, ?), lease_until = ? ${where}`,
-      params: [...packed.params, lease.token, lease.until, ...whereParams],
-    });
-    if (updated.affected !== 1) return undefined;
-    const unpacked = request.allowedStates && unpackClaim(updated.insertId, request.allowedStates, request.owner);
-    if (unpacked) return unpacked;
-    const { records } = await this.run<FsmSnapshotRow>(runner, {
-      sql: `SELECT ${SNAPSHOT_COLUMNS} FROM ${this.state} WHERE handle = ? AND lease_token = ?`,
-      params: [request.key, lease.token],
-    });
-    return records[0] && toSnapshot(records[0]);
-  }
-
-  /** The row of one instance, without locking it (for diagnosing a failed claim). */
+  /** The row of one instance (its handle compared exactly, as the claim does), without locking it (for diagnosing a failed claim). */
   async inspect(runner: QueryRunner, handle: string): Promise<FsmStateRow | undefined> {
+    const key = exactlyEquals(this.dialect, 'handle', handle);
     const { records } = await this.run<FsmStateRow>(runner, {
-      sql: `SELECT state, owner, team, lease_until FROM ${this.state} WHERE handle = ?`,
-      params: [handle],
+      sql: `SELECT state, owner, team, lease_until FROM ${this.state} WHERE ${key.sql}`,
+      params: key.params,
     });
     return records[0];
   }
 
   /**
-   * Locks the row of one instance for the rest of the current transaction and returns it
+   * Locks the row of one instance (its handle compared exactly) for the rest of the current transaction and returns it
    * (with its snapshot columns); `undefined` when it is absent or another transaction holds it. PostgreSQL and MySQL:
    * `SELECT … FOR UPDATE SKIP LOCKED` (no error, so the transaction stays usable).
    * SQLite: a no-op `UPDATE … RETURNING`, which takes the database write lock at once
@@ -191,11 +156,12 @@ export class FsmStateSql {
    */
   async lock(runner: QueryRunner, handle: string): Promise<(FsmStateRow & FsmSnapshotRow) | undefined> {
     const columns = 'state, context, owner, waiting, team, lease_until, updated_at';
+    const key = exactlyEquals(this.dialect, 'handle', handle);
     const sql =
       this.dialect === 'sqlite'
-        ? `UPDATE ${this.state} SET updated_at = updated_at WHERE handle = ? RETURNING ${columns}`
-        : `SELECT ${columns} FROM ${this.state} WHERE handle = ? FOR UPDATE SKIP LOCKED`;
-    const { records } = await this.run<FsmStateRow & FsmSnapshotRow>(runner, { sql, params: [handle] });
+        ? `UPDATE ${this.state} SET updated_at = updated_at WHERE ${key.sql} RETURNING ${columns}`
+        : `SELECT ${columns} FROM ${this.state} WHERE ${key.sql} FOR UPDATE SKIP LOCKED`;
+    const { records } = await this.run<FsmStateRow & FsmSnapshotRow>(runner, { sql, params: key.params });
     return records[0];
   }
 
@@ -230,6 +196,14 @@ export class FsmStateSql {
   async delete(runner: QueryRunner, handles: readonly string[]): Promise<void> {
     if (!handles.length) return;
     await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE ${this.handleIn()}`, params: [this.listParameter(handles)] });
+  }
+
+  /** Deletes one instance while `token` holds its lease; whether it did. */
+  async deleteLeased(runner: QueryRunner, handle: string, token: string): Promise<boolean> {
+    return (
+      (await this.run(runner, { sql: `DELETE FROM ${this.state} WHERE handle = ? AND lease_token = ?`, params: [handle, token] }))
+        .affected === 1
+    );
   }
 
   /**
@@ -340,7 +314,8 @@ export class FsmStateSql {
     return { entries: records.slice(0, limit).reverse().map(toRecord), truncated: records.length > limit };
   }
 
-  private async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
+  /** Writes one history row. */
+  async insertRecord(runner: QueryRunner, record: WorkflowTransitionRecord): Promise<void> {
     await this.run(runner, {
       sql: `INSERT INTO ${this.history} (${HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: recordParams(record),
@@ -387,24 +362,6 @@ function toRecord(row: HistoryRow): WorkflowTransitionRecord {
     at: new Date(Number(row.at)).toISOString(),
     ...(row.approval === null ? {} : { approval: JSON.parse(row.approval) as WorkflowApprovalNote }),
   };
-}
-
-/** ` AND state IN (…)` for the allowed states (matched exactly); nothing when any state is allowed. */
-function allowedStatesPredicate(allowedStates: readonly string[] | undefined): SqlStatement {
-  if (!allowedStates) return { sql: '', params: [] };
-  if (!allowedStates.length) return { sql: ' AND 1 = 0', params: [] };
-  return { sql: ` AND state IN (${allowedStates.map(() => '?').join(', ')})`, params: [...allowedStates] };
-}
-
-/**
- * ` AND …` for who may claim (`isOpenTo` in SQL): an anonymous caller only rows without owner,
- * an authenticated one also its own, and with a team those of its team; nothing with `anyOwner`.
- */
-function accessPredicate(request: WorkflowClaimRequest): SqlStatement {
-  if (request.anyOwner) return { sql: '', params: [] };
-  if (request.owner === undefined) return { sql: ' AND owner IS NULL', params: [] };
-  if (request.team === undefined) return { sql: ' AND (owner IS NULL OR owner = ?)', params: [request.owner] };
-  return { sql: ' AND (owner IS NULL OR owner = ? OR team = ?)', params: [request.owner, request.team] };
 }
 
 /** The values of a state row's columns (`STATE_COLUMNS`); leased when `lease` is given. */

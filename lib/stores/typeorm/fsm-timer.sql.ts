@@ -70,8 +70,10 @@ export class FsmTimerSql {
   /**
    * Writes a commit's timer changes for instance `handle`: deletes the fired timer (which
    * must still be held by its claim token, or this throws and the caller's transaction rolls
-   * back), deletes the cancelled and rescheduled ones, then inserts the scheduled ones. Up to
-   * three statements; with `created` (the caller's transaction inserted the instance's row,
+   * back), deletes the cancelled ones, then writes the scheduled ones over any row of the same
+   * id (an upsert, never a DELETE first: on MySQL/MariaDB a DELETE that finds no row locks the
+   * gap where it would be, and concurrent starts inserting into each other's gaps deadlocked).
+   * Up to three statements; with `created` (the caller's transaction inserted the instance's row,
    * which no timer outlives) nothing is deleted.
    */
   async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges, created = false): Promise<void> {
@@ -84,19 +86,28 @@ export class FsmTimerSql {
       });
       if (affected !== 1) throw new Error(storeTimerNotHeld(handle, fired.id));
     }
-    // The fired timer's row is gone already (the DELETE above): cancelling or rescheduling it needs no second DELETE.
-    const replaced = [...new Set([...changes.cancel, ...changes.schedule.map((timer) => timer.id)])].filter((id) => id !== fired?.id);
-    if (replaced.length > 0 && !created) {
+    // The fired timer's row is gone already (the DELETE above), and a rescheduled one is overwritten by the upsert below.
+    const rescheduled = new Set(changes.schedule.map((timer) => timer.id));
+    const cancelled = [...new Set(changes.cancel)].filter((id) => id !== fired?.id && !rescheduled.has(id));
+    if (cancelled.length > 0 && !created) {
       await this.run(runner, {
         sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${columnIn(this.dialect, 'timer_id')}`,
-        params: [handle, listParameter(this.dialect, replaced)],
+        params: [handle, listParameter(this.dialect, cancelled)],
       });
     }
     if (changes.schedule.length > 0) {
       const rows = changes.schedule.map(() => '(?, ?, ?, ?, ?, NULL, 0)').join(', ');
       const params = changes.schedule.flatMap((timer) => [handle, timer.id, changes.machine, timer.event, timer.dueAt]);
-      await this.run(runner, { sql: `INSERT INTO ${this.table} (${TIMER_COLUMNS}) VALUES ${rows}`, params });
+      await this.run(runner, { sql: `INSERT INTO ${this.table} (${TIMER_COLUMNS}) VALUES ${rows} ${this.overwrite()}`, params });
     }
+  }
+
+  /** The clause that makes a timer INSERT overwrite the row of the same handle and timer id: due anew, unclaimed, no attempts. */
+  private overwrite(): string {
+    if (this.dialect === 'mysql') {
+      return 'ON DUPLICATE KEY UPDATE machine = VALUES(machine), event = VALUES(event), due_at = VALUES(due_at), claim_token = NULL, attempts = 0';
+    }
+    return 'ON CONFLICT (handle, timer_id) DO UPDATE SET machine = excluded.machine, event = excluded.event, due_at = excluded.due_at, claim_token = NULL, attempts = 0';
   }
 
   /**
@@ -170,6 +181,22 @@ export class FsmTimerSql {
       params: [handle],
     });
     return records.map((row) => ({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at), attempts: Number(row.attempts) }));
+  }
+
+  /** The pending timers of many instances, earliest first, by key (one SELECT; keys with none left out). */
+  async pendingOf(runner: QueryRunner, handles: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    const byKey = new Map<string, WorkflowPendingTimer[]>();
+    if (!handles.length) return byKey;
+    const { records } = await this.run<PendingRow & { handle: string }>(runner, {
+      sql: `SELECT handle, timer_id, event, due_at, attempts FROM ${this.table} WHERE ${columnIn(this.dialect, 'handle')} ORDER BY due_at, timer_id`,
+      params: [listParameter(this.dialect, handles)],
+    });
+    for (const row of records) {
+      const timers = byKey.get(row.handle) ?? [];
+      timers.push({ id: row.timer_id, event: row.event, dueAt: Number(row.due_at), attempts: Number(row.attempts) });
+      byKey.set(row.handle, timers);
+    }
+    return byKey;
   }
 
   private run<T>(runner: QueryRunner, statement: SqlStatement): Promise<SqlResult<T>> {

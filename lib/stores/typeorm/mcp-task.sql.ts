@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import {
   MCP_TASK_ACTIVE_STATUSES,
@@ -6,8 +7,16 @@ import {
   type McpTaskRecord,
   type McpTaskStatus,
 } from '../mcp-task-store.interface.js';
-import { taskRecordUnreadable, taskStoreSchemaNotReady } from './task-store.messages.js';
-import { assertColumns, type FsmSqlDialect, quoteTableName, runSql, type SqlResult, type SqlStatement } from './typeorm-sql.js';
+import { taskRecordUnreadable, taskRequesterLockTimedOut, taskStoreSchemaNotReady } from './task-store.messages.js';
+import {
+  assertColumns,
+  exactlyEquals,
+  type FsmSqlDialect,
+  quoteTableName,
+  runSql,
+  type SqlResult,
+  type SqlStatement,
+} from './typeorm-sql.js';
 
 /** One task row, as the drivers return it (pg and mysql2 return BIGINT as a string). */
 interface TaskRow {
@@ -31,6 +40,11 @@ interface TaskRow {
 
 const COLUMNS =
   'task_id, requester, session_id, server_id, request, status, status_message, result, error, input, ttl_ms, poll_interval_ms, created_at, updated_at, expires_at, lease_until';
+/** The SQL types of {@link COLUMNS}, in order (PostgreSQL types the values of an INSERT … SELECT by them). */
+const COLUMN_TYPES = [
+  ...['varchar', 'varchar', 'varchar', 'varchar', 'text', 'varchar', 'text', 'text', 'text', 'text'],
+  ...['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'bigint'],
+] as const;
 
 /**
  * The SQL of the task table in one dialect. Every method is one statement (one round trip)
@@ -57,26 +71,51 @@ export class McpTaskSql {
   /** Inserts a task row. */
   async insert(runner: QueryRunner, record: McpTaskRecord): Promise<void> {
     await this.run(runner, {
-      sql: `INSERT INTO ${this.tasks} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      params: [
-        record.taskId,
-        record.requester,
-        record.sessionId ?? null,
-        record.serverId,
-        JSON.stringify(record.request),
-        record.status,
-        record.statusMessage ?? null,
-        json(record.result),
-        json(record.error),
-        json(record.input),
-        record.ttlMs,
-        record.pollIntervalMs,
-        record.createdAt,
-        record.updatedAt,
-        record.expiresAt,
-        record.leaseUntil ?? null,
-      ],
+      sql: `INSERT INTO ${this.tasks} (${COLUMNS}) VALUES (${COLUMN_TYPES.map(() => '?').join(', ')})`,
+      params: rowValues(record),
     });
+  }
+
+  /**
+   * Inserts a task row unless its requester holds `maxActive` tasks that are active and not
+   * expired at `record.createdAt`: one INSERT … SELECT whose count and insert no other creation
+   * for the requester can come between. SQLite: the statement itself (a write statement holds the
+   * database's write lock from its start). PostgreSQL: in the caller's transaction, after a
+   * transaction-level advisory lock on the table and requester. MySQL/MariaDB: between
+   * `GET_LOCK` and `RELEASE_LOCK` of a lock named for the table and requester, waiting at most
+   * `lockWaitSeconds`. Answers whether it inserted.
+   */
+  async insertWithin(runner: QueryRunner, record: McpTaskRecord, maxActive: number, lockWaitSeconds: number): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      await this.run(runner, { sql: 'SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))', params: [this.tasks, record.requester] });
+      return this.insertIfBelow(runner, record, maxActive);
+    }
+    if (this.dialect === 'sqlite') return this.insertIfBelow(runner, record, maxActive);
+    const lock = `mcp_task:${createHash('sha1').update(`${this.tasks}\n${record.requester}`).digest('hex')}`;
+    const { records } = await this.run<{ taken: number | string | null }>(runner, {
+      sql: 'SELECT GET_LOCK(?, ?) AS taken',
+      params: [lock, lockWaitSeconds],
+    });
+    if (Number(records[0]?.taken) !== 1) throw new Error(taskRequesterLockTimedOut(this.tasks, lockWaitSeconds));
+    try {
+      // READ COMMITTED: the count reads the committed rows without locking them.
+      await runner.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      return await this.insertIfBelow(runner, record, maxActive);
+    } finally {
+      await this.run(runner, { sql: 'SELECT RELEASE_LOCK(?)', params: [lock] });
+    }
+  }
+
+  private async insertIfBelow(runner: QueryRunner, record: McpTaskRecord, maxActive: number): Promise<boolean> {
+    const value = this.dialect === 'postgres' ? (type: string) => `?::${type}` : () => '?';
+    const requester = exactlyEquals(this.dialect, 'requester', record.requester);
+    const { affected } = await this.run(runner, {
+      sql:
+        `INSERT INTO ${this.tasks} (${COLUMNS}) SELECT ${COLUMN_TYPES.map(value).join(', ')}${this.dialect === 'mysql' ? ' FROM DUAL' : ''} ` +
+        `WHERE (SELECT COUNT(*) FROM ${this.tasks} WHERE ${requester.sql} AND status IN (?, ?) AND expires_at > ?) < ?`,
+      params: [...rowValues(record), ...requester.params, ...MCP_TASK_ACTIVE_STATUSES, record.createdAt, maxActive],
+    });
+    return affected === 1;
   }
 
   /** The task with this id. */
@@ -127,20 +166,12 @@ export class McpTaskSql {
   /** At most `limit` tasks of `requester` not expired at `now`, oldest first, after `after` (an index range scan). */
   async list(runner: QueryRunner, requester: string, now: number, limit: number, after?: McpTaskCursor): Promise<McpTaskRecord[]> {
     const page = after ? ' AND (created_at > ? OR (created_at = ? AND task_id > ?))' : '';
+    const whose = exactlyEquals(this.dialect, 'requester', requester);
     const { records } = await this.run<TaskRow>(runner, {
-      sql: `SELECT ${COLUMNS} FROM ${this.tasks} WHERE requester = ? AND expires_at > ?${page} ORDER BY created_at, task_id LIMIT ?`,
-      params: [requester, now, ...(after ? [after.createdAt, after.createdAt, after.taskId] : []), limit],
+      sql: `SELECT ${COLUMNS} FROM ${this.tasks} WHERE ${whose.sql} AND expires_at > ?${page} ORDER BY created_at, task_id LIMIT ?`,
+      params: [...whose.params, now, ...(after ? [after.createdAt, after.createdAt, after.taskId] : []), limit],
     });
     return records.map(toRecord);
-  }
-
-  /** How many tasks of `requester` are active and not expired at `now`. */
-  async countActive(runner: QueryRunner, requester: string, now: number): Promise<number> {
-    const { records } = await this.run<{ n: string | number }>(runner, {
-      sql: `SELECT COUNT(*) AS n FROM ${this.tasks} WHERE requester = ? AND status IN (?, ?) AND expires_at > ?`,
-      params: [requester, ...MCP_TASK_ACTIVE_STATUSES, now],
-    });
-    return Number(records[0]?.n ?? 0);
   }
 
   /** At most `limit` working tasks, not expired at `now`, whose lease ran out (an index range scan on `(status, lease_until)`). */
@@ -173,6 +204,28 @@ export class McpTaskSql {
 }
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+
+/** The values of a task row's columns ({@link COLUMNS}). */
+function rowValues(record: McpTaskRecord): unknown[] {
+  return [
+    record.taskId,
+    record.requester,
+    record.sessionId ?? null,
+    record.serverId,
+    JSON.stringify(record.request),
+    record.status,
+    record.statusMessage ?? null,
+    json(record.result),
+    json(record.error),
+    json(record.input),
+    record.ttlMs,
+    record.pollIntervalMs,
+    record.createdAt,
+    record.updatedAt,
+    record.expiresAt,
+    record.leaseUntil ?? null,
+  ];
+}
 
 /** A row as a record; a JSON column that cannot be parsed is an error naming the task and the column. */
 function toRecord(row: TaskRow): McpTaskRecord {

@@ -1,20 +1,38 @@
 import { type QueryRunner, TableIndex, type TableColumnOptions } from 'typeorm';
+import { exactTextCollation } from './mysql-text-collation.js';
 import { runnerDataSource } from './query-runner-source.js';
 import { type FsmSqlDialect, fsmSqlDialect } from './typeorm-sql.js';
 
 /**
  * The column and index builders of the shipped migrations, for the dialect of the DataSource
  * a migration runs on. Text columns are binary on MySQL/MariaDB, whose default collations
- * ignore case: handles, ids and state names must compare exactly.
+ * ignore case, and NO PAD where the server has such a collation (`exactTextCollation`), whose
+ * PAD SPACE ones ignore trailing spaces: handles, owners, teams, ids and state names must
+ * compare exactly.
  */
 export class MigrationColumns {
-  private readonly dialect: FsmSqlDialect;
   private readonly binary: Pick<TableColumnOptions, 'charset' | 'collation'>;
 
-  /** Throws, naming `migration`, when the DataSource of `queryRunner` is of a type the stores do not support. */
-  constructor(queryRunner: QueryRunner, migration: string) {
-    this.dialect = fsmSqlDialect(runnerDataSource(queryRunner).options.type, migration);
-    this.binary = this.dialect === 'mysql' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
+  private constructor(
+    private readonly dialect: FsmSqlDialect,
+    collation: string | undefined,
+  ) {
+    this.binary = collation ? { charset: 'utf8mb4', collation } : {};
+  }
+
+  /**
+   * The builders for the DataSource of `queryRunner` (on MySQL/MariaDB after one query for the
+   * collation its text gets). Throws, naming `migration`, when the DataSource is of a type the
+   * stores do not support.
+   */
+  static async of(queryRunner: QueryRunner, migration: string): Promise<MigrationColumns> {
+    const dialect = fsmSqlDialect(runnerDataSource(queryRunner).options.type, migration);
+    return new MigrationColumns(dialect, dialect === 'mysql' ? await exactTextCollation(queryRunner) : undefined);
+  }
+
+  /** The collation of text columns on MySQL/MariaDB; `undefined` elsewhere (their text compares exactly). */
+  get textCollation(): string | undefined {
+    return this.binary.collation;
   }
 
   /** A VARCHAR of `length` characters. */
@@ -24,6 +42,11 @@ export class MigrationColumns {
 
   /** JSON text of any length: TEXT, LONGTEXT on MySQL/MariaDB. */
   json(name: string, isNullable = false): TableColumnOptions {
+    return this.longText(name, isNullable);
+  }
+
+  /** Text of any length (a message, JSON): TEXT, LONGTEXT on MySQL/MariaDB. */
+  longText(name: string, isNullable = false): TableColumnOptions {
     return { name, type: this.dialect === 'mysql' ? 'longtext' : 'text', isNullable, ...this.binary };
   }
 

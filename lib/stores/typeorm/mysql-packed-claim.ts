@@ -1,5 +1,5 @@
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
-import type { SqlStatement } from './typeorm-sql.js';
+import { exactlyEquals, type SqlStatement } from './typeorm-sql.js';
 
 /** Bits of the MySQL claim's packed insert id: `updated_at` low, then the context (or waiting request) and owner flags, then the position. */
 const UPDATED_AT_LIMIT = 2 ** 42;
@@ -12,18 +12,19 @@ const MAX_PACKED_POSITION = 2 ** 9 - 1;
 /**
  * The expression the MySQL claim passes through `LAST_INSERT_ID`: 0 (nothing packed) unless the
  * allowed states are given, at most {@link MAX_PACKED_POSITION}, `updated_at` fits in 42 bits, the
- * row has no team and no owner but `caller` (what the packed value cannot say is read afterwards).
+ * row has no team and no owner but `caller`, compared exactly (what the packed value cannot say is read afterwards).
  */
 export function packedClaim(allowedStates: readonly string[] | undefined, caller: string | undefined): SqlStatement {
   if (!allowedStates?.length || allowedStates.length > MAX_PACKED_POSITION) return { sql: '0', params: [] };
-  const packable = caller === undefined ? 'owner IS NULL' : '(owner IS NULL OR owner = ?)';
+  const owner = caller === undefined ? undefined : exactlyEquals('mysql', 'owner', caller);
+  const packable = owner ? `(owner IS NULL OR ${owner.sql})` : 'owner IS NULL';
   const position = `CASE state ${allowedStates.map((_, index) => `WHEN ? THEN ${index + 1}`).join(' ')} ELSE 0 END`;
   return {
     sql:
       `CASE WHEN updated_at >= 0 AND updated_at < ${UPDATED_AT_LIMIT} AND team IS NULL AND ${packable} THEN ` +
       `(${position}) * ${POSITION_UNIT} + (CASE WHEN owner IS NULL THEN 0 ELSE ${OWNER_FLAG} END) + ` +
       `(CASE WHEN context IS NULL AND waiting IS NULL THEN 0 ELSE ${CONTEXT_FLAG} END) + updated_at ELSE 0 END`,
-    params: [...(caller === undefined ? [] : [caller]), ...allowedStates],
+    params: [...(owner?.params ?? []), ...allowedStates],
   };
 }
 

@@ -9,3 +9,7 @@ export const taskStoreSchemaNotReady = (table: string, error: unknown): string =
 /** Store error: a stored task has a column whose value cannot be read back. */
 export const taskRecordUnreadable = (taskId: string, column: string, error: unknown): string =>
   `TypeOrmMcpTaskStore: the stored task ${taskId} has a ${column} that cannot be read (${reasonOf(error)}).`;
+
+/** Store error: another process held the lock of a requester's task creations for longer than the store waits. */
+export const taskRequesterLockTimedOut = (table: string, seconds: number): string =>
+  `TypeOrmMcpTaskStore: the lock on creating tasks in ${table} for this requester was still held by another connection after ${seconds} s; nothing was created.`;

@@ -9,9 +9,10 @@ export interface TypeOrmFsmStateStoreOptions {
   /** Table of refused and declined calls (optionally `schema.table`). @default 'mcp_fsm_attempt' */
   attemptTableName?: string;
   /**
-   * Keep the refused and declined calls of each instance (tool, refusal code, principal, time;
-   * never arguments), for the workflow console. Needs the attempt table
-   * (`CreateMcpFsmAttempt1765843200000`). @default false
+   * Keep the refused and declined calls of each instance (tool, refusal code and message,
+   * principal, time, and the arguments cut as error texts cut client values), for the workflow
+   * console. Needs the attempt table (`CreateMcpFsmAttempt1765843200000`, then
+   * `AddMcpFsmAttemptDetails1766880000000`). @default false
    */
   attempts?: boolean;
   /** Table of durable timers, the deadlines of `after` transitions (optionally `schema.table`). @default 'mcp_fsm_timer' */
@@ -21,7 +22,7 @@ export interface TypeOrmFsmStateStoreOptions {
    * optionally `schema.table`); needs `CreateMcpFsmEvent1766620800000`. @default 'mcp_fsm_event'
    */
   eventTableName?: string;
-  /** Attempts kept per instance; older ones are deleted as new ones come. @default 50 */
+  /** Attempts kept per instance (1 to 10 000); older ones are deleted as new ones come. @default 50 */
   maxAttemptsPerInstance?: number;
   /**
    * Time limit, in milliseconds, of every store operation (waiting for a connection included)
@@ -48,5 +49,7 @@ export const DEFAULT_WORKFLOW_TIMER_TABLE = 'mcp_fsm_timer';
 export const DEFAULT_WORKFLOW_EVENT_TABLE = 'mcp_fsm_event';
 /** Default number of attempts kept per instance. */
 export const DEFAULT_MAX_ATTEMPTS_PER_INSTANCE = 50;
+/** The most attempts a store may be told to keep per instance (what a console page can show). */
+export const MAX_ATTEMPTS_PER_INSTANCE = 10_000;
 /** Default time limit of a store operation and of a transaction (`timeoutMs`). */
 export const DEFAULT_STORE_TIMEOUT_MS = 5000;

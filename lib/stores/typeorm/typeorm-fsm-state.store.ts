@@ -24,12 +24,15 @@ import type {
   WorkflowInstanceCount,
   WorkflowInstancePage,
   WorkflowInstanceQuery,
+  WorkflowStateCount,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
   WorkflowStateReader,
 } from '../workflow-state-reader.interface.js';
+import { checkNumericOption, count } from '../../checks/numeric-option.check.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { FsmAttemptSql } from './fsm-attempt.sql.js';
+import { FsmClaimSql } from './fsm-claim.sql.js';
 import { FsmEventSql } from './fsm-event.sql.js';
 import { FsmInstanceListSql } from './fsm-instance-list.sql.js';
 import { notTaken, storedSnapshot } from './fsm-state.rows.js';
@@ -44,6 +47,7 @@ import {
   DEFAULT_WORKFLOW_STATE_TABLE,
   DEFAULT_WORKFLOW_TIMER_TABLE,
   DEFAULT_WORKFLOW_TRANSITION_TABLE,
+  MAX_ATTEMPTS_PER_INSTANCE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
 import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
@@ -74,6 +78,7 @@ export class TypeOrmFsmStateStore
   readonly keepsAttempts: boolean;
   private readonly queries: BoundedQueries;
   private readonly sql: FsmStateSql;
+  private readonly claimSql: FsmClaimSql;
   private readonly listSql: FsmInstanceListSql;
   private readonly attemptSql: FsmAttemptSql;
   private readonly timerSql: FsmTimerSql;
@@ -90,6 +95,7 @@ export class TypeOrmFsmStateStore
     this.queries = queries;
     const stateTable = queries.table(options.tableName ?? DEFAULT_WORKFLOW_STATE_TABLE);
     this.sql = new FsmStateSql(queries.dialect, stateTable, queries.table(options.historyTableName ?? DEFAULT_WORKFLOW_TRANSITION_TABLE));
+    this.claimSql = new FsmClaimSql(queries.dialect, stateTable);
     this.listSql = new FsmInstanceListSql(queries.dialect, stateTable);
     this.attemptSql = new FsmAttemptSql(
       queries.dialect,
@@ -100,7 +106,12 @@ export class TypeOrmFsmStateStore
     this.eventSql = new FsmEventSql(queries.dialect, queries.table(options.eventTableName ?? DEFAULT_WORKFLOW_EVENT_TABLE));
     this.keepHistory = options.history ?? false;
     this.keepsAttempts = options.attempts ?? false;
-    this.maxAttempts = options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE;
+    this.maxAttempts = checkNumericOption(
+      TypeOrmFsmStateStore.name,
+      'maxAttemptsPerInstance',
+      options.maxAttemptsPerInstance ?? DEFAULT_MAX_ATTEMPTS_PER_INSTANCE,
+      count(MAX_ATTEMPTS_PER_INSTANCE),
+    );
     this.limits = new TransactionLimits(queries.dialect, queries.timeoutMs);
   }
 
@@ -162,7 +173,7 @@ export class TypeOrmFsmStateStore
     return this.session('claim', async (runner) => {
       const now = Date.now();
       const lease = { token: request.token, until: now + request.leaseMs };
-      const snapshot = await this.sql.claim(runner, request, lease, now);
+      const snapshot = await this.claimSql.claim(runner, request, lease, now);
       if (snapshot) return { status: 'claimed', snapshot };
       const row = await this.sql.inspect(runner, request.key);
       if (row) return notTaken(row, request, now);
@@ -212,6 +223,11 @@ export class TypeOrmFsmStateStore
   }
 
   /** @inheritdoc */
+  pendingTimersOf(keys: readonly string[]): Promise<Map<string, WorkflowPendingTimer[]>> {
+    return this.session('pendingTimersOf', (runner) => this.timerSql.pendingOf(runner, keys));
+  }
+
+  /** @inheritdoc */
   assertTimerSchema(): Promise<void> {
     return this.session('the timer schema check', (runner) => this.timerSql.assertSchema(runner));
   }
@@ -240,6 +256,22 @@ export class TypeOrmFsmStateStore
         if (this.keepsAttempts) await this.attemptSql.forget(runner, keys);
       },
       this.timerSql.inUse,
+    );
+  }
+
+  /** @inheritdoc (one transaction: the conditional DELETE, then the history row, the timers and the attempts). */
+  end(key: string, token: string, record?: WorkflowTransitionRecord): Promise<boolean> {
+    const kept = this.kept(record);
+    return this.session(
+      'end',
+      async (runner) => {
+        if (!(await this.sql.deleteLeased(runner, key, token))) return false;
+        if (kept) await this.sql.insertRecord(runner, kept);
+        await this.timerSql.forget(runner, [key]);
+        if (this.keepsAttempts) await this.attemptSql.forget(runner, [key]);
+        return true;
+      },
+      true,
     );
   }
 
@@ -297,14 +329,23 @@ export class TypeOrmFsmStateStore
     return this.session('countInstances', (runner) => this.listSql.count(runner, query));
   }
 
-  /** One INSERT … SELECT, then (when it inserted) one DELETE of the instance's rows beyond `maxAttemptsPerInstance`; nothing when `attempts` is off. */
+  /** One SELECT that groups at most `query.max` rows by machine and state. */
+  countStates(query: WorkflowInstanceCount): Promise<WorkflowStateCount[]> {
+    return this.session('countStates', (runner) => this.listSql.countStates(runner, query));
+  }
+
+  /**
+   * One INSERT … SELECT that never locks the state row, then (when it inserted) one DELETE of the
+   * instance's rows beyond `maxAttemptsPerInstance`, each committed on its own so the bound holds
+   * under concurrent writes (see `FsmAttemptSql`); nothing when `attempts` is off.
+   */
   async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     if (!this.keepsAttempts) return false;
-    return this.session(
-      'recordAttempt',
-      (runner) => this.attemptSql.record(runner, attempt, { owner: caller, team }, this.maxAttempts),
-      true,
-    );
+    return this.session('recordAttempt', async (runner) => {
+      const inserted = await this.attemptSql.insert(runner, attempt, { owner: caller, team });
+      if (inserted) await this.attemptSql.trim(runner, attempt.key, this.maxAttempts);
+      return inserted;
+    });
   }
 
   /** @inheritdoc */

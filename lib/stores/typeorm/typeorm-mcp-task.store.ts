@@ -3,13 +3,14 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { McpTaskChange, McpTaskCursor, McpTaskRecord, McpTaskStatus, McpTaskStore } from '../mcp-task-store.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { McpTaskSql } from './mcp-task.sql.js';
+import { TransactionLimits } from './transaction-limits.js';
 import { DEFAULT_MCP_TASK_TABLE, type TypeOrmMcpTaskStoreOptions } from './typeorm-mcp-task-store-options.interface.js';
 
 /**
  * MCP tasks in the application's own database, so every process on it answers `tasks/get`,
  * `tasks/result`, `tasks/list` and `tasks/cancel`, after a restart too. One round trip per
- * operation (an update on MySQL/MariaDB: two), each within `timeoutMs`; every query is by the
- * task's id or bounded by a limit.
+ * operation (an update on MySQL/MariaDB: two; a creation under a cap takes a lock first), each
+ * within `timeoutMs`; every query is by the task's id or bounded by a limit.
  *
  * @example
  * TypeOrmModule.forRoot({ ..., migrations: [CreateMcpTasks1766448000000], migrationsRun: true });
@@ -22,6 +23,7 @@ import { DEFAULT_MCP_TASK_TABLE, type TypeOrmMcpTaskStoreOptions } from './typeo
 export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap {
   private readonly queries: BoundedQueries;
   private readonly sql: McpTaskSql;
+  private readonly limits: TransactionLimits;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -29,6 +31,7 @@ export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap
   ) {
     this.queries = new BoundedQueries(dataSource, TypeOrmMcpTaskStore.name, options.timeoutMs);
     this.sql = new McpTaskSql(this.queries.dialect, this.queries.table(options.tableName ?? DEFAULT_MCP_TASK_TABLE));
+    this.limits = new TransactionLimits(this.queries.dialect, this.queries.timeoutMs);
   }
 
   /**
@@ -42,9 +45,20 @@ export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap
     }
   }
 
-  /** @inheritdoc */
-  create(record: McpTaskRecord): Promise<void> {
-    return this.write('create', (runner) => this.sql.insert(runner, record));
+  /**
+   * One INSERT; with `maxActive`, one conditional INSERT … SELECT that no other creation for the
+   * requester can come between (see `McpTaskSql.insertWithin`: PostgreSQL takes an advisory lock
+   * in a transaction, MySQL/MariaDB a named lock, SQLite the write lock every write takes).
+   */
+  async create(record: McpTaskRecord, maxActive?: number): Promise<boolean> {
+    if (maxActive === undefined) {
+      await this.write('create', (runner) => this.sql.insert(runner, record));
+      return true;
+    }
+    const lockWaitSeconds = Math.ceil(this.queries.timeoutMs / 1000);
+    return this.queries.run('create', (runner) => this.sql.insertWithin(runner, record, maxActive, lockWaitSeconds), {
+      transaction: this.sql.dialect === 'postgres' ? this.limits : undefined,
+    });
   }
 
   /** @inheritdoc */
@@ -62,11 +76,6 @@ export class TypeOrmMcpTaskStore implements McpTaskStore, OnApplicationBootstrap
   async list(requester: string, now: number, limit: number, after?: McpTaskCursor): Promise<McpTaskRecord[]> {
     if (limit <= 0) return [];
     return this.read('list', (runner) => this.sql.list(runner, requester, now, Math.floor(limit), after));
-  }
-
-  /** @inheritdoc */
-  countActive(requester: string, now: number): Promise<number> {
-    return this.read('countActive', (runner) => this.sql.countActive(runner, requester, now));
   }
 
   /** @inheritdoc */

@@ -64,6 +64,19 @@ export async function runSql<T>(runner: QueryRunner, dialect: FsmSqlDialect, sta
 }
 
 /**
+ * `column = ?` for `value`, compared exactly. MySQL/MariaDB compare under the column's collation,
+ * and a PAD SPACE one (`utf8mb4_bin`, what the shipped migrations made before
+ * `MakeMcpComparisonsExact1766793600000`, and all MySQL 5.7 has) ignores trailing spaces:
+ * `'solo' = 'solo '`. There the value is compared as bytes too; the plain comparison stays
+ * first, so an index on the column is still used.
+ */
+export function exactlyEquals(dialect: FsmSqlDialect, column: string, value: unknown): SqlStatement {
+  return dialect === 'mysql'
+    ? { sql: `(${column} = ? AND ${column} = CAST(? AS BINARY))`, params: [value, value] }
+    : { sql: `${column} = ?`, params: [value] };
+}
+
+/**
  * Throws `notReady(error)`, with the error as its cause, when `from` (a quoted table, or a
  * join) lacks one of `columns`: `SELECT … WHERE 1 = 0` reads no row, and fails on a missing
  * table or column. What a store's schema check at bootstrap runs, once per table.
