@@ -11,15 +11,18 @@ import { openClient } from './bench.load.js';
  * process (`statement-counter.preload.ts`), in a session following 20 captured payments: a
  * deterministic measure, which the machine's load does not move.
  *
- *   node .sample-dist/bench/statements.js [--sample <dist>] [--hand]
+ *   node .sample-dist/bench/statements.js [--sample <dist>] [--hand] [--postgres <url>]
  *
- * `--sample <dist>`: another build's sample (`.sample-dist/main`); `--hand`: the hand-written server.
+ * `--sample <dist>`: another build's sample (`.sample-dist/main`); `--hand`: the hand-written
+ * server; `--postgres <url>`: the sample on that PostgreSQL database (`DATABASE_URL`, its
+ * LISTEN/NOTIFY relay included) instead of a SQLite file.
  */
 const OPERATIONS = 10;
 
 async function main(): Promise<void> {
   const index = process.argv.indexOf('--sample');
   const hand = process.argv.includes('--hand');
+  const postgres = process.argv.includes('--postgres') ? process.argv[process.argv.indexOf('--postgres') + 1] : undefined;
   const script = hand
     ? fileURLToPath(new URL('./sample-baseline.main.js', import.meta.url))
     : index < 0
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
     PORT: '0',
     NO_COLOR: '1',
     SAMPLE_DB: database,
-    DATABASE_URL: undefined,
+    DATABASE_URL: postgres,
     REDIS_URL: undefined,
     STATEMENT_COUNTER_FLAG: flag,
     NODE_OPTIONS: `--import ${preload}`,

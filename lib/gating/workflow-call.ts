@@ -74,6 +74,33 @@ export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToo
 const callsByContext = new WeakMap<object, WorkflowCall>();
 
 /**
+ * What runs when each cutoff aborts: the calls under it that may still be abandoned. One
+ * listener per cutoff (a process has one, the shutdown drain's), where each call adding and
+ * removing its own would cost two `EventTarget` listener changes per round of a call.
+ */
+const onCutoff = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Runs `abandon` when `cutoff` aborts, until the returned function is called. */
+function whenCutOff(cutoff: AbortSignal, abandon: () => void): () => void {
+  let waiting = onCutoff.get(cutoff);
+  if (!waiting) {
+    const calls = new Set<() => void>();
+    cutoff.addEventListener(
+      'abort',
+      () => {
+        for (const call of calls) call();
+        calls.clear();
+      },
+      { once: true },
+    );
+    onCutoff.set(cutoff, (waiting = calls));
+  }
+  const registered = waiting;
+  registered.add(abandon);
+  return () => registered.delete(abandon);
+}
+
+/**
  * One tool, prompt or resource call as the gate runs it: the handler it targets (whose role
  * names the machine and the event), the caller, what the caller sent and the context its
  * handler gets. What the gate decides about it is never written here: `WorkflowGate.run`
@@ -121,13 +148,19 @@ export class WorkflowCall {
       return Promise.reject(cutoff.reason);
     }
     return new Promise<T>((resolve, reject) => {
-      const abandon = () => {
+      const stop = whenCutOff(cutoff, () => {
         if (this.abandon()) reject(cutoff.reason);
-      };
-      cutoff.addEventListener('abort', abandon, { once: true });
-      work()
-        .then(resolve, reject)
-        .finally(() => cutoff.removeEventListener('abort', abandon));
+      });
+      work().then(
+        (value) => {
+          stop();
+          resolve(value);
+        },
+        (error: unknown) => {
+          stop();
+          reject(error);
+        },
+      );
     });
   }
 

@@ -208,10 +208,8 @@ export class WorkflowGate implements NestInterceptor {
       end = { ...end, extra };
       const decided = this.decider(call, admission);
       this.admitted.set(call, { admission, decide: decided });
-      if (input) {
-        await decided(input);
-      }
-      const early = input ? await decided(undefined) : undefined;
+      // Around the method the gate decides now, with the piped arguments; among interceptors the method's stand-in does.
+      const early = input ? await decided(input) : undefined;
       const value = early?.waiting
         ? this.waitingValue(call, early.waiting)
         : await call.unlessAbandoned(() => (running = body(admission, early)));
@@ -221,7 +219,7 @@ export class WorkflowGate implements NestInterceptor {
         return value;
       }
       const result = buildCallResult(call, value, extra);
-      const decision = await decided(undefined);
+      const decision = input ? early : await decided(undefined);
       const waiting = decision?.waiting && this.waitingOf(call, decision.waiting);
       call.beginCommit();
       // From here the claim is the commit's: it stores the change or lets go of it itself.
@@ -245,7 +243,7 @@ export class WorkflowGate implements NestInterceptor {
         // is done, never under it (on SQLite's one connection its later writes would commit alone).
         const release = () => this.release(call, hold);
         void running.then(release, release);
-      } else {
+      } else if (hold.kind !== 'none') {
         await this.release(call, hold);
       }
     }

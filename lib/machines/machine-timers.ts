@@ -9,7 +9,7 @@ export function hasTimers(timers: MachineTimers | undefined): timers is MachineT
 }
 
 /**
- * The timers of the actions XState's pure `transition`/`initialTransition` answer: each
+ * The timers of the actions a step of XState answers (its initial transition, or a transition): each
  * delayed `raise` (what an `after` transition of an entered state becomes) is scheduled, each
  * `cancel` (of a left state) cancelled. A timer cancelled and scheduled again in one step (a
  * re-entered state) is scheduled anew. @internal

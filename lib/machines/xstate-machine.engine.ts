@@ -1,4 +1,4 @@
-import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
+import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine, AnyStateNode, ExecutableActionObject, StateValue } from 'xstate';
 import type { MachineDeadline, MachineEngine, MachineState, MachineStep, MachineTimers } from './machine-engine.interface.js';
 import {
   machineInitialFailed,
@@ -60,6 +60,21 @@ export class XStateMachineEngine implements MachineEngine {
   private readonly startTimers: MachineTimers;
   private readonly hasContext: boolean;
   private readonly reasons: GuardReasons;
+  /**
+   * The timers of the latest initial transition made with an input, and that input: a start
+   * asks for the initial state and then for its timers with the same arguments, and XState's
+   * initial transition (the actor scope, the context factory, the entry actions) is the
+   * costliest part of a start. Only the same input object finds them.
+   */
+  private lastStart?: { readonly input: unknown; readonly timers: MachineTimers };
+  /**
+   * The actor scope every step runs in, made once: it runs no action, and hands each to the
+   * step that collects it. XState's pure `transition` and `initialTransition` build one for
+   * every call, creating an actor (which computes the machine's initial state) and two actor
+   * systems each time; a machine that spawns or invokes actors, which alone would register in
+   * the scope's system, is refused at construction.
+   */
+  private inert?: AnyActorScope;
 
   constructor(
     machine: McpMachine,
@@ -87,12 +102,18 @@ export class XStateMachineEngine implements MachineEngine {
    * applied), with `input` as the machine's input (a context factory reads it).
    */
   initial(input?: unknown): MachineState {
-    return input === undefined ? this.copy(this.start) : this.initialWith(input)[0];
+    return input === undefined ? this.copy(this.start) : this.startWith(input).state;
   }
 
-  /** The timers of the `after` transitions of the initial states, their named delays read with `input` as the machine's input. */
+  /**
+   * The timers of the `after` transitions of the initial states, their named delays read with
+   * `input` as the machine's input; asked right after {@link initial} with the same input, they
+   * come from the same initial transition.
+   */
   initialTimers(input?: unknown): MachineTimers {
-    return input === undefined ? this.startTimers : this.initialWith(input)[1];
+    if (input === undefined) return this.startTimers;
+    const last = this.lastStart;
+    return last?.input === input ? last.timers : this.startWith(input).timers;
   }
 
   /** Every `after` transition, by state node (document order) and then as written. */
@@ -209,15 +230,15 @@ export class XStateMachineEngine implements MachineEngine {
       context: copyContext(this.machineId, from.context ?? this.start.context ?? {}),
     });
     const xEvent = { type: event, input, ...(principal && { principal }), ...(approval && { approval }) };
+    const [next, actions] = this.inertly((scope) => this.machine.transition(snapshot, xEvent, scope));
     // `transition` returns the very same snapshot both for an ignored event and for a
-    // self-transition without actions, so only the enabled transitions tell them apart.
-    if (this.machine.getTransitionData(snapshot, xEvent).length === 0) {
+    // self-transition without actions, so only then do the enabled transitions tell them apart.
+    if (next === snapshot && this.machine.getTransitionData(snapshot, xEvent).length === 0) {
       const guards = this.guardsFor(snapshot, event);
       if (!guards.length) return IGNORED;
       const reasons = this.reasons.of(guards, snapshot.context, xEvent);
       return reasons.length ? { status: 'guarded', guards, reasons } : { status: 'guarded', guards };
     }
-    const [next, actions] = this.xstate.transition(this.machine, snapshot, xEvent);
     if (next.status === 'error') {
       throw next.error;
     }
@@ -228,8 +249,15 @@ export class XStateMachineEngine implements MachineEngine {
     return movedStep(this.toInstance(next, value), timersOfActions(actions));
   }
 
+  /** The initial transition with `input`, remembered as the latest one. */
+  private startWith(input: unknown): { state: MachineState; timers: MachineTimers } {
+    const [state, timers] = this.initialWith(input);
+    this.lastStart = { input, timers };
+    return { state, timers };
+  }
+
   private initialWith(input: unknown): [MachineState, MachineTimers] {
-    const [snapshot, actions] = this.xstate.initialTransition(this.machine, input);
+    const [snapshot, actions] = this.inertly((scope) => this.machine.getInitialSnapshot(scope, input));
     if (snapshot.status === 'error') {
       throw new Error(machineInitialFailed(this.machineId, reasonOf(snapshot.error)));
     }
@@ -238,6 +266,36 @@ export class XStateMachineEngine implements MachineEngine {
       throw new Error(machineUnknownInitial(this.machineId, this.machine.config.initial, this.paths));
     }
     return [this.toInstance(snapshot, value), timersOfActions(actions)];
+  }
+
+  /** Runs a step of the machine in the inert scope: its snapshot, and the actions it would run (collected, not run). */
+  private inertly(step: (scope: AnyActorScope) => AnyMachineSnapshot): [AnyMachineSnapshot, ExecutableActionObject[]] {
+    const scope = (this.inert ??= this.inertScope());
+    const actions: ExecutableActionObject[] = [];
+    scope.actionExecutor = (action) => {
+      actions.push(action);
+    };
+    try {
+      return [step(scope), actions];
+    } finally {
+      scope.actionExecutor = ignore;
+    }
+  }
+
+  /** An actor scope like the one XState's pure functions make (see {@link inert}), on an actor of this machine that never starts. */
+  private inertScope(): AnyActorScope {
+    const self = this.xstate.createActor(this.machine);
+    return {
+      self,
+      id: '',
+      sessionId: '',
+      logger: ignore,
+      defer: ignore,
+      emit: ignore,
+      system: self.system,
+      stopChild: ignore,
+      actionExecutor: ignore,
+    };
   }
 
   private decode(state: string): DecodedState | undefined {
@@ -318,6 +376,9 @@ function freezeStep(step: MachineStep): MachineStep {
   }
   return Object.freeze(step);
 }
+
+/** What the inert scope does with what it is asked to run outside a step: nothing. */
+function ignore(): void {}
 
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -23,6 +23,8 @@ interface McpCatalog {
 export class McpListMapper {
   /** Each tool as a session's `tools/list` shows it, in full and compact; definitions do not change while the server runs. */
   private readonly shown = { full: new Map<McpToolDefinition, Tool>(), compact: new Map<McpToolDefinition, Tool>() };
+  /** Each menu's tools as `tools/list` returns them, by the menu's entries (one per distinct view, see `McpMenuVisibility.menu`). */
+  private readonly listed = new WeakMap<readonly McpMenuEntry[], readonly Tool[]>();
   /** Each tool as the 2026-07-28 era lists it, for lists that vary by caller. */
   private readonly catalogued = new Map<McpToolDefinition, Tool>();
   private built?: { tools: readonly McpToolDefinition[]; resources: readonly McpResourceDefinition[]; catalog: McpCatalog };
@@ -39,17 +41,28 @@ export class McpListMapper {
     private readonly primitives: McpPrimitiveRegistry,
   ) {}
 
-  /** The tools of a session's menu as `tools/list` returns them. */
+  /**
+   * The tools of a session's menu as `tools/list` returns them: mapped once per menu, and the
+   * same (frozen) list for every session that is shown that menu.
+   */
   tools(entries: readonly McpMenuEntry[]): Tool[] {
-    return entries.map(({ tool, compact }) => {
-      const shown = compact ? this.shown.compact : this.shown.full;
-      let listed = shown.get(tool);
-      if (!listed) {
-        listed = this.tool(tool, compact, false);
-        shown.set(tool, listed);
-      }
-      return listed;
-    });
+    let tools = this.listed.get(entries);
+    if (!tools) {
+      tools = Object.freeze(
+        entries.map(({ tool, compact }) => {
+          const shown = compact ? this.shown.compact : this.shown.full;
+          let listed = shown.get(tool);
+          if (!listed) {
+            listed = this.tool(tool, compact, false);
+            shown.set(tool, listed);
+          }
+          return listed;
+        }),
+      );
+      this.listed.set(entries, tools);
+    }
+    // The SDK only serializes the list result; nothing may change the shared list (it is frozen).
+    return tools as Tool[];
   }
 
   /** Prompts as `prompts/list` returns them. */

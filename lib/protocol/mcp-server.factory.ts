@@ -31,6 +31,7 @@ import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import type { McpInputRequired } from '../results/input-required.result.js';
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import { SessionTaskStore } from './session-task.store.js';
+import { SessionSchemaValidator } from './session-schema.validator.js';
 
 /** A 2025-11-25 call's answer: its rounds end with the handler's own result, as `McpInputRounds` asks the client itself. */
 const settled = <T>(result: Promise<T | McpInputRequired>): Promise<T> => result as Promise<T>;
@@ -70,7 +71,7 @@ export class McpServerFactory {
       : undefined;
     const server: McpSdkServer = new McpSdkServer(
       { name: this.options.name, version: this.options.version },
-      { capabilities, instructions: this.options.instructions, taskStore },
+      { capabilities, instructions: this.options.instructions, taskStore, jsonSchemaValidator: new SessionSchemaValidator() },
       { telemetry: this.telemetry, transport: kind === 'stdio' ? 'pipe' : 'tcp' },
     );
     const session = new McpSession(kind, server, id, scope, principal) as McpServedSession;

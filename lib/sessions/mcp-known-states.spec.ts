@@ -23,6 +23,21 @@ describe('McpKnownStates', () => {
     expect(known.size).toBe(1);
   });
 
+  it('changes its version with every change of a known state, and only then (a list is reused while it stays)', () => {
+    const versions = [known.version];
+    known.set('payment:p1', 'authorized');
+    versions.push(known.version);
+    known.set('payment:p1', 'authorized');
+    known.delete('payment:p9');
+    known.replace(new Map([['payment:p1', 'authorized']]));
+    expect(known.version).toBe(versions[1]);
+    known.set('payment:p1', 'captured');
+    versions.push(known.version);
+    known.delete('payment:p1');
+    versions.push(known.version);
+    expect(new Set(versions).size).toBe(4);
+  });
+
   it('replaces the known states with exactly the ones read', () => {
     known.set('payment:p1', 'authorized');
     known.set('payment:p2', 'authorized');

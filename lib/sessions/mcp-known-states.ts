@@ -7,6 +7,12 @@ import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 export class McpKnownStates {
   private readonly byKey = new Map<string, { machine: string; state: string }>();
   private readonly counts = new Map<string, Map<string, number>>();
+  private changes = 0;
+
+  /** Counts the changes of the known states: the same number means the same states, so the same menu. */
+  get version(): number {
+    return this.changes;
+  }
 
   /** How many instances have a known state. */
   get size(): number {
@@ -30,6 +36,7 @@ export class McpKnownStates {
     }
     this.byKey.set(storeKey, { machine, state });
     this.count(machine, state, 1);
+    this.changes++;
   }
 
   /** Forgets the state of instance `storeKey`. */
@@ -38,6 +45,7 @@ export class McpKnownStates {
     if (known) {
       this.byKey.delete(storeKey);
       this.count(known.machine, known.state, -1);
+      this.changes++;
     }
   }
 

@@ -54,6 +54,11 @@ export class ToolMenuService {
   private readonly sessionMachines: string[];
   private readonly menuMachines: ReadonlyMap<string, McpMenuMachine>;
   private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
+  /** Each session's last listed tools, with what they were worked out from: its known states (their version) and its grants. */
+  private readonly listed = new WeakMap<
+    McpSession,
+    { version: number; grants: McpGrants; decisions: ReadonlySet<string> | undefined; tools: readonly McpMenuEntry[] }
+  >();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -76,15 +81,28 @@ export class ToolMenuService {
     );
   }
 
-  /** The tools of the session's menu, as `tools/list` shows them to `authInfo`'s caller; reads the store once (and what waits: {@link McpWaitingDecisions}). */
-  async tools(session: McpSession, authInfo?: AuthInfo): Promise<McpMenuEntry[]> {
+  /**
+   * The tools of the session's menu, as `tools/list` shows them to `authInfo`'s caller; reads the
+   * store once (and what waits: {@link McpWaitingDecisions}). The same list (the one of its
+   * distinct view, shared by every session shown the same menu) while nothing the menu depends on
+   * changed since the session's last list: its known states, its grants, what waits for it.
+   */
+  async tools(session: McpSession, authInfo?: AuthInfo): Promise<readonly McpMenuEntry[]> {
     await this.refresh(session);
+    const view = this.view(session);
     // A stateless menu (or `handleToolsMenu: 'all'`) lists every handle-keyed tool the caller may use already.
     const everyTool = session.kind === 'stateless' || this.options.handleToolsMenu === 'all';
-    session.decisions = everyTool ? undefined : await this.decisions.of(authInfo, session.grants, this.view(session).states);
-    const { tools, signature } = this.visibility.menu(this.view(session));
+    const decisions = everyTool ? undefined : await this.decisions.of(authInfo, session.grants, view.states);
+    session.decisions = decisions;
+    const { version } = session.knownStates;
+    const last = this.listed.get(session);
+    if (last?.version === version && last.grants === session.grants && last.decisions === decisions && session.lastMenu) {
+      return last.tools;
+    }
+    const { tools, signature } = this.visibility.menu({ ...view, decisions });
     session.lastMenu = signature;
-    return [...tools];
+    this.listed.set(session, { version, grants: session.grants, decisions, tools });
+    return tools;
   }
 
   /**

@@ -1,11 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { WorkflowDeadlineScheduler } from '../../lib/extend.js';
 import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { billingModule } from '../fixtures/billing.app.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
-import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { connectClient, eventually, mcpUrl, type TestClient } from '../utils/http-client.js';
 import { listenApp } from '../utils/test-app.js';
 
 const targets = databaseTargets('round trips');
@@ -28,6 +29,9 @@ describe.each(targets)('round trips per call on $name (lease mode)', ({ name, op
   beforeEach(async () => {
     const store = new TypeOrmFsmStateStore(dataSource, tables);
     app = await listenApp([billingModule({ store })]);
+    // The payment machine has a deadline: its scheduler polls once at bootstrap, in a transaction of its
+    // own, whose statements must not fall into a call's measured window.
+    await eventually(() => app.get(WorkflowDeadlineScheduler).polling().lastPollOkAt !== undefined);
     agent = await connectClient(await mcpUrl(app));
   });
 

@@ -73,9 +73,10 @@ export class FsmTimerSql {
    * back), deletes the cancelled ones, then writes the scheduled ones over any row of the same
    * id (an upsert, never a DELETE first: on MySQL/MariaDB a DELETE that finds no row locks the
    * gap where it would be, and concurrent starts inserting into each other's gaps deadlocked).
-   * Up to three statements.
+   * Up to three statements; with `created` (the caller's transaction inserted the instance's row,
+   * which no timer outlives) nothing is deleted.
    */
-  async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges): Promise<void> {
+  async apply(runner: QueryRunner, handle: string, changes: WorkflowTimerChanges, created = false): Promise<void> {
     this.used = true;
     const { fired } = changes;
     if (fired) {
@@ -88,7 +89,7 @@ export class FsmTimerSql {
     // The fired timer's row is gone already (the DELETE above), and a rescheduled one is overwritten by the upsert below.
     const rescheduled = new Set(changes.schedule.map((timer) => timer.id));
     const cancelled = [...new Set(changes.cancel)].filter((id) => id !== fired?.id && !rescheduled.has(id));
-    if (cancelled.length > 0) {
+    if (cancelled.length > 0 && !created) {
       await this.run(runner, {
         sql: `DELETE FROM ${this.table} WHERE handle = ? AND ${columnIn(this.dialect, 'timer_id')}`,
         params: [handle, listParameter(this.dialect, cancelled)],

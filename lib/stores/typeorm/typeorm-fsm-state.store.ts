@@ -167,7 +167,7 @@ export class TypeOrmFsmStateStore
       'create',
       async (runner) => {
         const inserted = await this.sql.insert(runner, key, snapshot, { record: kept });
-        if (inserted && timers) await this.timerSql.apply(runner, key, timers);
+        if (inserted && timers) await this.timerSql.apply(runner, key, timers, true);
         if (inserted && receipt) await this.receiptSql.record(runner, receipt);
         return inserted;
       },

@@ -45,6 +45,8 @@ interface TypeOrmFsmTransactionOptions {
  */
 export class TypeOrmFsmTransaction implements WorkflowTransaction {
   private readonly locked = new Set<string>();
+  /** Instances whose row this transaction inserted: no timer of theirs exists to cancel or replace. */
+  private readonly created = new Set<string>();
   private readonly sql: FsmStateSql;
   private open = true;
   private expired = false;
@@ -78,6 +80,7 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
     this.assertOpen();
     const result = await this.bounded(this.tryLock(request, request.createWith));
     if (result.status === 'claimed') this.locked.add(request.key);
+    if (result.status === 'claimed' && result.created) this.created.add(request.key);
     return result;
   }
 
@@ -113,10 +116,11 @@ export class TypeOrmFsmTransaction implements WorkflowTransaction {
       if (!(await this.sql.insert(this.runner, key, commit.snapshot, { record }))) {
         throw new Error(storeHandleExists(key));
       }
+      this.created.add(key);
     } else if (!(await this.sql.update(this.runner, key, undefined, commit.snapshot, record))) {
       throw new Error(storeTransactionMissingInstance(key));
     }
-    if (commit.timers) await this.options.timerSql.apply(this.runner, key, commit.timers);
+    if (commit.timers) await this.options.timerSql.apply(this.runner, key, commit.timers, this.created.has(key));
     if (commit.event) await this.options.eventSql.record(this.runner, key, commit.event, Date.parse(commit.snapshot.updatedAt));
     if (commit.receipt) await this.options.receiptSql.record(this.runner, commit.receipt);
     return this.options.limits.commit(this.runner);
