@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { grantsSignature, permits, type McpGrants } from '../access/access-requirement.js';
-import type { McpHandlerDefinition, McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
+import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
@@ -16,15 +16,9 @@ import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpInstanceStates } from './mcp-instance-states.js';
 import { McpSessionFollows } from './mcp-session-follows.js';
 import { McpWaitingDecisions } from './mcp-waiting-decisions.js';
+import { McpMenuViews } from './mcp-menu-views.js';
 import type { McpSession } from './mcp-session.js';
-import {
-  LIST_KINDS,
-  McpMenuVisibility,
-  type McpListKind,
-  type McpMenuEntry,
-  type McpMenuMachine,
-  type McpMenuView,
-} from './menu-visibility.js';
+import { LIST_KINDS, type McpListKind, type McpMenuEntry, type McpMenuMachine } from './menu-visibility.js';
 
 /** The notification that tells a client one list of its menu changed. */
 export const LIST_CHANGED = {
@@ -39,8 +33,8 @@ export type { McpListKind };
  * Follows each session's instances and tells which lists of its menu changed: its
  * session-keyed instances, the live handles it started or used (it stops following a handle
  * whose instance is gone, or has ended in a final state no tool is bound to), their last
- * known states, and the menu it was last shown. What a menu shows is
- * {@link McpMenuVisibility}'s; an instance in a state its machine does not know contributes
+ * known states, and the menu it was last shown. What a menu shows is worked out by
+ * {@link McpMenuViews}; an instance in a state its machine does not know contributes
  * nothing.
  *
  * It also indexes the tracked (live, registered) sessions by the instances they follow, and
@@ -53,7 +47,7 @@ export class ToolMenuService {
   /** Machines without a handle key: every session with a scope follows its own instance of each. */
   private readonly sessionMachines: string[];
   private readonly menuMachines: ReadonlyMap<string, McpMenuMachine>;
-  private built?: { definitions: readonly (readonly McpHandlerDefinition[])[]; visibility: McpMenuVisibility };
+  private readonly views: McpMenuViews;
   /** Each session's last listed tools, with what they were worked out from: its known states (their version) and its grants. */
   private readonly listed = new WeakMap<
     McpSession,
@@ -63,10 +57,10 @@ export class ToolMenuService {
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
     @Inject(MCP_SESSION_OPTIONS) sessionOptions: McpResolvedSessionOptions,
-    private readonly toolRegistry: McpToolRegistry,
-    private readonly primitives: McpPrimitiveRegistry,
+    toolRegistry: McpToolRegistry,
+    primitives: McpPrimitiveRegistry,
     machines: McpMachineRegistry,
-    private readonly unknownStates: UnknownStateReporter,
+    unknownStates: UnknownStateReporter,
     private readonly follows: McpSessionFollows,
     private readonly states: McpInstanceStates,
     private readonly decisions: McpWaitingDecisions,
@@ -79,6 +73,7 @@ export class ToolMenuService {
         return [id, { engine, initial: engine.initial().state, handleKeyed: Boolean(machines.machine(id).stateHandleKey) }];
       }),
     );
+    this.views = new McpMenuViews(this.menuMachines, toolRegistry, primitives, unknownStates, options.handleToolsMenu);
   }
 
   /**
@@ -89,7 +84,7 @@ export class ToolMenuService {
    */
   async tools(session: McpSession, authInfo?: AuthInfo): Promise<readonly McpMenuEntry[]> {
     await this.refresh(session);
-    const view = this.view(session);
+    const view = this.views.of(session);
     // A stateless menu (or `handleToolsMenu: 'all'`) lists every handle-keyed tool the caller may use already.
     const everyTool = session.kind === 'stateless' || this.options.handleToolsMenu === 'all';
     const decisions = everyTool ? undefined : await this.decisions.of(authInfo, session.grants, view.states);
@@ -99,7 +94,7 @@ export class ToolMenuService {
     if (last?.version === version && last.grants === session.grants && last.decisions === decisions && session.lastMenu) {
       return last.tools;
     }
-    const { tools, signature } = this.visibility.menu({ ...view, decisions });
+    const { tools, signature } = this.views.visibility.menu({ ...view, decisions });
     session.lastMenu = signature;
     this.listed.set(session, { version, grants: session.grants, decisions, tools });
     return tools;
@@ -115,7 +110,7 @@ export class ToolMenuService {
       this.adopt(session, storeKey);
     }
     await this.refresh(session, false);
-    session.lastMenu = this.signature(session);
+    session.lastMenu = this.views.signature(session);
   }
 
   /**
@@ -135,24 +130,24 @@ export class ToolMenuService {
   /** The prompts of the session's menu (`prompts/list`); reads the store once. */
   async prompts(session: McpSession): Promise<McpPromptDefinition[]> {
     await this.refresh(session);
-    const view = this.view(session);
-    session.lastMenu = this.visibility.signature(view);
-    return this.visibility.prompts(view);
+    const view = this.views.of(session);
+    session.lastMenu = this.views.visibility.signature(view);
+    return this.views.visibility.prompts(view);
   }
 
   /** The resources and resource templates of the session's menu (`resources/list`, `resources/templates/list`); reads the store once. */
   async resources(session: McpSession): Promise<McpResourceDefinition[]> {
     await this.refresh(session);
-    const view = this.view(session);
-    session.lastMenu = this.visibility.signature(view);
-    return this.visibility.resources(view);
+    const view = this.views.of(session);
+    session.lastMenu = this.views.visibility.signature(view);
+    return this.views.visibility.resources(view);
   }
 
   /** Whether a prompt or resource is in the session's menu as last refreshed (completions answer only for those); in the 2026-07-28 era, whatever the caller may use. */
   shows(session: McpSession, definition: McpHandlerDefinition): boolean {
     return session.kind === 'modern'
       ? permits(definition.access, session.grants)
-      : this.visibility.isVisible(this.view(session), definition);
+      : this.views.visibility.isVisible(this.views.of(session), definition);
   }
 
   /**
@@ -171,7 +166,7 @@ export class ToolMenuService {
     }
     // A state the call found now: the session's oldest known state is no older than it was.
     session.statesKnownAt = Math.min(session.statesKnownAt ?? Infinity, Date.now());
-    session.lastMenu ??= this.signature(session);
+    session.lastMenu ??= this.views.signature(session);
     const { storeKey } = instance;
     let stored: Promise<void> | undefined;
     if (instance.scope !== 'handle') {
@@ -183,7 +178,7 @@ export class ToolMenuService {
       stored = this.follow(session, storeKey, state);
     }
     const before = session.lastMenu;
-    const after = this.signature(session);
+    const after = this.views.signature(session);
     session.lastMenu = after;
     await stored;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
@@ -194,9 +189,9 @@ export class ToolMenuService {
    * been missed); the lists of its menu that changed since it was last shown or told.
    */
   async recheck(session: McpSession): Promise<McpListKind[]> {
-    const before = session.lastMenu ?? this.signature(session);
+    const before = session.lastMenu ?? this.views.signature(session);
     await this.refresh(session, true, true);
-    const after = this.signature(session);
+    const after = this.views.signature(session);
     session.lastMenu = after;
     return LIST_KINDS.filter((_, index) => before[index] !== after[index]);
   }
@@ -216,7 +211,7 @@ export class ToolMenuService {
     if (before === undefined || (same && !first)) {
       return [];
     }
-    const after = this.signature(session);
+    const after = this.views.signature(session);
     session.lastMenu = after;
     return first ? [] : LIST_KINDS.filter((_, index) => before[index] !== after[index]);
   }
@@ -394,74 +389,12 @@ export class ToolMenuService {
 
   /** Whether a handle instance in `state` has ended for menus: a final state no tool is bound to. */
   private ended(storeKey: string, state: string): boolean {
-    return this.visibility.ended(parseInstanceKey(storeKey).machine, state);
+    return this.views.visibility.ended(parseInstanceKey(storeKey).machine, state);
   }
 
   /** Store keys of every instance the session follows: its session-keyed ones, then its handles. */
   private instanceKeys(session: McpSession): string[] {
     const sessionKeys = session.scope ? this.sessionMachines.map((id) => session.sessionStoreKey(id)!) : [];
     return [...sessionKeys, ...session.handles];
-  }
-
-  /**
-   * The visibility rules over the server's definitions, made once they are registered (the
-   * explorer fills the registries at bootstrap, after this service is built).
-   */
-  private get visibility(): McpMenuVisibility {
-    const definitions = [this.toolRegistry.all(), this.primitives.prompts(), this.primitives.resources()];
-    if (!this.built || this.built.definitions.some((list, index) => list !== definitions[index])) {
-      const [tools, prompts, resources] = definitions as [McpToolDefinition[], McpPromptDefinition[], McpResourceDefinition[]];
-      this.built = {
-        definitions,
-        visibility: new McpMenuVisibility({
-          tools,
-          prompts,
-          resources,
-          machines: this.menuMachines,
-          handleToolsMenu: this.options.handleToolsMenu,
-        }),
-      };
-    }
-    return this.built.visibility;
-  }
-
-  /**
-   * What the session's menu depends on: the distinct known states of its instances of each
-   * machine; its session-keyed instance not stored yet counts as in the initial state.
-   */
-  private view(session: McpSession): McpMenuView {
-    const states = new Map<string, string[]>();
-    for (const [machine, { engine, initial, handleKeyed }] of this.menuMachines) {
-      const known: string[] = [];
-      if (handleKeyed) {
-        for (const state of session.knownStates.statesOf(machine)) {
-          if (engine.knows(state)) {
-            known.push(state);
-          } else {
-            this.unknownStates.report(machine, state, session.knownStates.instanceIn(machine, state)!);
-          }
-        }
-      } else {
-        const key = session.sessionStoreKey(machine);
-        if (key === undefined) {
-          continue;
-        }
-        const state = session.knownStates.get(key) ?? initial;
-        if (engine.knows(state)) {
-          known.push(state);
-        } else {
-          this.unknownStates.report(machine, state, key);
-        }
-      }
-      if (known.length > 0) {
-        states.set(machine, known);
-      }
-    }
-    return { kind: session.kind, states, grants: session.grants, decisions: session.decisions };
-  }
-
-  /** What the session is shown, one string per list kind, to tell which lists changed. */
-  private signature(session: McpSession): readonly string[] {
-    return this.visibility.menu(this.view(session)).signature;
   }
 }
