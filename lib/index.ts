@@ -30,7 +30,7 @@ export { McpStartWorkflow, type McpStartWorkflowOptions } from './decorators/sta
 export { StartWorkflow } from './decorators/start-workflow.decorator.js';
 export { McpConfirm, type McpConfirmMessage, type McpConfirmOptions } from './decorators/confirm.decorator.js';
 export { McpApproval, type McpApprovalOptions, type McpApprovalToolOptions, type McpApprovers } from './decorators/approval.decorator.js';
-export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.result.js';
+export { McpInputRequired, mcpInputRequired, type McpInputRequest, type McpInputRequiredSpec } from './results/input-required.js';
 export { McpServedBy } from './decorators/served-by.decorator.js';
 export { McpArgs, McpContext } from './decorators/tool-params.decorator.js';
 export type { McpApprovalContext, McpToolContext } from './decorators/mcp-tool-context.interface.js';

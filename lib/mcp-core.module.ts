@@ -43,7 +43,7 @@ import { TaskCallResumer } from './protocol/task-call.resumer.js';
 import { McpTasks } from './tasks/mcp-tasks.service.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
-import { McpInputRounds } from './protocol/input-required.rounds.js';
+import { McpInputRounds } from './protocol/input.rounds.js';
 import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
 import { McpShutdownDrain } from './protocol/mcp-shutdown.drain.js';

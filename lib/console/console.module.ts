@@ -6,7 +6,7 @@ import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';
 import { WorkflowConsoleDiagrams } from './console-diagrams.js';
 import { WorkflowConsoleInbox } from './console-inbox.js';
-import { WorkflowConsoleStreams } from './console-events.stream.js';
+import { WorkflowConsoleStreams } from './console.streams.js';
 import { WorkflowConsoleSignIn } from './console-sign-in.js';
 import { WorkflowConsoleRoutes } from './console.routes.js';
 

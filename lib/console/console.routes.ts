@@ -16,7 +16,7 @@ import { interceptRequests } from '../transports/request-interceptor.js';
 import { McpAuthenticator } from '../auth/mcp.authenticator.js';
 import * as messages from './console.messages.js';
 import { WorkflowConsoleData } from './console-data.js';
-import { WorkflowConsoleStreams } from './console-events.stream.js';
+import { WorkflowConsoleStreams } from './console.streams.js';
 import { escapeHtml } from './console-html.js';
 import { renderInstancePage } from './console-instance.page.js';
 import { renderListPage } from './console-list.page.js';

@@ -1,5 +1,5 @@
 import { buildCallResult } from '../results/call-result.builder.js';
-import { isInputRequired } from '../results/input-required.result.js';
+import { isInputRequired } from '../results/input-required.js';
 import type { McpCallResult, WorkflowCallOutcome, WorkflowCallWaiting, WorkflowSettlement } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 

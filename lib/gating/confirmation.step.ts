@@ -3,7 +3,7 @@ import { ElicitResultSchema, ErrorCode, McpError, type ClientCapabilities, type 
 import { createHash, randomBytes } from 'node:crypto';
 import { formatIssues } from '../client-input/client-input.echo.js';
 import type { McpToolConfirmation } from '../registry/mcp-handler-role.js';
-import { McpInputRequired } from '../results/input-required.result.js';
+import { McpInputRequired } from '../results/input-required.js';
 import { McpPendingRequestsError } from '../results/pending-requests.error.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';

@@ -1,7 +1,7 @@
 import type { MachineState, MachineTimers } from '../machines/machine-engine.interface.js';
 import { hasTimers } from '../machines/machine-timers.js';
 import type { McpCallResults } from '../results/call-result.builder.js';
-import type { McpInputRequired } from '../results/input-required.result.js';
+import type { McpInputRequired } from '../results/input-required.js';
 import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';

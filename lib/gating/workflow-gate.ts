@@ -8,7 +8,7 @@ import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import { buildCallResult } from '../results/call-result.builder.js';
-import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.js';
 import { isToolErrorResult } from '../results/tool-output.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';

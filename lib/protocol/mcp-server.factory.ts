@@ -28,7 +28,7 @@ import { ToolCallHandler } from './tool-call.handler.js';
 import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import type { McpInputRequired } from '../results/input-required.result.js';
+import type { McpInputRequired } from '../results/input-required.js';
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import { SessionTaskStore } from './session-task.store.js';
 import { SessionSchemaValidator } from './session-schema.validator.js';

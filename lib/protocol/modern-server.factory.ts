@@ -13,12 +13,7 @@ import {
   type McpResolvedInputRequestOptions,
   type McpServerIdentity,
 } from '../options/mcp-resolved-options.interface.js';
-import {
-  CAPABILITY_OF_INPUT_REQUEST,
-  isInputRequired,
-  type McpInputRequest,
-  type McpInputRequired,
-} from '../results/input-required.result.js';
+import { CAPABILITY_OF_INPUT_REQUEST, isInputRequired, type McpInputRequest, type McpInputRequired } from '../results/input-required.js';
 import type { McpCallRound } from './mcp-call-context.js';
 import { McpRequestStateSeal } from './request-state.seal.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';

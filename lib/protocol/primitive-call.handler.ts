@@ -14,8 +14,8 @@ import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.inter
 import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
-import { McpInputRounds } from './input-required.rounds.js';
-import type { McpInputRequired } from '../results/input-required.result.js';
+import { McpInputRounds } from './input.rounds.js';
+import type { McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';

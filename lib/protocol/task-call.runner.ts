@@ -4,7 +4,7 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import type { WorkflowTaskRef } from '../gating/workflow-task.js';
 import type { WorkflowIdempotency } from '../gating/workflow-call.js';
 import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
-import { isInputRequired, type McpInputRequired } from '../results/input-required.result.js';
+import { isInputRequired, type McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import type { McpTaskChange, McpTaskError, McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';

@@ -12,8 +12,8 @@ import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';
-import { McpInputRounds } from './input-required.rounds.js';
-import type { McpInputRequired } from '../results/input-required.result.js';
+import { McpInputRounds } from './input.rounds.js';
+import type { McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { McpBodyNotJsonError, McpBodyTooLargeError, type McpNodeRequest } from './mcp-body.reader.js';
+import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.errors.js';
+import type { McpNodeRequest } from './mcp-body.reader.js';
 import * as messages from './transports.messages.js';
 
 /** The part of Fastify's request the transport uses (typed here: fastify is not a dependency). */

@@ -1,4 +1,4 @@
-import type { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
+import type { NodeStreamableHttpServerTransport } from './node-streamable-http-server.transport.js';
 import {
   type InitializeRequest,
   InitializeRequestParamsSchema,

@@ -1,15 +1,9 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
+import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.errors.js';
 
-/** The Node request as the transport serves it: the parsed body, and `auth` set by bearer middleware or a hook. */
 /** A Node request of the MCP path: its parsed body, and the caller the app's middleware found (`auth`, or Passport's `user`). */
 export type McpNodeRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo; user?: unknown };
-
-/** A POST body on the MCP path that is declared JSON and is not. */
-export class McpBodyNotJsonError extends Error {}
-
-/** A body on the MCP path larger than `transports.http.maxBodyBytes`. */
-export class McpBodyTooLargeError extends Error {}
 
 /** Whether a request's body is declared JSON, as the SDK transport takes it. */
 export function isJsonContentType(req: McpNodeRequest): boolean {

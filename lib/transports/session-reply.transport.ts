@@ -1,6 +1,6 @@
 import type { WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
+import { NodeStreamableHttpServerTransport } from './node-streamable-http-server.transport.js';
 import type { ServerRequestIds, SessionServerRequests } from './server-request.ids.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
+import { NodeStreamableHttpServerTransport } from './node-streamable-http-server.transport.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { NodeStreamableHttpServerTransport } from './node-streamable-http.transport.js';
+import { NodeStreamableHttpServerTransport } from './node-streamable-http-server.transport.js';
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpGrants } from '../access/access-requirement.js';
@@ -29,13 +29,8 @@ import { SessionReplyForwarder } from './session-reply.forwarder.js';
 import { attachmentScope } from './attachment-key.js';
 import { fromFrameworkError, toNodeExchange, type FastifyInstanceLike, type FrameworkError } from './framework-exchange.js';
 import { rejectHostOrOrigin, requireAllowedHosts } from './host-origin.validator.js';
-import {
-  isJsonContentType,
-  McpBodyNotJsonError,
-  McpBodyTooLargeError,
-  readMcpBody,
-  type McpNodeRequest as Request,
-} from './mcp-body.reader.js';
+import { McpBodyNotJsonError, McpBodyTooLargeError } from './mcp-body.errors.js';
+import { isJsonContentType, readMcpBody, type McpNodeRequest as Request } from './mcp-body.reader.js';
 import { interceptRequests } from './request-interceptor.js';
 import { McpSessionAdmission, McpSessionRefusal } from './session-admission.js';
 import { McpSessionRateLimiter } from './session-rate.limiter.js';

@@ -16,7 +16,7 @@ import { WorkflowConsoleCatalog } from '../../lib/console/console-catalog.js';
 import { WorkflowConsoleData } from '../../lib/console/console-data.js';
 import { WorkflowConsoleDiagrams } from '../../lib/console/console-diagrams.js';
 import { WorkflowConsoleInbox } from '../../lib/console/console-inbox.js';
-import { WorkflowConsoleStreams } from '../../lib/console/console-events.stream.js';
+import { WorkflowConsoleStreams } from '../../lib/console/console.streams.js';
 import { WorkflowConsoleSignIn } from '../../lib/console/console-sign-in.js';
 import { WorkflowConsoleRoutes } from '../../lib/console/console.routes.js';
 import { ModernServerFactory } from '../../lib/protocol/modern-server.factory.js';

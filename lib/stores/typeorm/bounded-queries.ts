@@ -2,7 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { checkNumericOption, timerMs } from '../../checks/numeric-option.check.js';
 import { storeConnectionAbandoned, storeNeedsDataSource, storeTimedOut } from '../stores.messages.js';
 import { abandonConnection, QueryDeadline } from './query-deadline.js';
-import { type SerialQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
+import { type SqliteWriteQueue, sqliteWriteQueue } from './sqlite-write.queue.js';
 import type { TransactionLimits } from './transaction-limits.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.interface.js';
 import { assertFsmTableName, type FsmSqlDialect, fsmSqlDialect } from './typeorm-sql.js';
@@ -33,7 +33,7 @@ export class BoundedQueries {
   readonly dialect: FsmSqlDialect;
   /** The limit of one operation, in milliseconds (the `timeoutMs` option, checked, or its default). */
   readonly timeoutMs: number;
-  private readonly sqliteQueue?: SerialQueue;
+  private readonly sqliteQueue?: SqliteWriteQueue;
 
   /** Throws, naming `component`, for a DataSource type the stores do not support or a `timeoutMs` out of range (`checkNumericOption`). */
   constructor(

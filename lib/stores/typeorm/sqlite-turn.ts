@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { sqliteTurnTimedOut } from '../stores.messages.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from './typeorm-fsm-state-store-options.interface.js';
-import { sqliteWriteQueue, type SerialQueue } from './sqlite-write.queue.js';
+import { sqliteWriteQueue, type SqliteWriteQueue } from './sqlite-write.queue.js';
 
 /** Options of {@link runInSqliteTurn}. */
 export interface SqliteTurnOptions {
@@ -40,7 +40,7 @@ export async function runInSqliteTurn<T>(dataSource: DataSource, work: () => Pro
 }
 
 /** The turn once the call holding it ends, or an error saying so after `timeoutMs`. */
-function waitForTurn(queue: SerialQueue, timeoutMs: number): Promise<() => void> {
+function waitForTurn(queue: SqliteWriteQueue, timeoutMs: number): Promise<() => void> {
   return queue.acquire(AbortSignal.timeout(timeoutMs)).catch(() => {
     throw new Error(sqliteTurnTimedOut(timeoutMs));
   });

@@ -1,10 +1,10 @@
-import { SerialQueue } from './sqlite-write.queue.js';
+import { SqliteWriteQueue } from './sqlite-write.queue.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('SerialQueue', () => {
+describe('SqliteWriteQueue', () => {
   it('runs work one at a time, in the order it was queued', async () => {
-    const queue = new SerialQueue();
+    const queue = new SqliteWriteQueue();
     const events: string[] = [];
     let running = 0;
     const work = (name: string) => async () => {
@@ -22,7 +22,7 @@ describe('SerialQueue', () => {
   });
 
   it('hands the turn on when work fails, and a turn ended twice ends once', async () => {
-    const queue = new SerialQueue();
+    const queue = new SqliteWriteQueue();
     await expect(queue.run(() => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
     const release = await queue.acquire();
     let second = false;
@@ -46,7 +46,7 @@ describe('SerialQueue', () => {
   });
 
   it('lets a waiter whose signal aborts leave the line with its reason, and hands the turn to the next', async () => {
-    const queue = new SerialQueue();
+    const queue = new SqliteWriteQueue();
     const release = await queue.acquire();
     const controller = new AbortController();
     const leaving = queue.acquire(controller.signal);

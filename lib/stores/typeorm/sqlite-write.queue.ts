@@ -5,7 +5,7 @@
  * transaction would silently nest as a SAVEPOINT inside the first, and a read would see the
  * uncommitted writes of the transaction that holds the connection.
  */
-export class SerialQueue {
+export class SqliteWriteQueue {
   private busy = false;
   private readonly waiting: (() => void)[] = [];
 
@@ -61,11 +61,11 @@ export class SerialQueue {
   }
 }
 
-const queues = new WeakMap<object, SerialQueue>();
+const queues = new WeakMap<object, SqliteWriteQueue>();
 
 /** The queue shared by every store on one DataSource. */
-export function sqliteWriteQueue(owner: object): SerialQueue {
+export function sqliteWriteQueue(owner: object): SqliteWriteQueue {
   let queue = queues.get(owner);
-  if (!queue) queues.set(owner, (queue = new SerialQueue()));
+  if (!queue) queues.set(owner, (queue = new SqliteWriteQueue()));
   return queue;
 }

@@ -53,7 +53,7 @@ import {
   MAX_ATTEMPTS_PER_INSTANCE,
   type TypeOrmFsmStateStoreOptions,
 } from './typeorm-fsm-state-store-options.interface.js';
-import { TypeOrmFsmTransaction } from './typeorm-fsm-state.transaction.js';
+import { TypeOrmFsmTransaction } from './typeorm-fsm.transaction.js';
 
 /**
  * Workflow state in the application's own database, through its TypeORM `DataSource`: PostgreSQL,

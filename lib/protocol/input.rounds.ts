@@ -7,12 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_INPUT_REQUEST_OPTIONS, type McpResolvedInputRequestOptions } from '../options/mcp-resolved-options.interface.js';
-import {
-  CAPABILITY_OF_INPUT_REQUEST,
-  isInputRequired,
-  type McpInputRequest,
-  type McpInputRequired,
-} from '../results/input-required.result.js';
+import { CAPABILITY_OF_INPUT_REQUEST, isInputRequired, type McpInputRequest, type McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
