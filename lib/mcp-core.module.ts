@@ -20,14 +20,15 @@ import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
 import { WorkflowReceipts } from './gating/receipt.step.js';
-import { WorkflowReceiptSweeper } from './gating/workflow-receipt.sweeper.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
-import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
-import { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
-import { WorkflowDeadlines } from './deadlines/workflow-deadlines.js';
 import { McpMachineRegistry } from './machines/machine-registry.js';
+import { providersWhenUsed } from './options/configured.providers.js';
+import { MCP_FEATURE_USE } from './options/mcp-feature-use.interface.js';
 import {
+  CORE_PUBLIC_TOKENS,
+  corePublicProviders,
+  featureUseProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
   fsmStoreAdapterProvider,
@@ -39,10 +40,11 @@ import {
   workflowTaskResultsProvider,
 } from './mcp.providers.js';
 import { TaskCallRunner } from './protocol/task-call.runner.js';
-import { TaskCallResumer } from './protocol/task-call.resumer.js';
 import { McpTasks } from './tasks/mcp-tasks.service.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
+import { WorkflowGate } from './gating/workflow-gate.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
+import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpInputRounds } from './protocol/input-required.rounds.js';
 import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -60,7 +62,6 @@ import { McpWaitingDecisions } from './sessions/mcp-waiting-decisions.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
-import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpInMemoryConnections } from './transports/in-memory.connections.js';
 
 /**
@@ -101,17 +102,13 @@ export class McpCoreModule {
         McpExplorer,
         UnknownStateReporter,
         WorkflowRefusals,
-        WorkflowAttemptRecorder,
+        ...providersWhenUsed('attempts', [WorkflowAttemptRecorder]),
         WorkflowConfirmations,
         WorkflowApprovals,
         WorkflowAdmissions,
         WorkflowReceipts,
         WorkflowCommits,
         WorkflowTransitionBus,
-        WorkflowRetentionSweeper,
-        WorkflowReceiptSweeper,
-        WorkflowDeadlines,
-        WorkflowDeadlineScheduler,
         fsmGateProvider,
         WorkflowWaitingRequests,
         McpApprovalsService,
@@ -128,37 +125,40 @@ export class McpCoreModule {
         McpTasks,
         workflowTaskResultsProvider,
         TaskCallRunner,
-        TaskCallResumer,
         McpServerFactory,
         McpSessionRegistry,
         McpAccessPolicy,
         McpAuthenticator,
         McpInMemoryConnections,
+        featureUseProvider,
+        ...corePublicProviders,
       ],
       exports: [
-        FsmStateStore,
-        McpToolRegistry,
-        McpWorkflowService,
-        McpApprovalsService,
-        McpSessionRegistry,
-        WorkflowTransitionBus,
-        McpAuthenticator,
+        MCP_FEATURE_USE,
+        ...CORE_PUBLIC_TOKENS,
         FsmStoreAdapter,
         McpMachineRegistry,
-        McpSessionStore,
-        McpTaskStore,
-        McpTasks,
-        WORKFLOW_TASK_RESULTS,
+        McpToolRegistry,
+        McpSessionRegistry,
+        WorkflowTransitionBus,
         TRANSITION_RELAY,
+        WorkflowGate,
+        McpWorkflowService,
+        McpApprovalsService,
+        McpAuthenticator,
+        McpAccessPolicy,
         McpServerFactory,
         McpListMapper,
         ToolCallHandler,
         PrimitiveCallHandler,
         ToolMenuService,
         McpShutdownDrain,
-        McpAccessPolicy,
+        McpTasks,
+        McpTaskStore,
+        WORKFLOW_TASK_RESULTS,
+        McpSessionStore,
+        FsmStateStore,
         WorkflowAttemptRecorder,
-        WorkflowDeadlineScheduler,
       ],
     };
   }
