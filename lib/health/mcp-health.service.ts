@@ -69,7 +69,7 @@ const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 export class McpHealthService {
   constructor(
     private readonly store: FsmStoreAdapter,
-    @Optional() private readonly deadlines?: WorkflowDeadlineScheduler | null,
+    @Optional() @Inject(WorkflowDeadlineScheduler) private readonly deadlines?: WorkflowDeadlineScheduler | null,
     @Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null,
   ) {}
 

@@ -46,7 +46,7 @@ export class ToolCallHandler {
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
     private readonly access: McpAccessPolicy,
-    private readonly attempts: WorkflowAttemptRecorder | null,
+    @Inject(WorkflowAttemptRecorder) private readonly attempts: WorkflowAttemptRecorder | null,
     private readonly rounds: McpInputRounds,
     private readonly taskCalls: TaskCallRunner,
     private readonly store: FsmStoreAdapter,

@@ -82,7 +82,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly authenticator: McpAuthenticator,
     private readonly access: McpAccessPolicy,
     private readonly replies: SessionReplyForwarder,
-    private readonly attempts: WorkflowAttemptRecorder | null,
+    @Inject(WorkflowAttemptRecorder) private readonly attempts: WorkflowAttemptRecorder | null,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
