@@ -67,8 +67,10 @@ import { McpInMemoryConnections } from './transports/in-memory.connections.js';
 /**
  * What every McpModule runs, whatever it serves: the store and its adapter, the machines,
  * discovery of the app's handlers, the registries, the gate, the sessions and their menus, the
- * protocol handlers and the in-memory connections of the testing client. The feature modules
- * (HTTP, stdio, console, health) import it for what they build on.
+ * protocol handlers and the in-memory connections of the testing client, and which optional
+ * features the module uses. Internal: the feature modules (deadlines, tasks, retention, health,
+ * HTTP, stdio, console) import it for what they build on; the app sees only what the McpModule
+ * re-exports (its documented services).
  */
 @Module({})
 export class McpCoreModule {

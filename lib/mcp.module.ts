@@ -34,7 +34,9 @@ function featuresOf(options: McpModuleOptions): McpFeatures {
  * `forRoot` imports only the feature modules its options use (no HTTP provider with
  * `transports.http: false`, no console without `console`, no stdio without `transports.stdio`);
  * `forRootAsync` imports them all, and each builds its providers only when the options its
- * factory returned set it.
+ * factory returned set it. Tasks, deadlines, attempts and the sweepers are built only when the
+ * module uses them, under both. The app injects `McpWorkflowService`, `McpApprovalsService`,
+ * `McpHealthService`, `McpAuthenticator` and `FsmStateStore`; the rest is internal.
  *
  * @example
  * \@Module({

@@ -138,7 +138,13 @@ const coreTokens = new Map<InjectionToken, symbol>(
 export const CORE_PUBLIC_TOKENS: readonly symbol[] = [...coreTokens.values()];
 
 /** The core's exports of the public services, each under a token only the McpModule knows. */
-export const corePublicProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({ provide: coreTokens.get(token)!, useExisting: token }));
+export const corePublicProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({
+  provide: coreTokens.get(token)!,
+  useExisting: token,
+}));
 
 /** The McpModule's own providers of the public services: aliases of the core's, so the app injects those and no other. */
-export const publicServiceProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({ provide: token, useExisting: coreTokens.get(token)! }));
+export const publicServiceProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({
+  provide: token,
+  useExisting: coreTokens.get(token)!,
+}));

@@ -128,12 +128,15 @@ describe("McpModule's public face", () => {
     ['McpTaskStore', McpTaskStore],
   ];
 
-  it.each(internals)('a provider of the app that injects the internal %s fails the bootstrap with Nest\'s own error', async (name, token) => {
-    const shown = typeof token === 'symbol' ? token.toString() : name;
-    await expect(boot(McpModule.forRoot(plain), [NoteTools, injecting(token)])).rejects.toThrow(
-      `Nest can't resolve dependencies of the Probe (?). Please make sure that the argument ${shown} at index [0] is available in the AppModule module.`,
-    );
-  });
+  it.each(internals)(
+    "a provider of the app that injects the internal %s fails the bootstrap with Nest's own error",
+    async (name, token) => {
+      const shown = typeof token === 'symbol' ? token.toString() : name;
+      await expect(boot(McpModule.forRoot(plain), [NoteTools, injecting(token)])).rejects.toThrow(
+        `Nest can't resolve dependencies of the Probe (?). Please make sure that the argument ${shown} at index [0] is available in the AppModule module.`,
+      );
+    },
+  );
 
   const optional = {
     McpTaskSweeper,
@@ -144,7 +147,8 @@ describe("McpModule's public face", () => {
     WorkflowRetentionSweeper,
     WorkflowReceiptSweeper,
   };
-  const states = (target: INestApplication) => Object.fromEntries(Object.entries(optional).map(([name, type]) => [name, built(target, type)]));
+  const states = (target: INestApplication) =>
+    Object.fromEntries(Object.entries(optional).map(([name, type]) => [name, built(target, type)]));
 
   it.each([
     ['forRoot', (options: McpModuleOptions) => McpModule.forRoot(options)],
