@@ -266,8 +266,7 @@ export class McpTasks implements WorkflowTaskResults {
     }
   }
 
-  /** Deletes expired tasks, in bounded batches; a failure is logged and tried again at the next interval. */
-  /** Deletes expired tasks in bounded batches; a failure is logged, and the next sweep tries again. */
+  /** Deletes expired tasks, in bounded batches (`McpTaskSweeper` calls it); a failure is logged and tried again at the next sweep. */
   async sweep(): Promise<void> {
     try {
       for (let calls = 0; calls < SWEEP_CALLS; calls++) {
