@@ -1,8 +1,8 @@
 /**
  * `nestjs-mcp-fsm/extend`: the extension points. A gate subclass (`gate` option) and what
  * its protected methods see; the store and relay protocols a store or relay of your own
- * implements (prove it with `nestjs-mcp-fsm/testing`); the registries a gate or a diagnostic
- * reads; the metadata keys of the decorators; the JSON-RPC codes of refusals in `refusal: 'jsonrpc'`
+ * implements (prove it with `nestjs-mcp-fsm/testing`); the registries a gate subclass reads
+ * (it is created in the module's core, so it may inject them; the app may not); the metadata keys of the decorators; the JSON-RPC codes of refusals in `refusal: 'jsonrpc'`
  * mode and of unknown resources.
  */
 export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './protocol/json-rpc.codes.js';

@@ -20,14 +20,15 @@ import { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 import { WorkflowAdmissions } from './gating/admission.step.js';
 import { WorkflowCommits } from './gating/commit.step.js';
 import { WorkflowReceipts } from './gating/receipt.step.js';
-import { WorkflowReceiptSweeper } from './gating/workflow-receipt.sweeper.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
-import { WorkflowRetentionSweeper } from './gating/workflow-retention.sweeper.js';
-import { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
-import { WorkflowDeadlines } from './deadlines/workflow-deadlines.js';
 import { McpMachineRegistry } from './machines/machine-registry.js';
+import { providersWhenUsed } from './options/configured.providers.js';
+import { MCP_FEATURE_USE } from './options/mcp-feature-use.interface.js';
 import {
+  CORE_PUBLIC_TOKENS,
+  corePublicProviders,
+  featureUseProvider,
   fsmGateProvider,
   fsmStateStoreProvider,
   fsmStoreAdapterProvider,
@@ -39,10 +40,11 @@ import {
   workflowTaskResultsProvider,
 } from './mcp.providers.js';
 import { TaskCallRunner } from './protocol/task-call.runner.js';
-import { TaskCallResumer } from './protocol/task-call.resumer.js';
 import { McpTasks } from './tasks/mcp-tasks.service.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
+import { WorkflowGate } from './gating/workflow-gate.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
+import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpInputRounds } from './protocol/input.rounds.js';
 import { McpListMapper } from './protocol/mcp-list.mapper.js';
 import { McpServerFactory } from './protocol/mcp-server.factory.js';
@@ -60,14 +62,15 @@ import { McpWaitingDecisions } from './sessions/mcp-waiting-decisions.js';
 import { FsmStateStoreCheck } from './stores/fsm-state-store.check.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
 import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
-import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpInMemoryConnections } from './transports/in-memory.connections.js';
 
 /**
  * What every McpModule runs, whatever it serves: the store and its adapter, the machines,
  * discovery of the app's handlers, the registries, the gate, the sessions and their menus, the
- * protocol handlers and the in-memory connections of the testing client. The feature modules
- * (HTTP, stdio, console, health) import it for what they build on.
+ * protocol handlers and the in-memory connections of the testing client, and which optional
+ * features the module uses. Internal: the feature modules (deadlines, tasks, retention, health,
+ * HTTP, stdio, console) import it for what they build on; the app sees only what the McpModule
+ * re-exports (its documented services).
  */
 @Module({})
 export class McpCoreModule {
@@ -101,17 +104,13 @@ export class McpCoreModule {
         McpExplorer,
         UnknownStateReporter,
         WorkflowRefusals,
-        WorkflowAttemptRecorder,
+        ...providersWhenUsed('attempts', [WorkflowAttemptRecorder]),
         WorkflowConfirmations,
         WorkflowApprovals,
         WorkflowAdmissions,
         WorkflowReceipts,
         WorkflowCommits,
         WorkflowTransitionBus,
-        WorkflowRetentionSweeper,
-        WorkflowReceiptSweeper,
-        WorkflowDeadlines,
-        WorkflowDeadlineScheduler,
         fsmGateProvider,
         WorkflowWaitingRequests,
         McpApprovalsService,
@@ -128,37 +127,40 @@ export class McpCoreModule {
         McpTasks,
         workflowTaskResultsProvider,
         TaskCallRunner,
-        TaskCallResumer,
         McpServerFactory,
         McpSessionRegistry,
         McpAccessPolicy,
         McpAuthenticator,
         McpInMemoryConnections,
+        featureUseProvider,
+        ...corePublicProviders,
       ],
       exports: [
-        FsmStateStore,
-        McpToolRegistry,
-        McpWorkflowService,
-        McpApprovalsService,
-        McpSessionRegistry,
-        WorkflowTransitionBus,
-        McpAuthenticator,
+        MCP_FEATURE_USE,
+        ...CORE_PUBLIC_TOKENS,
         FsmStoreAdapter,
         McpMachineRegistry,
-        McpSessionStore,
-        McpTaskStore,
-        McpTasks,
-        WORKFLOW_TASK_RESULTS,
+        McpToolRegistry,
+        McpSessionRegistry,
+        WorkflowTransitionBus,
         TRANSITION_RELAY,
+        WorkflowGate,
+        McpWorkflowService,
+        McpApprovalsService,
+        McpAuthenticator,
+        McpAccessPolicy,
         McpServerFactory,
         McpListMapper,
         ToolCallHandler,
         PrimitiveCallHandler,
         ToolMenuService,
         McpShutdownDrain,
-        McpAccessPolicy,
+        McpTasks,
+        McpTaskStore,
+        WORKFLOW_TASK_RESULTS,
+        McpSessionStore,
+        FsmStateStore,
         WorkflowAttemptRecorder,
-        WorkflowDeadlineScheduler,
       ],
     };
   }

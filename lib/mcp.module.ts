@@ -1,10 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { McpConsoleModule } from './console/console.module.js';
+import { McpDeadlinesModule } from './deadlines/deadlines.module.js';
+import { McpRetentionModule } from './gating/retention.module.js';
 import { McpHealthModule } from './health/health.module.js';
 import { McpCoreModule } from './mcp-core.module.js';
+import { publicServiceProviders, MCP_PUBLIC_SERVICES } from './mcp.providers.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { McpOptionsModule } from './options/mcp-options.module.js';
+import { McpTasksModule } from './tasks/tasks.module.js';
 import { McpTelemetryModule } from './telemetry/telemetry.module.js';
 import { McpHttpTransportModule } from './transports/http-transport.module.js';
 import { McpStdioTransportModule } from './transports/stdio-transport.module.js';
@@ -30,7 +34,9 @@ function featuresOf(options: McpModuleOptions): McpFeatures {
  * `forRoot` imports only the feature modules its options use (no HTTP provider with
  * `transports.http: false`, no console without `console`, no stdio without `transports.stdio`);
  * `forRootAsync` imports them all, and each builds its providers only when the options its
- * factory returned set it.
+ * factory returned set it. Tasks, deadlines, attempts and the sweepers are built only when the
+ * module uses them, under both. The app injects `McpWorkflowService`, `McpApprovalsService`,
+ * `McpHealthService`, `McpAuthenticator` and `FsmStateStore`; the rest is internal.
  *
  * @example
  * \@Module({
@@ -51,23 +57,32 @@ export class McpModule extends ConfigurableModuleClass {
     return McpModule.compose(super.forRootAsync(options), EVERY_FEATURE);
   }
 
-  /** The internal modules of one McpModule around the options provider `definition` holds; what the app injects is exported. */
+  /**
+   * The internal modules of one McpModule around the options provider `definition` holds. The
+   * McpModule exports the documented services only (`McpWorkflowService`, `McpApprovalsService`,
+   * `McpAuthenticator`, `FsmStateStore`, and `McpHealthService` of the health module), as
+   * aliases of the core's; the rest is the feature modules' to import.
+   */
   private static compose(definition: DynamicModule, features: McpFeatures): DynamicModule {
     const options = McpOptionsModule.register(definition);
     const telemetry = McpTelemetryModule.register(options);
     const core = McpCoreModule.register(options, telemetry, definition.imports);
-    const health = McpHealthModule.register(core);
+    const deadlines = McpDeadlinesModule.register(options, core);
+    const health = McpHealthModule.register(core, deadlines);
     return {
       ...definition,
       imports: [
         core,
+        deadlines,
+        McpTasksModule.register(options, core),
+        McpRetentionModule.register(options, core),
         health,
         ...(features.http ? [McpHttpTransportModule.register(options, telemetry, core)] : []),
         ...(features.stdio ? [McpStdioTransportModule.register(options, core)] : []),
         ...(features.console ? [McpConsoleModule.register(options, core)] : []),
       ],
-      providers: [],
-      exports: [core, health],
+      providers: publicServiceProviders,
+      exports: [...MCP_PUBLIC_SERVICES, health],
     };
   }
 }

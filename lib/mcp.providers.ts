@@ -1,5 +1,10 @@
-import { Logger, type Provider } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Logger, type InjectionToken, type Provider } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { McpAuthenticator } from './auth/mcp.authenticator.js';
+import { handlerUsesOf } from './discovery/handler-uses.js';
+import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
+import { McpApprovalsService } from './gating/mcp-approvals.service.js';
+import { McpWorkflowService } from './gating/mcp-workflow.service.js';
 import { McpMachineRegistry } from './machines/machine-registry.js';
 import { machineEngineChosen } from './machines/machines.messages.js';
 import { WorkflowGate } from './gating/workflow-gate.js';
@@ -8,6 +13,7 @@ import { TRANSITION_RELAY } from './relays/workflow-transition.bus.js';
 import { WORKFLOW_GATE_OBSERVER } from './gating/workflow-gate-observer.interface.js';
 import { composeGateObservers } from './gating/gate-observers.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
+import { MCP_FEATURE_USE, type McpFeatureUse } from './options/mcp-feature-use.interface.js';
 import { MCP_RESOLVED_OPTIONS, MCP_SESSION_OPTIONS, type McpResolvedOptions } from './options/mcp-resolved-options.interface.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { FsmStateStore } from './stores/fsm-state-store.interface.js';
@@ -80,9 +86,65 @@ export const fsmGateProvider: Provider = {
   inject: [WORKFLOW_GATE_OPTIONS, ModuleRef],
 };
 
-/** The gate's observer: the module's telemetry, then the attempts recorder. */
+/** The gate's observer: the module's telemetry, then the attempts recorder when the store keeps attempts. */
 export const gateObserverProvider: Provider = {
   provide: WORKFLOW_GATE_OBSERVER,
-  useFactory: (telemetry: McpTelemetry, attempts: WorkflowAttemptRecorder) => composeGateObservers(telemetry.gate, attempts),
+  useFactory: (telemetry: McpTelemetry, attempts: WorkflowAttemptRecorder | null) =>
+    attempts ? composeGateObservers(telemetry.gate, attempts) : telemetry.gate,
   inject: [McpTelemetry, WorkflowAttemptRecorder],
 };
+
+/**
+ * Which optional features the module runs ({@link McpFeatureUse}): from the resolved options,
+ * the store's capabilities, the machines' `after` transitions and the metadata of the handlers
+ * this server serves, read before any provider of a feature is built.
+ */
+export const featureUseProvider: Provider = {
+  provide: MCP_FEATURE_USE,
+  useFactory: (
+    options: McpResolvedOptions,
+    store: FsmStoreAdapter,
+    machines: McpMachineRegistry,
+    discovery: DiscoveryService,
+    scanner: MetadataScanner,
+    accessor: McpMetadataAccessor,
+  ): McpFeatureUse => {
+    const handlers = handlerUsesOf(discovery, scanner, accessor, options.server.serverId);
+    const { finishedMs, idleHandleMs } = options.gate.retention;
+    const after = machines.ids().some((id) => machines.engine(id).deadlines().length > 0);
+    return {
+      attempts: store.supports.attempts,
+      retention: finishedMs !== undefined || idleHandleMs !== undefined,
+      receipts: store.supports.receipts,
+      deadlines: after || handlers.expiringApprovals || handlers.deadlineEffects,
+      tasks: handlers.taskTools || handlers.approvals,
+    };
+  },
+  inject: [MCP_RESOLVED_OPTIONS, FsmStoreAdapter, McpMachineRegistry, DiscoveryService, MetadataScanner, McpMetadataAccessor],
+};
+
+/**
+ * What an app injects from an McpModule: the documented services (with `McpHealthService`,
+ * which the health module exports). Everything else the core holds is internal to the module.
+ */
+export const MCP_PUBLIC_SERVICES: readonly InjectionToken[] = [McpWorkflowService, McpApprovalsService, McpAuthenticator, FsmStateStore];
+
+/** The token under which the core exports a public service to the McpModule, and nothing else. */
+const coreTokens = new Map<InjectionToken, symbol>(
+  MCP_PUBLIC_SERVICES.map((token) => [token, Symbol(`McpCore:${typeof token === 'function' ? token.name : String(token)}`)]),
+);
+
+/** The tokens under which the core exports the public services to the McpModule. */
+export const CORE_PUBLIC_TOKENS: readonly symbol[] = [...coreTokens.values()];
+
+/** The core's exports of the public services, each under a token only the McpModule knows. */
+export const corePublicProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({
+  provide: coreTokens.get(token)!,
+  useExisting: token,
+}));
+
+/** The McpModule's own providers of the public services: aliases of the core's, so the app injects those and no other. */
+export const publicServiceProviders: Provider[] = MCP_PUBLIC_SERVICES.map((token) => ({
+  provide: token,
+  useExisting: coreTokens.get(token)!,
+}));

@@ -8,8 +8,8 @@ import { McpHealthService } from './mcp-health.service.js';
  */
 @Module({})
 export class McpHealthModule {
-  /** The health service on the McpModule's core module. */
-  static register(core: DynamicModule): DynamicModule {
-    return { module: McpHealthModule, imports: [core], providers: [McpHealthService], exports: [McpHealthService] };
+  /** The health service on the McpModule's core and deadlines modules. */
+  static register(core: DynamicModule, deadlines: DynamicModule): DynamicModule {
+    return { module: McpHealthModule, imports: [core, deadlines], providers: [McpHealthService], exports: [McpHealthService] };
   }
 }

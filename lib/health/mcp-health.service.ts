@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { WorkflowDeadlineScheduler } from '../deadlines/workflow-deadline.scheduler.js';
+import { WorkflowDeadlineScheduler, type WorkflowDeadlinePolling } from '../deadlines/workflow-deadline.scheduler.js';
 import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import { TRANSITION_RELAY } from '../relays/workflow-transition.bus.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
@@ -47,6 +47,9 @@ export interface McpDeadlineHealth {
   reason?: string;
 }
 
+/** What a module without deadlines reports: nothing is polled. */
+const IDLE: WorkflowDeadlinePolling = { active: false, failedPolls: 0, gaveUp: 0 };
+
 /** Polls failed in a row after which {@link McpHealthService.checkDeadlines} reports down (about half a minute at the default `pollMs`, with its backoff). */
 const DEFAULT_DOWN_AFTER_FAILURES = 5;
 
@@ -66,7 +69,7 @@ const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 export class McpHealthService {
   constructor(
     private readonly store: FsmStoreAdapter,
-    private readonly deadlines: WorkflowDeadlineScheduler,
+    @Optional() @Inject(WorkflowDeadlineScheduler) private readonly deadlines?: WorkflowDeadlineScheduler | null,
     @Optional() @Inject(TRANSITION_RELAY) private readonly relay?: TransitionRelay | null,
   ) {}
 
@@ -115,7 +118,7 @@ export class McpHealthService {
    * dropped after `maxAttempts` failed firings (each logged as an error).
    */
   checkDeadlines({ downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES }: { downAfterFailures?: number } = {}): McpDeadlineHealth {
-    const { active, lastPollOkAt, failingSince, failedPolls, lastError, gaveUp } = this.deadlines.polling();
+    const { active, lastPollOkAt, failingSince, failedPolls, lastError, gaveUp } = this.deadlines?.polling() ?? IDLE;
     const since = failingSince === undefined ? undefined : new Date(failingSince).toISOString();
     const up = !active || failedPolls < downAfterFailures;
     const reason = !active ? messages.noDeadlines() : up ? undefined : messages.deadlinePollsFailing(failedPolls, since!, lastError);

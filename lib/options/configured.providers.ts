@@ -1,5 +1,6 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { MCP_FEATURE_USE, type McpFeatureUse } from './mcp-feature-use.interface.js';
 
 /**
  * Providers of `types` built only when the option slice under `slice` is set (not `null`):
@@ -12,5 +13,17 @@ export function providersWhenConfigured(slice: InjectionToken, types: readonly T
     provide: type,
     useFactory: (options: unknown, moduleRef: ModuleRef) => (options === null ? null : moduleRef.create(type)),
     inject: [slice, ModuleRef],
+  }));
+}
+
+/**
+ * Providers of `types` built only when the module uses `feature` ({@link McpFeatureUse}, decided
+ * at startup from the options, the store and the app's handlers); else each is `null`.
+ */
+export function providersWhenUsed(feature: keyof McpFeatureUse, types: readonly Type[]): Provider[] {
+  return types.map((type) => ({
+    provide: type,
+    useFactory: (use: McpFeatureUse, moduleRef: ModuleRef) => (use[feature] ? moduleRef.create(type) : null),
+    inject: [MCP_FEATURE_USE, ModuleRef],
   }));
 }

@@ -46,7 +46,7 @@ export class ToolCallHandler {
     private readonly drain: McpShutdownDrain,
     private readonly gate: WorkflowGate,
     private readonly access: McpAccessPolicy,
-    private readonly attempts: WorkflowAttemptRecorder,
+    @Inject(WorkflowAttemptRecorder) private readonly attempts: WorkflowAttemptRecorder | null,
     private readonly rounds: McpInputRounds,
     private readonly taskCalls: TaskCallRunner,
     private readonly store: FsmStoreAdapter,
@@ -75,7 +75,7 @@ export class ToolCallHandler {
     const idempotency = idempotencyKey === undefined ? undefined : this.keyOf(session, tool, idempotencyKey, extra.authInfo?.clientId);
     const denied = this.access.refusal(tool, await this.access.grantsOf(extra.authInfo));
     if (denied) {
-      this.attempts.accessRefused(tool, args, extra.authInfo, session, denied);
+      this.attempts?.accessRefused(tool, args, extra.authInfo, session, denied);
       throw accessRefused(denied);
     }
     const asTask = session.kind === 'modern' ? this.runsAsModernTask(tool, round) : this.runsAsTask(tool, task);

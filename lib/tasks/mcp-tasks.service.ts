@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { WorkflowTaskResults, WorkflowTaskWithdrawal } from '../gating/workflow-task.js';
 import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
@@ -42,18 +42,17 @@ export function taskPrincipalOf(requester: string): string | undefined {
  * requester, kept `ttl` capped at `maxTtlMs`), answers them to their requester only (to anyone
  * else a task is not found), moves them once from `working` whichever process does it, tells
  * the requester's session when it is on this process (elsewhere, `tasks/get` polling sees the
- * store), cancels the calls this process runs for them, and sweeps expired ones. It is the
+ * store), cancels the calls this process runs for them, and deletes expired ones when
+ * `McpTaskSweeper` asks (the module builds it only when a tool can make tasks). It is the
  * module's `WorkflowTaskResults`: the step that ends a wait settles the task from any process.
  */
 @Injectable()
-export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, OnApplicationShutdown {
+export class McpTasks implements WorkflowTaskResults {
   private readonly logger = new Logger('McpTasks');
   /** Calls this process runs for tasks, by task id: aborted when the task is cancelled. */
   private readonly running = new Map<string, AbortController>();
   /** How a cancelled task's waiting request is withdrawn (`McpApprovalsService` registers it). */
   private withdrawal?: WorkflowTaskWithdrawal;
-  private sweeper?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
 
   constructor(
     @Inject(MCP_TASK_OPTIONS) private readonly options: McpResolvedTaskOptions,
@@ -61,17 +60,6 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
     private readonly sessions: McpSessionRegistry,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.sweeper = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, this.options.sweepIntervalMs).unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
-    await this.sweeping;
-  }
 
   /**
    * Records a new `working` task of `requester` for the call `request` of `session`, kept
@@ -278,8 +266,8 @@ export class McpTasks implements WorkflowTaskResults, OnApplicationBootstrap, On
     }
   }
 
-  /** Deletes expired tasks, in bounded batches; a failure is logged and tried again at the next interval. */
-  private async sweep(): Promise<void> {
+  /** Deletes expired tasks, in bounded batches (`McpTaskSweeper` calls it); a failure is logged and tried again at the next sweep. */
+  async sweep(): Promise<void> {
     try {
       for (let calls = 0; calls < SWEEP_CALLS; calls++) {
         if ((await this.store.sweep(Date.now(), SWEEP_BATCH)) < SWEEP_BATCH) return;

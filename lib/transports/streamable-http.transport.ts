@@ -77,7 +77,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     private readonly authenticator: McpAuthenticator,
     private readonly access: McpAccessPolicy,
     private readonly replies: SessionReplyForwarder,
-    private readonly attempts: WorkflowAttemptRecorder,
+    @Inject(WorkflowAttemptRecorder) private readonly attempts: WorkflowAttemptRecorder | null,
   ) {}
 
   /** The 2026-07-28 handler, when that era is served. */
@@ -263,7 +263,7 @@ export class StreamableHttpTransport implements OnModuleInit {
     const refusal = method === 'POST' ? this.access.refusalInBody(req.body, grants) : undefined;
     if (refusal) {
       const sessionId = req.headers['mcp-session-id'];
-      this.attempts.refusedInBody(
+      this.attempts?.refusedInBody(
         req.body,
         refusal,
         req.auth,

@@ -20,9 +20,6 @@ import { WorkflowConsoleStreams } from '../../lib/console/console.streams.js';
 import { WorkflowConsoleSignIn } from '../../lib/console/console-sign-in.js';
 import { WorkflowConsoleRoutes } from '../../lib/console/console.routes.js';
 import { ModernServerFactory } from '../../lib/protocol/modern-server.factory.js';
-import { McpToolRegistry } from '../../lib/registry/mcp-tool.registry.js';
-import { WorkflowTransitionBus } from '../../lib/relays/workflow-transition.bus.js';
-import { McpSessionRegistry } from '../../lib/sessions/mcp-session.registry.js';
 import { McpSessionAdmission } from '../../lib/transports/session-admission.js';
 import { SessionReplyForwarder } from '../../lib/transports/session-reply.forwarder.js';
 import { StatefulHttpSessions } from '../../lib/transports/stateful-http.sessions.js';
@@ -51,9 +48,6 @@ class Injected {
     readonly workflows: McpWorkflowService,
     readonly health: McpHealthService,
     readonly authenticator: McpAuthenticator,
-    readonly tools: McpToolRegistry,
-    readonly sessions: McpSessionRegistry,
-    readonly bus: WorkflowTransitionBus,
     @Inject(FsmStateStore) readonly store: FsmStateStore,
   ) {}
 }
