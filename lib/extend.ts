@@ -5,7 +5,7 @@
  * (it is created in the module's core, so it may inject them; the app may not); the metadata keys of the decorators; the JSON-RPC codes of refusals in `refusal: 'jsonrpc'`
  * mode and of unknown resources.
  */
-export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './protocol/json-rpc.codes.js';
+export { MCP_REFUSAL_JSONRPC_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './results/json-rpc.codes.js';
 export { WorkflowGate } from './gating/workflow-gate.js';
 export { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workflow-gate-options.interface.js';
 export {

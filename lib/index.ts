@@ -12,7 +12,7 @@ export type { McpSessionOptions } from './sessions/session-options.interface.js'
 export type { McpTelemetryOptions } from './telemetry/telemetry-options.interface.js';
 export type { McpHttpTransportOptions } from './transports/http-transport-options.interface.js';
 export { MCP_CONTEXT_TYPE } from './mcp.constants.js';
-export { MCP_SHUTDOWN_JSONRPC_CODE } from './protocol/json-rpc.codes.js';
+export { MCP_SHUTDOWN_JSONRPC_CODE } from './results/json-rpc.codes.js';
 export { McpTool, type McpToolOptions } from './decorators/mcp-tool.decorator.js';
 export { McpPrompt, type McpPromptOptions } from './decorators/mcp-prompt.decorator.js';
 export {
@@ -93,6 +93,6 @@ export { McpInvalidTokenError } from './auth/invalid-token.error.js';
 export { McpAuthUnavailableError } from './auth/auth-unavailable.error.js';
 export type { McpAccessRequirement, McpGrants } from './access/access-requirement.js';
 export type { McpProtectedResourceMetadata } from './auth/protected-resource.metadata.js';
-export { MCP_ACCESS_DENIED_CODE } from './protocol/json-rpc.codes.js';
+export { MCP_ACCESS_DENIED_CODE } from './results/json-rpc.codes.js';
 export { McpHealthService, type McpDeadlineHealth, type McpRelayHealth, type McpStoreHealth } from './health/mcp-health.service.js';
 export type { MachineDeadline, MachineTimer, MachineTimers } from './machines/machine-engine.interface.js';

@@ -23,8 +23,8 @@ import { WorkflowReceipts } from './gating/receipt.step.js';
 import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
 import { WorkflowRefusals } from './gating/workflow-refusals.js';
 import { McpMachineRegistry } from './machines/machine-registry.js';
-import { providersWhenUsed } from './options/configured.providers.js';
-import { MCP_FEATURE_USE } from './options/mcp-feature-use.interface.js';
+import { providersWhenUsed } from './server/configured.providers.js';
+import { MCP_FEATURE_USE } from './server/mcp-feature-use.interface.js';
 import {
   CORE_PUBLIC_TOKENS,
   corePublicProviders,

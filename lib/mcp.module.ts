@@ -8,7 +8,7 @@ import { publicServiceProviders, MCP_PUBLIC_SERVICES } from './mcp.providers.js'
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition.js';
 import type { McpModuleOptions } from './options/mcp-module-options.interface.js';
 import { McpOptionsModule } from './options/mcp-options.module.js';
-import { McpTasksModule } from './tasks/tasks.module.js';
+import { McpTasksModule } from './protocol/tasks.module.js';
 import { McpTelemetryModule } from './telemetry/telemetry.module.js';
 import { McpHttpTransportModule } from './transports/http-transport.module.js';
 import { McpStdioTransportModule } from './transports/stdio-transport.module.js';

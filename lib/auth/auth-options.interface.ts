@@ -1,7 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
 import type { McpTokenVerifier } from '../access/token-verifier.interface.js';
-import type { McpJwtOptions } from './jwt-options.interface.js';
+import type { McpJwtOptions, McpResolvedJwtOptions } from './jwt-options.interface.js';
 
 /**
  * Who may call (`McpModuleOptions.auth`): how the caller of an HTTP request is known, and what
@@ -57,3 +57,27 @@ export interface McpAuthOptions {
    */
   roles?: (authInfo: AuthInfo) => readonly string[] | Promise<readonly string[]>;
 }
+
+/**
+ * `auth` with every default filled in: how a request's caller is known (`mode`), whether one
+ * is required, what the protected-resource metadata says.
+ */
+export interface McpResolvedAuthOptions {
+  /** `'jwt'`: bearer JWTs verified here; `'verifier'`: bearer tokens verified by the app's verifier; `'request'`: the caller the app's middleware found. */
+  mode: 'jwt' | 'verifier' | 'request';
+  jwt?: McpResolvedJwtOptions;
+  verifier?: McpTokenVerifier;
+  /** In `'request'` mode: `auth.fromRequest` (without it, `req.auth` as it is). */
+  fromRequest?: McpAuthOptions['fromRequest'];
+  required: boolean;
+  /** `undefined`: the loopback listener's own URL. */
+  resource?: string;
+  authorizationServers: readonly string[];
+  scopesSupported: readonly string[];
+  roles: NonNullable<McpAuthOptions['roles']>;
+  /** Whether `/.well-known/oauth-protected-resource` is served (bearer tokens verified here, or authorization servers named). */
+  metadata: boolean;
+}
+
+/** Injection token of the {@link McpResolvedAuthOptions}. */
+export const MCP_AUTH_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedAuthOptions');

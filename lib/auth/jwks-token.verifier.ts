@@ -1,6 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import type { McpResolvedJwtOptions } from '../options/mcp-resolved-options.interface.js';
+import type { McpResolvedJwtOptions } from './jwt-options.interface.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';
 import { boundedJwksFetch } from './bounded-jwks.fetch.js';

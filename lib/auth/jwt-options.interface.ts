@@ -36,3 +36,6 @@ export interface McpJwtOptions {
    */
   jwksMaxBytes?: number;
 }
+
+/** `auth.jwt` with every default filled in (`audience` stays unset when it is the resource URL, known once the server listens). */
+export type McpResolvedJwtOptions = Required<Omit<McpJwtOptions, 'audience'>> & Pick<McpJwtOptions, 'audience'>;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { MAX_URI_LENGTH } from '../client-input/client-input.limits.js';
-import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from './auth-options.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';

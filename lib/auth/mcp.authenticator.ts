@@ -1,12 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessage } from 'node:http';
-import {
-  MCP_AUTH_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  type McpResolvedAuthOptions,
-  type McpServerIdentity,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
+import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from './auth-options.interface.js';
 import { lacksRole, missingScopes, type McpAccessRequirement, type McpGrants } from '../access/access-requirement.js';
 import { McpAuthUnavailableError } from './auth-unavailable.error.js';
 import * as messages from './auth.messages.js';

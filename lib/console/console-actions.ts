@@ -4,7 +4,7 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import { McpWorkflowService } from '../gating/mcp-workflow.service.js';
 import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import type { McpNodeRequest } from '../transports/mcp-body.reader.js';
 import * as messages from './console.messages.js';
 import { renderActionResult, renderConfirmPage } from './console-actions.page.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { waitingRequestOf } from '../gating/approval-request.js';
 import { graphNodes, machineGraph, nodeAt, pathOf } from '../diagram/machine-graph.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';

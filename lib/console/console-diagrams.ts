@@ -4,7 +4,7 @@ import { approvalEdges } from '../diagram/approval-edges.js';
 import { machineGraph } from '../diagram/machine-graph.js';
 import type { McpMachine } from '../machines/machine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import { importOptionalPeer } from '../peers/optional-peer.loader.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { elkMissing } from './console.messages.js';

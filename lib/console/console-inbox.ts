@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { McpApprovalsService } from '../gating/mcp-approvals.service.js';
 import type { McpPendingRequest } from '../gating/waiting-requests.reader.js';
 import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
-import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { McpNodeRequest } from '../transports/mcp-body.reader.js';
 import * as messages from './console.messages.js';

@@ -83,3 +83,12 @@ export interface McpConsoleOptions {
   /** A pending deadline due within this long makes its instance stand out in the list. @default 3_600_000 (1 hour) */
   dueSoonMs?: number;
 }
+
+/** `console` with every default filled in. */
+export type McpResolvedConsoleOptions = Required<Omit<McpConsoleOptions, ConsoleScopeOption>> & Pick<McpConsoleOptions, ConsoleScopeOption>;
+
+/** The console options whose absence means "off". */
+type ConsoleScopeOption = 'adminScope' | 'decideScope' | 'endScope' | 'sendScope';
+
+/** Injection token of the {@link McpResolvedConsoleOptions} (`null` when the console is off). */
+export const MCP_CONSOLE_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedConsoleOptions');

@@ -1,12 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  MCP_AUTH_OPTIONS,
-  MCP_CONSOLE_OPTIONS,
-  type McpResolvedAuthOptions,
-  type McpResolvedConsoleOptions,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../auth/auth-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import type { McpNodeRequest } from '../transports/mcp-body.reader.js';
 import { McpAuthenticator } from '../auth/mcp.authenticator.js';
 import * as messages from './console.messages.js';

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { providersWhenConfigured } from '../options/configured.providers.js';
-import { MCP_CONSOLE_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { providersWhenConfigured } from '../server/configured.providers.js';
+import { MCP_CONSOLE_OPTIONS } from './console-options.interface.js';
 import { WorkflowConsoleActions } from './console-actions.js';
 import { WorkflowConsoleCatalog } from './console-catalog.js';
 import { WorkflowConsoleData } from './console-data.js';

@@ -1,12 +1,8 @@
 import { HttpException, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server as HttpServer, ServerResponse } from 'node:http';
-import {
-  MCP_CONSOLE_OPTIONS,
-  MCP_HTTP_OPTIONS,
-  type McpResolvedConsoleOptions,
-  type McpResolvedHttpOptions,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import { storeCannotRead } from '../stores/stores.messages.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { toNodeExchange } from '../transports/framework-exchange.js';

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { providersWhenUsed } from '../options/configured.providers.js';
+import { providersWhenUsed } from '../server/configured.providers.js';
 import { WorkflowDeadlineScheduler } from './workflow-deadline.scheduler.js';
 import { WorkflowDeadlines } from './workflow-deadlines.js';
 

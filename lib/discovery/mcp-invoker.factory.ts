@@ -3,7 +3,7 @@ import { createContextId, ModuleRef } from '@nestjs/core';
 import { McpParamtype, type McpParamMetadata } from '../decorators/tool-params.decorator.js';
 import { WorkflowCall } from '../gating/workflow-call.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
-import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from './discovery-options.interface.js';
 import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA, type InstanceWrapper } from '../nest-internals.js';
 import type { McpHandlerRole } from '../registry/mcp-handler-role.js';
 import type { McpToolInvoker } from '../registry/mcp-tool-definition.interface.js';

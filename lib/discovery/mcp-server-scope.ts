@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { InstanceWrapper, NestModuleRef } from '../nest-internals.js';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
+import { MCP_STDIO_OPTIONS, type McpResolvedStdioOptions } from '../transports/stdio-options.interface.js';
 import * as messages from './discovery.messages.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
@@ -10,7 +12,14 @@ interface McpServerEntry {
   id: string;
   /** Its Nest modules: the core (where this scope is), and those that import it (the McpModule the app imports, the feature modules). */
   modules: ReadonlySet<NestModuleRef>;
-  options: McpResolvedOptions;
+  options: McpServerScopeOptions;
+}
+
+/** The options of one McpModule that must be its own: its id, its HTTP path, stdio. */
+interface McpServerScopeOptions {
+  server: McpServerIdentity;
+  http: McpResolvedHttpOptions | null;
+  stdio: McpResolvedStdioOptions | null;
 }
 
 /**
@@ -24,13 +33,18 @@ interface McpServerEntry {
 @Injectable()
 export class McpServerScope {
   private servers: McpServerEntry[] = [];
+  private readonly options: McpServerScopeOptions;
 
   constructor(
     private readonly modules: ModulesContainer,
     private readonly accessor: McpMetadataAccessor,
     private readonly scanner: MetadataScanner,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: McpResolvedOptions,
-  ) {}
+    @Inject(MCP_SERVER_IDENTITY) server: McpServerIdentity,
+    @Inject(MCP_HTTP_OPTIONS) http: McpResolvedHttpOptions | null,
+    @Inject(MCP_STDIO_OPTIONS) stdio: McpResolvedStdioOptions | null,
+  ) {
+    this.options = { server, http, stdio };
+  }
 
   /** Finds the app's McpModules; call once, when the modules are initialised. */
   load(): void {

@@ -7,7 +7,7 @@ import type { McpResourceOptions } from '../decorators/mcp-resource.decorator.js
 import type { McpToolOptions } from '../decorators/mcp-tool.decorator.js';
 import { combineRequirements, isScopeToken, type McpAccessRequirement } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
 import type { McpPromptDefinition } from '../registry/mcp-prompt-definition.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';

@@ -5,7 +5,7 @@ import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { toMermaid } from '../diagram/to-mermaid.js';
 import type { WorkflowCall } from '../gating/workflow-call.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
-import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_DISCOVERY_OPTIONS, type McpDiscoveryOptions } from './discovery-options.interface.js';
 import type { McpResourceDefinition } from '../registry/mcp-resource-definition.interface.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import * as messages from './discovery.messages.js';

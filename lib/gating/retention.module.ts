@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { providersWhenUsed } from '../options/configured.providers.js';
+import { providersWhenUsed } from '../server/configured.providers.js';
 import { WorkflowReceiptSweeper } from './workflow-receipt.sweeper.js';
 import { WorkflowRetentionSweeper } from './workflow-retention.sweeper.js';
 

@@ -1,9 +1,8 @@
 import { ageMs, bytes, checkNumericOption, timerMs } from '../checks/numeric-option.check.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isScopeToken } from '../access/access-requirement.js';
-import type { McpAuthOptions } from '../auth/auth-options.interface.js';
-import type { McpJwtOptions } from '../auth/jwt-options.interface.js';
-import type { McpResolvedAuthOptions, McpResolvedJwtOptions } from './mcp-resolved-options.interface.js';
+import type { McpAuthOptions, McpResolvedAuthOptions } from '../auth/auth-options.interface.js';
+import type { McpJwtOptions, McpResolvedJwtOptions } from '../auth/jwt-options.interface.js';
 import * as messages from './options.messages.js';
 
 /** The signature algorithms `auth.jwt` accepts by default: asymmetric ones only. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
-import { clientAddressOf } from './client-address.js';
+import { clientAddressOf } from '../transports/client-address.js';
 import type { McpSessionOptions } from '../sessions/session-options.interface.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';

@@ -19,22 +19,16 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { InMemoryFsmStateStore } from '../stores/in-memory-fsm-state.store.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';
-import { clientAddressOf } from './client-address.js';
-import { isLoopbackAddress } from './client-address.js';
-import type { McpConsoleOptions } from '../console/console-options.interface.js';
+import { clientAddressOf, isLoopbackAddress } from '../transports/client-address.js';
+import type { McpConsoleOptions, McpResolvedConsoleOptions } from '../console/console-options.interface.js';
 import type { McpGateOptions } from '../gating/mcp-gate-options.interface.js';
-import type { McpInputRequestOptions } from '../protocol/input-request-options.interface.js';
-import type { McpSessionOptions } from '../sessions/session-options.interface.js';
+import type { McpInputRequestOptions, McpResolvedInputRequestOptions } from '../protocol/input-request-options.interface.js';
+import type { McpResolvedSessionOptions, McpSessionOptions } from '../sessions/session-options.interface.js';
 import type { McpHttpTransportOptions } from '../transports/http-transport-options.interface.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import type {
-  McpResolvedConsoleOptions,
-  McpResolvedHttpOptions,
-  McpResolvedInputRequestOptions,
-  McpResolvedOptions,
-  McpResolvedSessionOptions,
-  McpResolvedTelemetryOptions,
-} from './mcp-resolved-options.interface.js';
+import type { McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import type { McpResolvedTelemetryOptions } from '../telemetry/telemetry-options.interface.js';
+import type { McpResolvedOptions } from './mcp-resolved-options.interface.js';
 import type { McpResolvedStateCacheOptions } from '../sessions/state-cache-options.interface.js';
 import * as messages from './options.messages.js';
 import { resolveAuth } from './auth-options.resolver.js';

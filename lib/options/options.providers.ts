@@ -3,20 +3,18 @@ import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from 
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { MCP_STATE_CACHE_OPTIONS } from '../sessions/state-cache-options.interface.js';
 import { MCP_TASK_OPTIONS } from '../tasks/task-options.interface.js';
+import { MCP_TELEMETRY_OPTIONS } from '../telemetry/telemetry-options.interface.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp-module-options.interface.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
-import {
-  MCP_AUTH_OPTIONS,
-  MCP_CONSOLE_OPTIONS,
-  MCP_DISCOVERY_OPTIONS,
-  MCP_HTTP_OPTIONS,
-  MCP_INPUT_REQUEST_OPTIONS,
-  MCP_RESOLVED_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  MCP_SESSION_OPTIONS,
-  MCP_STDIO_OPTIONS,
-  type McpResolvedOptions,
-} from './mcp-resolved-options.interface.js';
+import { MCP_AUTH_OPTIONS } from '../auth/auth-options.interface.js';
+import { MCP_CONSOLE_OPTIONS } from '../console/console-options.interface.js';
+import { MCP_DISCOVERY_OPTIONS } from '../discovery/discovery-options.interface.js';
+import { MCP_INPUT_REQUEST_OPTIONS } from '../protocol/input-request-options.interface.js';
+import { MCP_HTTP_OPTIONS } from '../server/http-options.interface.js';
+import { MCP_SERVER_IDENTITY } from '../server/mcp-server-identity.js';
+import { MCP_SESSION_OPTIONS } from '../sessions/session-options.interface.js';
+import { MCP_STDIO_OPTIONS } from '../transports/stdio-options.interface.js';
+import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from './mcp-resolved-options.interface.js';
 
 /** The module options with their defaults, resolved once. */
 export const resolvedOptionsProvider: Provider = {
@@ -54,4 +52,5 @@ export const optionSliceProviders = [
   { provide: MCP_CONSOLE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.console, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_STATE_CACHE_OPTIONS, useFactory: (options: McpResolvedOptions) => options.stateCache, inject: [MCP_RESOLVED_OPTIONS] },
   { provide: MCP_TASK_OPTIONS, useFactory: (options: McpResolvedOptions) => options.tasks, inject: [MCP_RESOLVED_OPTIONS] },
+  { provide: MCP_TELEMETRY_OPTIONS, useFactory: (options: McpResolvedOptions) => options.telemetry, inject: [MCP_RESOLVED_OPTIONS] },
 ] satisfies Provider[];

@@ -5,7 +5,12 @@ import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import type { McpAccessRefusal } from '../auth/mcp-access.policy.js';
-import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_ACCESS_DENIED_CODE, MCP_REFUSAL_JSONRPC_CODE } from './json-rpc.codes.js';
+import {
+  JSON_RPC_INTERNAL_ERROR,
+  JSON_RPC_INVALID_REQUEST,
+  MCP_ACCESS_DENIED_CODE,
+  MCP_REFUSAL_JSONRPC_CODE,
+} from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 import { errorMessage, toolErrorResult } from '../results/tool-result.mapper.js';

@@ -31,3 +31,20 @@ export interface McpInputRequestOptions {
    */
   maxRounds?: number;
 }
+
+/** `inputRequests` as the protocol layer reads it: how `requestState` is signed, and the rounds of a 2025-11-25 call. */
+export interface McpResolvedInputRequestOptions {
+  /** How long a 2025-11-25 session waits for the client's answer to one request. */
+  timeoutMs: number;
+  /** The HMAC key of `requestState`, at least 32 bytes. */
+  requestStateKey: Uint8Array;
+  /** Whether the key was made up for this process (no `requestStateKey`): the startup log says replicas need a shared one. */
+  requestStateKeyGenerated: boolean;
+  /** How long a `requestState` is valid. */
+  requestStateTtlMs: number;
+  /** Rounds of one 2025-11-25 call whose handler keeps asking for input. */
+  maxRounds: number;
+}
+
+/** Injection token of the {@link McpResolvedInputRequestOptions}. */
+export const MCP_INPUT_REQUEST_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedInputRequestOptions');

@@ -6,10 +6,10 @@ import {
   type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_INPUT_REQUEST_OPTIONS, type McpResolvedInputRequestOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_INPUT_REQUEST_OPTIONS, type McpResolvedInputRequestOptions } from './input-request-options.interface.js';
 import { CAPABILITY_OF_INPUT_REQUEST, isInputRequired, type McpInputRequest, type McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
-import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_REQUEST, MCP_MISSING_CLIENT_CAPABILITY_CODE } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpCallRound } from './mcp-call-context.js';
 import * as messages from './protocol.messages.js';

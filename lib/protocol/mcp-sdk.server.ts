@@ -6,7 +6,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { McpHttpExchange } from './mcp-http-request.storage.js';
 import * as messages from './protocol.messages.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_SHUTDOWN_JSONRPC_CODE } from './json-rpc.codes.js';
-import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_SHUTDOWN_JSONRPC_CODE } from '../results/json-rpc.codes.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 

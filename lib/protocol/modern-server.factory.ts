@@ -4,15 +4,10 @@ import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/typ
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
-import {
-  MCP_HTTP_OPTIONS,
-  MCP_INPUT_REQUEST_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  type McpResolvedHttpOptions,
-  type McpResolvedInputRequestOptions,
-  type McpServerIdentity,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_MISSING_CLIENT_CAPABILITY_CODE, MCP_RESOURCE_NOT_FOUND_CODE } from '../results/json-rpc.codes.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
+import { MCP_INPUT_REQUEST_OPTIONS, type McpResolvedInputRequestOptions } from './input-request-options.interface.js';
 import { CAPABILITY_OF_INPUT_REQUEST, isInputRequired, type McpInputRequest, type McpInputRequired } from '../results/input-required.js';
 import type { McpCallRound } from './mcp-call-context.js';
 import { McpRequestStateSeal } from './request-state.seal.js';

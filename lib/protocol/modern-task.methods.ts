@@ -7,7 +7,7 @@ import { MCP_TASK_ACTIVE_STATUSES } from '../stores/mcp-task-store.interface.js'
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import { declaresTasksExtension, modernDetailedTask, pendingInputRequests, TASKS_EXTENSION_REQUIRED } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
-import { JSON_RPC_INVALID_PARAMS, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS, MCP_MISSING_CLIENT_CAPABILITY_CODE } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { ToolCallHandler } from './tool-call.handler.js';
 

@@ -8,7 +8,7 @@ import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { mayAccess } from '../gating/workflow-access.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
-import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS, MCP_RESOURCE_NOT_FOUND_CODE } from '../results/json-rpc.codes.js';
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { announceMenuChanges, callExchange, sessionCallRequest } from './handler-run.js';

@@ -1,6 +1,6 @@
 import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
-import type { McpResolvedInputRequestOptions } from '../options/mcp-resolved-options.interface.js';
-import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
+import type { McpResolvedInputRequestOptions } from './input-request-options.interface.js';
+import { JSON_RPC_INVALID_PARAMS } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import type { ModernSdk } from './modern-era.js';
 import * as messages from './protocol.messages.js';

@@ -5,7 +5,7 @@ import type { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { MCP_TASK_TERMINAL_STATUSES } from '../stores/mcp-task-store.interface.js';
 import { legacyTask } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
-import { JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 
 /**

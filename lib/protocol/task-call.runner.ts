@@ -9,7 +9,7 @@ import type { McpSession } from '../sessions/mcp-session.js';
 import type { McpTaskChange, McpTaskError, McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
-import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from './json-rpc.codes.js';
+import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import { recordedCaller } from './task-caller.js';

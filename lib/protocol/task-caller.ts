@@ -3,7 +3,7 @@ import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js
 import { McpSession } from '../sessions/mcp-session.js';
 import type { McpTaskCaller, McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
-import { JSON_RPC_INVALID_REQUEST } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_REQUEST } from '../results/json-rpc.codes.js';
 import * as messages from './protocol.messages.js';
 
 /**

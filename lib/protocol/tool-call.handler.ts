@@ -8,7 +8,7 @@ import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { accessRefused, toCallFailure } from './call-failure.mapper.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { MCP_IDEMPOTENCY_KEY_META_KEY, MCP_STATE_META_KEY } from '../mcp.constants.js';
-import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_CAPABILITY_CODE } from './json-rpc.codes.js';
+import { JSON_RPC_INVALID_PARAMS, JSON_RPC_METHOD_NOT_FOUND, MCP_MISSING_CLIENT_CAPABILITY_CODE } from '../results/json-rpc.codes.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import { createCallContext, type McpCallRound } from './mcp-call-context.js';

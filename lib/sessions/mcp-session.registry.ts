@@ -2,12 +2,8 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nes
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { WorkflowTransitionBus, type WorkflowTransitionEvent } from '../relays/workflow-transition.bus.js';
-import {
-  MCP_SERVER_IDENTITY,
-  MCP_SESSION_OPTIONS,
-  type McpResolvedSessionOptions,
-  type McpServerIdentity,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from './session-options.interface.js';
 import { formatInstanceKey, parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { InMemoryMcpSessionStore } from '../stores/in-memory-mcp-session.store.js';

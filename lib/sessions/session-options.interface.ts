@@ -86,3 +86,21 @@ export interface McpSessionOptions {
    */
   clientAddress?: (request: IncomingMessage) => string;
 }
+
+/** `transports.http.sessions` with every default filled in (also read by stdio's one session). */
+export interface McpResolvedSessionOptions {
+  store: McpSessionStore;
+  idleTtlMs: number;
+  unusedTtlMs: number;
+  eventRetentionMs: number;
+  maxSessions: number;
+  maxPerAddress: number;
+  maxPerPrincipal: number;
+  maxFollowersPerInstance: number;
+  maxPendingRequests: number;
+  maxNewPerMinutePerClient: number;
+  clientAddress: (request: IncomingMessage) => string;
+}
+
+/** Injection token of the {@link McpResolvedSessionOptions}. */
+export const MCP_SESSION_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedSessionOptions');

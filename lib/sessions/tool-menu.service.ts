@@ -11,7 +11,7 @@ import type { WorkflowInstanceRef } from '../gating/workflow-call-outcome.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
-import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from './session-options.interface.js';
 import { McpInstanceFollowers } from './mcp-instance-followers.js';
 import { McpInstanceStates } from './mcp-instance-states.js';
 import { McpSessionFollows } from './mcp-session-follows.js';

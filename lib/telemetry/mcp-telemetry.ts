@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Attributes, Context, Histogram, Span, TextMapGetter, Tracer, TracerProvider } from '@opentelemetry/api';
 import { SILENT_GATE_OBSERVER, type WorkflowGateObserver } from '../gating/workflow-gate-observer.interface.js';
 import { MCP_ERROR_META_KEY, PACKAGE_VERSION } from '../mcp.constants.js';
-import type { McpResolvedTelemetryOptions } from '../options/mcp-resolved-options.interface.js';
+import type { McpResolvedTelemetryOptions } from './telemetry-options.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { instanceDigest } from './instance-digest.js';
 import { loadOtelApi, type OtelApi } from './otel-api.loader.js';

@@ -19,3 +19,14 @@ export interface McpTelemetryOptions {
    */
   instanceDigestKey?: string | Uint8Array;
 }
+
+/** `telemetry` with every default filled in. */
+export interface McpResolvedTelemetryOptions {
+  enabled: boolean;
+  recordArguments: boolean;
+  recordResults: boolean;
+  instanceDigestKey: string | Uint8Array;
+}
+
+/** Injection token of the {@link McpResolvedTelemetryOptions}. */
+export const MCP_TELEMETRY_OPTIONS = Symbol.for('nestjs-mcp-fsm:McpResolvedTelemetryOptions');

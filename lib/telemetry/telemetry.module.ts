@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from '../options/mcp-resolved-options.interface.js';
 import { McpTelemetry } from './mcp-telemetry.js';
+import { MCP_TELEMETRY_OPTIONS, type McpResolvedTelemetryOptions } from './telemetry-options.interface.js';
 
 /**
  * The telemetry of one McpModule: `@opentelemetry/api` imported once when `telemetry.enabled`,
@@ -16,8 +16,8 @@ export class McpTelemetryModule {
       providers: [
         {
           provide: McpTelemetry,
-          useFactory: (resolved: McpResolvedOptions) => McpTelemetry.create(resolved.telemetry),
-          inject: [MCP_RESOLVED_OPTIONS],
+          useFactory: (telemetry: McpResolvedTelemetryOptions) => McpTelemetry.create(telemetry),
+          inject: [MCP_TELEMETRY_OPTIONS],
         },
       ],
       exports: [McpTelemetry],

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { McpHttpTransportOptions } from './http-transport-options.interface.js';
-import { isLoopbackAddress } from '../options/client-address.js';
+import { isLoopbackAddress } from './client-address.js';
 import * as messages from './transports.messages.js';
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];

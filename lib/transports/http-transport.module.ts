@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { providersWhenConfigured } from '../options/configured.providers.js';
-import { MCP_HTTP_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { providersWhenConfigured } from '../server/configured.providers.js';
+import { MCP_HTTP_OPTIONS } from '../server/http-options.interface.js';
 import { ModernServerFactory } from '../protocol/modern-server.factory.js';
 import { ModernTaskMethods } from '../protocol/modern-task.methods.js';
 import { McpSessionAdmission } from './session-admission.js';

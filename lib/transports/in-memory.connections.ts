@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
-import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../options/mcp-resolved-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { resourceRequired } from '../auth/auth.messages.js';
 import type { McpAuthenticator } from '../auth/mcp.authenticator.js';
 import { protectedResourceMetadataPaths } from '../auth/protected-resource.metadata.js';
-import type { McpResolvedAuthOptions, McpResolvedHttpOptions } from '../options/mcp-resolved-options.interface.js';
-import { isLoopbackAddress } from '../options/client-address.js';
+import type { McpResolvedAuthOptions } from '../auth/auth-options.interface.js';
+import type { McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { isLoopbackAddress } from './client-address.js';
 import { requireAllowedHosts } from './host-origin.validator.js';
 import type { McpNodeRequest } from './mcp-body.reader.js';
 

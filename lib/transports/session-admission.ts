@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../sessions/session-options.interface.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { SessionReplyTransport } from './session-reply.transport.js';

@@ -12,7 +12,7 @@ import type { TransitionRelay } from '../relays/transition-relay.interface.js';
 import { TRANSITION_RELAY } from '../relays/workflow-transition.bus.js';
 import { carriesReplies, type RelayedReply, type SessionReplyRelay } from '../relays/session-reply-relay.interface.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
-import { JSON_RPC_SERVER_ERROR } from '../protocol/json-rpc.codes.js';
+import { JSON_RPC_SERVER_ERROR } from '../results/json-rpc.codes.js';
 import type { McpNodeRequest as Request } from './mcp-body.reader.js';
 import { ServerRequestIds } from './server-request.ids.js';
 import { SessionReplyTransport } from './session-reply.transport.js';

@@ -3,14 +3,9 @@ import { NodeStreamableHttpServerTransport } from './node-streamable-http-server
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  MCP_HTTP_OPTIONS,
-  MCP_SERVER_IDENTITY,
-  MCP_SESSION_OPTIONS,
-  type McpResolvedHttpOptions,
-  type McpResolvedSessionOptions,
-  type McpServerIdentity,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { MCP_SERVER_IDENTITY, type McpServerIdentity } from '../server/mcp-server-identity.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../sessions/session-options.interface.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import type { McpServedSession } from '../sessions/mcp-session.js';
 import { McpSessionUsage } from '../sessions/mcp-session-usage.js';

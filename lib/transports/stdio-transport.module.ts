@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { providersWhenConfigured } from '../options/configured.providers.js';
-import { MCP_STDIO_OPTIONS } from '../options/mcp-resolved-options.interface.js';
+import { providersWhenConfigured } from '../server/configured.providers.js';
+import { MCP_STDIO_OPTIONS } from './stdio-options.interface.js';
 import { StdioTransport } from './stdio.transport.js';
 
 /** The stdio transport of one McpModule (`transports.stdio`): one session on stdin/stdout. */

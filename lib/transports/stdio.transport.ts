@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { MCP_STDIO_OPTIONS, type McpResolvedStdioOptions } from '../options/mcp-resolved-options.interface.js';
+import { MCP_STDIO_OPTIONS, type McpResolvedStdioOptions } from './stdio-options.interface.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { attachmentScope } from './attachment-key.js';

@@ -8,14 +8,9 @@ import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
 import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
-import {
-  MCP_AUTH_OPTIONS,
-  MCP_HTTP_OPTIONS,
-  MCP_SESSION_OPTIONS,
-  type McpResolvedAuthOptions,
-  type McpResolvedHttpOptions,
-  type McpResolvedSessionOptions,
-} from '../options/mcp-resolved-options.interface.js';
+import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../auth/auth-options.interface.js';
+import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { MCP_SESSION_OPTIONS, type McpResolvedSessionOptions } from '../sessions/session-options.interface.js';
 import { mcpHttpExchange, withHttpExchange } from '../protocol/mcp-http-request.storage.js';
 import { McpServerFactory } from '../protocol/mcp-server.factory.js';
 import { invalidParams } from '../protocol/protocol.messages.js';
@@ -43,7 +38,7 @@ import {
   JSON_RPC_PARSE_ERROR as PARSE_ERROR,
   JSON_RPC_SERVER_ERROR as SERVER_ERROR,
   MCP_SESSION_NOT_FOUND_CODE as SESSION_NOT_FOUND,
-} from '../protocol/json-rpc.codes.js';
+} from '../results/json-rpc.codes.js';
 
 /** The methods of the MCP path. */
 const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;

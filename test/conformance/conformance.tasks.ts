@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpArgs, McpContext, McpTool, mcpInputRequired, type McpInputRequest, type McpToolContext } from '../../lib/index.js';
-import { JSON_RPC_INTERNAL_ERROR } from '../../lib/protocol/json-rpc.codes.js';
+import { JSON_RPC_INTERNAL_ERROR } from '../../lib/results/json-rpc.codes.js';
 import { JsonRpcError } from '../../lib/results/json-rpc.error.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });

@@ -40,6 +40,18 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 /** The top-level folder of a library file (`lib/stores/typeorm/x.ts` → `stores`), or `undefined` for a root file. */
 const folderOf = (file: string): string | undefined => file.split('/').slice(1, -1)[0];
 
+/** The top folders of lib/ each library file of `graph` is in, with the other top folders its files import (root files left out). */
+function folderImports(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, imports] of graph) {
+    const from = folderOf(file);
+    for (const to of imports.map(folderOf)) {
+      if (from !== undefined && to !== undefined && to !== from) folders.set(from, (folders.get(from) ?? new Set()).add(to));
+    }
+  }
+  return new Map([...folders].map(([from, targets]) => [from, [...targets].sort()]));
+}
+
 describe('the library import graph', () => {
   const graph = libraryImports();
 
@@ -59,6 +71,7 @@ describe('the library import graph', () => {
       access: [],
       'client-input': [],
       checks: [],
+      server: [],
       stores: ['client-input', 'checks'],
       results: ['client-input', 'registry', 'decorators', 'machines'],
     };
@@ -71,5 +84,26 @@ describe('the library import graph', () => {
         .map((folder) => `${file} → ${folder ?? 'lib root'}`);
     });
     expect(upward).toEqual([]);
+  });
+
+  it('has no two top folders of lib/ that import each other, type imports included', () => {
+    const folders = folderImports(graph);
+    const mutual = [...folders].flatMap(([from, targets]) =>
+      targets.filter((to) => from < to && folders.get(to)?.includes(from)).map((to) => `${from} ↔ ${to}`),
+    );
+    expect(mutual).toEqual([]);
+  });
+
+  it('keeps every feature from importing options/ (options/ only composes and resolves what the features hold)', () => {
+    const upward = [...graph].flatMap(([file, imports]) =>
+      folderOf(file) !== undefined && folderOf(file) !== 'options'
+        ? imports.filter((target) => folderOf(target) === 'options').map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps the top folders of lib/ one way: no cycle through several folders either', () => {
+    expect(cyclesOf(folderImports(graph))).toEqual([]);
   });
 });

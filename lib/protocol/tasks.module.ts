@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { providersWhenUsed } from '../options/configured.providers.js';
-import { TaskCallResumer } from '../protocol/task-call.resumer.js';
-import { McpTaskSweeper } from './mcp-task.sweeper.js';
+import { providersWhenUsed } from '../server/configured.providers.js';
+import { TaskCallResumer } from './task-call.resumer.js';
+import { McpTaskSweeper } from '../tasks/mcp-task.sweeper.js';
 
 /**
  * The background work of MCP tasks in one McpModule: the sweep of expired tasks and the resumer
