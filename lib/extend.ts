@@ -17,16 +17,16 @@ export {
   type WorkflowIdempotency,
   type WorkflowRequest,
 } from './gating/workflow-call.js';
+export type { WorkflowCallOutcome } from './gating/workflow-call-outcome.js';
 export type {
   McpCallResult,
   WorkflowAdmission,
-  WorkflowCallOutcome,
   WorkflowDecision,
   WorkflowHold,
   WorkflowInstanceRef,
   WorkflowSettlement,
   WorkflowStored,
-} from './gating/workflow-call-outcome.js';
+} from './gating/workflow-step-values.js';
 export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export {
   WORKFLOW_TASK_RESULTS,
