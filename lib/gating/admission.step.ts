@@ -219,7 +219,10 @@ export class WorkflowAdmissions {
     let states = this.claimStates.get(role);
     if (!states) {
       const initial = engine.initial().state;
-      states = { allowedStates: engine.valuesMatching(role.states), fromInitial: role.states.some((state) => engine.matches(initial, state)) };
+      states = {
+        allowedStates: engine.valuesMatching(role.states),
+        fromInitial: role.states.some((state) => engine.matches(initial, state)),
+      };
       this.claimStates.set(role, states);
     }
     return states;

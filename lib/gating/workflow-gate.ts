@@ -25,7 +25,7 @@ import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { authOf, principalOf, starterOf } from './workflow-access.js';
 import { heldIn, sightedIn, WorkflowCall, type WorkflowRequest } from './workflow-call.js';
-import { type WorkflowCallOutcome } from './workflow-call-outcome.js';
+import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import {
   withTimers,
   type McpCallResult,
@@ -283,7 +283,10 @@ export class WorkflowGate implements NestInterceptor {
           const send: WorkflowApprovedSend = (from, event, stored, as) => this.moved(call, engine, from, event, stored, as);
           const decision = this.approvals.decide(call, admission, role, send);
           const from = this.admissions.known(admission.instance, decision.from);
-          call.show({ ...sightedIn({ instance: admission.instance, snapshot: from }), ...(decision.approved && { approval: decision.approved }) });
+          call.show({
+            ...sightedIn({ instance: admission.instance, snapshot: from }),
+            ...(decision.approved && { approval: decision.approved }),
+          });
           return decision;
         }
         const step = this.moved(call, engine, admission.snapshot, role.event, input);
