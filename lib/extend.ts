@@ -16,17 +16,19 @@ export {
   type WorkflowDecisionTarget,
   type WorkflowIdempotency,
   type WorkflowRequest,
+  type WorkflowCallShown,
 } from './gating/workflow-call.js';
+export { WorkflowCutoff } from './gating/workflow-cutoff.js';
+export type { WorkflowCallOutcome } from './gating/workflow-call-outcome.js';
 export type {
   McpCallResult,
   WorkflowAdmission,
-  WorkflowCallOutcome,
   WorkflowDecision,
   WorkflowHold,
   WorkflowInstanceRef,
   WorkflowSettlement,
   WorkflowStored,
-} from './gating/workflow-call-outcome.js';
+} from './gating/workflow-step-values.js';
 export { InMemoryMcpTaskStore } from './stores/in-memory-mcp-task.store.js';
 export {
   WORKFLOW_TASK_RESULTS,
@@ -52,7 +54,13 @@ export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
 export { WorkflowAdmissions } from './gating/admission.step.js';
 export { WorkflowCommits, type WorkflowAnswered } from './gating/commit.step.js';
 export { WorkflowReceipts, callFingerprint } from './gating/receipt.step.js';
-export { WorkflowConfirmations, CONFIRMATION_INPUT_KEY, type ConfirmationSubject } from './gating/confirmation.step.js';
+export {
+  WorkflowConfirmations,
+  CONFIRMATION_INPUT_KEY,
+  type ConfirmationAnswer,
+  type ConfirmationSubject,
+  type ConfirmedSubject,
+} from './gating/confirmation.step.js';
 export {
   WorkflowApprovals,
   type WorkflowApprovedSend,

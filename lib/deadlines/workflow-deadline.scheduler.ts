@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { MutableToolContext, WorkflowCaller } from '../gating/workflow-call.js';
 import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
+import { WorkflowCutoff } from '../gating/workflow-cutoff.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
@@ -57,6 +58,8 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
   private state: WorkflowDeadlinePolling = { active: false, failedPolls: 0, gaveUp: 0 };
   /** Aborted at shutdown: a firing not yet committing is abandoned, as any call is. */
   private readonly cutoff = new AbortController();
+  /** The firings' cutoff, as the gate's calls see it. */
+  private readonly calls = new WorkflowCutoff(this.cutoff.signal);
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -169,7 +172,7 @@ export class WorkflowDeadlineScheduler implements OnApplicationBootstrap, OnAppl
       args: handleKey ? { ...firing.args, [handleKey]: id } : firing.args,
       context: this.context(timer),
       transport: [{ headers: {} }, undefined],
-      cutoff: this.cutoff.signal,
+      cutoff: this.calls,
     });
     await this.settle(timer, token, outcome);
   }

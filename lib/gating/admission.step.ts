@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { MachineEngine } from '../machines/machine-engine.interface.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpStartRole, McpTransitionRole } from '../registry/mcp-handler-role.js';
 import type { WorkflowClaimRequest } from '../stores/atomic-fsm-state-store.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
@@ -14,7 +13,7 @@ import { WorkflowApprovals } from './approval.step.js';
 import * as messages from './gating.messages.js';
 import { UnknownStateReporter } from './unknown-state.reporter.js';
 import { authOf, claimAccessOf, mayAccess, starterOf } from './workflow-access.js';
-import type { WorkflowAdmission, WorkflowHold, WorkflowInstanceRef } from './workflow-call-outcome.js';
+import type { WorkflowAdmission, WorkflowHold, WorkflowInstanceRef } from './workflow-step-values.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny, storeFailure, WorkflowDenial, type WorkflowDenialReason } from './workflow-denial.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
@@ -27,18 +26,22 @@ interface ClaimStates {
   readonly fromInitial: boolean;
 }
 
+/** What an end claims: the instance in any state, one the machine no longer has included; never a new one. */
+const ANY_STATE: ClaimStates = { allowedStates: undefined, fromInitial: false };
+
 /**
  * The gate's first step: which instance a call acts on, that it is the caller's and in a state
  * the call's role allows, and what the call holds on it (a claim for a transition, the
  * transaction a transactional start creates its instance in). Refuses with a
  * {@link WorkflowDenial}; a store that fails throws a store failure (both become the call's
- * refusal in the gate). The instance found is shown in the handler's `@McpContext()`.
+ * refusal in the gate). It answers the admission as a value; the gate shows it in the handler's
+ * `@McpContext()`.
  */
 @Injectable()
 export class WorkflowAdmissions {
   private readonly logger = new Logger('McpGate');
-  /** The claim states of each transition role, worked out on its first call: the same for every call. */
-  private readonly claimStates = new WeakMap<McpTransitionRole, ClaimStates>();
+  /** The claim states of each transition role the app declared, worked out on its first call: the same for every call. */
+  private readonly claimStates = new Map<McpTransitionRole, ClaimStates>();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) private readonly options: WorkflowGateOptions,
@@ -81,18 +84,12 @@ export class WorkflowAdmissions {
     return this.read(call, instance);
   }
 
-  /** Shows `snapshot` of `instance` in the handler's context, once known to be the caller's; refused in a state the machine does not have. */
-  found(call: WorkflowCall, instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
+  /** `snapshot` of `instance`, found to be the caller's, in a state the machine has; refused UNKNOWN_STATE (and reported) in one it does not have. */
+  known(instance: WorkflowInstanceRef, snapshot: WorkflowSnapshot): WorkflowSnapshot {
     if (!this.machines.engine(instance.machine).knows(snapshot.state)) {
       this.unknownStates.report(instance.machine, snapshot.state, instance.storeKey);
       throw deny({ code: 'UNKNOWN_STATE', machine: instance.machine, state: snapshot.state });
     }
-    Object.assign(call.context, {
-      machine: instance.machine,
-      handle: instance.handle,
-      state: toStateValue(snapshot.state),
-      workflowContext: snapshot.context,
-    });
     return snapshot;
   }
 
@@ -103,13 +100,11 @@ export class WorkflowAdmissions {
     const instance: WorkflowInstanceRef = { machine: role.machine, storeKey, scope: 'handle', handle };
     const initial = this.machines.engine(role.machine).initial(call.args);
     const starter = starterOf(call.context.authInfo, this.machines.machine(role.machine));
-    const snapshot = this.found(call, instance, { ...initial, updatedAt: new Date().toISOString(), ...starter });
+    const snapshot = this.known(instance, { ...initial, updatedAt: new Date().toISOString(), ...starter });
     let hold: WorkflowHold = { kind: 'none' };
     try {
       if (role.transactional) {
-        const transaction = await this.store.beginTransaction();
-        call.context.manager = transaction.manager;
-        hold = { kind: 'transaction', transaction };
+        hold = { kind: 'transaction', transaction: await this.store.beginTransaction() };
       } else if (await this.store.load(storeKey)) {
         throw new Error(messages.handleCollision(storeKey));
       }
@@ -137,16 +132,15 @@ export class WorkflowAdmissions {
     }
     if (outcome.status !== 'claimed') {
       const { reason, found } = this.claimDenial(call, instance, role, outcome);
-      throw deny(reason, found && { instance, snapshot: this.found(call, instance, found) });
+      throw deny(reason, found && { instance, snapshot: this.known(instance, found) });
     }
     const { lock } = outcome;
     const admission: WorkflowAdmission = { instance, snapshot: lock.snapshot, hold: { kind: 'lock', lock } };
     try {
       if (judged && !mayAccess(authOf(call), machine, instance, lock.snapshot)) throw this.unknownHandle(instance);
-      call.context.manager = lock.manager;
       // An end takes the instance in whatever state it is, one the machine no longer has included.
       if (role.ends) return admission;
-      this.found(call, instance, lock.snapshot);
+      this.known(instance, lock.snapshot);
       // The store matched the states exactly, unless the engine had too many values to list.
       if (!role.states.some((state) => engine.matches(lock.snapshot.state, state))) {
         throw deny({ code: 'FORBIDDEN', machine: instance.machine, state: lock.snapshot.state }, admission);
@@ -183,7 +177,7 @@ export class WorkflowAdmissions {
     if (!read || !mayAccess(authOf(call), this.machines.machine(instance.machine), instance, read)) {
       throw this.unknownHandle(instance);
     }
-    const snapshot = this.found(call, instance, read);
+    const snapshot = this.known(instance, read);
     const { role } = call.tool;
     const engine = this.machines.engine(instance.machine);
     if ((role.kind === 'bound' || role.kind === 'transition') && !role.states.some((state) => engine.matches(snapshot.state, state))) {
@@ -219,13 +213,16 @@ export class WorkflowAdmissions {
     return { key: instance.storeKey, allowedStates, token: randomUUID(), leaseMs: this.options.leaseMs, ...access, createWith };
   }
 
+  /** The claim states of `role`; an end's role, made for each end, is not kept. */
   private claimStatesOf(role: McpTransitionRole, engine: MachineEngine): ClaimStates {
+    if (role.ends) return ANY_STATE;
     let states = this.claimStates.get(role);
     if (!states) {
       const initial = engine.initial().state;
-      states = role.ends
-        ? { allowedStates: undefined, fromInitial: false }
-        : { allowedStates: engine.valuesMatching(role.states), fromInitial: role.states.some((state) => engine.matches(initial, state)) };
+      states = {
+        allowedStates: engine.valuesMatching(role.states),
+        fromInitial: role.states.some((state) => engine.matches(initial, state)),
+      };
       this.claimStates.set(role, states);
     }
     return states;

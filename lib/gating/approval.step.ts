@@ -15,7 +15,7 @@ import { expiryCancelOf, expiryTimersOf } from './approval-expiry.js';
 import { isRequester, newRequestId, REQUEST_ID_KEY, requesterOf, waitingRequestOf } from './approval-request.js';
 import * as messages from './gating.messages.js';
 import { authOf, mayAccess, principalOf } from './workflow-access.js';
-import type { WorkflowAdmission, WorkflowDecision } from './workflow-call-outcome.js';
+import type { WorkflowAdmission, WorkflowDecision } from './workflow-step-values.js';
 import type { WorkflowCall, WorkflowCaller, WorkflowDecisionTarget, WorkflowRequest } from './workflow-call.js';
 import { deny, storeFailure } from './workflow-denial.js';
 import { WORKFLOW_TASK_RESULTS, type WorkflowTaskResults } from './workflow-task.js';
@@ -248,18 +248,13 @@ export class WorkflowApprovals {
     }
     const approver = principalOf(authOf(call), this.machines.machine(instance.machine))!;
     const at = new Date().toISOString();
-    call.context.approval = {
-      requestedBy: current.requestedBy,
-      approvedBy: approver.id,
-      requestedAt: current.at,
-      requestId: current.requestId,
-    };
+    const approved = { requestedBy: current.requestedBy, approvedBy: approver.id, requestedAt: current.at, requestId: current.requestId };
     const step = send(from, current.event, current.input, {
       principal: requesterOf(current),
       approval: Object.freeze({ verdict: 'approved' as const, by: approver, at, requestId: current.requestId }),
     });
     const timers = cancel ? chainTimers(cancel, step.timers) : step.timers;
-    return { from, next: step.next, approval: note, ...(hasTimers(timers) && { timers }) };
+    return { from, next: step.next, approval: note, approved, ...(hasTimers(timers) && { timers }) };
   }
 
   /**

@@ -1,18 +1,8 @@
 import { buildCallResult } from '../results/call-result.builder.js';
 import { isInputRequired } from '../results/input-required.js';
-import type { McpCallResult, WorkflowCallOutcome, WorkflowCallWaiting, WorkflowSettlement } from './workflow-call-outcome.js';
+import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
+import type { GateReport } from './gate-visit.js';
 import type { WorkflowCall } from './workflow-call.js';
-
-/** What the gate reports of a call it entered, once it is done with it: what its observer was told, and the result it built. */
-export interface GateReport {
-  readonly settlement: WorkflowSettlement;
-  /** The call's result, when the gate built it and nothing of the app's pipeline runs outside the gate. */
-  readonly result?: McpCallResult;
-  /** Fields the result gets besides the handler's own (the minted handle of a start tool). */
-  readonly extra: Record<string, unknown>;
-  /** How the call waits for a second person's approval, when it does. */
-  readonly waiting?: WorkflowCallWaiting;
-}
 
 /**
  * The outcome of a call whose pipeline answered `value`, as the gate reported it (`undefined`: the

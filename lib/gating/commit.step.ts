@@ -12,7 +12,7 @@ import type {
   WorkflowDecision,
   WorkflowHold,
   WorkflowStored,
-} from './workflow-call-outcome.js';
+} from './workflow-step-values.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny } from './workflow-denial.js';
 import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';

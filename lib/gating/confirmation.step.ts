@@ -9,7 +9,7 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './confirmation-options.interface.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { deny, type WorkflowDenial } from './workflow-denial.js';
-import type { WorkflowInstanceRef } from './workflow-call-outcome.js';
+import type { WorkflowInstanceRef } from './workflow-step-values.js';
 import * as messages from './gating.messages.js';
 
 /** The key of the confirmation among a 2026-07-28 call's input requests and responses. */
@@ -35,6 +35,14 @@ export interface ConfirmationSubject {
   readonly stored: WorkflowSnapshot | undefined;
 }
 
+/** What the person filled in when they said yes (`{}` after a plain yes): what the handler reads as `ctx.confirmation`. */
+export type ConfirmationAnswer = Readonly<Record<string, unknown>>;
+
+/** The instance a person said yes about, with what they filled in. */
+export interface ConfirmedSubject extends ConfirmationSubject {
+  readonly confirmation: ConfirmationAnswer;
+}
+
 /** Used nonces a process remembers at most; the oldest go first. */
 const MAX_USED_NONCES = 10_000;
 
@@ -55,15 +63,15 @@ export class WorkflowConfirmations {
 
   /**
    * Gets the person's yes for `call`, whose instance the gate read (not claimed) as `subject`:
-   * answers the question a 2026-07-28 call returns instead of running, or nothing once the
-   * person said yes. Throws DECLINED or CONFIRMATION_REQUIRED.
+   * answers the question a 2026-07-28 call returns instead of running, or what the person
+   * filled in once they said yes. Throws DECLINED or CONFIRMATION_REQUIRED.
    */
   async ask(
     call: WorkflowCall,
     confirmation: McpToolConfirmation,
     input: Record<string, unknown>,
     subject: ConfirmationSubject,
-  ): Promise<McpInputRequired | undefined> {
+  ): Promise<McpInputRequired | ConfirmationAnswer> {
     const { machine } = subject.instance;
     const { state } = subject.snapshot;
     const context = call.context;
@@ -83,14 +91,9 @@ export class WorkflowConfirmations {
     const digest = this.digest(call, subject);
     if (modern) {
       const answer = this.answerOf(call, subject, digest);
-      if (!answer) {
-        return this.question(params, digest);
-      }
-      this.accept(call, subject, confirmation, answer);
-      return undefined;
+      return answer ? this.accept(subject, confirmation, answer) : this.question(params, digest);
     }
-    this.accept(call, subject, confirmation, await this.request(call, subject, params, confirmation.timeoutMs));
-    return undefined;
+    return this.accept(subject, confirmation, await this.request(call, subject, params, confirmation.timeoutMs));
   }
 
   /** Asks on the call's own stream (2025-11-25) and waits for the answer, at most `timeoutMs`. */
@@ -149,8 +152,8 @@ export class WorkflowConfirmations {
     return parsed.data;
   }
 
-  /** Goes on after a yes (the accepted answer checked against the question's form), refuses anything else. */
-  private accept(call: WorkflowCall, subject: ConfirmationSubject, confirmation: McpToolConfirmation, answer: ElicitResult): void {
+  /** What the person filled in when they said yes (checked against the question's form); refuses anything else. */
+  private accept(subject: ConfirmationSubject, confirmation: McpToolConfirmation, answer: ElicitResult): ConfirmationAnswer {
     if (answer.action === 'decline') {
       throw this.declined(subject, messages.personDeclined());
     }
@@ -163,10 +166,9 @@ export class WorkflowConfirmations {
       if (!checked.success) {
         throw this.declined(subject, messages.answerDoesNotFit(formatIssues(checked.error.issues)));
       }
-      call.context.confirmation = checked.data as Record<string, unknown>;
-    } else {
-      call.context.confirmation = {};
+      return checked.data as Record<string, unknown>;
     }
+    return {};
   }
 
   private declined(subject: ConfirmationSubject, why: string): WorkflowDenial {

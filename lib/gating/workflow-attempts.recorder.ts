@@ -11,7 +11,7 @@ import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import type { WorkflowCall, WorkflowCaller } from './workflow-call.js';
 import { teamOf } from './workflow-access.js';
-import type { WorkflowSettlement } from './workflow-call-outcome.js';
+import type { WorkflowSettlement } from './workflow-step-values.js';
 import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle } from './workflow-handle.js';
 import * as messages from './gating.messages.js';

@@ -2,6 +2,10 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { McpGrants } from '../access/access-requirement.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
+import { toStateValue } from '../machines/state-value.js';
+import type { GateVisit } from './gate-visit.js';
+import type { WorkflowCutoff } from './workflow-cutoff.js';
+import type { WorkflowHold, WorkflowSighting } from './workflow-step-values.js';
 import type { WorkflowTaskRef } from './workflow-task.js';
 
 /** How a caller reached the server: a 2025-era session (stateful or stateless HTTP, stdio), or one 2026-07-28 request (`'modern'`, which has no session). */
@@ -68,65 +72,73 @@ export interface WorkflowCaller {
   readonly authority?: 'app';
 }
 
-/** The mutable context handed to the handler as `@McpContext()`. */
+/** The mutable context handed to the handler as `@McpContext()`, as whoever makes a request builds it. */
 export type MutableToolContext = { -readonly [K in keyof McpToolContext]: McpToolContext[K] };
 
-const callsByContext = new WeakMap<object, WorkflowCall>();
+/** What the gate's steps found of a call, shown to its handler in its `@McpContext()`. */
+export type WorkflowCallShown = Partial<
+  Pick<MutableToolContext, 'machine' | 'handle' | 'state' | 'workflowContext' | 'manager' | 'confirmation' | 'approval'>
+>;
 
-/**
- * What runs when each cutoff aborts: the calls under it that may still be abandoned. One
- * listener per cutoff (a process has one, the shutdown drain's), where each call adding and
- * removing its own would cost two `EventTarget` listener changes per round of a call.
- */
-const onCutoff = new WeakMap<AbortSignal, Set<() => void>>();
-
-/** Runs `abandon` when `cutoff` aborts, until the returned function is called. */
-function whenCutOff(cutoff: AbortSignal, abandon: () => void): () => void {
-  let waiting = onCutoff.get(cutoff);
-  if (!waiting) {
-    const calls = new Set<() => void>();
-    cutoff.addEventListener(
-      'abort',
-      () => {
-        for (const call of calls) call();
-        calls.clear();
-      },
-      { once: true },
-    );
-    onCutoff.set(cutoff, (waiting = calls));
-  }
-  const registered = waiting;
-  registered.add(abandon);
-  return () => registered.delete(abandon);
+/** What a handler's context shows of an instance as a step of the gate found it. */
+export function sightedIn({ instance, snapshot }: WorkflowSighting): WorkflowCallShown {
+  return { machine: instance.machine, handle: instance.handle, state: toStateValue(snapshot.state), workflowContext: snapshot.context };
 }
+
+/** What a handler's context shows of what its call holds: the transaction its writes go through, when there is one. */
+export function heldIn(hold: WorkflowHold): WorkflowCallShown {
+  if (hold.kind === 'lock') return { manager: hold.lock.manager };
+  return hold.kind === 'transaction' ? { manager: hold.transaction.manager } : {};
+}
+
+/** Where a handler's context keeps the call it belongs to (not enumerable: a copy of the context belongs to no call). */
+const CALL_OF_CONTEXT = Symbol('nestjs-mcp-fsm:call');
 
 /**
  * One tool, prompt or resource call as the gate runs it: the handler it targets (whose role
  * names the machine and the event), the caller, what the caller sent and the context its
  * handler gets. What the gate decides about it is never written here: `WorkflowGate.run`
- * answers it as a `WorkflowCallOutcome`. Passed to the handler pipeline as its third argument.
+ * answers it as a `WorkflowCallOutcome`; what the gate's steps found is shown in its context
+ * ({@link WorkflowCall.show}, the context's one writer). Passed to the handler pipeline as its
+ * third argument, carrying the gate's visit of it.
  */
 export class WorkflowCall {
+  readonly tool: McpHandlerDefinition;
+  readonly caller: WorkflowCaller;
+  readonly args: Record<string, unknown>;
+  /** The context its handler gets as `@McpContext()`: the request's, with the idempotency key and what the gate found. */
+  readonly context: McpToolContext;
+  /** The MCP task the call runs as (a task-augmented `tools/call`); `undefined` for an in-band call. */
+  readonly task?: WorkflowTaskRef;
+  /** The waiting request a decision call decides (`@McpApproval`); `undefined` for any other call. */
+  readonly decides?: WorkflowDecisionTarget;
+  /** The idempotency key the call is made with; `undefined` for a call without one. */
+  readonly idempotency?: WorkflowIdempotency;
+  /** Aborted when the server stops waiting for running calls; its reason is what the client is told. */
+  private readonly cutoff?: WorkflowCutoff;
   /** Where the call stands against its cutoff: an abandoned call never commits, a committing one is never abandoned. */
   private stage: 'running' | 'committing' | 'abandoned' = 'running';
 
   constructor(
-    readonly tool: McpHandlerDefinition,
-    readonly caller: WorkflowCaller,
-    readonly args: Record<string, unknown>,
-    readonly context: MutableToolContext,
-    /** Aborted when the server stops waiting for running calls (a graceful shutdown ran out of time); its reason is what the client is told. */
-    private readonly cutoff?: AbortSignal,
-    /** The MCP task the call runs as (a task-augmented `tools/call`); `undefined` for an in-band call. */
-    readonly task?: WorkflowTaskRef,
-    /** The waiting request a decision call decides (`@McpApproval`); `undefined` for any other call. */
-    readonly decides?: WorkflowDecisionTarget,
-    /** The idempotency key the call is made with; `undefined` for a call without one. */
-    readonly idempotency?: WorkflowIdempotency,
+    request: Omit<WorkflowRequest, 'transport'>,
+    /** The gate's visit of the call, made with it by `WorkflowGate.run`. */
+    readonly visit: GateVisit,
   ) {
-    callsByContext.set(context, this);
+    this.tool = request.target;
+    this.caller = request.caller;
+    this.args = request.args;
+    this.task = request.task;
+    this.decides = request.decides;
+    this.idempotency = request.idempotency;
+    this.cutoff = request.cutoff;
     // What its handler reads as `ctx.idempotencyKey`.
-    if (idempotency) context.idempotencyKey = idempotency.key;
+    const context = request.idempotency ? { ...request.context, idempotencyKey: request.idempotency.key } : { ...request.context };
+    this.context = Object.defineProperty(context, CALL_OF_CONTEXT, { value: this });
+  }
+
+  /** Shows what the gate's steps found in the handler's context: the one place the context is written after the call is made. */
+  show(found: WorkflowCallShown): void {
+    Object.assign(this.context, found);
   }
 
   /** Whether the server stopped waiting for this call before its commit began: nothing of it is stored. */
@@ -148,7 +160,7 @@ export class WorkflowCall {
       return Promise.reject(cutoff.reason);
     }
     return new Promise<T>((resolve, reject) => {
-      const stop = whenCutOff(cutoff, () => {
+      const stop = cutoff.whenReached(() => {
         if (this.abandon()) reject(cutoff.reason);
       });
       work().then(
@@ -191,9 +203,10 @@ export class WorkflowCall {
     return call instanceof WorkflowCall ? call : undefined;
   }
 
-  /** The call a tool context belongs to. */
+  /** The call a tool context belongs to: the context of a handler holds its call. */
   static of(context: object): WorkflowCall | undefined {
-    return callsByContext.get(context);
+    const call = (context as { [CALL_OF_CONTEXT]?: unknown })[CALL_OF_CONTEXT];
+    return call instanceof WorkflowCall ? call : undefined;
   }
 }
 
@@ -210,7 +223,7 @@ export interface WorkflowRequest {
   /** The transport's request and response, as the handler's pipeline gets them before the call (`{ headers: {} }` and `undefined` on stdio). */
   readonly transport: readonly [request: unknown, response: unknown];
   /** Aborted when the server stops waiting for running calls (see `WorkflowCall.unlessAbandoned`). */
-  readonly cutoff?: AbortSignal;
+  readonly cutoff?: WorkflowCutoff;
   /** The MCP task the call runs as (a task-augmented `tools/call`): its result completes the task; `undefined` for an in-band call. */
   readonly task?: WorkflowTaskRef;
   /** The waiting request a decision call decides, when not named by its `requestId` argument (a task's withdrawal names its task). */

@@ -1,4 +1,4 @@
-import type { WorkflowSighting } from './workflow-call-outcome.js';
+import type { WorkflowSighting } from './workflow-step-values.js';
 import type { WaitingNow } from './gating.messages.js';
 
 /** Why a step of the gate refuses a call: what the refusal the model reads is made of (see `WorkflowRefusals.of`). */

@@ -1,4 +1,4 @@
-import type { WorkflowSettlement } from './workflow-call-outcome.js';
+import type { WorkflowSettlement } from './workflow-step-values.js';
 import type { WorkflowCall } from './workflow-call.js';
 
 /**

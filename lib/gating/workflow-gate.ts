@@ -4,7 +4,6 @@ import { from, isObservable, lastValueFrom, type Observable } from 'rxjs';
 import type { MachineEngine, MachineState, MachineStep } from '../machines/machine-engine.interface.js';
 import { chainTimers } from '../machines/machine-timers.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import { toStateValue } from '../machines/state-value.js';
 import type { McpGatedRole, McpToolConfirmation } from '../registry/mcp-handler-role.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import { buildCallResult } from '../results/call-result.builder.js';
@@ -17,26 +16,27 @@ import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/wor
 import type { McpMachineApproval, McpPrincipal } from '../machines/machine-access.js';
 import { WorkflowAdmissions } from './admission.step.js';
 import { WorkflowApprovals, type WorkflowApprovedSend, type WorkflowWaitingResult } from './approval.step.js';
-import { answeredOutcome, failedOutcome, type GateReport } from './call-report.js';
+import { answeredOutcome, failedOutcome } from './call-report.js';
 import { WorkflowCommits, type WorkflowAnswered } from './commit.step.js';
 import { WorkflowReceipts } from './receipt.step.js';
-import { WorkflowConfirmations, type ConfirmationSubject } from './confirmation.step.js';
+import { WorkflowConfirmations, type ConfirmationSubject, type ConfirmedSubject } from './confirmation.step.js';
+import { GateVisit, type AdmittedCall, type GateReport } from './gate-visit.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
 import { authOf, principalOf, starterOf } from './workflow-access.js';
-import { WorkflowCall, type WorkflowRequest } from './workflow-call.js';
+import { heldIn, sightedIn, WorkflowCall, type WorkflowRequest } from './workflow-call.js';
+import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import {
   withTimers,
   type McpCallResult,
   type WorkflowAdmission,
-  type WorkflowCallOutcome,
   type WorkflowCallWaiting,
   type WorkflowDecision,
   type WorkflowHold,
   type WorkflowInstanceRef,
   type WorkflowSighting,
   type WorkflowStored,
-} from './workflow-call-outcome.js';
+} from './workflow-step-values.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { deny, WorkflowDenial, WorkflowStoreFailure } from './workflow-denial.js';
@@ -58,12 +58,6 @@ interface GateEnd {
 }
 const ENDED: WorkflowStored = { state: null };
 
-/** A call the gate admitted among the app's interceptors: its admission, and how it decides with the piped arguments (once). */
-interface AdmittedCall {
-  readonly admission: WorkflowAdmission;
-  readonly decide: (input: Record<string, unknown> | undefined) => Promise<WorkflowDecision | undefined>;
-}
-
 /**
  * The gate: runs every call, from its request to its outcome, as steps that each answer a
  * value: admit ({@link WorkflowAdmissions}: resolve, check it is the caller's, claim) → decide
@@ -84,12 +78,6 @@ export class WorkflowGate implements NestInterceptor {
   /** The receipts of keyed calls; a property, so subclasses' constructors stay as they are. */
   @Inject(WorkflowReceipts)
   protected readonly receipts!: WorkflowReceipts;
-  /** Calls admitted among the app's interceptors, until their pipeline returned: where the method's stand-in decides. */
-  private readonly admitted = new WeakMap<WorkflowCall, AdmittedCall>();
-  /** How the gate's part of each call it entered ended, written once when it is done with the call: what {@link WorkflowGate.run} answers. */
-  private readonly reports = new WeakMap<WorkflowCall, GateReport>();
-  /** Calls whose handler ended their own instance (`McpWorkflowService.end`). */
-  private readonly endedCalls = new WeakSet<WorkflowCall>();
 
   constructor(
     @Inject(WORKFLOW_GATE_OPTIONS) protected readonly options: WorkflowGateOptions,
@@ -107,21 +95,20 @@ export class WorkflowGate implements NestInterceptor {
    * pipeline enters the gate where it belongs ({@link WorkflowGate.intercept}, {@link WorkflowGate.handle});
    * when the request's cutoff aborts before the call began to commit, the outcome is its reason, at once.
    * A keyed call that a receipt answers runs nothing; one that failed answers a receipt a repeat committed meanwhile.
+   * The call carries the gate's visit of it through its pipeline: what the gate reports of it comes back there.
    */
   async run(request: WorkflowRequest): Promise<WorkflowCallOutcome> {
-    const { args, decides } = await this.approvals.argsOf(request);
-    const { target, caller, context, cutoff, task, idempotency } = request;
-    const call = new WorkflowCall(target, caller, args, context, cutoff, task, decides, idempotency);
-    return (await this.receipts.recall(call)) ?? this.receipts.afterFailure(call, await this.invoked(call, request));
+    const call = new WorkflowCall({ ...request, ...(await this.approvals.argsOf(request)) }, new GateVisit());
+    return (await this.receipts.recall(call)) ?? this.receipts.afterFailure(call, await this.invoked(call, request.transport));
   }
 
   /** The outcome of the call's pipeline (the gate enters it where it belongs), as the gate reported it. */
-  private async invoked(call: WorkflowCall, request: WorkflowRequest): Promise<WorkflowCallOutcome> {
+  private async invoked(call: WorkflowCall, transport: WorkflowRequest['transport']): Promise<WorkflowCallOutcome> {
     try {
-      const value = await call.unlessAbandoned(() => call.tool.invoke([...request.transport, call]));
-      return answeredOutcome(call, this.reports.get(call), value);
+      const value = await call.unlessAbandoned(() => call.tool.invoke([...transport, call]));
+      return answeredOutcome(call, call.visit.report, value);
     } catch (error) {
-      const report = this.reports.get(call);
+      const report = call.visit.report;
       return report
         ? failedOutcome(call, report, error)
         : refusedBeforeGate(call, error, { machines: this.machines, store: this.store, refusals: this.refusals, observer: this.observer });
@@ -160,18 +147,18 @@ export class WorkflowGate implements NestInterceptor {
    * second person's approval (`@McpApproval`).
    */
   async decideWith(call: WorkflowCall, input: Record<string, unknown>): Promise<WorkflowWaitingResult | undefined> {
-    const decision = await this.admitted.get(call)?.decide(input);
+    const decision = await call.visit.admitted?.decide(input);
     return decision?.waiting ? this.waitingValue(call, decision.waiting) : undefined;
   }
 
-  /** Whether `call` was admitted on the instance at `storeKey`: its handler acts on its own instance. */
+  /** Whether `call` was admitted on the instance at `storeKey`, and the gate is still at it: its handler acts on its own instance. */
   admittedOn(call: WorkflowCall, storeKey: string): boolean {
-    return this.admitted.get(call)?.admission.instance.storeKey === storeKey;
+    return call.visit.admitted?.admission.instance.storeKey === storeKey;
   }
 
   /** Records that the call's handler ended its own instance (`McpWorkflowService.end`): its outcome stores the end. */
   endedOwn(call: WorkflowCall): void {
-    this.endedCalls.add(call);
+    call.visit.endOwn();
   }
 
   /**
@@ -198,16 +185,19 @@ export class WorkflowGate implements NestInterceptor {
         return asked;
       }
       seen = asked;
+      if (asked) call.show({ confirmation: asked.confirmation });
       const admission = await this.step(call, false, () => this.admit(call));
       seen = admission;
       hold = admission.hold;
       if (asked) {
         this.checkAsked(asked, admission);
       }
+      // An end takes the instance in whatever state it is: its handler, which does nothing, is shown only what it holds.
+      call.show(role.kind === 'transition' && role.ends ? heldIn(hold) : { ...sightedIn(admission), ...heldIn(hold) });
       const extra = role.kind === 'start' ? { [role.handleKey]: admission.instance.handle } : {};
       end = { ...end, extra };
       const decided = this.decider(call, admission);
-      this.admitted.set(call, { admission, decide: decided });
+      call.visit.admit({ admission, decide: decided });
       // Around the method the gate decides now, with the piped arguments; among interceptors the method's stand-in does.
       const early = input ? await decided(input) : undefined;
       const value = early?.waiting
@@ -251,19 +241,22 @@ export class WorkflowGate implements NestInterceptor {
 
   /**
    * Gets the person's yes for a confirmed transition (`@McpConfirm`) before anything is claimed: the instance is read and
-   * refused as any call would be, then {@link WorkflowConfirmations.ask} asks. Answers the question a 2026-07-28 call
-   * returns instead of running, or the instance the person said yes about.
+   * refused as any call would be (and shown in the handler's context, which the question's message may read), then
+   * {@link WorkflowConfirmations.ask} asks. Answers the question a 2026-07-28 call returns instead of running, or the
+   * instance the person said yes about, with what they filled in.
    */
   protected async confirm(
     call: WorkflowCall,
     confirmation: McpToolConfirmation,
     input: Record<string, unknown>,
-  ): Promise<McpInputRequired | ConfirmationSubject> {
+  ): Promise<McpInputRequired | ConfirmedSubject> {
     const role = this.roleOf(call);
     const subject = await this.step(call, false, () =>
       this.admissions.askable(call, role as Extract<McpGatedRole, { kind: 'transition' }>),
     );
-    return (await this.confirmations.ask(call, confirmation, input, subject)) ?? subject;
+    call.show(sightedIn(subject));
+    const answer = await this.confirmations.ask(call, confirmation, input, subject);
+    return isInputRequired(answer) ? answer : { ...subject, confirmation: answer };
   }
 
   /** Admits the call or refuses it: nothing after this runs for a refused call. */
@@ -279,7 +272,7 @@ export class WorkflowGate implements NestInterceptor {
       case 'start': {
         const starter = starterOf(call.context.authInfo, this.machines.machine(admission.instance.machine));
         const from = { ...engine.initial(input), updatedAt: admission.snapshot.updatedAt, ...starter };
-        Object.assign(call.context, { state: toStateValue(from.state), workflowContext: from.context });
+        call.show(sightedIn({ instance: admission.instance, snapshot: from }));
         const step = role.event ? this.moved(call, engine, from, role.event, input) : undefined;
         return withTimers({ from, next: step?.next ?? from }, chainTimers(engine.initialTimers(input), step?.timers));
       }
@@ -289,7 +282,11 @@ export class WorkflowGate implements NestInterceptor {
           // The approved transition's timers go with it (an approved call into a state with `after` schedules them).
           const send: WorkflowApprovedSend = (from, event, stored, as) => this.moved(call, engine, from, event, stored, as);
           const decision = this.approvals.decide(call, admission, role, send);
-          this.admissions.found(call, admission.instance, decision.from);
+          const from = this.admissions.known(admission.instance, decision.from);
+          call.show({
+            ...sightedIn({ instance: admission.instance, snapshot: from }),
+            ...(decision.approved && { approval: decision.approved }),
+          });
           return decision;
         }
         const step = this.moved(call, engine, admission.snapshot, role.event, input);
@@ -408,14 +405,13 @@ export class WorkflowGate implements NestInterceptor {
     const settlement = {
       instance: seen?.instance,
       admitted: seen?.snapshot,
-      stored: end.stored ?? (this.endedCalls.has(call) ? ENDED : undefined),
+      stored: end.stored ?? (call.visit.endedOwn ? ENDED : undefined),
       refusal: end.refusal,
       abandoned: call.abandoned,
       asking: end.asking,
       ...(end.decided && { decided: end.decided }),
     };
-    this.admitted.delete(call);
-    this.reports.set(call, { settlement, result: end.result, extra: end.extra, ...(end.waiting && { waiting: end.waiting }) });
+    call.visit.settle({ settlement, result: end.result, extra: end.extra, ...(end.waiting && { waiting: end.waiting }) });
     this.observer.settled(call, settlement);
   }
 

@@ -1,5 +1,6 @@
 import type { MutableToolContext, WorkflowRequest } from '../gating/workflow-call.js';
 import type { WorkflowCallOutcome } from '../gating/workflow-call-outcome.js';
+import type { WorkflowCutoff } from '../gating/workflow-cutoff.js';
 import { httpExchangeOf, type McpHttpExchange } from './mcp-http-request.storage.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
@@ -15,7 +16,7 @@ export function sessionCallRequest(
   args: Record<string, unknown>,
   context: MutableToolContext,
   exchange: McpHttpExchange | undefined,
-  cutoff: AbortSignal,
+  cutoff: WorkflowCutoff,
 ): WorkflowRequest {
   return { target, caller: session, args, context, transport: [exchange?.request ?? { headers: {} }, exchange?.response], cutoff };
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import type { ServerResponse } from 'node:http';
 import { MCP_SHUTDOWN_JSONRPC_CODE } from '../results/json-rpc.codes.js';
 import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';
+import { WorkflowCutoff } from '../gating/workflow-cutoff.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';
 import * as messages from './protocol.messages.js';
 
@@ -15,7 +16,7 @@ const SETTLE_MS = 5000;
  * Graceful shutdown of the MCP requests of this process, run by Nest's `onModuleDestroy`
  * (before `beforeApplicationShutdown`, where the sessions' streams close, and before the
  * listener closes): the HTTP transport refuses new requests, and requests in flight get
- * `transports.http.drainMs` to finish and deliver their results. Then {@link signal} aborts:
+ * `transports.http.drainMs` to finish and deliver their results. Then {@link calls} aborts:
  * calls still running are abandoned (never committed, answered with a JSON-RPC error), and the
  * drain waits a little longer for those answers and for commits that had begun.
  */
@@ -39,10 +40,8 @@ export class McpShutdownDrain implements OnModuleDestroy {
     return this.draining !== undefined;
   }
 
-  /** Aborted when the drain ran out; its reason is the {@link JsonRpcError} an abandoned call answers with. */
-  get signal(): AbortSignal {
-    return this.cutoff.signal;
-  }
+  /** The cutoff of every call of the process: it comes when the drain ran out; its reason is the {@link JsonRpcError} an abandoned call answers with. */
+  readonly calls = new WorkflowCutoff(this.cutoff.signal);
 
   /** Counts a request as in flight until its response ends or its connection closes. */
   track(response: ServerResponse): void {

@@ -136,7 +136,7 @@ export class PrimitiveCallHandler {
     const input = parsed.data as Record<string, unknown>;
     return this.rounds.run(session, definition.name, extra, round, async (current) => {
       const context = createCallContext(session, definition.name, extra, uri, current);
-      const outcome = await this.gate.run(sessionCallRequest(definition, session, input, context, exchange, this.drain.signal));
+      const outcome = await this.gate.run(sessionCallRequest(definition, session, input, context, exchange, this.drain.calls));
       await announceMenuChanges(this.menu, session, outcome, extra);
       switch (outcome.status) {
         case 'asking':

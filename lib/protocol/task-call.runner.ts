@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { WorkflowTaskRef } from '../gating/workflow-task.js';
 import type { WorkflowIdempotency } from '../gating/workflow-call.js';
+import { WorkflowCutoff } from '../gating/workflow-cutoff.js';
 import type { McpToolDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { isInputRequired, type McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
@@ -19,7 +20,7 @@ export interface TaskCallScope {
   /** The request's extra, for a call that outlives its request: its notifications and requests go on the session's own stream, its signal is the task's. */
   extra: McpToolContext['extra'];
   /** Aborted when the task is cancelled here or the server stops waiting for running calls. */
-  cutoff: AbortSignal;
+  cutoff: WorkflowCutoff;
   task: WorkflowTaskRef;
   /** The call's idempotency key (the client's, else the task's id), the task's requester's: the call commits its step once, whichever process runs it. */
   idempotency: WorkflowIdempotency;
@@ -102,7 +103,7 @@ export class TaskCallRunner {
     try {
       result = await run({
         extra: backgroundExtra(session, extra, signal),
-        cutoff: AbortSignal.any([this.drain.signal, signal]),
+        cutoff: new WorkflowCutoff(AbortSignal.any([this.drain.calls.signal, signal])),
         task: { taskId },
         idempotency: { key: record.request.idempotencyKey ?? taskId, requester: record.requester },
         adopted,

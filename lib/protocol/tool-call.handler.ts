@@ -101,7 +101,7 @@ export class ToolCallHandler {
       return session.kind === 'modern' ? (modernCreatedTask(record) as CreateTaskResult) : { task: legacyTask(record) };
     }
     return this.rounds.run(session, tool.name, extra, round, (current) =>
-      this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.signal, idempotency }),
+      this.callOnce(session, tool, input, exchange, current, { extra, cutoff: this.drain.calls, idempotency }),
     );
   }
 

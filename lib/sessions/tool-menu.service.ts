@@ -7,7 +7,7 @@ import type { McpResourceDefinition } from '../registry/mcp-resource-definition.
 import { McpPrimitiveRegistry } from '../registry/mcp-primitive.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
-import type { WorkflowInstanceRef } from '../gating/workflow-call-outcome.js';
+import type { WorkflowInstanceRef } from '../gating/workflow-step-values.js';
 import { UnknownStateReporter } from '../gating/unknown-state.reporter.js';
 import { parseInstanceKey } from '../stores/fsm-instance-key.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from '../gating/workflow-gate-options.interface.js';

@@ -1,7 +1,7 @@
 import type { Attributes, Counter, Span, Tracer } from '@opentelemetry/api';
 import type { WorkflowCall } from '../gating/workflow-call.js';
 import type { WorkflowGateObserver } from '../gating/workflow-gate-observer.interface.js';
-import type { WorkflowSettlement } from '../gating/workflow-call-outcome.js';
+import type { WorkflowSettlement } from '../gating/workflow-step-values.js';
 import { instanceDigest } from './instance-digest.js';
 import type { OtelApi } from './otel-api.loader.js';
 import {

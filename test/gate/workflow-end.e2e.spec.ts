@@ -73,6 +73,18 @@ describe.each(setups)('McpWorkflowService.end through the gate, on $name', (setu
     expect(codeOf(await owner.call('order.status', { orderId }))).toBe('UNKNOWN_HANDLE');
   });
 
+  it("tells the calling session in-band when its tool's handler ends the instance", async () => {
+    const owner = await connect();
+    const orderId = await place(owner);
+    expect(await owner.names()).toContain('order.deliver');
+    const changes = owner.listChanged();
+    expect((await owner.call('order.cancel', { orderId })).structuredContent).toEqual({ ended: true });
+    // In-band: on the call's own stream, before its response.
+    expect(owner.listChanged()).toBeGreaterThan(changes);
+    expect(await owner.names()).not.toContain('order.deliver');
+    expect((await store.history(`order:${orderId}`)).at(-1)).toMatchObject({ event: 'mcp.end', tool: 'order.cancel' });
+  });
+
   it("ends an instance from the app's own code as an actor: its history names the actor, the sessions that follow it are told; once", async () => {
     const owner = await connect();
     const orderId = await place(owner);

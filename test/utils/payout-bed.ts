@@ -56,7 +56,7 @@ export interface PayoutRecords {
 
 /**
  * The payout app (test/fixtures/payout-approval.app.ts) on SQLite through the shipped migrations,
- * history, attempts and timers kept, rebuilt for every test: its hooks are registered where this
+ * history, attempts, timers and receipts kept, rebuilt for every test: its hooks are registered where this
  * is called. `stop()` closes the app early (its attempt writes are flushed then).
  */
 export function payoutBed() {
@@ -66,6 +66,8 @@ export function payoutBed() {
     historyTableName: `pay_history_${suffix}`,
     timerTableName: `pay_timer_${suffix}`,
     attemptTableName: `pay_attempt_${suffix}`,
+    // A task's call carries an idempotency key (its task's id): its commit writes a receipt.
+    receiptTableName: `pay_receipt_${suffix}`,
   };
   const attemptTable = [new (createWorkflowAttemptMigration(tables))(), new (createWorkflowAttemptDetailsMigration(tables))()];
   const bed = {
