@@ -47,27 +47,27 @@ export {
   type McpTaskRecord,
   type McpTaskStatus,
 } from './stores/mcp-task-store.interface.js';
-export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.error.js';
+export { WorkflowRefusal, type WorkflowRefusalCode, type WorkflowRefusalData } from './gating/workflow-refusal.js';
 export { WorkflowRefusals } from './gating/workflow-refusals.js';
 export { WorkflowDenial, type WorkflowDenialReason } from './gating/workflow-denial.js';
 export { UnknownStateReporter } from './gating/unknown-state.reporter.js';
-export { WorkflowAdmissions } from './gating/admission.step.js';
-export { WorkflowCommits, type WorkflowAnswered } from './gating/commit.step.js';
-export { WorkflowReceipts, callFingerprint } from './gating/receipt.step.js';
+export { WorkflowAdmissions } from './gating/workflow-admissions.js';
+export { WorkflowCommits, type WorkflowAnswered } from './gating/workflow-commits.js';
+export { WorkflowReceipts, callFingerprint } from './gating/workflow-receipts.js';
 export {
   WorkflowConfirmations,
   CONFIRMATION_INPUT_KEY,
   type ConfirmationAnswer,
   type ConfirmationSubject,
   type ConfirmedSubject,
-} from './gating/confirmation.step.js';
+} from './gating/workflow-confirmations.js';
 export {
   WorkflowApprovals,
   type WorkflowApprovedSend,
   type WorkflowRejectedResult,
   type WorkflowWaitingResult,
-} from './gating/approval.step.js';
-export { WorkflowWaitingRequests } from './gating/waiting-requests.reader.js';
+} from './gating/workflow-approvals.js';
+export { WorkflowWaitingRequests } from './gating/workflow-waiting-requests.js';
 export { WORKFLOW_CONFIRMATION_OPTIONS, type WorkflowConfirmationOptions } from './gating/confirmation-options.interface.js';
 export { McpMachineRegistry, type McpMachineEngineChoice } from './machines/machine-registry.js';
 export type { MachineEngine, MachineState, MachineStep } from './machines/machine-engine.interface.js';
@@ -101,7 +101,7 @@ export {
   isTransactionalFsmStateStore,
   type TransactionalFsmStateStore,
   type WorkflowLockRequest,
-  type WorkflowTransaction,
+  type FsmTransaction,
 } from './stores/transactional-fsm-state-store.interface.js';
 export type { WorkflowTransitionRecord } from './stores/workflow-transition-record.interface.js';
 export { isOpenTo, mayClaim, type WorkflowAccessor } from './stores/workflow-access.js';
@@ -119,12 +119,12 @@ export {
   type WorkflowInstanceSummary,
   type WorkflowInstanceViewer,
   type WorkflowStateCount,
-  type WorkflowStateReader,
+  type FsmStateReader,
   type WorkflowWaitingInstance,
   type WorkflowWaitingPage,
   type WorkflowWaitingQuery,
 } from './stores/workflow-state-reader.interface.js';
-export { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './stores/workflow-attempt.interface.js';
+export { isWorkflowAttemptLog, type FsmAttemptLog, type WorkflowAttemptRecord } from './stores/workflow-attempt.interface.js';
 export type { McpSessionRecord, McpStoredEvent } from './stores/mcp-session-store.interface.js';
 export { McpSessionRecordError } from './stores/mcp-session-record.error.js';
 export {
@@ -151,15 +151,15 @@ export {
   type WorkflowTimerChanges,
   type WorkflowTimerClaimRequest,
   type WorkflowTimerEntry,
-  type WorkflowTimerStore,
+  type FsmTimerStore,
 } from './stores/workflow-timer.interface.js';
 export type { WorkflowDeadlineFiring, WorkflowOutsideSender } from './gating/workflow-call.js';
-export { isWorkflowEventLog, type WorkflowEventLog, type WorkflowEventReceipt } from './stores/workflow-event.interface.js';
+export { isWorkflowEventLog, type FsmEventLog, type WorkflowEventReceipt } from './stores/workflow-event.interface.js';
 export {
   isWorkflowCallReceiptLog,
   type WorkflowCallAnswer,
   type WorkflowCallReceipt,
-  type WorkflowCallReceiptLog,
+  type FsmReceiptLog,
 } from './stores/workflow-call-receipt.interface.js';
 export { WorkflowDeadlineScheduler } from './deadlines/workflow-deadline.scheduler.js';
 /** `@McpDeadline` is here, not at the root, while the root's budget of runtime exports (house rules) is full. */

@@ -45,7 +45,7 @@ export {
 } from './gating/mcp-workflow.service.js';
 export type { McpWorkflowDecision } from './gating/back-office.request.js';
 export { McpApprovalsService, type McpDecider, type McpDecisionRequest } from './gating/mcp-approvals.service.js';
-export type { McpPendingRequest } from './gating/waiting-requests.reader.js';
+export type { McpPendingRequest } from './gating/workflow-waiting-requests.js';
 export type {
   McpWorkflowEvent,
   McpWorkflowEventContext,

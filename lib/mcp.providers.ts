@@ -12,7 +12,7 @@ import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './gating/workfl
 import { TRANSITION_RELAY } from './relays/workflow-transition.bus.js';
 import { WORKFLOW_GATE_OBSERVER } from './gating/workflow-gate-observer.interface.js';
 import { composeGateObservers } from './gating/gate-observers.js';
-import { WorkflowAttemptRecorder } from './gating/workflow-attempts.recorder.js';
+import { WorkflowAttemptRecorder } from './gating/workflow-attempt.recorder.js';
 import { MCP_FEATURE_USE, type McpFeatureUse } from './server/mcp-feature-use.interface.js';
 import { MCP_RESOLVED_OPTIONS, type McpResolvedOptions } from './options/mcp-resolved-options.interface.js';
 import { MCP_SESSION_OPTIONS } from './sessions/session-options.interface.js';
@@ -22,7 +22,7 @@ import { FsmStoreAdapter } from './stores/fsm-store.adapter.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
-import { McpTasks } from './tasks/mcp-tasks.service.js';
+import { McpTasks } from './tasks/mcp-tasks.js';
 import { MCP_TASK_OPTIONS, type McpResolvedTaskOptions } from './tasks/task-options.interface.js';
 
 /** The store of the options, or a new in-memory one. */

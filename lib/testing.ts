@@ -20,6 +20,6 @@ export * from './testing/mcp-test-client.js';
 export * from './testing/fsm-state-store.contract.js';
 export * from './testing/mcp-session-store.contract.js';
 export * from './testing/mcp-task-store.contract.js';
-export * from './testing/workflow-attempt-log.contract.js';
-export * from './testing/workflow-receipt.contract.js';
+export * from './testing/fsm-attempt-log.contract.js';
+export * from './testing/fsm-receipt-log.contract.js';
 export { MCP_ERROR_META_KEY, MCP_IDEMPOTENCY_KEY_META_KEY, MCP_STATE_META_KEY } from './mcp.constants.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import { McpWorkflowService } from '../gating/mcp-workflow.service.js';
-import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
+import { WorkflowRefusal } from '../gating/workflow-refusal.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import type { McpNodeRequest } from '../transports/mcp-body.reader.js';

@@ -1,4 +1,4 @@
-import type { McpPendingRequest } from '../gating/waiting-requests.reader.js';
+import type { McpPendingRequest } from '../gating/workflow-waiting-requests.js';
 import {
   approveLabel,
   inboxAsked,

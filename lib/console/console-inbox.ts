@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { McpApprovalsService } from '../gating/mcp-approvals.service.js';
-import type { McpPendingRequest } from '../gating/waiting-requests.reader.js';
-import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
+import type { McpPendingRequest } from '../gating/workflow-waiting-requests.js';
+import { WorkflowRefusal } from '../gating/workflow-refusal.js';
 import { MCP_CONSOLE_OPTIONS, type McpResolvedConsoleOptions } from './console-options.interface.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import type { McpNodeRequest } from '../transports/mcp-body.reader.js';

@@ -125,7 +125,7 @@ export const noDeadlines = (): string => 'No pending deadlines.';
 
 /** The deadlines table when the store keeps no timers. */
 export const timersNotKept = (): string =>
-  'The store keeps no timers (TypeOrmFsmStateStore and InMemoryFsmStateStore do; a store of your own implements WorkflowTimerStore).';
+  'The store keeps no timers (TypeOrmFsmStateStore and InMemoryFsmStateStore do; a store of your own implements FsmTimerStore).';
 
 /** A pending deadline whose firing failed before: how many times. */
 export const deadlineAttempts = (attempts: number): string => (attempts === 0 ? '—' : `${attempts} failed`);

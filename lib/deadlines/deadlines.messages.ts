@@ -4,7 +4,7 @@ const reasonOf = (error: unknown): string => (error instanceof Error ? error.mes
 
 /** Bootstrap error: a machine has `after` transitions and the store keeps no timers. */
 export const deadlinesNeedTimerStore = (store: string, machines: readonly string[]): string =>
-  `McpModule: machine${machines.length > 1 ? 's' : ''} ${machines.map((machine) => `"${machine}"`).join(', ')} ha${machines.length > 1 ? 've' : 's'} deadlines ("after" transitions, or an @McpApproval with expiresAfterMs), and the store ${store} keeps no timers (it implements no WorkflowTimerStore). Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
+  `McpModule: machine${machines.length > 1 ? 's' : ''} ${machines.map((machine) => `"${machine}"`).join(', ')} ha${machines.length > 1 ? 've' : 's'} deadlines ("after" transitions, or an @McpApproval with expiresAfterMs), and the store ${store} keeps no timers (it implements no FsmTimerStore). Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
 
 /** Bootstrap error: `@McpDeadline` names a machine the module does not run. */
 export const deadlineUnknownMachine = (source: string, machine: string): string =>

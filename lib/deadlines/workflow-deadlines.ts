@@ -12,7 +12,7 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowDueTimer } from '../stores/workflow-timer.interface.js';
 import { EXPIRED_REASON, expiringTool } from '../gating/approval-expiry.js';
-import { REJECT_REASON_KEY } from '../gating/approval.step.js';
+import { REJECT_REASON_KEY } from '../gating/workflow-approvals.js';
 import * as messages from './deadlines.messages.js';
 
 /** What runs with a state's deadlines: the `@McpDeadline` method, bound to its provider. */

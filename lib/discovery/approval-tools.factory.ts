@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { z } from 'zod';
 import { approvalExpiryTimerId } from '../gating/approval-expiry.js';
 import { MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY } from '../gating/approval-request.js';
-import { REJECT_REASON_KEY, WorkflowApprovals } from '../gating/approval.step.js';
+import { REJECT_REASON_KEY, WorkflowApprovals } from '../gating/workflow-approvals.js';
 import { WorkflowCall } from '../gating/workflow-call.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
 import { McpMachineRegistry } from '../machines/machine-registry.js';

@@ -80,7 +80,7 @@ export const idempotencyKeyReused = (tool: string, key: string, firstTool: strin
 
 /** Error of a call with an idempotency key from the app's own code, on a store that keeps no receipts. */
 export const idempotencyNeedsReceipts = (store: string): string =>
-  `${store} keeps no receipts of keyed calls (WorkflowCallReceiptLog: findReceipt, sweepReceipts), so a call cannot be made with an idempotency key. Use InMemoryFsmStateStore or TypeOrmFsmStateStore, or call without one.`;
+  `${store} keeps no receipts of keyed calls (FsmReceiptLog: findReceipt, sweepReceipts), so a call cannot be made with an idempotency key. Use InMemoryFsmStateStore or TypeOrmFsmStateStore, or call without one.`;
 
 /** Log line: a sweep of expired receipts failed (it runs again at the next interval). */
 export const receiptSweepFailed = (error: unknown): string =>
@@ -194,7 +194,7 @@ export const attemptsNotRecorded = (failed: number, dropped: number, maxInFlight
 
 /** Error of a commit whose transition schedules or cancels timers on a store that keeps none (checked at bootstrap too). */
 export const storeKeepsNoTimers = (store: string, machine: string): string =>
-  `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no WorkflowTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
+  `Machine "${machine}" has "after" transitions, and the store ${store} keeps no timers (it implements no FsmTimerStore); nothing was stored. Use InMemoryFsmStateStore or TypeOrmFsmStateStore.`;
 /**
  * SELF_APPROVAL: the caller asked for the change it would approve (`by`: the caller's principal,
  * when it is spelled otherwise than the requester's), or is anonymous, so cannot be told from who asked.
@@ -339,4 +339,4 @@ export const sendInvalidOption = (what: string, value: unknown): string =>
 
 /** `McpWorkflowService.send` with an idempotency key, on a store that keeps no receipts. */
 export const sendNeedsEventLog = (store: string): string =>
-  `McpWorkflowService.send: an idempotency key needs a store that keeps the receipts of outside events in the same write as the state (WorkflowEventLog: TypeOrmFsmStateStore, InMemoryFsmStateStore); ${store} does not.`;
+  `McpWorkflowService.send: an idempotency key needs a store that keeps the receipts of outside events in the same write as the state (FsmEventLog: TypeOrmFsmStateStore, InMemoryFsmStateStore); ${store} does not.`;

@@ -7,7 +7,7 @@ import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { WorkflowCall } from './workflow-call.js';
 import type { WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { isWellFormedHandle } from './workflow-handle.js';
-import type { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowRefusal } from './workflow-refusal.js';
 import type { WorkflowRefusals } from './workflow-refusals.js';
 
 /** What the check reads: the machines, the store and the refusals of the gate, and the observer it tells of a refusal. */

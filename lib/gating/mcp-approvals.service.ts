@@ -8,20 +8,20 @@ import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import { MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, waitingRequestOf } from './approval-request.js';
-import { REJECT_REASON_KEY } from './approval.step.js';
+import { REJECT_REASON_KEY } from './workflow-approvals.js';
 import { actorAuth, appCaller, appRequest, decisionOf, type McpWorkflowDecision } from './back-office.request.js';
 import * as messages from './gating.messages.js';
 import type { WorkflowCaller, WorkflowRequest } from './workflow-call.js';
 import { WorkflowCall } from './workflow-call.js';
 import { WorkflowGate } from './workflow-gate.js';
-import { WorkflowRefusal } from './workflow-refusal.error.js';
+import { WorkflowRefusal } from './workflow-refusal.js';
 import {
   WORKFLOW_TASK_RESULTS,
   type WorkflowTaskResults,
   type WorkflowTaskWithdrawal,
   type WorkflowTaskWithdrawn,
 } from './workflow-task.js';
-import { WorkflowWaitingRequests, type McpPendingRequest } from './waiting-requests.reader.js';
+import { WorkflowWaitingRequests, type McpPendingRequest } from './workflow-waiting-requests.js';
 
 /** The most waiting requests one read answers. */
 const MAX_PENDING = 100;

@@ -36,7 +36,7 @@ export interface McpWorkflowSendOptions<TMachine extends McpMachineRef = McpMach
   /**
    * The sender's id of the event (a webhook's event id): the event is applied once per key and
    * instance, across processes and restarts; a send with a key already applied answers
-   * `{ applied: false }` and changes nothing. Needs a store with receipts (`WorkflowEventLog`;
+   * `{ applied: false }` and changes nothing. Needs a store with receipts (`FsmEventLog`;
    * the TypeORM store needs `CreateMcpFsmEvent1766620800000`). Without it every send is applied.
    */
   idempotencyKey?: string;

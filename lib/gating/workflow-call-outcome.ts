@@ -2,7 +2,7 @@ import type { McpInputRequired } from '../results/input-required.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowApprovalNote } from '../stores/workflow-waiting-request.interface.js';
 import type { WorkflowCall } from './workflow-call.js';
-import type { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowRefusal } from './workflow-refusal.js';
 import type { McpCallResult, WorkflowCallWaiting, WorkflowInstanceRef, WorkflowStored } from './workflow-step-values.js';
 
 /** What every outcome tells of the call's instance. */

@@ -14,12 +14,12 @@ import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
 import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import type { McpMachineApproval, McpPrincipal } from '../machines/machine-access.js';
-import { WorkflowAdmissions } from './admission.step.js';
-import { WorkflowApprovals, type WorkflowApprovedSend, type WorkflowWaitingResult } from './approval.step.js';
+import { WorkflowAdmissions } from './workflow-admissions.js';
+import { WorkflowApprovals, type WorkflowApprovedSend, type WorkflowWaitingResult } from './workflow-approvals.js';
 import { answeredOutcome, failedOutcome } from './call-report.js';
-import { WorkflowCommits, type WorkflowAnswered } from './commit.step.js';
-import { WorkflowReceipts } from './receipt.step.js';
-import { WorkflowConfirmations, type ConfirmationSubject, type ConfirmedSubject } from './confirmation.step.js';
+import { WorkflowCommits, type WorkflowAnswered } from './workflow-commits.js';
+import { WorkflowReceipts } from './workflow-receipts.js';
+import { WorkflowConfirmations, type ConfirmationSubject, type ConfirmedSubject } from './workflow-confirmations.js';
 import { GateVisit, type AdmittedCall, type GateReport } from './gate-visit.js';
 import * as messages from './gating.messages.js';
 import { refusedBeforeGate } from './hidden-tool.refusal.js';
@@ -40,7 +40,7 @@ import {
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 import { deny, WorkflowDenial, WorkflowStoreFailure } from './workflow-denial.js';
-import { WorkflowRefusal } from './workflow-refusal.error.js';
+import { WorkflowRefusal } from './workflow-refusal.js';
 import { WorkflowRefusals } from './workflow-refusals.js';
 
 const NOTHING_HELD: WorkflowHold = { kind: 'none' };

@@ -3,7 +3,7 @@ import { toStateValue } from '../machines/state-value.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { HANDLE_LENGTH, isWellFormedHandle } from './workflow-handle.js';
-import { WorkflowRefusal, type WorkflowRefusalCode } from './workflow-refusal.error.js';
+import { WorkflowRefusal, type WorkflowRefusalCode } from './workflow-refusal.js';
 import * as messages from './gating.messages.js';
 import type { WorkflowDenialReason } from './workflow-denial.js';
 

@@ -6,8 +6,8 @@ import type { FsmInstanceScope } from '../stores/fsm-instance-key.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowApprovalNote, WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 import type { FsmInstanceLock } from '../stores/locks/fsm-instance-lock.interface.js';
-import type { WorkflowTransaction } from '../stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import type { WorkflowRefusal } from './workflow-refusal.js';
 
 /** Which stored instance a call acts on. */
 export interface WorkflowInstanceRef {
@@ -25,7 +25,7 @@ export type WorkflowHold =
   /** The claim of a transition: a lease, a row lock or an in-process mutex. */
   | { readonly kind: 'lock'; readonly lock: FsmInstanceLock }
   /** The transaction a transactional start tool creates its instance in. */
-  | { readonly kind: 'transaction'; readonly transaction: WorkflowTransaction };
+  | { readonly kind: 'transaction'; readonly transaction: FsmTransaction };
 
 /** An instance as a step of the gate found it: known to be the caller's, in a state the machine has. */
 export interface WorkflowSighting {

@@ -1,7 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { WorkflowRefusal } from '../gating/workflow-refusal.error.js';
+import { WorkflowRefusal } from '../gating/workflow-refusal.js';
 import type { McpHandlerDefinition } from '../registry/mcp-tool-definition.interface.js';
 import { MCP_ERROR_META_KEY } from '../mcp.constants.js';
 import type { McpAccessRefusal } from '../auth/mcp-access.policy.js';

@@ -29,7 +29,7 @@ import { ToolMenuService } from '../sessions/tool-menu.service.js';
 import { McpListMapper } from './mcp-list.mapper.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import type { McpInputRequired } from '../results/input-required.js';
-import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
+import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.js';
 import { SessionTaskStore } from './session-task.store.js';
 import { SessionSchemaValidator } from './session-schema.validator.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { McpToolContext } from '../decorators/mcp-tool-context.interface.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { MCP_TASK_ACTIVE_STATUSES } from '../stores/mcp-task-store.interface.js';
-import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
+import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.js';
 import { declaresTasksExtension, modernDetailedTask, pendingInputRequests, TASKS_EXTENSION_REQUIRED } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { JSON_RPC_INVALID_PARAMS, MCP_MISSING_CLIENT_CAPABILITY_CODE } from '../results/json-rpc.codes.js';

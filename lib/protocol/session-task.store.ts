@@ -1,7 +1,7 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../sessions/mcp-session.js';
-import type { McpTasks } from '../tasks/mcp-tasks.service.js';
+import type { McpTasks } from '../tasks/mcp-tasks.js';
 import { MCP_TASK_TERMINAL_STATUSES } from '../stores/mcp-task-store.interface.js';
 import { legacyTask } from '../tasks/task-wire.js';
 import * as taskMessages from '../tasks/tasks.messages.js';

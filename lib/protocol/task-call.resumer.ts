@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
-import { commitsStep } from '../gating/receipt.step.js';
+import { commitsStep } from '../gating/workflow-receipts.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { McpSessionRegistry } from '../sessions/mcp-session.registry.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { McpTaskRecord } from '../stores/mcp-task-store.interface.js';
-import { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { McpTasks } from '../tasks/mcp-tasks.js';
 import { MCP_TASK_OPTIONS, type McpResolvedTaskOptions } from '../tasks/task-options.interface.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';

@@ -8,7 +8,7 @@ import type { McpToolDefinition } from '../registry/mcp-tool-definition.interfac
 import { isInputRequired, type McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import type { McpTaskChange, McpTaskError, McpTaskRecord } from '../stores/mcp-task-store.interface.js';
-import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.service.js';
+import { McpTasks, taskRequesterOf } from '../tasks/mcp-tasks.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { JSON_RPC_INTERNAL_ERROR, JSON_RPC_INVALID_PARAMS } from '../results/json-rpc.codes.js';
 import { JsonRpcError } from '../results/json-rpc.error.js';

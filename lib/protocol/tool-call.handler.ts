@@ -16,7 +16,7 @@ import { McpInputRounds } from './input.rounds.js';
 import type { McpInputRequired } from '../results/input-required.js';
 import type { McpSession } from '../sessions/mcp-session.js';
 import { WorkflowGate } from '../gating/workflow-gate.js';
-import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
+import { WorkflowAttemptRecorder } from '../gating/workflow-attempt.recorder.js';
 import { McpShutdownDrain } from './mcp-shutdown.drain.js';
 import * as messages from './protocol.messages.js';
 import { toolErrorResult } from '../results/tool-result.mapper.js';
@@ -27,9 +27,9 @@ import type { McpTaskRecord } from '../stores/mcp-task-store.interface.js';
 import * as taskMessages from '../tasks/tasks.messages.js';
 import { TaskCallRunner, type TaskCallScope } from './task-call.runner.js';
 import type { WorkflowIdempotency } from '../gating/workflow-call.js';
-import { commitsStep } from '../gating/receipt.step.js';
+import { commitsStep } from '../gating/workflow-receipts.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
-import { taskRequesterOf } from '../tasks/mcp-tasks.service.js';
+import { taskRequesterOf } from '../tasks/mcp-tasks.js';
 import type { McpHttpExchange } from './mcp-http-request.storage.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { grantsSignature, type McpGrants } from '../access/access-requirement.js';
-import { WorkflowWaitingRequests } from '../gating/waiting-requests.reader.js';
+import { WorkflowWaitingRequests } from '../gating/workflow-waiting-requests.js';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import { formatInstanceKey } from '../stores/fsm-instance-key.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';

@@ -69,15 +69,15 @@ export interface WorkflowSweepRequest {
 export interface WorkflowCommit {
   snapshot: WorkflowSnapshot;
   record?: WorkflowTransitionRecord;
-  /** Timers scheduled and cancelled with the state (a store that keeps timers writes them in the same write; see `WorkflowTimerStore`). */
+  /** Timers scheduled and cancelled with the state (a store that keeps timers writes them in the same write; see `FsmTimerStore`). */
   timers?: WorkflowTimerChanges;
   /**
-   * The receipt of the outside event this commit applies (see `WorkflowEventLog`): written in the
+   * The receipt of the outside event this commit applies (see `FsmEventLog`): written in the
    * same write as the state; when the store already keeps it, the whole commit fails.
    */
   event?: WorkflowEventReceipt;
   /**
-   * The receipt of the keyed call this commit applies (see `WorkflowCallReceiptLog`): written in
+   * The receipt of the keyed call this commit applies (see `FsmReceiptLog`): written in
    * the same write as the state; when the store already keeps one for its requester and key, the
    * whole commit fails.
    */
@@ -93,7 +93,7 @@ export interface WorkflowCommit {
 export interface AtomicFsmStateStore extends FsmStateStore {
   /**
    * Creates a new instance (with the timers its initial state schedules, on a store that keeps
-   * timers, and a keyed call's receipt, on a `WorkflowCallReceiptLog`, in the same write); rejects
+   * timers, and a keyed call's receipt, on a `FsmReceiptLog`, in the same write); rejects
    * when `key` already exists, or the receipt is kept already.
    */
   create(
@@ -109,7 +109,7 @@ export interface AtomicFsmStateStore extends FsmStateStore {
   commit(key: string, token: string, commit: WorkflowCommit): Promise<boolean>;
   /**
    * Deletes instances that can never be addressed again (the session-keyed instances of a
-   * closed session, an ended one); their history stays, their timers (a `WorkflowTimerStore`'s)
+   * closed session, an ended one); their history stays, their timers (a `FsmTimerStore`'s)
    * go in the same write. Optional: without it they stay until the store expires them.
    */
   delete?(keys: readonly string[]): Promise<void>;

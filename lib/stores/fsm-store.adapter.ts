@@ -12,10 +12,10 @@ import { MutexLocker } from './locks/mutex.locker.js';
 import { TransactionLocker } from './locks/transaction.locker.js';
 import {
   isTransactionalFsmStateStore,
-  type WorkflowTransaction,
+  type FsmTransaction,
   type TransactionalFsmStateStore,
 } from './transactional-fsm-state-store.interface.js';
-import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from './workflow-attempt.interface.js';
+import { isWorkflowAttemptLog, type FsmAttemptLog, type WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import {
   isWorkflowStateReader,
   type WorkflowInstanceCount,
@@ -23,20 +23,20 @@ import {
   type WorkflowInstancePage,
   type WorkflowInstanceQuery,
   type WorkflowStateCount,
-  type WorkflowStateReader,
+  type FsmStateReader,
   type WorkflowWaitingPage,
   type WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
 import { storeCannotListWaiting, storeCannotRead } from './stores.messages.js';
-import { isWorkflowEventLog, type WorkflowEventLog } from './workflow-event.interface.js';
-import { isWorkflowCallReceiptLog, type WorkflowCallReceipt, type WorkflowCallReceiptLog } from './workflow-call-receipt.interface.js';
+import { isWorkflowEventLog, type FsmEventLog } from './workflow-event.interface.js';
+import { isWorkflowCallReceiptLog, type WorkflowCallReceipt, type FsmReceiptLog } from './workflow-call-receipt.interface.js';
 import {
   isWorkflowTimerStore,
   type WorkflowDueTimer,
   type WorkflowPendingTimer,
   type WorkflowTimerChanges,
   type WorkflowTimerClaimRequest,
-  type WorkflowTimerStore,
+  type FsmTimerStore,
 } from './workflow-timer.interface.js';
 
 /** The key a health check loads from a store without `ping` (never an instance key: every one has a colon). */
@@ -50,17 +50,17 @@ interface FsmStoreSupport {
   readonly delete: boolean;
   /** Retention sweeps. */
   readonly sweep: boolean;
-  /** The read methods of the workflow console (`WorkflowStateReader`). */
+  /** The read methods of the workflow console (`FsmStateReader`). */
   readonly read: boolean;
-  /** Listing the instances with a waiting request (`WorkflowStateReader.listWaiting`). */
+  /** Listing the instances with a waiting request (`FsmStateReader.listWaiting`). */
   readonly waiting: boolean;
-  /** Keeping refused and declined calls (`WorkflowAttemptLog`, turned on). */
+  /** Keeping refused and declined calls (`FsmAttemptLog`, turned on). */
   readonly attempts: boolean;
-  /** Durable timers, the deadlines of `after` transitions (`WorkflowTimerStore` on an atomic store). */
+  /** Durable timers, the deadlines of `after` transitions (`FsmTimerStore` on an atomic store). */
   readonly timers: boolean;
-  /** Receipts of outside events, applied once per idempotency key (`WorkflowEventLog` on an atomic store). */
+  /** Receipts of outside events, applied once per idempotency key (`FsmEventLog` on an atomic store). */
   readonly events: boolean;
-  /** Receipts of keyed calls, committed once per requester and idempotency key (`WorkflowCallReceiptLog` on an atomic store). */
+  /** Receipts of keyed calls, committed once per requester and idempotency key (`FsmReceiptLog` on an atomic store). */
   readonly receipts: boolean;
 }
 
@@ -80,15 +80,15 @@ export class FsmStoreAdapter {
   /** The store when it is transactional. */
   private readonly transactional?: TransactionalFsmStateStore;
   /** The store when it has the read methods. */
-  private readonly reader?: WorkflowStateReader;
+  private readonly reader?: FsmStateReader;
   /** The store when it keeps attempts. */
-  private readonly attemptLog?: WorkflowAttemptLog;
+  private readonly attemptLog?: FsmAttemptLog;
   /** The store when it keeps timers. */
-  private readonly timerStore?: WorkflowTimerStore;
+  private readonly timerStore?: FsmTimerStore;
   /** The store when it keeps the receipts of outside events. */
-  private readonly eventLog?: WorkflowEventLog;
+  private readonly eventLog?: FsmEventLog;
   /** The store when it keeps the receipts of keyed calls. */
-  private readonly receiptLog?: WorkflowCallReceiptLog;
+  private readonly receiptLog?: FsmReceiptLog;
   private readonly locker: FsmLocker;
   private readonly transactionLocker?: FsmLocker;
 
@@ -166,7 +166,7 @@ export class FsmStoreAdapter {
   }
 
   /** The store's timers (needs `supports.timers`). */
-  get timers(): WorkflowTimerStore {
+  get timers(): FsmTimerStore {
     return this.timerStore!;
   }
 
@@ -190,12 +190,12 @@ export class FsmStoreAdapter {
   }
 
   /** The store's receipts of outside events (needs `supports.events`). */
-  get events(): WorkflowEventLog {
+  get events(): FsmEventLog {
     return this.eventLog!;
   }
 
   /** The store's receipts of keyed calls (needs `supports.receipts`). */
-  get receipts(): WorkflowCallReceiptLog {
+  get receipts(): FsmReceiptLog {
     return this.receiptLog!;
   }
 
@@ -208,7 +208,7 @@ export class FsmStoreAdapter {
   }
 
   /** Opens a transaction a transactional start tool creates its instance in (needs `supports.transactions`). */
-  beginTransaction(): Promise<WorkflowTransaction> {
+  beginTransaction(): Promise<FsmTransaction> {
     return this.transactional!.beginTransaction();
   }
 
@@ -264,7 +264,7 @@ export class FsmStoreAdapter {
     return this.reader?.countStates?.(query);
   }
 
-  /** Records a refused or declined call on an instance `caller` may see (see `WorkflowAttemptLog`); `false` when the store keeps none. */
+  /** Records a refused or declined call on an instance `caller` may see (see `FsmAttemptLog`); `false` when the store keeps none. */
   async recordAttempt(attempt: WorkflowAttemptRecord, caller: string | undefined, team?: string): Promise<boolean> {
     return this.attemptLog ? this.attemptLog.recordAttempt(attempt, caller, team) : false;
   }
@@ -279,7 +279,7 @@ export class FsmStoreAdapter {
     await this.atomic?.delete?.(keys);
   }
 
-  private readable(): WorkflowStateReader {
+  private readable(): FsmStateReader {
     if (!this.reader) throw new Error(storeCannotRead(this.name));
     return this.reader;
   }

@@ -17,14 +17,14 @@ import type {
   WorkflowPendingTimer,
   WorkflowTimerChanges,
   WorkflowTimerClaimRequest,
-  WorkflowTimerStore,
+  FsmTimerStore,
 } from './workflow-timer.interface.js';
 import type { WorkflowTransitionRecord } from './workflow-transition-record.interface.js';
 import { storeEventApplied, storeFull, storeHandleExists } from './stores.messages.js';
-import type { WorkflowEventLog } from './workflow-event.interface.js';
-import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from './workflow-call-receipt.interface.js';
+import type { FsmEventLog } from './workflow-event.interface.js';
+import type { WorkflowCallReceipt, FsmReceiptLog } from './workflow-call-receipt.interface.js';
 import { InMemoryWorkflowReceipts } from './in-memory-workflow-receipts.js';
-import type { WorkflowAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
+import type { FsmAttemptLog, WorkflowAttemptRecord } from './workflow-attempt.interface.js';
 import { instanceCount, instancePage, stateCounts, waitingPage } from './in-memory-instance.list.js';
 import type {
   WorkflowInstanceCount,
@@ -33,7 +33,7 @@ import type {
   WorkflowInstanceQuery,
   WorkflowInstanceSummary,
   WorkflowStateCount,
-  WorkflowStateReader,
+  FsmStateReader,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
 } from './workflow-state-reader.interface.js';
@@ -70,14 +70,7 @@ const MIN_SWEEP_INTERVAL_MS = 1_000;
  * shared between processes (use `TypeOrmFsmStateStore` for that).
  */
 export class InMemoryFsmStateStore
-  implements
-    AtomicFsmStateStore,
-    WorkflowStateReader,
-    WorkflowAttemptLog,
-    WorkflowTimerStore,
-    WorkflowEventLog,
-    WorkflowCallReceiptLog,
-    OnApplicationShutdown
+  implements AtomicFsmStateStore, FsmStateReader, FsmAttemptLog, FsmTimerStore, FsmEventLog, FsmReceiptLog, OnApplicationShutdown
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;

@@ -35,7 +35,7 @@ function newestFirst(a: WorkflowInstanceSummary, b: WorkflowInstanceSummary): nu
   return Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }
 
-/** One page of `all` for `query`, as `WorkflowStateReader.listInstances` answers it (for stores that keep their instances in memory). */
+/** One page of `all` for `query`, as `FsmStateReader.listInstances` answers it (for stores that keep their instances in memory). */
 export function instancePage(
   all: Iterable<WorkflowInstanceSummary>,
   { limit, after, ...filter }: WorkflowInstanceQuery,
@@ -65,7 +65,7 @@ export function stateCounts(all: Iterable<WorkflowInstanceSummary>, { max, ...fi
 }
 
 /**
- * One page of the instances of `all` with a waiting request, as `WorkflowStateReader.listWaiting`
+ * One page of the instances of `all` with a waiting request, as `FsmStateReader.listWaiting`
  * answers it; `read` gives an instance's snapshot (its copy), read only for the candidates.
  */
 export function waitingPage(

@@ -53,7 +53,7 @@ export const storeDropsFields = (store: string, fields: readonly string[]): stri
 
 /** Error (at startup, with the console on): the store has no read methods for the workflow console. */
 export const storeCannotRead = (store: string): string =>
-  `${store} cannot list workflow instances: the workflow console needs a store with the read methods listInstances(query) and recentHistory(key, limit) (WorkflowStateReader from nestjs-mcp-fsm/extend; InMemoryFsmStateStore and TypeOrmFsmStateStore have them). Implement them, use one of those stores, or turn the console off.`;
+  `${store} cannot list workflow instances: the workflow console needs a store with the read methods listInstances(query) and recentHistory(key, limit) (FsmStateReader from nestjs-mcp-fsm/extend; InMemoryFsmStateStore and TypeOrmFsmStateStore have them). Implement them, use one of those stores, or turn the console off.`;
 
 /** Bootstrap error: a TypeORM store, relay or migration was given no DataSource. */
 export const storeNeedsDataSource = (component: string, value: unknown): string =>
@@ -120,4 +120,4 @@ export const sqliteTurnTimedOut = (timeoutMs: number): string =>
 
 /** Error of a list of waiting requests on a store that cannot list them. */
 export const storeCannotListWaiting = (store: string): string =>
-  `The store (${store}) cannot list waiting requests: it has no listWaiting() (WorkflowStateReader). Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement it.`;
+  `The store (${store}) cannot list waiting requests: it has no listWaiting() (FsmStateReader). Use TypeOrmFsmStateStore or InMemoryFsmStateStore, or implement it.`;

@@ -7,7 +7,7 @@ export type WorkflowLockRequest = Omit<WorkflowClaimRequest, 'token' | 'leaseMs'
  * One open database transaction that a gated handler joins (transactional mode):
  * the handler's writes through `manager` and the state change commit or roll back together.
  */
-export interface WorkflowTransaction {
+export interface FsmTransaction {
   /** The transaction's entity manager (a TypeORM `EntityManager` for the TypeORM store). */
   readonly manager: unknown;
   /**
@@ -26,7 +26,7 @@ export interface WorkflowTransaction {
 /** A store that can run the claim as a row lock inside a transaction the handler joins. */
 export interface TransactionalFsmStateStore extends AtomicFsmStateStore {
   /** Opens a transaction on a connection of its own. */
-  beginTransaction(): Promise<WorkflowTransaction>;
+  beginTransaction(): Promise<FsmTransaction>;
 }
 
 /** Whether `store` supports transactional mode. */

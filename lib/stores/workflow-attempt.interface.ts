@@ -34,7 +34,7 @@ export interface WorkflowAttemptRecord {
  * workflow console). Optional: a store without it gates every call, and the console shows no
  * attempts. Both shipped stores implement it (turned on by their `attempts` option).
  */
-export interface WorkflowAttemptLog {
+export interface FsmAttemptLog {
   /**
    * Records `attempt` when an instance with key `attempt.key` exists and `caller` may see it
    * (it has no owner, `caller` is its owner, or `team` is the team its starter had); keeps the most recent ones per instance (the
@@ -46,9 +46,9 @@ export interface WorkflowAttemptLog {
   recentAttempts(key: string, limit: number): Promise<WorkflowAttemptRecord[]>;
 }
 
-/** Whether `store` implements {@link WorkflowAttemptLog} and keeps attempts. */
-export function isWorkflowAttemptLog(store: FsmStateStore): store is FsmStateStore & WorkflowAttemptLog {
-  const candidate = store as Partial<WorkflowAttemptLog> & { keepsAttempts?: boolean };
+/** Whether `store` implements {@link FsmAttemptLog} and keeps attempts. */
+export function isWorkflowAttemptLog(store: FsmStateStore): store is FsmStateStore & FsmAttemptLog {
+  const candidate = store as Partial<FsmAttemptLog> & { keepsAttempts?: boolean };
   return (
     typeof candidate.recordAttempt === 'function' && typeof candidate.recentAttempts === 'function' && candidate.keepsAttempts !== false
   );

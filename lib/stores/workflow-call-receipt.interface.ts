@@ -42,7 +42,7 @@ export interface WorkflowCallReceipt {
  * that committed and its receipt cannot disagree; a commit whose receipt (requester and key) is
  * already kept fails whole and stores nothing.
  */
-export interface WorkflowCallReceiptLog {
+export interface FsmReceiptLog {
   /** The receipt of `requester`'s `idempotencyKey`, unless none is kept or it expired before `now`. */
   findReceipt(requester: string, idempotencyKey: string, now: number): Promise<WorkflowCallReceipt | undefined>;
   /** Deletes at most `limit` receipts expired at `now`; answers how many. Safe to run from several processes at once. */
@@ -52,7 +52,7 @@ export interface WorkflowCallReceiptLog {
 }
 
 /** Whether `store` keeps the receipts of keyed calls. */
-export function isWorkflowCallReceiptLog(store: object): store is WorkflowCallReceiptLog {
-  const candidate = store as Partial<WorkflowCallReceiptLog>;
+export function isWorkflowCallReceiptLog(store: object): store is FsmReceiptLog {
+  const candidate = store as Partial<FsmReceiptLog>;
   return typeof candidate.findReceipt === 'function' && typeof candidate.sweepReceipts === 'function';
 }

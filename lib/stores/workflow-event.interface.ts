@@ -19,7 +19,7 @@ export interface WorkflowEventReceipt {
  * transaction on a SQL store): a commit whose receipt is already kept fails whole and stores
  * nothing, so an event is applied once per key across processes and restarts.
  */
-export interface WorkflowEventLog {
+export interface FsmEventLog {
   /** Whether an event with `idempotencyKey` was applied to the instance `key`. */
   hasEvent(key: string, idempotencyKey: string): Promise<boolean>;
   /** Throws, naming the migration to run, when the receipt table is missing (checked by the first send with an idempotency key). */
@@ -27,6 +27,6 @@ export interface WorkflowEventLog {
 }
 
 /** Whether `store` keeps the receipts of outside events. */
-export function isWorkflowEventLog(store: object): store is WorkflowEventLog {
-  return typeof (store as Partial<WorkflowEventLog>).hasEvent === 'function';
+export function isWorkflowEventLog(store: object): store is FsmEventLog {
+  return typeof (store as Partial<FsmEventLog>).hasEvent === 'function';
 }

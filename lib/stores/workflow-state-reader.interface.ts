@@ -12,7 +12,7 @@ export interface WorkflowInstanceCursor {
   key: string;
 }
 
-/** Which instances {@link WorkflowStateReader.listInstances} answers. */
+/** Which instances {@link FsmStateReader.listInstances} answers. */
 export interface WorkflowInstanceQuery {
   /** Only instances of this machine. @default every machine */
   machine?: string;
@@ -49,7 +49,7 @@ export interface WorkflowInstanceViewer {
   readonly anyOwner?: readonly string[];
 }
 
-/** Which instances {@link WorkflowStateReader.countInstances} counts: a query's filter, without its page. */
+/** Which instances {@link FsmStateReader.countInstances} counts: a query's filter, without its page. */
 export type WorkflowInstanceCount = Pick<WorkflowInstanceQuery, 'machine' | 'states' | 'search' | 'viewer'> & {
   /** Counting stops here: the answer is `max` when at least that many match. */
   max: number;
@@ -77,7 +77,7 @@ export interface WorkflowInstancePage {
   next?: WorkflowInstanceCursor;
 }
 
-/** Which instances {@link WorkflowStateReader.listWaiting} answers: those of one machine with a waiting request. */
+/** Which instances {@link FsmStateReader.listWaiting} answers: those of one machine with a waiting request. */
 export interface WorkflowWaitingQuery {
   machine: string;
   /** Only instances stored in one of these state values (the approvals' waiting states), matched exactly. */
@@ -122,7 +122,7 @@ export interface WorkflowHistoryPage {
  * console needs them and says so at startup. Both shipped stores implement them; prove a store
  * of your own with `describeFsmStateStoreContract` from `nestjs-mcp-fsm/testing`.
  */
-export interface WorkflowStateReader {
+export interface FsmStateReader {
   /** One page of instances matching `query`, newest first; never more than `query.limit`. */
   listInstances(query: WorkflowInstanceQuery): Promise<WorkflowInstancePage>;
   /** The most recent `limit` history rows of one instance, oldest first (none when history is off). */
@@ -175,9 +175,9 @@ export function matchesSearch(key: string, owner: string | undefined, search: st
   return parseInstanceKey(key).id.startsWith(search) || owner === search;
 }
 
-/** Whether `store` implements the read methods of {@link WorkflowStateReader}. */
-export function isWorkflowStateReader(store: FsmStateStore): store is FsmStateStore & WorkflowStateReader {
-  const candidate = store as Partial<WorkflowStateReader>;
+/** Whether `store` implements the read methods of {@link FsmStateReader}. */
+export function isWorkflowStateReader(store: FsmStateStore): store is FsmStateStore & FsmStateReader {
+  const candidate = store as Partial<FsmStateReader>;
   return typeof candidate.listInstances === 'function' && typeof candidate.recentHistory === 'function';
 }
 

@@ -63,7 +63,7 @@ export interface WorkflowPendingTimer {
  * by one claim at a time: a claimed timer's due time moves to the end of its claim, so a
  * process that stopped mid-fire leaves it to be claimed again.
  */
-export interface WorkflowTimerStore {
+export interface FsmTimerStore {
   /** Claims up to `request.limit` due timers, earliest first, without waiting for timers another process is claiming (one indexed query when none is due). */
   claimDueTimers(request: WorkflowTimerClaimRequest): Promise<WorkflowDueTimer[]>;
   /** Deletes a claimed timer the scheduler will not fire (its instance left the state, or is gone); no-op unless `token` still holds it. */
@@ -82,8 +82,8 @@ export interface WorkflowTimerStore {
 }
 
 /** Whether `store` keeps durable timers. */
-export function isWorkflowTimerStore(store: object): store is WorkflowTimerStore {
-  const candidate = store as Partial<WorkflowTimerStore>;
+export function isWorkflowTimerStore(store: object): store is FsmTimerStore {
+  const candidate = store as Partial<FsmTimerStore>;
   return (
     typeof candidate.claimDueTimers === 'function' &&
     typeof candidate.dropTimer === 'function' &&

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { McpTasks } from './mcp-tasks.service.js';
+import { McpTasks } from './mcp-tasks.js';
 import { MCP_TASK_OPTIONS, type McpResolvedTaskOptions } from './task-options.interface.js';
 
 /**

@@ -6,7 +6,7 @@ import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowLockRequest, TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
 import { describeWorkflowWaitingContract } from './workflow-waiting.contract.js';
-import { isWorkflowStateReader, type WorkflowInstanceQuery, type WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
+import { isWorkflowStateReader, type WorkflowInstanceQuery, type FsmStateReader } from '../stores/workflow-state-reader.interface.js';
 
 /** A business table the transactional cases write to through the transaction's manager. */
 export interface FsmStoreBusinessTable {
@@ -22,7 +22,7 @@ export interface FsmStoreFixture<S extends AtomicFsmStateStore = AtomicFsmStateS
   cleanup: () => Promise<void>;
 }
 
-/** Makes a store under test; `history` switches its history rows on, `attempts` its attempt log (`WorkflowAttemptLog`). */
+/** Makes a store under test; `history` switches its history rows on, `attempts` its attempt log (`FsmAttemptLog`). */
 export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore> = (options: {
   history: boolean;
   attempts?: boolean;
@@ -31,8 +31,8 @@ export type FsmStoreFactory<S extends AtomicFsmStateStore = AtomicFsmStateStore>
 /**
  * The cases every store passes: run them with `factory` making the
  * store. Pass `transactional` for stores that implement `TransactionalFsmStateStore`.
- * Stores with the read methods of `WorkflowStateReader` also run
- * {@link describeWorkflowStateReaderContract}.
+ * Stores with the read methods of `FsmStateReader` also run
+ * {@link describeFsmStateReaderContract}.
  */
 export function describeFsmStateStoreContract(
   name: string,
@@ -457,11 +457,8 @@ export function describeFsmStateStoreContract(
       }
     });
 
-    it('has both read methods of WorkflowStateReader or neither (the console detects them as a pair)', () => {
-      const methods = [
-        typeof (store as Partial<WorkflowStateReader>).listInstances,
-        typeof (store as Partial<WorkflowStateReader>).recentHistory,
-      ];
+    it('has both read methods of FsmStateReader or neither (the console detects them as a pair)', () => {
+      const methods = [typeof (store as Partial<FsmStateReader>).listInstances, typeof (store as Partial<FsmStateReader>).recentHistory];
       expect(methods.filter((kind) => kind === 'function')).toHaveLength(isWorkflowStateReader(store) ? 2 : 0);
     });
 
@@ -486,19 +483,19 @@ export function describeFsmStateStoreContract(
 }
 
 /**
- * The cases of the read methods of `WorkflowStateReader` (what the workflow console lists), for
+ * The cases of the read methods of `FsmStateReader` (what the workflow console lists), for
  * stores that implement them, with the same `factory` as {@link describeFsmStateStoreContract}.
  * Each case lists its own machine (a fresh id), so the rows of other cases on a shared table
  * stay out of its pages; the one case without a machine filter writes rows dated 2300.
  *
  * @example
  * describeFsmStateStoreContract('MyStore', factory);
- * describeWorkflowStateReaderContract('MyStore', factory);
+ * describeFsmStateReaderContract('MyStore', factory);
  */
-export function describeWorkflowStateReaderContract(name: string, factory: FsmStoreFactory): void {
-  describe(`${name}: WorkflowStateReader contract`, () => {
+export function describeFsmStateReaderContract(name: string, factory: FsmStoreFactory): void {
+  describe(`${name}: FsmStateReader contract`, () => {
     let fixture: FsmStoreFixture;
-    let store: AtomicFsmStateStore & WorkflowStateReader;
+    let store: AtomicFsmStateStore & FsmStateReader;
     const machine = () => `list${randomUUID().slice(0, 8)}`;
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
     const keys = (page: { instances: { key: string }[] }) => page.instances.map((instance) => instance.key);
@@ -513,7 +510,7 @@ export function describeWorkflowStateReaderContract(name: string, factory: FsmSt
       fixture = await factory({ history: true });
       if (!isWorkflowStateReader(fixture.store)) {
         await fixture.cleanup();
-        throw new Error(`${name} has no listInstances/recentHistory: it does not implement WorkflowStateReader.`);
+        throw new Error(`${name} has no listInstances/recentHistory: it does not implement FsmStateReader.`);
       }
       store = fixture.store;
     });
@@ -706,7 +703,7 @@ export function describeWorkflowStateReaderContract(name: string, factory: FsmSt
       try {
         const h = handle();
         await quiet.store.create(h, snapshot('draft'), record(h, null, 'draft', null));
-        expect(await (quiet.store as AtomicFsmStateStore & WorkflowStateReader).recentHistory(h, 5)).toEqual({
+        expect(await (quiet.store as AtomicFsmStateStore & FsmStateReader).recentHistory(h, 5)).toEqual({
           entries: [],
           truncated: false,
         });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowStateReader } from '../stores/workflow-state-reader.interface.js';
+import type { FsmStateReader } from '../stores/workflow-state-reader.interface.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import type { WorkflowWaitingRequest } from '../stores/workflow-waiting-request.interface.js';
 
@@ -94,7 +94,7 @@ export function describeWorkflowWaitingContract(
 
   describe(`${name}: listing waiting requests (listWaiting)`, () => {
     let fixture: FsmStoreFixture;
-    let store: AtomicFsmStateStore & WorkflowStateReader;
+    let store: AtomicFsmStateStore & FsmStateReader;
     // One machine per test, so rows of earlier tests and runs in the same database never show.
     let machine: string;
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
@@ -109,7 +109,7 @@ export function describeWorkflowWaitingContract(
 
     beforeEach(async () => {
       fixture = await factory({ history: false });
-      store = fixture.store as AtomicFsmStateStore & WorkflowStateReader;
+      store = fixture.store as AtomicFsmStateStore & FsmStateReader;
       machine = `pay${randomUUID().slice(0, 8)}`;
     });
     afterEach(() => fixture.cleanup());

@@ -6,7 +6,7 @@ import type { Server as HttpServer, ServerResponse } from 'node:http';
 import type { McpGrants } from '../access/access-requirement.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import { McpAuthenticator, type McpAuthDenial } from '../auth/mcp.authenticator.js';
-import { WorkflowAttemptRecorder } from '../gating/workflow-attempts.recorder.js';
+import { WorkflowAttemptRecorder } from '../gating/workflow-attempt.recorder.js';
 import { MAX_PRINCIPAL_LENGTH, MAX_SESSION_ID_LENGTH } from '../client-input/client-input.limits.js';
 import { MCP_AUTH_OPTIONS, type McpResolvedAuthOptions } from '../auth/auth-options.interface.js';
 import { MCP_HTTP_OPTIONS, type McpResolvedHttpOptions } from '../server/http-options.interface.js';

@@ -339,7 +339,7 @@ describe('bootstrap errors name the class, the method and the decorator', () => 
 
   it('a { load, save } store with a machine that has deadlines (it keeps no timers)', async () => {
     expect(await bootstrapError([appWith([SubmitTools], { store: new WholeSnapshotStore() })])).toBe(
-      'McpModule: machine "payment" has deadlines ("after" transitions, or an @McpApproval with expiresAfterMs), and the store WholeSnapshotStore keeps no timers (it implements no WorkflowTimerStore). Use InMemoryFsmStateStore or TypeOrmFsmStateStore.',
+      'McpModule: machine "payment" has deadlines ("after" transitions, or an @McpApproval with expiresAfterMs), and the store WholeSnapshotStore keeps no timers (it implements no FsmTimerStore). Use InMemoryFsmStateStore or TypeOrmFsmStateStore.',
     );
   });
 

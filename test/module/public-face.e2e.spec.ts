@@ -18,7 +18,7 @@ import {
 import { McpMachineRegistry, McpToolRegistry, McpSessionRegistry, WorkflowGate, WorkflowTransitionBus } from '../../lib/extend.js';
 import { WorkflowDeadlineScheduler } from '../../lib/deadlines/workflow-deadline.scheduler.js';
 import { WorkflowDeadlines } from '../../lib/deadlines/workflow-deadlines.js';
-import { WorkflowAttemptRecorder } from '../../lib/gating/workflow-attempts.recorder.js';
+import { WorkflowAttemptRecorder } from '../../lib/gating/workflow-attempt.recorder.js';
 import { WorkflowReceiptSweeper } from '../../lib/gating/workflow-receipt.sweeper.js';
 import { WorkflowRetentionSweeper } from '../../lib/gating/workflow-retention.sweeper.js';
 import { McpServerFactory } from '../../lib/protocol/mcp-server.factory.js';
@@ -27,7 +27,7 @@ import { ToolCallHandler } from '../../lib/protocol/tool-call.handler.js';
 import { FsmStoreAdapter } from '../../lib/stores/fsm-store.adapter.js';
 import { McpTaskStore } from '../../lib/stores/mcp-task-store.interface.js';
 import { McpTaskSweeper } from '../../lib/tasks/mcp-task.sweeper.js';
-import { McpTasks } from '../../lib/tasks/mcp-tasks.service.js';
+import { McpTasks } from '../../lib/tasks/mcp-tasks.js';
 import { createMcpTestClient } from '../../lib/testing.js';
 import { expiryModule } from '../fixtures/transfer-expiry.app.js';
 

@@ -2,9 +2,9 @@ import { jest } from '@jest/globals';
 import { storeFull } from '../../lib/stores/stores.messages.js';
 import { InMemoryFsmStateStore } from '../../lib/stores/in-memory-fsm-state.store.js';
 import {
-  describeWorkflowAttemptLogContract,
-  describeWorkflowCallReceiptContract,
-  describeWorkflowStateReaderContract,
+  describeFsmAttemptLogContract,
+  describeFsmReceiptLogContract,
+  describeFsmStateReaderContract,
   describeFsmStateStoreContract,
   type FsmStoreFactory,
 } from '../../lib/testing.js';
@@ -14,9 +14,9 @@ const inMemory: FsmStoreFactory = async ({ history, attempts }) => {
   return { store, cleanup: async () => store.onApplicationShutdown() };
 };
 describeFsmStateStoreContract('InMemoryFsmStateStore', inMemory);
-describeWorkflowStateReaderContract('InMemoryFsmStateStore', inMemory);
-describeWorkflowAttemptLogContract('InMemoryFsmStateStore', inMemory, 50);
-describeWorkflowCallReceiptContract('InMemoryFsmStateStore', async (options) => {
+describeFsmStateReaderContract('InMemoryFsmStateStore', inMemory);
+describeFsmAttemptLogContract('InMemoryFsmStateStore', inMemory, 50);
+describeFsmReceiptLogContract('InMemoryFsmStateStore', async (options) => {
   const store = new InMemoryFsmStateStore(options);
   return { store, cleanup: async () => store.onApplicationShutdown() };
 });

@@ -15,9 +15,9 @@ import {
   createWorkflowWaitingIndexMigration,
 } from '../../lib/typeorm.js';
 import {
-  describeWorkflowAttemptLogContract,
-  describeWorkflowCallReceiptContract,
-  describeWorkflowStateReaderContract,
+  describeFsmAttemptLogContract,
+  describeFsmReceiptLogContract,
+  describeFsmStateReaderContract,
   describeFsmStateStoreContract,
   type FsmStoreBusinessTable,
   type FsmStoreFactory,
@@ -128,9 +128,9 @@ export function describeTypeOrmStore(name: string, database: TypeOrmTestDatabase
   afterAll(() => database.close(), 60_000);
 
   describeFsmStateStoreContract(name, database.factory, { factory: database.factory, business: database.business });
-  describeWorkflowStateReaderContract(name, database.factory);
-  describeWorkflowAttemptLogContract(name, database.factory, 50);
-  describeWorkflowCallReceiptContract(name, database.factory, { factory: database.factory, business: database.business });
+  describeFsmStateReaderContract(name, database.factory);
+  describeFsmAttemptLogContract(name, database.factory, 50);
+  describeFsmReceiptLogContract(name, database.factory, { factory: database.factory, business: database.business });
 
   describe(`${name}: round trips per operation (counted with a query logger)`, () => {
     const snapshot = (state: string, extra: { owner?: string; context?: Record<string, unknown> } = {}) => ({

@@ -6,11 +6,11 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InMemoryFsmStateStore } from '../../lib/index.js';
 import type { AtomicFsmStateStore } from '../../lib/stores/atomic-fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../../lib/stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowEventLog, WorkflowEventReceipt } from '../../lib/stores/workflow-event.interface.js';
+import type { FsmEventLog, WorkflowEventReceipt } from '../../lib/stores/workflow-event.interface.js';
 import { TypeOrmFsmStateStore } from '../../lib/typeorm.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 
-type EventStore = AtomicFsmStateStore & WorkflowEventLog & Partial<TransactionalFsmStateStore>;
+type EventStore = AtomicFsmStateStore & FsmEventLog & Partial<TransactionalFsmStateStore>;
 
 const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
 const receipt = (idempotencyKey: string): WorkflowEventReceipt => ({ idempotencyKey, machine: 'pay', event: 'VOID', actor: 'psp' });

@@ -6,7 +6,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InMemoryFsmStateStore } from '../../lib/index.js';
 import type { AtomicFsmStateStore } from '../../lib/stores/atomic-fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../../lib/stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowTimerChanges, WorkflowTimerStore } from '../../lib/stores/workflow-timer.interface.js';
+import type { WorkflowTimerChanges, FsmTimerStore } from '../../lib/stores/workflow-timer.interface.js';
 import {
   TypeOrmFsmStateStore,
   createWorkflowApprovalMigration,
@@ -16,7 +16,7 @@ import {
   createWorkflowTimerMigration,
 } from '../../lib/typeorm.js';
 
-type TimerStore = AtomicFsmStateStore & WorkflowTimerStore & Partial<TransactionalFsmStateStore>;
+type TimerStore = AtomicFsmStateStore & FsmTimerStore & Partial<TransactionalFsmStateStore>;
 
 const snapshot = (state: string) => ({ state, updatedAt: new Date().toISOString() });
 const timer = (id: string, dueAt: number) => ({ id, event: id, dueAt });

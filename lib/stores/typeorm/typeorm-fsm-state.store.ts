@@ -9,16 +9,16 @@ import type {
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import type { WorkflowTransitionRecord } from '../workflow-transition-record.interface.js';
 import { storeHandleExists, storeTransactionExpired } from '../stores.messages.js';
-import type { WorkflowTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
-import type { WorkflowAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
-import type { WorkflowEventLog } from '../workflow-event.interface.js';
-import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from '../workflow-call-receipt.interface.js';
+import type { FsmTransaction, TransactionalFsmStateStore } from '../transactional-fsm-state-store.interface.js';
+import type { FsmAttemptLog, WorkflowAttemptRecord } from '../workflow-attempt.interface.js';
+import type { FsmEventLog } from '../workflow-event.interface.js';
+import type { WorkflowCallReceipt, FsmReceiptLog } from '../workflow-call-receipt.interface.js';
 import type {
   WorkflowDueTimer,
   WorkflowPendingTimer,
   WorkflowTimerChanges,
   WorkflowTimerClaimRequest,
-  WorkflowTimerStore,
+  FsmTimerStore,
 } from '../workflow-timer.interface.js';
 import type {
   WorkflowHistoryPage,
@@ -28,7 +28,7 @@ import type {
   WorkflowStateCount,
   WorkflowWaitingPage,
   WorkflowWaitingQuery,
-  WorkflowStateReader,
+  FsmStateReader,
 } from '../workflow-state-reader.interface.js';
 import { checkNumericOption, count } from '../../checks/numeric-option.check.js';
 import { BoundedQueries } from './bounded-queries.js';
@@ -69,14 +69,7 @@ import { TypeOrmFsmTransaction } from './typeorm-fsm.transaction.js';
  * });
  */
 export class TypeOrmFsmStateStore
-  implements
-    TransactionalFsmStateStore,
-    WorkflowStateReader,
-    WorkflowAttemptLog,
-    WorkflowTimerStore,
-    WorkflowEventLog,
-    WorkflowCallReceiptLog,
-    OnApplicationBootstrap
+  implements TransactionalFsmStateStore, FsmStateReader, FsmAttemptLog, FsmTimerStore, FsmEventLog, FsmReceiptLog, OnApplicationBootstrap
 {
   /** Whether refused and declined calls are kept (the `attempts` option). */
   readonly keepsAttempts: boolean;
@@ -398,7 +391,7 @@ export class TypeOrmFsmStateStore
    * then it holds the shared connection until commit or rollback) and BEGIN take at most
    * `timeoutMs`; the transaction then has `timeoutMs` until its COMMIT.
    */
-  async beginTransaction(): Promise<WorkflowTransaction> {
+  async beginTransaction(): Promise<FsmTransaction> {
     const { queries } = this;
     const freeTurn = queries.freeTurn();
     // A free turn on better-sqlite3 needs no deadline: BEGIN runs synchronously.

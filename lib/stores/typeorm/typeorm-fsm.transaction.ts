@@ -2,7 +2,7 @@ import type { EntityManager, QueryRunner } from 'typeorm';
 import type { WorkflowClaimResult, WorkflowCommit } from '../atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../fsm-state-store.interface.js';
 import { storeHandleExists, storeTransactionClosed, storeTransactionExpired, storeTransactionMissingInstance } from '../stores.messages.js';
-import type { WorkflowLockRequest, WorkflowTransaction } from '../transactional-fsm-state-store.interface.js';
+import type { WorkflowLockRequest, FsmTransaction } from '../transactional-fsm-state-store.interface.js';
 import type { BoundedQueries } from './bounded-queries.js';
 import { notTaken, refuseFsmClaim, storedSnapshot, toSnapshot } from './fsm-state.rows.js';
 import type { FsmStateSql } from './fsm-state.sql.js';
@@ -43,7 +43,7 @@ interface TypeOrmFsmTransactionOptions {
  * through `manager` fails); on SQLite, whose one connection cannot be closed, `commit` rolls
  * back instead. Either way `commit` then fails with an error that says so.
  */
-export class TypeOrmFsmTransaction implements WorkflowTransaction {
+export class TypeOrmFsmTransaction implements FsmTransaction {
   private readonly locked = new Set<string>();
   /** Instances whose row this transaction inserted: no timer of theirs exists to cancel or replace. */
   private readonly created = new Set<string>();

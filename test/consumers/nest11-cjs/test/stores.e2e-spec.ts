@@ -6,7 +6,7 @@ import type { RelayedTransition } from 'nestjs-mcp-fsm/extend';
 import {
   describeFsmStateStoreContract,
   describeMcpSessionStoreContract,
-  describeWorkflowStateReaderContract,
+  describeFsmStateReaderContract,
   type FsmStoreBusinessTable,
   type FsmStoreFactory,
 } from 'nestjs-mcp-fsm/testing';
@@ -94,7 +94,7 @@ describe.each(targets)('the TypeORM stores, migrations and relays on $name (Type
   };
 
   describeFsmStateStoreContract(name, factory, { factory, business });
-  describeWorkflowStateReaderContract(name, factory);
+  describeFsmStateReaderContract(name, factory);
   describeMcpSessionStoreContract(name, async () => ({
     store: new TypeOrmMcpSessionStore(dataSource, sessionTables),
     peer: new TypeOrmMcpSessionStore(peer, sessionTables),

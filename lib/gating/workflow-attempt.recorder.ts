@@ -33,7 +33,7 @@ interface AttemptDetails {
 }
 
 /**
- * Records the refused and declined calls of instances in the store (`WorkflowAttemptLog`),
+ * Records the refused and declined calls of instances in the store (`FsmAttemptLog`),
  * for the console: as the gate's observer it reads each call's refusal once the gate is done,
  * and the transport and call handler tell it of calls refused for a missing scope or role. An
  * attempt names the tool, the code, the refusal's message, the caller's principal, the time and

@@ -1,4 +1,4 @@
-import { callFingerprint } from './receipt.step.js';
+import { callFingerprint } from './workflow-receipts.js';
 
 describe('callFingerprint: what tells a repeat of a keyed call from another call', () => {
   it('is the same for the same tool and arguments, whatever the order of their keys', () => {

@@ -18,7 +18,7 @@ import { deny } from './workflow-denial.js';
 import { deadlineActor, timerChangesOf } from './workflow-deadline.changes.js';
 import { receiptOf } from './outside-event.receipt.js';
 import { WORKFLOW_END_EVENT } from './end.request.js';
-import { WorkflowReceipts } from './receipt.step.js';
+import { WorkflowReceipts } from './workflow-receipts.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
 import type { TransactionalFsmStateStore } from '../stores/transactional-fsm-state-store.interface.js';
-import type { WorkflowCallReceipt, WorkflowCallReceiptLog } from '../stores/workflow-call-receipt.interface.js';
+import type { WorkflowCallReceipt, FsmReceiptLog } from '../stores/workflow-call-receipt.interface.js';
 import type { FsmStoreBusinessTable } from './fsm-state-store.contract.js';
 
 /** A store under test that keeps receipts, and how to dispose of it (the shape of `FsmStoreFixture`). */
@@ -15,21 +15,21 @@ interface ReceiptStoreFixture<S> {
 /** Makes a store under test (the shape of `FsmStoreFactory`). */
 type ReceiptStoreFactory<S> = (options: { history: boolean }) => Promise<ReceiptStoreFixture<S>>;
 
-type ReceiptStore = AtomicFsmStateStore & WorkflowCallReceiptLog;
+type ReceiptStore = AtomicFsmStateStore & FsmReceiptLog;
 
 /**
- * The cases of the receipts of keyed calls (`WorkflowCallReceiptLog`): a receipt is kept by the
+ * The cases of the receipts of keyed calls (`FsmReceiptLog`): a receipt is kept by the
  * write that stores its call's step and by nothing else, one per requester and key (compared
  * exactly), until it expires; transactional cases when `transactional` is given.
  * Run them beside {@link describeFsmStateStoreContract}, with the same factories, for a store that keeps receipts.
  *
  * @example
- * describeWorkflowCallReceiptContract('MyStore', factory);
+ * describeFsmReceiptLogContract('MyStore', factory);
  */
-export function describeWorkflowCallReceiptContract(
+export function describeFsmReceiptLogContract(
   name: string,
   factory: ReceiptStoreFactory<ReceiptStore>,
-  transactional?: { factory: ReceiptStoreFactory<TransactionalFsmStateStore & WorkflowCallReceiptLog>; business: FsmStoreBusinessTable },
+  transactional?: { factory: ReceiptStoreFactory<TransactionalFsmStateStore & FsmReceiptLog>; business: FsmStoreBusinessTable },
 ): void {
   describe(`${name}: receipts of keyed calls`, () => {
     let fixture: ReceiptStoreFixture<ReceiptStore>;
@@ -95,7 +95,7 @@ export function describeWorkflowCallReceiptContract(
 
   if (!transactional) return;
   describe(`${name}: receipts of keyed calls in a transaction`, () => {
-    let fixture: ReceiptStoreFixture<TransactionalFsmStateStore & WorkflowCallReceiptLog>;
+    let fixture: ReceiptStoreFixture<TransactionalFsmStateStore & FsmReceiptLog>;
 
     beforeEach(async () => {
       fixture = await transactional.factory({ history: false });

@@ -9,7 +9,7 @@ import type { WorkflowCallOutcome } from './workflow-call-outcome.js';
 import type { McpCallResult, WorkflowInstanceRef } from './workflow-step-values.js';
 import type { WorkflowCall } from './workflow-call.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
-import type { WorkflowRefusal } from './workflow-refusal.error.js';
+import type { WorkflowRefusal } from './workflow-refusal.js';
 import { WorkflowRefusals } from './workflow-refusals.js';
 
 /**

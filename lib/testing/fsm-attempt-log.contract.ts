@@ -1,22 +1,22 @@
 /// <reference types="jest" />
 import { randomBytes } from 'node:crypto';
 import type { AtomicFsmStateStore } from '../stores/atomic-fsm-state-store.interface.js';
-import { isWorkflowAttemptLog, type WorkflowAttemptLog, type WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
+import { isWorkflowAttemptLog, type FsmAttemptLog, type WorkflowAttemptRecord } from '../stores/workflow-attempt.interface.js';
 import type { FsmStoreFactory, FsmStoreFixture } from './fsm-state-store.contract.js';
 
 /**
- * The cases of `WorkflowAttemptLog` (refused and declined calls, for the console), for stores
+ * The cases of `FsmAttemptLog` (refused and declined calls, for the console), for stores
  * that keep attempts: `factory` is called with `{ history: true, attempts: true }` and the store's
  * bound left at `maxAttempts` per instance. An attempt is written only on an instance that exists
  * and that its caller may see, never beyond the bound, and goes with its instance.
  *
  * @example
- * describeWorkflowAttemptLogContract('MyStore', factory, 50);
+ * describeFsmAttemptLogContract('MyStore', factory, 50);
  */
-export function describeWorkflowAttemptLogContract(name: string, factory: FsmStoreFactory, maxAttempts: number): void {
-  describe(`${name}: WorkflowAttemptLog contract`, () => {
+export function describeFsmAttemptLogContract(name: string, factory: FsmStoreFactory, maxAttempts: number): void {
+  describe(`${name}: FsmAttemptLog contract`, () => {
     let fixture: FsmStoreFixture;
-    let store: AtomicFsmStateStore & WorkflowAttemptLog;
+    let store: AtomicFsmStateStore & FsmAttemptLog;
     const key = () => `attempt:${randomBytes(16).toString('base64url')}`;
     const attempt = (
       handle: string,
@@ -36,9 +36,9 @@ export function describeWorkflowAttemptLogContract(name: string, factory: FsmSto
       fixture = await factory({ history: true, attempts: true });
       if (!isWorkflowAttemptLog(fixture.store)) {
         await fixture.cleanup();
-        throw new Error(`${name} keeps no attempts: it does not implement WorkflowAttemptLog, or its attempts option is off.`);
+        throw new Error(`${name} keeps no attempts: it does not implement FsmAttemptLog, or its attempts option is off.`);
       }
-      store = fixture.store as AtomicFsmStateStore & WorkflowAttemptLog;
+      store = fixture.store as AtomicFsmStateStore & FsmAttemptLog;
     });
     afterEach(() => fixture.cleanup());
 
