@@ -1,6 +1,6 @@
 /**
- * A tool as `toMermaid` reads it: its name and its part in a workflow. Every
- * `McpToolDefinition` fits, so the tools of `McpToolRegistry` can be passed as they are.
+ * A tool as `toMermaid` reads it: its name and its part in a workflow, written by hand for a
+ * diagram in docs or tests (the module's diagram resources pass the tools a caller may use).
  */
 export interface McpMermaidTool {
   /** The tool name, shown on the transitions the tool fires. */

@@ -50,11 +50,12 @@ const CURRENT_CLASS = 'classDef current fill:#fde68a,stroke:#b45309,stroke-width
  * @throws when a plain config targets a state it does not have, or `highlight` is no state value of the machine.
  *
  * @example
- * // McpToolRegistry's definitions fit `tools` as they are.
- * toMermaid(invoiceMachine, { tools: toolRegistry.all(), highlight: 'review' });
+ * const approve = { name: 'invoice.approve', role: { kind: 'transition', machine: 'invoice', states: ['review'], event: 'APPROVE' } };
+ * toMermaid(invoiceMachine, { tools: [approve], highlight: 'review' });
  * // stateDiagram-v2
  * //   [*] --> draft
- * //   draft --> review : SUBMIT (invoice.submit)
+ * //   draft --> review : SUBMIT
+ * //   review --> approved : APPROVE (invoice.approve)
  * //   ...
  */
 export function toMermaid(machine: McpMachine, options: McpMermaidOptions = {}): string {
