@@ -22,7 +22,7 @@ export class FsmEventSql {
     this.table = quoteTableName(dialect, tableName);
   }
 
-  /** Throws, naming the migration to run, when the receipt table lacks a column. */
+  /** Throws, naming the migration to run, when the event-receipt table lacks a column. */
   async assertSchema(runner: QueryRunner): Promise<void> {
     await assertColumns(runner, this.dialect, { columns: EVENT_COLUMNS, from: this.table }, (error) =>
       storeEventsNotReady(this.table, error),
