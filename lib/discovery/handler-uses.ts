@@ -1,6 +1,7 @@
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { MCP_DEADLINE_METADATA } from '../mcp.constants.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { providerClasses } from './provider-classes.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -30,9 +31,8 @@ export function handlerUsesOf(
 ): McpHandlerUses {
   const uses = { taskTools: false, approvals: false, expiringApprovals: false, deadlineEffects: false };
   const seen = new Set<Function>();
-  for (const wrapper of discovery.getProviders()) {
-    const metatype = wrapper.metatype as Function | undefined;
-    if (!metatype || wrapper.isAlias || wrapper.inject || seen.has(metatype) || !metatype.prototype) continue;
+  for (const { metatype } of providerClasses(discovery)) {
+    if (seen.has(metatype)) continue;
     seen.add(metatype);
     const classServer = accessor.getServer(metatype);
     for (const name of scanner.getAllMethodNames(metatype.prototype)) {

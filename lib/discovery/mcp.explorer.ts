@@ -17,6 +17,7 @@ import { isStateRole } from '../registry/mcp-handler-role.js';
 import { McpApprovalToolsFactory } from './approval-tools.factory.js';
 import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
+import { providerClasses } from './provider-classes.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpServerScope } from './mcp-server-scope.js';
 import { McpWorkflowRoles, type McpWorkflowRole } from './mcp-workflow-roles.js';
@@ -104,9 +105,8 @@ export class McpExplorer implements OnModuleInit {
    */
   private *sites(): Generator<McpHandlerSite> {
     const seen = new Set<Function>();
-    for (const wrapper of this.discovery.getProviders()) {
-      const metatype = wrapper.metatype as Function | undefined;
-      if (!metatype || wrapper.isAlias || wrapper.inject || seen.has(metatype) || !metatype.prototype) {
+    for (const { wrapper, metatype } of providerClasses(this.discovery)) {
+      if (seen.has(metatype)) {
         continue;
       }
       const sites: McpHandlerSite[] = [];
