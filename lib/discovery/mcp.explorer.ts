@@ -17,6 +17,7 @@ import { isStateRole } from '../registry/mcp-handler-role.js';
 import { McpApprovalToolsFactory } from './approval-tools.factory.js';
 import * as messages from './discovery.messages.js';
 import { McpInvokerFactory, type McpHandlerSite } from './mcp-invoker.factory.js';
+import { outputJsonSchema } from './output-json-schema.js';
 import { providerClasses } from './provider-classes.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpServerScope } from './mcp-server-scope.js';
@@ -151,7 +152,7 @@ export class McpExplorer implements OnModuleInit {
       inputSchema,
       outputSchema,
       inputJsonSchema: z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>,
-      outputJsonSchema: outputSchema ? (z.toJSONSchema(outputSchema, { io: 'output' }) as Record<string, unknown>) : undefined,
+      outputJsonSchema: outputSchema ? outputJsonSchema(outputSchema) : undefined,
       workflow,
       role,
       access: this.access(site),
@@ -258,7 +259,7 @@ export class McpExplorer implements OnModuleInit {
     }
   }
 
-  private toolOutputSchema(source: string, options: McpToolOptions, handleKey?: string): McpToolOptions['outputSchema'] {
+  private toolOutputSchema(source: string, options: McpToolOptions, handleKey?: string): z.ZodObject | undefined {
     const schema = options.outputSchema;
     if (!schema) {
       return undefined;

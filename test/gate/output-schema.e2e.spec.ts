@@ -1,4 +1,7 @@
+import { jest } from '@jest/globals';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Ajv } from 'ajv';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { BindState, defineMachine, McpModule, McpTool, McpWorkflow } from '../../lib/index.js';
@@ -66,5 +69,27 @@ describe('output schemas', () => {
     app.get(LampTools).broken = false;
     expect((await agent.call('lamp.switch_on')).structuredContent).toEqual({ watts: 60 });
     expect(await agent.names()).not.toContain('lamp.switch_on');
+  });
+
+  it('names each listed output schema by its content, so an SDK v1 client compiles it once, not on every list', async () => {
+    const listed = async () => {
+      const { tools } = await agent.client.listTools();
+      return tools.find((tool) => tool.name === 'lamp.meter')!.outputSchema!;
+    };
+    const first = await listed();
+    expect(first).toEqual({
+      ...(z.toJSONSchema(reading, { io: 'output' }) as object),
+      $id: expect.stringMatching(/^urn:nestjs-mcp-fsm:output-schema:[\w-]{32}$/),
+    });
+    const { tools } = await agent.client.listTools();
+    expect(new Set(tools.map((tool) => tool.outputSchema?.$id))).toEqual(new Set([first.$id]));
+
+    // The options of the SDK v1 client's own Ajv (createDefaultAjvInstance).
+    const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true });
+    const compile = jest.spyOn(ajv, 'compile');
+    const validator = new AjvJsonSchemaValidator(ajv);
+    const results = [await listed(), await listed()].map((schema) => validator.getValidator(schema)({ watts: 5 }).valid);
+    expect(results).toEqual([true, true]);
+    expect(compile).toHaveBeenCalledTimes(1);
   });
 });
