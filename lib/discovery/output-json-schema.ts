@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /** Where a listed output schema's `$id` starts; the rest is a digest of the schema's JSON. */
-export const OUTPUT_SCHEMA_ID_PREFIX = 'urn:nestjs-mcp-fsm:output-schema:';
+const OUTPUT_SCHEMA_ID_PREFIX = 'urn:nestjs-mcp-fsm:output-schema:';
 
 /**
  * A tool's output schema as `tools/list` shows it: the zod schema's JSON Schema with an `$id`
@@ -12,7 +12,7 @@ export const OUTPUT_SCHEMA_ID_PREFIX = 'urn:nestjs-mcp-fsm:output-schema:';
  * against a stale schema.
  */
 export function outputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
-  const { $schema, ...json } = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
   const digest = createHash('sha256').update(JSON.stringify(json)).digest('base64url').slice(0, 32);
-  return { $schema, $id: `${OUTPUT_SCHEMA_ID_PREFIX}${digest}`, ...json };
+  return { $id: `${OUTPUT_SCHEMA_ID_PREFIX}${digest}`, ...json };
 }
