@@ -43,6 +43,7 @@ import { TaskCallRunner } from './protocol/task-call.runner.js';
 import { McpTasks } from './tasks/mcp-tasks.js';
 import { WORKFLOW_TASK_RESULTS } from './gating/workflow-task.js';
 import { WorkflowGate } from './gating/workflow-gate.js';
+import { WORKFLOW_START_FOLLOWS } from './gating/workflow-start-follows.interface.js';
 import { McpTaskStore } from './stores/mcp-task-store.interface.js';
 import { McpSessionStore } from './stores/mcp-session-store.interface.js';
 import { McpInputRounds } from './protocol/input.rounds.js';
@@ -116,6 +117,7 @@ export class McpCoreModule {
         McpApprovalsService,
         McpWorkflowService,
         McpSessionFollows,
+        { provide: WORKFLOW_START_FOLLOWS, useExisting: McpSessionFollows },
         McpInstanceStates,
         McpWaitingDecisions,
         ToolMenuService,

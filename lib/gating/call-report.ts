@@ -34,7 +34,10 @@ export function failedOutcome(call: WorkflowCall, report: GateReport | undefined
   return refusal ? { ...effects, status: 'failed', error: refusal, refusal } : { ...effects, status: 'failed', error };
 }
 
-/** What the outcome tells of the instance; nothing while the gate is still at the call. */
+/**
+ * What the outcome tells of the instance; nothing while the gate is still at the call. A start
+ * that stored nothing leaves no instance, so no state: its session does not follow the handle.
+ */
 function effectsOf(call: WorkflowCall, report: GateReport | undefined) {
   const settled = report?.settlement;
   const stored = settled?.stored;
@@ -43,6 +46,6 @@ function effectsOf(call: WorkflowCall, report: GateReport | undefined) {
     instance: settled?.instance,
     admitted: settled?.admitted,
     stored,
-    state: stored ? stored.state : settled?.admitted?.state,
+    state: stored ? stored.state : call.tool.role.kind === 'start' ? undefined : settled?.admitted?.state,
   };
 }

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { WorkflowTransitionBus } from '../relays/workflow-transition.bus.js';
 import type { McpGatedRole } from '../registry/mcp-handler-role.js';
+import type { WorkflowCommit } from '../stores/atomic-fsm-state-store.interface.js';
 import type { WorkflowSnapshot } from '../stores/fsm-state-store.interface.js';
+import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
 import { FsmStoreAdapter } from '../stores/fsm-store.adapter.js';
 import type { WorkflowTransitionRecord } from '../stores/workflow-transition-record.interface.js';
 import * as messages from './gating.messages.js';
@@ -11,6 +13,7 @@ import type {
   WorkflowCallWaiting,
   WorkflowDecision,
   WorkflowHold,
+  WorkflowInstanceRef,
   WorkflowStored,
 } from './workflow-step-values.js';
 import type { WorkflowCall } from './workflow-call.js';
@@ -21,6 +24,7 @@ import { WORKFLOW_END_EVENT } from './end.request.js';
 import { WorkflowReceipts } from './workflow-receipts.js';
 import { WORKFLOW_GATE_OPTIONS, type WorkflowGateOptions } from './workflow-gate-options.interface.js';
 import { SILENT_GATE_OBSERVER, WORKFLOW_GATE_OBSERVER, type WorkflowGateObserver } from './workflow-gate-observer.interface.js';
+import { WORKFLOW_START_FOLLOWS, type WorkflowStartFollows } from './workflow-start-follows.interface.js';
 
 /** What a successful call answers, as its commit keeps it in a keyed call's receipt: its result, and how it waits when it does. */
 export interface WorkflowAnswered {
@@ -43,6 +47,7 @@ export class WorkflowCommits {
     private readonly bus: WorkflowTransitionBus,
     private readonly receipts: WorkflowReceipts,
     @Optional() @Inject(WORKFLOW_GATE_OBSERVER) private readonly observer: WorkflowGateObserver = SILENT_GATE_OBSERVER,
+    @Optional() @Inject(WORKFLOW_START_FOLLOWS) private readonly startFollows?: WorkflowStartFollows,
   ) {}
 
   /**
@@ -88,15 +93,10 @@ export class WorkflowCommits {
     const event = receiptOf(call, record);
     const { result = { content: [] }, waiting } = answered;
     const receipt = this.receipts.receiptOf(call, instance, { result, state: next.state, ...(waiting && { waiting }) });
-    await this.observer.commit(call, async () => {
+    const followed = await this.observer.commit(call, async () => {
       switch (hold.kind) {
         case 'transaction':
-          return hold.transaction
-            .commit(instance.storeKey, { snapshot, record, timers, event, receipt }, { insert: true })
-            .catch(async (error: unknown) => {
-              await hold.transaction.rollback();
-              throw error;
-            });
+          return this.commitStart(call, instance, hold.transaction, { snapshot, record, timers, event, receipt });
         case 'lock':
           if (!(await hold.lock.commit({ snapshot, record, timers, event, receipt }))) {
             const { leaseMs } = this.options;
@@ -108,7 +108,29 @@ export class WorkflowCommits {
       }
     });
     this.bus.publish({ machine: instance.machine, storeKey: instance.storeKey, state: next.state, origin: call.caller });
-    return { state: next.state };
+    return followed ? { state: next.state, followed } : { state: next.state };
+  }
+
+  /**
+   * Commits a transactional start's new instance with, when the caller is a session whose record
+   * is on the same database, its following of the instance; rolls back on any error. Whether the
+   * following was stored.
+   */
+  private async commitStart(
+    call: WorkflowCall,
+    instance: WorkflowInstanceRef,
+    transaction: FsmTransaction,
+    commit: WorkflowCommit,
+  ): Promise<true | undefined> {
+    try {
+      const followed =
+        instance.scope === 'handle' && (await this.startFollows?.within(call.caller, instance.storeKey, transaction)) ? true : undefined;
+      await transaction.commit(instance.storeKey, commit, { insert: true });
+      return followed;
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
+    }
   }
 
   /** Ends the admitted instance under its claim (deleted, with `record` as its last history row), then publishes that it ended. */

@@ -66,6 +66,8 @@ export function withTimers(decision: WorkflowDecision, timers: MachineTimers | u
 /** What a call changed in the store: the state it stored (`null`: its handler ended the instance). */
 export interface WorkflowStored {
   readonly state: string | null;
+  /** Set when the start's transaction also stored that the calling session follows the new instance (see `WorkflowStartFollows`). */
+  readonly followed?: true;
 }
 
 /** The MCP result of a handler's value: a tool's, a prompt's or a resource's. */

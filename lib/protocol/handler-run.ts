@@ -46,7 +46,7 @@ export async function announceMenuChanges(
   if (!session.server || !instance || state === undefined || (outcome.status === 'answered' && outcome.replayed)) {
     return;
   }
-  for (const kind of await menu.observe(session, instance, state)) {
+  for (const kind of await menu.observe(session, instance, state, outcome.stored?.followed)) {
     await extra.sendNotification({ method: LIST_CHANGED[kind] });
   }
   if (outcome.stored) {

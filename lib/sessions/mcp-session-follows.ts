@@ -1,6 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpSessionStore } from '../stores/mcp-session-store.interface.js';
-import type { McpSession } from './mcp-session.js';
+import type { WorkflowCaller } from '../gating/workflow-call.js';
+import type { WorkflowStartFollows } from '../gating/workflow-start-follows.interface.js';
+import type { FsmTransaction } from '../stores/transactional-fsm-state-store.interface.js';
+import { McpSession } from './mcp-session.js';
 import * as messages from './sessions.messages.js';
 
 /**
@@ -12,7 +15,7 @@ import * as messages from './sessions.messages.js';
  * and the others learn it when the session uses the handle again.
  */
 @Injectable()
-export class McpSessionFollows {
+export class McpSessionFollows implements WorkflowStartFollows {
   private readonly logger = new Logger('McpSessions');
 
   constructor(@Inject(McpSessionStore) private readonly store: McpSessionStore) {}
@@ -26,6 +29,17 @@ export class McpSessionFollows {
     } catch (error) {
       this.logger.warn(messages.followsNotStored(id, error));
     }
+  }
+
+  /**
+   * Writes, in the transaction that starts instance `storeKey`, that the calling session follows
+   * it, when the caller is a session with a record and the session store can write in that
+   * transaction (the same database); `false` otherwise, and {@link record} stores it after the commit.
+   */
+  async within(caller: WorkflowCaller, storeKey: string, transaction: FsmTransaction): Promise<boolean> {
+    const id = caller instanceof McpSession ? recordId(caller) : undefined;
+    if (id === undefined || !this.store.followWithin) return false;
+    return this.store.followWithin(transaction, id, storeKey);
   }
 
   /** The instances the session follows as its record says; `undefined` without a record, or when the store failed (logged). */

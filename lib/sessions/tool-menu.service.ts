@@ -153,12 +153,14 @@ export class ToolMenuService {
   /**
    * Records what a call of this session found its instance in (`null`: the instance ended);
    * the lists of the session's menu that changed since they were last shown or told. Resolves
-   * once a handle the session started or stopped following is stored with its record.
+   * once a handle the session started or stopped following is stored with its record (`followed`:
+   * the call that started the instance stored it already).
    */
   async observe(
     session: McpSession,
     instance: Pick<WorkflowInstanceRef, 'machine' | 'storeKey' | 'scope'>,
     state: string | null,
+    followed?: true,
   ): Promise<McpListKind[]> {
     this.states.observed(instance.storeKey, state);
     if (this.alreadyKnown(session, instance, state)) {
@@ -175,7 +177,7 @@ export class ToolMenuService {
     } else if (state === null || this.ended(storeKey, state)) {
       stored = this.unfollow(session, storeKey);
     } else {
-      stored = this.follow(session, storeKey, state);
+      stored = this.follow(session, storeKey, state, followed);
     }
     const before = session.lastMenu;
     const after = this.views.signature(session);
@@ -363,15 +365,15 @@ export class ToolMenuService {
     }
   }
 
-  /** Follows a handle-keyed instance, known to be in `state`; resolves once a new follow is stored with the session. */
-  private follow(session: McpSession, storeKey: string, state: string): Promise<void> | undefined {
+  /** Follows a handle-keyed instance, known to be in `state`; resolves once a new follow is stored with the session (at once when it is `stored` already). */
+  private follow(session: McpSession, storeKey: string, state: string, stored?: true): Promise<void> | undefined {
     session.knownStates.set(storeKey, state);
     if (session.handles.has(storeKey)) {
       return undefined;
     }
     session.handles.add(storeKey);
     this.followers.follow(session, storeKey);
-    return this.follows.record(session, storeKey, true);
+    return stored ? undefined : this.follows.record(session, storeKey, true);
   }
 
   /**

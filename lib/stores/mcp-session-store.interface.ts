@@ -1,4 +1,5 @@
 import type { InitializeRequest, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { FsmTransaction } from './transactional-fsm-state-store.interface.js';
 
 /** What a stateful session's `initialize` left behind, enough for any process to serve it again. */
 export interface McpSessionRecord {
@@ -76,6 +77,14 @@ export interface McpSessionStore {
    * transitions. Nothing changes when the session already follows it, or does not exist.
    */
   follow(sessionId: string, storeKey: string): Promise<void>;
+  /**
+   * Records {@link follow} inside `transaction`, the open transaction of a call that starts
+   * instance `storeKey`, so the session follows the instance if and only if it was started.
+   * Optional: answers `false`, having written nothing, when `transaction` is not on this store's
+   * database; the session's following is then recorded with `follow` after the commit. An error
+   * rolls the start back.
+   */
+  followWithin?(transaction: FsmTransaction, sessionId: string, storeKey: string): Promise<boolean>;
   /** Records that the session no longer follows instance `storeKey` (it ended or is gone). */
   unfollow(sessionId: string, storeKey: string): Promise<void>;
   /** Store keys of the instances the session follows, in the order it started following them. */

@@ -1,7 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { OnApplicationBootstrap } from '@nestjs/common';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { McpSessionRecord, McpSessionStore, McpStoredEvent } from '../mcp-session-store.interface.js';
+import type { FsmTransaction } from '../transactional-fsm-state-store.interface.js';
 import { BoundedQueries } from './bounded-queries.js';
 import { McpSessionSql } from './mcp-session.sql.js';
 import {
@@ -109,6 +110,17 @@ export class TypeOrmMcpSessionStore implements McpSessionStore, OnApplicationBoo
   /** @inheritdoc */
   follow(sessionId: string, storeKey: string): Promise<void> {
     return this.write('follow', (runner) => this.sql.follow(runner, sessionId, storeKey, Date.now()));
+  }
+
+  /**
+   * Writes the following on the transaction's own connection when the transaction is one of a
+   * TypeORM store on this store's DataSource, within the transaction's time limit.
+   */
+  async followWithin(transaction: FsmTransaction, sessionId: string, storeKey: string): Promise<boolean> {
+    const { connection, queryRunner } = transaction.manager as Partial<EntityManager>;
+    if (connection !== this.dataSource || !queryRunner) return false;
+    await this.sql.follow(queryRunner, sessionId, storeKey, Date.now());
+    return true;
   }
 
   /** @inheritdoc */
