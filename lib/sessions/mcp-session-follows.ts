@@ -12,7 +12,8 @@ import * as messages from './sessions.messages.js';
  * same tools and tells it of the same transitions. Other connections (stdio, stateless, one
  * 2026-07-28 request) have no record: their handles live with the connection. A store that
  * fails is logged, never thrown: the process that saw the change still follows the handle,
- * and the others learn it when the session uses the handle again.
+ * and the others learn it when the session uses the handle again. The one exception is a
+ * following written inside a start's transaction ({@link within}): its error rolls the start back.
  */
 @Injectable()
 export class McpSessionFollows implements WorkflowStartFollows {
