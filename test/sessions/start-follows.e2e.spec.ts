@@ -1,10 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { DataSource, type DataSourceOptions, type MigrationInterface } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { TypeOrmMcpSessionStore, createMcpSessionHandleMigration, createMcpSessionMigration } from '../../lib/typeorm.js';
 import { LedgerBehaviour, ledgerEntity, ledgerModule } from '../fixtures/ledger.app.js';
 import { CountingLogger } from '../utils/counting-logger.js';
 import { databaseTargets, uniqueSuffix } from '../utils/databases.js';
 import { connectClient, mcpUrl, type TestClient } from '../utils/http-client.js';
+import { dropMigrated, openMigrated } from '../utils/migrated-data-source.js';
 import { createStoreTables, dropStoreTables } from '../utils/store-tables.js';
 import { listenApp } from '../utils/test-app.js';
 
@@ -22,10 +23,6 @@ describe.each(databaseTargets('start follows'))('a transactional start on $name,
   };
   const ledgerTable = `ledger_${suffix}`;
   const entity = ledgerEntity(ledgerTable);
-  const sessionMigrations = (): MigrationInterface[] => [
-    new (createMcpSessionMigration(sessionTables))(),
-    new (createMcpSessionHandleMigration(sessionTables))(),
-  ];
   const logger = new CountingLogger();
   let dataSource: DataSource;
   /** Another DataSource on the same database: what an app whose session store has a connection of its own uses. */
@@ -46,16 +43,13 @@ describe.each(databaseTargets('start follows'))('a transactional start on $name,
   const ledgerRows = async () => Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${ledgerTable}`))[0].n);
 
   beforeAll(async () => {
-    dataSource = new DataSource({ ...options(), entities: [entity], logger, logging: ['query'] } as DataSourceOptions);
-    await dataSource.initialize();
+    dataSource = await openMigrated(
+      { ...options(), entities: [entity], logger, logging: ['query'] } as DataSourceOptions,
+      [createMcpSessionMigration(sessionTables), createMcpSessionHandleMigration(sessionTables)],
+      `${sessionTables.tableName}_migrations`,
+    );
     await dataSource.synchronize();
     await createStoreTables(dataSource, stateTables);
-    const runner = dataSource.createQueryRunner();
-    try {
-      for (const migration of sessionMigrations()) await migration.up(runner);
-    } finally {
-      await runner.release();
-    }
     otherSource = await new DataSource(options()).initialize();
   }, 60_000);
 
@@ -66,15 +60,9 @@ describe.each(databaseTargets('start follows'))('a transactional start on $name,
 
   afterAll(async () => {
     await otherSource.destroy();
-    const runner = dataSource.createQueryRunner();
-    try {
-      for (const migration of sessionMigrations().reverse()) await migration.down(runner);
-    } finally {
-      await runner.release();
-    }
     await dropStoreTables(dataSource, stateTables);
     await dataSource.query(`DROP TABLE ${ledgerTable}`);
-    await dataSource.destroy();
+    await dropMigrated(dataSource);
   }, 60_000);
 
   it("writes the session's following of the new handle between the start's BEGIN and its COMMIT, once", async () => {
